@@ -1,0 +1,59 @@
+"""Registers the first-party agents through the same hook any plugin uses.
+
+Each first-party agent name plays both games; the factory picks the
+implementation for the game being played.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from arena import __version__, hookimpl
+from arena.agent import Agent, AgentSpec
+from arena.games.base import GameInfo
+
+
+def _by_game(implementations: Mapping[str, Callable[[], type[Agent]]]) -> Callable[..., Agent]:
+    """A factory that builds the implementation for the match's game (imported lazily)."""
+
+    def factory(seat: int, game: GameInfo, players: int, seed: int, options: Mapping[str, Any]) -> Agent:
+        agent_class = implementations[game.name]()
+        return agent_class(seat=seat, game=game, players=players, seed=seed, options=options)
+
+    return factory
+
+
+def _implementation(module: str, class_name: str) -> Callable[[], type[Agent]]:
+    """Import ``arena_agents.<module>.<class_name>`` only when a match needs it."""
+
+    def load() -> type[Agent]:
+        return getattr(importlib.import_module(f"arena_agents.{module}"), class_name)
+
+    return load
+
+
+@hookimpl
+def arena_register_agents(register: Callable[[AgentSpec], None]) -> None:
+    """Register `random` and `greedy` for both games."""
+    register(
+        AgentSpec(
+            name="random",
+            games=("lovat", "lorum"),
+            factory=_by_game({"lovat": _implementation("lovat", "RandomLovatAgent"), "lorum": _implementation("lorum", "RandomLorumAgent")}),
+            description="Uniform over the legal actions (a uniformly random legal keep in Lovat).",
+            version=__version__,
+            trusted=True,
+        )
+    )
+    register(
+        AgentSpec(
+            name="greedy",
+            games=("lovat", "lorum"),
+            factory=_by_game({"lovat": _implementation("lovat", "GreedyLovatAgent"), "lorum": _implementation("lorum", "GreedyLorumAgent")}),
+            description="A one-ply heuristic: strong keeps and cheap winning plays; avoids points in Lorum.",
+            version=__version__,
+            trusted=True,
+        )
+    )

@@ -1,0 +1,60 @@
+"""The ``arena`` command line: one module per subcommand, each adding its own parser.
+
+Errors a user can cause (bad options, missing files, illegal records) are
+printed as one line on stderr with a non-zero exit status, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from arena import __version__
+from arena.cli import cards, common, listing, play, replay
+
+SUBCOMMANDS = (play, replay, cards, listing)
+"""Modules that each define ``add_parsers(subparsers)``."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The top-level parser with every subcommand."""
+    parser = argparse.ArgumentParser(
+        prog="arena",
+        description="A tournament arena for AI agents playing Lovat and Slovak Lorum.",
+        epilog=(
+            "examples:\n"
+            "  arena play lovat --players 4 --seed 7\n"
+            "  arena play lorum --agents greedy,random,random,random --record game.json\n"
+            "  arena replay game.json\n"
+            "  arena agents --game lovat\n"
+            "\n"
+            "Run 'arena COMMAND --help' for each command's options."
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"arena {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for module in SUBCOMMANDS:
+        module.add_parsers(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.run(args) or 0)
+    except common.CliError as error:
+        print(f"arena: error: {error}", file=sys.stderr)
+        return error.status
+    except KeyboardInterrupt:
+        print("arena: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,118 @@
+"""``arena plugins``, ``arena agents`` and ``arena games``: what is installed."""
+
+from __future__ import annotations
+
+import argparse
+
+from rich.console import Console
+from rich.table import Table
+
+from arena.cli.common import add_plugins_dir, example_epilog, game_named, print_json, registry
+
+
+def add_parsers(subparsers: argparse._SubParsersAction) -> None:
+    """Register the listing commands."""
+    plugins = subparsers.add_parser(
+        "plugins",
+        help="list loaded plugins",
+        description="List every loaded plugin: name, version, where it came from, and what it registered.",
+        epilog=example_epilog("arena plugins", "arena plugins --json", "arena plugins --plugins-dir my_plugins"),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    plugins.add_argument("--json", action="store_true", help="print JSON")
+    add_plugins_dir(plugins)
+    plugins.set_defaults(run=run_plugins)
+
+    agents = subparsers.add_parser(
+        "agents",
+        help="list installed agents",
+        description="List installed agents: name, version, plugin, where it came from, games it plays.",
+        epilog=example_epilog("arena agents", "arena agents --game lorum --json"),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    agents.add_argument("--game", help="only agents that play this game")
+    agents.add_argument("--json", action="store_true", help="print JSON")
+    add_plugins_dir(agents)
+    agents.set_defaults(run=run_agents)
+
+    games = subparsers.add_parser(
+        "games",
+        help="list installed games",
+        description="List installed games: name, versioned id, player counts and options.",
+        epilog=example_epilog("arena games", "arena games --json"),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    games.add_argument("--json", action="store_true", help="print JSON")
+    add_plugins_dir(games)
+    games.set_defaults(run=run_games)
+
+
+def run_plugins(args: argparse.Namespace) -> int:
+    """List plugins."""
+    loaded = registry(args)
+    rows = [
+        {"name": info.name, "version": info.version, "source": info.source,
+         "games": list(info.games), "agents": list(info.agents)}
+        for info in loaded.plugins
+    ]
+    if args.json:
+        print_json(rows)
+        return 0
+    table = Table(title="Plugins")
+    for column in ("name", "version", "source", "games", "agents"):
+        table.add_column(column)
+    for row in rows:
+        table.add_row(row["name"], row["version"], row["source"], ", ".join(row["games"]), ", ".join(row["agents"]))
+    Console().print(table)
+    return 0
+
+
+def run_agents(args: argparse.Namespace) -> int:
+    """List agents."""
+    loaded = registry(args)
+    if args.game is not None:
+        game_named(loaded, args.game)
+        specs = loaded.agents_for(args.game)
+    else:
+        specs = [loaded.agents[name] for name in sorted(loaded.agents)]
+    sources = {info.name: info.source for info in loaded.plugins}
+    rows = [
+        {"name": spec.name, "version": spec.version, "plugin": loaded.agent_plugin[spec.name],
+         "source": sources[loaded.agent_plugin[spec.name]], "games": list(spec.games),
+         "trusted": spec.trusted, "description": spec.description}
+        for spec in specs
+    ]
+    if args.json:
+        print_json(rows)
+        return 0
+    table = Table(title="Agents")
+    for column in ("name", "version", "plugin", "source", "games", "description"):
+        table.add_column(column)
+    for row in rows:
+        table.add_row(row["name"], row["version"], row["plugin"], row["source"], ", ".join(row["games"]),
+                      row["description"])
+    Console().print(table)
+    return 0
+
+
+def run_games(args: argparse.Namespace) -> int:
+    """List games."""
+    loaded = registry(args)
+    rows = [
+        {"name": game.info.name, "id": game.info.id, "title": game.info.title,
+         "players": list(game.info.player_counts),
+         "options": {spec.name: {"default": spec.default, "description": spec.description}
+                     for spec in game.info.options}}
+        for game in loaded.games.values()
+    ]
+    if args.json:
+        print_json(rows)
+        return 0
+    table = Table(title="Games")
+    for column in ("name", "id", "title", "players", "options"):
+        table.add_column(column)
+    for row in rows:
+        options = ", ".join(f"{name} (default {spec['default']})" for name, spec in row["options"].items())
+        table.add_row(row["name"], row["id"], row["title"], ", ".join(map(str, row["players"])), options or "-")
+    Console().print(table)
+    return 0

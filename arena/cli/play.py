@@ -1,0 +1,141 @@
+"""``arena play``: play one game among installed agents and print a readable log."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from arena.cli.common import CliError, add_plugins_dir, agent_for_game, example_epilog, game_named, print_json, registry
+from arena.games.base import Game, GameError
+from arena.human import HumanAgent, InputEnded
+from arena.agent import AgentSpec
+from arena.records import save_record
+from arena.referee import MatchResult, SeatPlan, play_match
+from arena.seeding import derive_seed
+
+DEFAULT_AGENTS = ("greedy", "random")
+"""Seats cycle through these when --agents is not given."""
+
+
+def add_parsers(subparsers: argparse._SubParsersAction) -> None:
+    """Register ``arena play``."""
+    parser = subparsers.add_parser(
+        "play",
+        help="play one game and print a readable log",
+        description="Play one game among installed agents and print a readable log, then the result.",
+        epilog=example_epilog(
+            "arena play lovat --players 5 --seed 42",
+            "arena play lovat --agents greedy,random,random --record game.json",
+            "arena play lorum --deals 8 --json",
+            "arena play lovat --human 0        # you play seat 0 in the terminal",
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("game", help="game name: lovat or lorum (see 'arena games')")
+    parser.add_argument("--players", type=int, help="number of players (Lovat: 3-6, default 4; Lorum: 4)")
+    parser.add_argument("--deals", type=int, help="number of deals (Lorum only; default 4)")
+    parser.add_argument("--seed", type=int, help="seed for the deal and every chance outcome (default: random, printed)")
+    parser.add_argument("--agents", help="comma-separated agent per seat, or one name for every seat "
+                        "(default: greedy and random alternating)")
+    parser.add_argument("--record", type=Path, metavar="FILE", help="save the match record (JSON) to FILE")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON instead of the log")
+    parser.add_argument("--human", type=int, metavar="SEAT", help="play SEAT yourself in the terminal")
+    add_plugins_dir(parser)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Play the game and report it."""
+    loaded = registry(args)
+    game = game_named(loaded, args.game)
+    options = _options(game, args)
+    players = options["players"]
+    seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
+    names = _agent_names(args.agents, players)
+    if args.human is not None and not 0 <= args.human < players:
+        raise CliError(f"--human {args.human}: seats are 0 to {players - 1}")
+    seats = [
+        SeatPlan(name=name, spec=agent_for_game(loaded, name, game), seed=derive_seed(seed, "agent", seat))
+        for seat, name in enumerate(names)
+    ]
+    if args.human is not None:
+        seats[args.human] = SeatPlan(name="human", spec=_human_spec(game, players), seed=0)
+    substitute = agent_for_game(loaded, "random", game)
+    log = None if args.json else (lambda event: print(game.describe_event(event)))
+    if log is not None:
+        print(f"{game.info.title}, {players} players, seed {seed}")
+        for seat, plan in enumerate(seats):
+            print(f"  seat {seat}: {plan.name}")
+    try:
+        match = play_match(game, options, seed, seats, substitute=substitute, on_event=log)
+    except InputEnded as ended:
+        raise CliError(f"{ended}; game abandoned", status=1) from None
+    if args.record is not None:
+        try:
+            save_record(match.record, args.record)
+        except OSError as error:
+            raise CliError(f"--record {args.record}: {error.strerror}") from None
+    if args.json:
+        print_json(result_json(game, match))
+    else:
+        _print_result(game, match)
+        if args.record is not None:
+            print(f"record saved to {args.record}")
+    return 0
+
+
+def _options(game: Game, args: argparse.Namespace) -> dict[str, Any]:
+    given: dict[str, Any] = {}
+    if args.deals is not None:
+        given["deals"] = args.deals
+    try:
+        return game.info.resolve_options(args.players, given)
+    except GameError as error:
+        raise CliError(str(error)) from None
+
+
+def _agent_names(value: str | None, players: int) -> list[str]:
+    if value is None:
+        return [DEFAULT_AGENTS[seat % len(DEFAULT_AGENTS)] for seat in range(players)]
+    names = [name.strip() for name in value.split(",")]
+    if any(not name for name in names):
+        raise CliError(f"--agents {value!r}: an agent name is empty")
+    if len(names) == 1:
+        return names * players
+    if len(names) != players:
+        raise CliError(f"--agents names {len(names)} agents for {players} seats; give {players} or one")
+    return names
+
+
+def _human_spec(game: Game, players: int) -> AgentSpec:
+    def factory(seat: int, **_: Any) -> HumanAgent:
+        return HumanAgent(seat=seat, game=game, players=players, read=input, out=sys.stdout)
+
+    return AgentSpec(name="human", games=(game.info.name,), factory=factory, description="a person", version="-")
+
+
+def result_json(game: Game, match: MatchResult) -> dict[str, Any]:
+    """The ``--json`` shape: game, seed, per-seat results, then game details and faults."""
+    record = match.record
+    result = record["result"]
+    players = [
+        {"seat": seat["seat"], "agent": seat["agent"], "score": result["scores"][index], "rank": result["ranks"][index]}
+        for index, seat in enumerate(record["seats"])
+    ]
+    return {"game": game.info.id, "seed": record["seed"], "options": record["options"], "players": players,
+            **result["details"], "faults": record["faults"]}
+
+
+def _print_result(game: Game, match: MatchResult) -> None:
+    result = match.record["result"]
+    print()
+    print("Result:")
+    order = sorted(range(len(result["ranks"])), key=lambda seat: (result["ranks"][seat], seat))
+    for seat in order:
+        agent = match.record["seats"][seat]["agent"]
+        print(f"  {result['ranks'][seat]}. seat {seat} ({agent}): {result['scores'][seat]}")
+    for fault in match.record["faults"]:
+        print(f"  fault: seat {fault['seat']} {fault['kind']} at move {fault['move']}: {fault['message']}")

@@ -1,0 +1,70 @@
+"""``arena replay``: re-run a match record through the engine and check it."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from arena.cli.common import CliError, add_plugins_dir, example_epilog, print_json, registry
+from arena.cli.play import result_json
+from arena.records import RecordError, check_result, game_for_record, load_record, replay, save_record
+from arena.referee import SeatPlan, play_match
+from arena.seeding import derive_seed
+
+
+def add_parsers(subparsers: argparse._SubParsersAction) -> None:
+    """Register ``arena replay``."""
+    parser = subparsers.add_parser(
+        "replay",
+        help="re-run a match record and check it",
+        description=(
+            "Re-run a match record through the engine, check that every action is legal and that the result "
+            "matches, and print the result. A hand-written record without a result is played out by the agents "
+            "it names (random where none is named) and scored."
+        ),
+        epilog=example_epilog("arena replay game.json", "arena replay my-deal.json --json --save played.json"),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("file", type=Path, help="the record (JSON, see docs/records.md)")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.add_argument("--save", type=Path, metavar="FILE", help="save the completed record to FILE")
+    add_plugins_dir(parser)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Replay the record; exit 1 with one line on any inconsistency."""
+    loaded = registry(args)
+    try:
+        data = load_record(args.file)
+        game = game_for_record(data, loaded.games)
+        replayed = replay(data, game)
+        if replayed.state.is_over():
+            check_result(data, replayed.state.result())
+        elif "result" in data:
+            raise RecordError("the record has a result but its actions stop before the game is over")
+    except RecordError as error:
+        raise CliError(f"{args.file}: {error}", status=1) from None
+    options = game.info.resolve_options(None, data.get("options", {}))
+    # Play on from the recorded prefix (no-op when the record is complete): the
+    # agents named in the record take the remaining decisions.
+    names = [seat.get("agent", "random") for seat in data.get("seats", [])] or ["random"] * options["players"]
+    if len(names) != options["players"]:
+        raise CliError(f"{args.file}: 'seats' lists {len(names)} seats for a {options['players']}-player game", 1)
+    seats = []
+    for seat, name in enumerate(names):
+        spec = loaded.agents.get(name) or loaded.agent("random")
+        seats.append(SeatPlan(name=name, spec=spec, seed=derive_seed(data["seed"], "agent", seat)))
+    match = play_match(game, options, data["seed"], seats, substitute=loaded.agent("random"),
+                       script=data.get("chance", []), prefix=replayed.actions)
+    if args.save is not None:
+        save_record(match.record, args.save)
+    if args.json:
+        print_json(result_json(game, match))
+    else:
+        completed = "replayed" if "result" in data else "played out"
+        print(f"{args.file}: {len(data['actions'])} actions {completed}; every action legal")
+        result = match.record["result"]
+        for seat, entry in enumerate(match.record["seats"]):
+            print(f"  seat {seat} ({entry['agent']}): score {result['scores'][seat]}, rank {result['ranks'][seat]}")
+    return 0

@@ -1,0 +1,1 @@
+"""Game engines.  Each game lives in its own subpackage and registers as a plugin."""

@@ -1,0 +1,299 @@
+"""The imperfect-information game interface that every game module implements.
+
+The referee drives a game only through this interface; agents never see a
+``GameState``.  A game module exposes one ``Game`` object which
+
+* declares its ``GameInfo`` up front (versioned id, player counts, options);
+* builds an initial ``GameState`` from a seed, or from a scripted list of
+  chance outcomes (an explicit deal, die rolls...);
+* makes per-seat observations (``GameState.observation``): the only place where
+  hidden information is removed;
+* samples complete hidden states consistent with an observation
+  (``Game.sample_state``), for search agents.
+
+Actions are JSON values: a string, or a tuple of strings (Lovat's keep).
+Chance outcomes are JSON objects ``{"kind": ..., "value": ...}`` logged in the
+order they happen, so that a record can replay a game exactly.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Union
+
+Action = Union[str, tuple[str, ...]]
+"""A legal move: a string, or a tuple of strings (e.g. the card ids of a keep)."""
+
+ChanceOutcome = dict[str, Any]
+"""One chance outcome, ``{"kind": "deal" | "die" | ..., "value": <JSON>}``."""
+
+
+class GameError(Exception):
+    """Base class for errors raised by game engines."""
+
+
+class IllegalAction(GameError):
+    """An action that is not legal for that seat in that state.
+
+    Raised, never silently corrected: the referee records it as a fault.
+    """
+
+
+class InvalidSetup(GameError):
+    """Bad options or an inconsistent scripted chance outcome."""
+
+
+@dataclass(frozen=True, slots=True)
+class OptionSpec:
+    """One configurable game option."""
+
+    name: str  # key used in configs, records and on the command line
+    default: Any  # value used when the option is not given
+    choices: tuple[Any, ...] | None  # allowed values, or None for any integer >= minimum
+    minimum: int | None  # smallest allowed integer when choices is None
+    description: str  # one line for --help and `arena games`
+
+
+@dataclass(frozen=True, slots=True)
+class GameInfo:
+    """What a game declares up front, before any state exists."""
+
+    id: str  # versioned id, e.g. "lovat-v1"; bumped on any rules change
+    name: str  # short name used on the command line, e.g. "lovat"
+    title: str  # human title, e.g. "Lovat"
+    player_counts: tuple[int, ...]  # allowed numbers of seats
+    options: tuple[OptionSpec, ...]  # configurable options besides the player count
+    simultaneous_phases: tuple[str, ...]  # phases in which several seats decide at once, unseen
+    chance: tuple[str, ...]  # kinds of chance outcome the game logs, e.g. ("dealer", "deal", "die")
+    default_players: int | None = None  # player count when none is given (default: the first allowed)
+
+    def resolve_options(self, players: int | None, options: Mapping[str, Any] | None) -> dict[str, Any]:
+        """Return a complete, validated option dict including ``players``.
+
+        Raises ``InvalidSetup`` with a one-line message naming the bad option.
+        """
+        given = dict(options or {})
+        if players is None:
+            players = given.pop("players", self.default_players or self.player_counts[0])
+        else:
+            given.pop("players", None)
+        if isinstance(players, bool) or not isinstance(players, int) or players not in self.player_counts:
+            allowed = ", ".join(map(str, self.player_counts))
+            raise InvalidSetup(f"{self.title} is played by {allowed} players, not {players!r}")
+        resolved: dict[str, Any] = {"players": players}
+        known = {spec.name: spec for spec in self.options}
+        for key in given:
+            if key not in known:
+                raise InvalidSetup(f"unknown {self.title} option {key!r} (known: {', '.join(known) or 'none'})")
+        for spec in self.options:
+            value = given.get(spec.name, spec.default)
+            if spec.choices is not None and value not in spec.choices:
+                raise InvalidSetup(f"option {spec.name!r} must be one of {list(spec.choices)}, not {value!r}")
+            if spec.choices is None and (
+                isinstance(value, bool) or not isinstance(value, int) or value < (spec.minimum or 0)
+            ):
+                raise InvalidSetup(f"option {spec.name!r} must be an integer >= {spec.minimum or 0}, not {value!r}")
+            resolved[spec.name] = value
+        return resolved
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """The outcome of a finished game."""
+
+    scores: tuple[int, ...]  # per seat: points (Lovat) or chips (Lorum)
+    ranks: tuple[int, ...]  # per seat: 1 is best; equal results share a rank (competition ranking)
+    details: Mapping[str, Any] = field(default_factory=dict)  # game-specific JSON, e.g. tie-breaks, pot
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the result as plain JSON data."""
+        return {"scores": list(self.scores), "ranks": list(self.ranks), "details": to_json(self.details)}
+
+
+def competition_ranks(keys: Sequence[Any]) -> tuple[int, ...]:
+    """Rank seats by ``keys`` (higher is better); equal keys share the best rank ("1224")."""
+    return tuple(1 + sum(1 for other in keys if other > key) for key in keys)
+
+
+class Chance:
+    """The game's single source of randomness (L-18, S-19).
+
+    Each outcome is drawn from the seeded RNG unless a scripted outcome of the
+    same kind is waiting, in which case the script is used; either way the
+    outcome is appended to ``log``.  A record's chance list is this log, so
+    replaying it reproduces the game without the seed, and a hand-written
+    record can script just the deal and leave the rest to the seed.
+    """
+
+    __slots__ = ("rng", "script", "log")
+
+    def __init__(self, seed: int, script: Sequence[ChanceOutcome] = ()) -> None:
+        self.rng = random.Random(seed)
+        self.script = list(reversed([dict(outcome) for outcome in script]))
+        self.log: list[ChanceOutcome] = []
+
+    def scripted(self, kind: str) -> Any | None:
+        """Pop the next scripted outcome if it is of ``kind``; ``None`` when the script is exhausted."""
+        if not self.script:
+            return None
+        if self.script[-1].get("kind") != kind:
+            raise InvalidSetup(
+                f"chance outcome {len(self.log)} should be {kind!r}, the record has {self.script[-1].get('kind')!r}"
+            )
+        return self.script.pop()["value"]
+
+    def record(self, kind: str, value: Any) -> Any:
+        """Append an outcome to the log and return its value."""
+        self.log.append({"kind": kind, "value": to_json(value)})
+        return value
+
+    def copy(self) -> Chance:
+        """An independent copy with the same RNG position, script and log."""
+        twin = Chance.__new__(Chance)
+        twin.rng = random.Random()
+        twin.rng.setstate(self.rng.getstate())
+        twin.script = list(self.script)
+        twin.log = list(self.log)
+        return twin
+
+
+class GameState(ABC):
+    """A complete game state, hidden information included.
+
+    Only the referee and search agents' private simulations hold states;
+    agents receive ``observation(seat)`` instead.
+    """
+
+    players: int
+    chance: Chance
+
+    @abstractmethod
+    def to_move(self) -> tuple[int, ...]:
+        """Seats whose decision is pending, ascending; several only in a simultaneous phase; () when over."""
+
+    @abstractmethod
+    def legal_actions(self, seat: int) -> tuple[Action, ...]:
+        """The legal actions of ``seat``; may be () when the legal set is described by a rule (Lovat's keep)."""
+
+    @abstractmethod
+    def is_legal(self, seat: int, action: Action) -> bool:
+        """Whether ``seat`` may take ``action`` now (works for rule-described sets too)."""
+
+    @abstractmethod
+    def apply(self, seat: int, action: Action) -> None:
+        """Apply ``action`` by ``seat``; raise ``IllegalAction`` with a clear message if it is not legal."""
+
+    @abstractmethod
+    def is_over(self) -> bool:
+        """Whether the game has ended."""
+
+    @abstractmethod
+    def result(self) -> Result:
+        """The result of a finished game."""
+
+    @abstractmethod
+    def observation(self, seat: int) -> Observation:
+        """Everything ``seat`` may know, and nothing else, including its legal actions."""
+
+    @abstractmethod
+    def clone(self) -> GameState:
+        """A deep, independent copy (including the RNG position) for search."""
+
+    @abstractmethod
+    def events(self) -> list[dict[str, Any]]:
+        """The public log of the game so far, for readable logs and agents' public event feeds."""
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """What one seat sees at one decision.  Immutable and JSON-serialisable.
+
+    Game modules subclass it with their own fields (all of JSON types:
+    ints, strings, bools, None and tuples of them).
+    """
+
+    game: str  # versioned game id
+    seat: int  # the observing seat
+    players: int  # number of seats
+    phase: str  # game-specific phase name, e.g. "keep", "declare", "bid", "play"
+    legal: tuple[Action, ...]  # the legal actions (empty when a rule describes them, see subclass)
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the observation as plain JSON data (tuples become lists)."""
+        return {f.name: to_json(getattr(self, f.name)) for f in dataclasses.fields(self)}
+
+
+class Game(ABC):
+    """A game module: info, state construction and hidden-state sampling."""
+
+    info: ClassVar[GameInfo]
+    observation_type: ClassVar[type[Observation]]
+
+    @abstractmethod
+    def new_state(
+        self,
+        seed: int,
+        options: Mapping[str, Any] | None = None,
+        script: Sequence[ChanceOutcome] = (),
+    ) -> GameState:
+        """A new game; ``options`` must include ``players``; ``script`` fixes chance outcomes (a deal...)."""
+
+    @abstractmethod
+    def sample_state(self, observation: Observation, rng: random.Random) -> GameState:
+        """A complete state consistent with ``observation``, uniform over the hidden deals that fit it.
+
+        The returned state's future chance is drawn from ``rng``.
+        """
+
+    @abstractmethod
+    def observation_from_json(self, data: Mapping[str, Any]) -> Observation:
+        """Rebuild an observation from ``Observation.to_json()`` output (for isolated agents)."""
+
+    @abstractmethod
+    def describe_event(self, event: Mapping[str, Any]) -> str:
+        """One human-readable line for a public event (used by `arena play` logs)."""
+
+    @abstractmethod
+    def describe_action(self, observation: Observation, action: Action) -> str:
+        """A short human-readable label for an action (used by the human player's menu)."""
+
+    def action_error(self, observation: Observation, action: Action) -> str | None:
+        """Why ``action`` is not legal for ``observation`` (one line), or ``None`` if it is.
+
+        Works from the observation alone, so isolated referees, the conformance
+        kit and the human player can check an action without a state.  Games
+        whose legal set is described by a rule (Lovat's keep) override this.
+        """
+        if action in observation.legal:
+            return None
+        return f"{action!r} is not one of the legal actions {list(observation.legal)}"
+
+    def describe_observation(self, observation: Observation) -> list[str]:
+        """Lines showing a seat what it knows, for a person playing in the terminal."""
+        return [f"{key}: {value}" for key, value in observation.to_json().items() if key != "legal"]
+
+
+def to_json(value: Any) -> Any:
+    """Convert tuples, mappings and dataclasses to plain JSON types, recursively."""
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    if isinstance(value, Mapping):
+        return {str(key): to_json(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_json(item) for item in value]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: to_json(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    raise TypeError(f"not JSON-serialisable: {type(value).__name__}")
+
+
+def from_json(value: Any) -> Any:
+    """Convert JSON lists back to tuples, recursively (the inverse of ``to_json`` for observation fields)."""
+    if isinstance(value, list):
+        return tuple(from_json(item) for item in value)
+    if isinstance(value, dict):
+        return {key: from_json(item) for key, item in value.items()}
+    return value

@@ -1,0 +1,46 @@
+"""Every hook an arena plugin can implement.
+
+The pluggy marker name and the entry-point group are both ``arena``.  Plugins
+register things by calling the ``register`` callback they are handed; behaviour
+lives on the registered objects (``arena.agent.Agent``, ``arena.games.base.Game``),
+not in hooks, because pluggy calls every implementation of a hook.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+if TYPE_CHECKING:
+    from arena.agent import AgentSpec
+    from arena.games.base import Game
+
+PROJECT_NAME = "arena"
+"""The pluggy project name, marker name and entry-point group."""
+
+hookspec = pluggy.HookspecMarker(PROJECT_NAME)
+hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
+
+
+@hookspec
+def arena_register_games(register: Callable[[Game], None]) -> None:
+    """Register game modules by calling ``register(game)`` once per ``Game`` object.
+
+    The built-in games (Lovat, Slovak Lorum) register through this hook too.
+    """
+
+
+@hookspec
+def arena_register_agents(register: Callable[[AgentSpec], None]) -> None:
+    """Register agents by calling ``register(AgentSpec(...))`` once per agent.
+
+    Each spec names the agent, the games it plays, a factory that builds a
+    fresh agent for each match, a one-line description and a version.
+    """
+
+
+@hookspec
+def arena_match_finished(record: Mapping[str, Any]) -> None:
+    """Called after every match with its complete match record (JSON data), for reporters."""

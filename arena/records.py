@@ -1,0 +1,160 @@
+"""Match records: everything needed to replay a match exactly, as JSON.
+
+The format is specified in ``docs/records.md``.  A record holds the game id and
+options, the seats and their agents, the seed, every chance outcome in order
+(the dealer, the deal, redeals, die rolls...), every action in order with its
+seat, the faults, and the result.  Replaying feeds the chance outcomes back to
+the engine as a script, so a record replays without trusting the seed, and a
+hand-written record can set up any situation with an explicit deal.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arena.games.base import Action, Game, GameError, GameState, Result, to_json
+
+RECORD_FORMAT = "arena-record-1"
+"""Value of a record's ``format`` key; bumped on any incompatible change."""
+
+
+class RecordError(Exception):
+    """A record that cannot be read or does not replay; the message is one line."""
+
+
+def action_from_json(value: Any) -> Action:
+    """A JSON action (string, or list of strings) as the engine expects it."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return tuple(value)
+    raise RecordError(f"an action must be a string or a list of strings, not {json.dumps(value)}")
+
+
+def make_record(
+    game: Game,
+    options: Mapping[str, Any],
+    seed: int,
+    seats: Sequence[Mapping[str, Any]],
+    state: GameState,
+    actions: Sequence[tuple[int, Action]],
+    faults: Sequence[Mapping[str, Any]] = (),
+    match_id: str | None = None,
+) -> dict[str, Any]:
+    """Build the record of a finished (or abandoned) match."""
+    record: dict[str, Any] = {
+        "format": RECORD_FORMAT,
+        "game": game.info.id,
+        "options": dict(options),
+        "seed": seed,
+        "seats": [dict(seat) for seat in seats],
+        "chance": list(state.chance.log),
+        "actions": [{"seat": seat, "action": to_json(action)} for seat, action in actions],
+        "faults": [dict(fault) for fault in faults],
+    }
+    if match_id is not None:
+        record["match"] = match_id
+    if state.is_over():
+        record["result"] = state.result().to_json()
+    return record
+
+
+def load_record(path: Path | str) -> dict[str, Any]:
+    """Read and structurally check a record file; ``RecordError`` names the problem."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except FileNotFoundError:
+        raise RecordError(f"{path}: no such file") from None
+    except json.JSONDecodeError as error:
+        raise RecordError(f"{path}: not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})") from None
+    check_structure(data, str(path))
+    return data
+
+
+def check_structure(data: Any, where: str = "record") -> None:
+    """Check the keys and types a record must have; raise ``RecordError`` on the first problem."""
+    if not isinstance(data, dict):
+        raise RecordError(f"{where}: a record is a JSON object")
+    required = {"game": str, "seed": int, "actions": list}
+    for key, kind in required.items():
+        if key not in data:
+            raise RecordError(f"{where}: missing key {key!r}")
+        if not isinstance(data[key], kind) or isinstance(data[key], bool):
+            raise RecordError(f"{where}: {key!r} must be a {kind.__name__}")
+    if data.get("format", RECORD_FORMAT) != RECORD_FORMAT:
+        raise RecordError(f"{where}: format {data['format']!r} is not {RECORD_FORMAT!r}")
+    for key, kind in (("options", dict), ("chance", list), ("seats", list), ("faults", list), ("result", dict)):
+        if key in data and not isinstance(data[key], kind):
+            raise RecordError(f"{where}: {key!r} must be a {kind.__name__}")
+    for index, entry in enumerate(data["actions"]):
+        if not isinstance(entry, dict) or "seat" not in entry or "action" not in entry:
+            raise RecordError(f"{where}: action {index} must be an object with 'seat' and 'action'")
+
+
+def game_for_record(data: Mapping[str, Any], games: Mapping[str, Game]) -> Game:
+    """The installed game whose versioned id the record names."""
+    for game in games.values():
+        if game.info.id == data["game"]:
+            return game
+    installed = ", ".join(sorted(game.info.id for game in games.values()))
+    raise RecordError(f"record is for game {data['game']!r}, which is not installed (installed: {installed})")
+
+
+@dataclass(slots=True)
+class Replay:
+    """A record re-run through the engine."""
+
+    state: GameState  # the state after the last recorded action
+    actions: list[tuple[int, Action]]  # the recorded actions, decoded
+
+
+def replay(data: Mapping[str, Any], game: Game) -> Replay:
+    """Re-run ``data`` through ``game``'s engine, checking every action.
+
+    Raises ``RecordError`` naming the action's index and the reason on an
+    illegal action, and on a result that differs from the recorded one.
+    Stops after the last recorded action; the caller may play on if the game
+    is not over (a hand-written record without a result).
+    """
+    try:
+        options = game.info.resolve_options(None, data.get("options", {}))
+        state = game.new_state(data["seed"], options, script=data.get("chance", []))
+    except GameError as error:
+        raise RecordError(f"record setup: {error}") from None
+    actions: list[tuple[int, Action]] = []
+    for index, entry in enumerate(data["actions"]):
+        seat = entry["seat"]
+        action = action_from_json(entry["action"])
+        if state.is_over():
+            raise RecordError(f"action {index} (seat {seat}, {json.dumps(entry['action'])}): the game is already over")
+        if not isinstance(seat, int) or seat not in state.to_move():
+            raise RecordError(
+                f"action {index} (seat {seat}, {json.dumps(entry['action'])}): "
+                f"not this seat's decision (waiting for seat {', '.join(map(str, state.to_move()))})"
+            )
+        try:
+            state.apply(seat, action)
+        except GameError as error:
+            raise RecordError(f"action {index} (seat {seat}, {json.dumps(entry['action'])}): {error}") from None
+        actions.append((seat, action))
+    return Replay(state=state, actions=actions)
+
+
+def check_result(data: Mapping[str, Any], result: Result) -> None:
+    """Compare a recorded result with the replayed one; ``RecordError`` on any difference."""
+    recorded = data.get("result")
+    if recorded is None:
+        return
+    replayed = result.to_json()
+    for key in ("scores", "ranks"):
+        if recorded.get(key) != replayed[key]:
+            raise RecordError(f"result: recorded {key} {recorded.get(key)} but the replay gives {replayed[key]}")
+
+
+def save_record(record: Mapping[str, Any], path: Path | str) -> None:
+    """Write a record as indented JSON."""
+    Path(path).write_text(json.dumps(record, indent=1) + "\n")

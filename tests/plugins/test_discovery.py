@@ -1,0 +1,118 @@
+"""Plugin discovery: every source goes through one path, and a bad plugin never stops the others."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from arena.plugins import ALLOW_ENV, BLOCK_ENV, load_registry
+
+GOOD = '''
+from arena import hookimpl
+from arena.agent import AgentSpec
+from arena_agents.lovat import RandomLovatAgent
+
+@hookimpl
+def arena_register_agents(register):
+    register(AgentSpec(name="{name}", games=("lovat",), factory=RandomLovatAgent,
+                       description="test agent", version="9.9"))
+'''
+
+
+def write(folder: Path, name: str, text: str) -> None:
+    (folder / name).write_text(textwrap.dedent(text))
+
+
+@pytest.fixture
+def plugins_dir(tmp_path: Path) -> Path:
+    write(tmp_path, "good_one.py", GOOD.format(name="good-one"))
+    return tmp_path
+
+
+def test_builtins_register_both_games_and_first_party_agents(tmp_path: Path) -> None:
+    registry = load_registry(plugins_dir=tmp_path, entry_points=False).registry
+    assert registry.errors == []
+    assert {"lovat", "lorum"} <= set(registry.games)
+    assert {"random", "greedy"} <= set(registry.agents)
+    assert [info.source for info in registry.plugins[:3]] == ["builtin"] * 3
+
+
+def test_drop_in_file_is_discovered_with_its_path(plugins_dir: Path) -> None:
+    registry = load_registry(plugins_dir=plugins_dir, entry_points=False).registry
+    assert registry.agent("good-one").version == "9.9"
+    info = next(info for info in registry.plugins if info.name == "good_one")
+    assert info.source == str(plugins_dir / "good_one.py")
+    assert info.agents == ("good-one",)
+
+
+def test_drop_in_package_folder_is_discovered(tmp_path: Path) -> None:
+    package = tmp_path / "pkg_agent"
+    package.mkdir()
+    write(package, "__init__.py", "from .impl import arena_register_agents\n")
+    write(package, "impl.py", GOOD.format(name="pkg-agent"))
+    registry = load_registry(plugins_dir=tmp_path, entry_points=False).registry
+    assert "pkg-agent" in registry.agents, registry.errors
+
+
+def test_import_failure_is_one_line_and_others_still_load(plugins_dir: Path) -> None:
+    write(plugins_dir, "broken.py", "import no_such_module_anywhere\n")
+    registry = load_registry(plugins_dir=plugins_dir, entry_points=False).registry
+    assert registry.errors == [
+        f"plugin 'broken' ({plugins_dir / 'broken.py'}): failed to import: "
+        "ModuleNotFoundError: No module named 'no_such_module_anywhere'"
+    ]
+    assert "good-one" in registry.agents
+
+
+def test_misspelled_hook_fails_loudly_with_a_suggestion(plugins_dir: Path) -> None:
+    write(plugins_dir, "typo.py", "from arena import hookimpl\n@hookimpl\ndef arena_register_agent(register):\n    pass\n")
+    registry = load_registry(plugins_dir=plugins_dir, entry_points=False).registry
+    [error] = registry.errors
+    assert error.startswith("plugin 'typo'")
+    assert "unknown hook 'arena_register_agent'; did you mean 'arena_register_agents'?" in error
+    assert "typo" not in [info.name for info in registry.plugins]
+
+
+@pytest.mark.parametrize(
+    ("spec", "problem"),
+    [
+        ('AgentSpec(name="Bad Name", games=("lovat",), factory=len, description="", version="1")',
+         "name 'Bad Name' must be lowercase"),
+        ('AgentSpec(name="nofactory", games=("lovat",), factory=None, description="", version="1")',
+         "factory is not callable"),
+        ('AgentSpec(name="nogames", games=(), factory=len, description="", version="1")',
+         "games must be a non-empty tuple"),
+        ('AgentSpec(name="random", games=("lovat",), factory=len, description="", version="1")',
+         "an agent called 'random' is already registered"),
+        ('"just a string"', "expected an arena.agent.AgentSpec, got str"),
+    ],
+)
+def test_bad_agent_registration_is_reported_and_skipped(plugins_dir: Path, spec: str, problem: str) -> None:
+    write(plugins_dir, "bad.py", f"""
+from arena import hookimpl
+from arena.agent import AgentSpec
+@hookimpl
+def arena_register_agents(register):
+    register({spec})
+""")
+    registry = load_registry(plugins_dir=plugins_dir, entry_points=False).registry
+    [error] = registry.errors
+    assert error.startswith(f"plugin 'bad' ({plugins_dir / 'bad.py'}): agent not registered: ")
+    assert problem in error
+    assert "good-one" in registry.agents
+
+
+def test_block_list_skips_a_plugin(plugins_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(BLOCK_ENV, "good_one")
+    registry = load_registry(plugins_dir=plugins_dir, entry_points=False).registry
+    assert "good-one" not in registry.agents
+
+
+def test_allow_list_keeps_builtins_and_named_plugins_only(plugins_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(plugins_dir, "other.py", GOOD.format(name="other"))
+    monkeypatch.setenv(ALLOW_ENV, "other")
+    registry = load_registry(plugins_dir=plugins_dir, entry_points=False).registry
+    assert "other" in registry.agents and "good-one" not in registry.agents
+    assert "random" in registry.agents
