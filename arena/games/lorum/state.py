@@ -1,0 +1,661 @@
+"""The Slovak Lorum engine: one ``LorumState`` per game, settled deal by deal.
+
+Rulings S-1..S-19 (``/work/shared/rules/RULINGS.md``) decide every gap in the
+rule text and are cited by label.  The rules as implemented are written up in
+``docs/rules/lorum.md``.
+
+Seats are numbered in play order: the next player is ``(i + 1) % 4`` (S-1).
+A game is ``deals`` deals (S-16); each deal is a bidding circuit (phase
+``"bid"``) and then up to 8 tricks (phase ``"play"``).  When the game is over
+the phase is ``"over"``.
+
+Randomness (S-19) comes from the game's single ``Chance`` and is consumed in
+this fixed order:
+
+1. the first dealer: ``rng.randrange(4)`` (kind ``"dealer"``, S-2);
+2. then, for each deal in turn, the deal: ``rng.shuffle`` of the 32 cards in
+   canonical order (``cards.DECK``), dealt in two batches of 4 starting with
+   the dealer's next player (S-3); logged as kind ``"deal"`` with the value
+   ``[[seat 0's 8 cards], ..., [seat 3's]]`` (each hand in canonical order).
+
+A scripted outcome replaces the draw (and consumes no randomness); either way
+the outcome is appended to the chance log, which replays the game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from arena.games.base import (
+    Action,
+    Chance,
+    ChanceOutcome,
+    GameError,
+    GameState,
+    IllegalAction,
+    InvalidSetup,
+    Result,
+    competition_ranks,
+)
+from arena.games.lorum.cards import (
+    ABOVE_MASKS,
+    CARDS_PER_HAND,
+    DECK,
+    INDEX,
+    POINTS,
+    SUIT_MASKS,
+    SUIT_NAMES,
+    SUITS,
+    TOTAL_POINTS,
+    TRICKS_PER_DEAL,
+    mask_of,
+    names_of,
+)
+
+if TYPE_CHECKING:
+    from arena.games.lorum.observation import LorumObservation
+
+GAME_ID = "lorum-v1"
+"""Versioned game id: bump on any rules change."""
+
+PLAYERS = 4
+"""Slovak Lorum is for exactly 4 players."""
+
+BID, PLAY, OVER = "bid", "play", "over"
+"""Phase names."""
+
+PASS, SMALL, BIG = "pass", "small", "big"
+"""Bidding calls (S-4)."""
+
+REGULAR = "regular"
+"""The contract when everybody passes (S-5)."""
+
+BIG_STAKE = 20
+"""S-14: what the big bidder is paid by, or pays to, each opponent."""
+
+SMALL_STAKE = 10
+"""S-15: what the small bidder is paid by, or pays to, each opponent."""
+
+UNANNOUNCED_BIG_STAKE = 10
+"""S-13: what each other player pays a player who took all 8 tricks of a regular game."""
+
+# Settlement cases, as reported in "deal_end" events and past deals.
+POT_CARRIED = "pot carried"  # S-11, k = 0
+POT_WON = "pot won"  # S-11, k = 1
+SPLIT = "split"  # S-11, k = 2 (S-12 odd chips)
+ALL_POINTS = "all points"  # S-11, k = 3
+UNANNOUNCED_BIG = "unannounced big"  # S-13
+BIG_MADE, BIG_FAILED = "big made", "big failed"  # S-14
+SMALL_MADE, SMALL_FAILED = "small made", "small failed"  # S-15
+
+Settlement = tuple[tuple[int, ...], int, str]
+"""``(chip change per seat, pot after, case)``."""
+
+
+def settle_regular(points: Sequence[int], tricks_won: Sequence[int], pot: int) -> Settlement:
+    """Settle a finished regular game (S-11, S-12, S-13).
+
+    ``points`` and ``tricks_won`` are per seat; ``pot`` is the pot before the deal
+    is settled.  Returns the chip change per seat, the pot after, and the case.
+    """
+    players = len(points)
+    if TRICKS_PER_DEAL in tricks_won:
+        # S-13: unannounced big: each other player pays 10; no points paid, pot untouched.
+        taker = tricks_won.index(TRICKS_PER_DEAL)
+        deltas = tuple(
+            UNANNOUNCED_BIG_STAKE * (players - 1) if seat == taker else -UNANNOUNCED_BIG_STAKE
+            for seat in range(players)
+        )
+        return deltas, pot, UNANNOUNCED_BIG
+    # S-11: everybody pays their points into the pot first.
+    deltas = [-p for p in points]
+    pot += sum(points)
+    clean = [seat for seat in range(players) if points[seat] == 0]
+    if len(clean) == 0:
+        case = POT_CARRIED
+    elif len(clean) == 1:
+        deltas[clean[0]] += pot
+        pot = 0
+        case = POT_WON
+    elif len(clean) == 2:
+        share = pot // 2  # S-12: the odd chip stays in the pot
+        for seat in clean:
+            deltas[seat] += share
+        pot -= 2 * share
+        case = SPLIT
+    else:
+        # k = 3: one player took all 20 points without all tricks; their 20 stay in the pot.
+        case = ALL_POINTS
+    return tuple(deltas), pot, case
+
+
+def settle_contract(contract: str, bidder: int, tricks_won: Sequence[int], players: int = PLAYERS) -> Settlement:
+    """Settle a big (S-14) or small (S-15) contract; the pot is untouched (returned as 0 change).
+
+    The deal is made when the big bidder took every trick, or the small bidder none.
+    The returned pot is meaningless (callers keep their pot): it is 0.
+    """
+    if contract == BIG:
+        made = tricks_won[bidder] == sum(tricks_won) == TRICKS_PER_DEAL
+        stake, case = BIG_STAKE, (BIG_MADE if made else BIG_FAILED)
+    elif contract == SMALL:
+        made = tricks_won[bidder] == 0 and sum(tricks_won) == TRICKS_PER_DEAL
+        stake, case = SMALL_STAKE, (SMALL_MADE if made else SMALL_FAILED)
+    else:
+        raise ValueError(f"not a contract: {contract!r}")
+    sign = 1 if made else -1
+    deltas = tuple(sign * stake * (players - 1) if seat == bidder else -sign * stake for seat in range(players))
+    return deltas, 0, case
+
+
+def validate_deal(value: Any) -> list[int]:
+    """Check a scripted ``deal`` value and return the 4 hands as masks (one-line ``InvalidSetup`` errors)."""
+    if not isinstance(value, (list, tuple)) or len(value) != PLAYERS:
+        raise InvalidSetup(f"scripted deal must be a list of {PLAYERS} hands indexed by seat, not {value!r}")
+    seen: set[str] = set()
+    masks = []
+    for seat, hand in enumerate(value):
+        if not isinstance(hand, (list, tuple)) or len(hand) != CARDS_PER_HAND:
+            raise InvalidSetup(f"scripted deal: seat {seat} must hold a list of {CARDS_PER_HAND} cards, not {hand!r}")
+        for name in hand:
+            if name not in INDEX:
+                raise InvalidSetup(
+                    f"scripted deal: seat {seat} holds unknown card {name!r} (names are rank then suit, e.g. 'Ah', 'Og', '10b')"
+                )
+            if name in seen:
+                raise InvalidSetup(f"scripted deal: card {name} is dealt twice")
+            seen.add(name)
+        masks.append(mask_of(hand))
+    return masks
+
+
+def _describe_names(mask: int) -> str:
+    return " ".join(names_of(mask)) or "nothing"
+
+
+class LorumState(GameState):
+    """A complete Slovak Lorum game state, hidden hands included.
+
+    Hands are card masks (see ``cards``); the public history of the current deal
+    is kept as tuples of card names, shared between clones.
+    """
+
+    __slots__ = (
+        "players",
+        "_chance",
+        "_chance_shared",
+        "deals",
+        "deal",
+        "dealer",
+        "phase",
+        "to_act",
+        "hands",
+        "bids",
+        "contract",
+        "bidder",
+        "leader",
+        "trick",
+        "led_suit",
+        "best_card",
+        "best_seat",
+        "trick_points",
+        "tricks",
+        "points",
+        "tricks_won",
+        "balances",
+        "pot",
+        "past_deals",
+        "log",
+    )
+
+    players: int  # always 4
+    _chance: Chance  # the game's single source of randomness (S-19); read it through ``chance``
+    _chance_shared: bool  # True while ``_chance`` may also belong to a clone (copied on first use)
+    deals: int  # deals in the game (S-16)
+    deal: int  # current deal, 1-based
+    dealer: int  # dealer of the current deal
+    phase: str  # "bid", "play" or "over"
+    to_act: int | None  # the seat to move, None when over
+    hands: list[int]  # per seat: the mask of the cards still held
+    bids: tuple[tuple[int, str], ...]  # (seat, call) this deal, in order
+    contract: str | None  # None while bidding, then "regular", "big" or "small"
+    bidder: int | None  # who called the contract (None in a regular game)
+    leader: int | None  # leader of the current trick (None while bidding / when over)
+    trick: tuple[tuple[int, str], ...]  # (seat, card) of the current trick, in order
+    led_suit: int  # suit number led in the current trick (-1 when empty)
+    best_card: int  # index of the highest led-suit card in the current trick (-1 when empty)
+    best_seat: int  # who played it (-1 when empty)
+    trick_points: int  # card points in the current trick so far
+    tricks: tuple[tuple[tuple[tuple[int, str], ...], int], ...]  # completed tricks of this deal: (plays, winner)
+    points: list[int]  # card points taken per seat this deal
+    tricks_won: list[int]  # tricks taken per seat this deal
+    balances: list[int]  # chips per seat (S-10)
+    pot: int  # chips in the pot (S-10)
+    past_deals: tuple[tuple[Any, ...], ...]  # settled deals, see ``LorumObservation.past_deals``
+    log: list[dict[str, Any]]  # public events so far (dicts are never mutated, so clones share them)
+
+    # ----------------------------------------------------------------- set-up
+
+    @classmethod
+    def new(cls, seed: int, deals: int, script: Sequence[ChanceOutcome] = ()) -> LorumState:
+        """A new game: draw (or take from the script) the first dealer, then deal the first deal."""
+        chance = Chance(seed, script)
+        scripted = chance.scripted("dealer")
+        if scripted is None:
+            dealer = chance.rng.randrange(PLAYERS)  # S-2: first dealer from the seeded RNG
+        else:
+            if isinstance(scripted, bool) or not isinstance(scripted, int) or not 0 <= scripted < PLAYERS:
+                raise InvalidSetup(f"scripted dealer must be a seat 0..{PLAYERS - 1}, not {scripted!r}")
+            dealer = scripted
+        chance.record("dealer", dealer)
+        state = cls.blank(chance, deals=deals, deal=1, dealer=dealer, balances=[0] * PLAYERS, pot=0, past_deals=())
+        state.start_deal(state._draw_deal())
+        return state
+
+    @classmethod
+    def blank(
+        cls,
+        chance: Chance,
+        *,
+        deals: int,
+        deal: int,
+        dealer: int,
+        balances: list[int],
+        pot: int,
+        past_deals: tuple[tuple[Any, ...], ...],
+    ) -> LorumState:
+        """A state between deals, before ``deal`` is dealt (used by ``new`` and the sampler)."""
+        state = cls.__new__(cls)
+        state.players = PLAYERS
+        state.chance = chance
+        state.deals = deals
+        state.deal = deal
+        state.dealer = dealer
+        state.balances = list(balances)
+        state.pot = pot
+        state.past_deals = past_deals
+        state.log = []
+        return state
+
+    def _draw_deal(self) -> list[int]:
+        """The next deal as 4 hand masks: scripted, or shuffled and dealt (S-3); logged either way."""
+        scripted = self.chance.scripted("deal")
+        if scripted is not None:
+            masks = validate_deal(scripted)
+        else:
+            deck = list(DECK)
+            self.chance.rng.shuffle(deck)
+            masks = [0] * PLAYERS
+            position = 0
+            for _batch in range(2):  # S-3: two batches of 4, from the dealer's next player
+                for step in range(1, PLAYERS + 1):
+                    seat = (self.dealer + step) % PLAYERS
+                    masks[seat] |= mask_of(deck[position : position + 4])
+                    position += 4
+        self.chance.record("deal", [list(names_of(mask)) for mask in masks])
+        return masks
+
+    def start_deal(self, hands: list[int]) -> None:
+        """Start the current deal with ``hands`` (masks by seat): bidding from the dealer's next player (S-4).
+
+        Used by ``new`` and after each deal with a drawn deal, and by the sampler with a sampled one.
+        """
+        self.hands = list(hands)
+        self.phase = BID
+        self.to_act = (self.dealer + 1) % PLAYERS
+        self.bids = ()
+        self.contract = None
+        self.bidder = None
+        self.leader = None
+        self._clear_trick()
+        self.tricks = ()
+        self.points = [0] * PLAYERS
+        self.tricks_won = [0] * PLAYERS
+        self.log.append(
+            {
+                "type": "deal_start",
+                "deal": self.deal,
+                "deals": self.deals,
+                "dealer": self.dealer,
+                "first_bidder": self.to_act,
+            }
+        )
+
+    def _clear_trick(self) -> None:
+        self.trick = ()
+        self.led_suit = -1
+        self.best_card = -1
+        self.best_seat = -1
+        self.trick_points = 0
+
+    @property  # type: ignore[override]
+    def chance(self) -> Chance:
+        """The game's ``Chance``; a clone shares it until either side uses it, then takes a ``Chance.copy()``."""
+        if self._chance_shared:
+            self._chance = self._chance.copy()
+            self._chance_shared = False
+        return self._chance
+
+    @chance.setter
+    def chance(self, value: Chance) -> None:
+        self._chance = value
+        self._chance_shared = False
+
+    # ---------------------------------------------------------- the interface
+
+    def to_move(self) -> tuple[int, ...]:
+        """The seat to move, or () when the game is over."""
+        return () if self.to_act is None else (self.to_act,)
+
+    def bid_calls(self) -> tuple[str, ...]:
+        """The calls open to the seat to bid (S-4): small only while nobody bid, big only while nobody bid big."""
+        called = {call for _seat, call in self.bids}
+        if BIG in called:
+            return (PASS,)
+        if SMALL in called:
+            return (PASS, BIG)
+        return (PASS, SMALL, BIG)
+
+    def legal_mask(self) -> int:
+        """The mask of the cards the seat to play may play (S-6, S-7, S-8)."""
+        hand = self.hands[self.to_act]
+        if not self.trick:
+            return hand  # S-7: any card may be led
+        follow = hand & SUIT_MASKS[self.led_suit]
+        if not follow:
+            return hand  # S-6: void in the led suit, any card
+        if self.contract == SMALL:
+            beat = follow & ABOVE_MASKS[self.best_card]
+            if beat:
+                return beat  # S-8: must beat the highest led-suit card when able
+        return follow  # S-6: follow suit
+
+    def legal_actions(self, seat: int) -> tuple[Action, ...]:
+        """Legal calls or card names for ``seat``; () when it is not that seat's turn."""
+        if seat != self.to_act:
+            return ()
+        if self.phase == BID:
+            return self.bid_calls()
+        return names_of(self.legal_mask())
+
+    def is_legal(self, seat: int, action: Action) -> bool:
+        """Whether ``seat`` may take ``action`` now."""
+        if seat != self.to_act or not isinstance(action, str):
+            return False
+        if self.phase == BID:
+            return action in self.bid_calls()
+        card = INDEX.get(action)
+        return card is not None and bool(self.legal_mask() >> card & 1)
+
+    def apply(self, seat: int, action: Action) -> None:
+        """Apply a call or a card; raise ``IllegalAction`` naming what, who and what was expected."""
+        if self.to_act is None:
+            raise IllegalAction(f"seat {seat} tried {action!r} but the game is over")
+        if seat != self.to_act:
+            doing = "bid" if self.phase == BID else "play a card"
+            raise IllegalAction(
+                f"seat {seat} acted ({action!r}) out of turn: seat {self.to_act} is to {doing} "
+                f"in deal {self.deal}"
+            )
+        if self.phase == BID:
+            self._apply_bid(seat, action)
+        else:
+            self._apply_play(seat, action)
+
+    def is_over(self) -> bool:
+        """Whether all deals have been played."""
+        return self.phase == OVER
+
+    def result(self) -> Result:
+        """Chips per seat, competition ranks by chips, and the pot left over (S-17: reported, not paid)."""
+        if self.phase != OVER:
+            raise GameError(f"the game is not over: deal {self.deal} of {self.deals} is in the {self.phase} phase")
+        scores = tuple(self.balances)
+        return Result(
+            scores=scores,
+            ranks=competition_ranks(scores),
+            details={
+                "pot": self.pot,
+                "deals": self.deals,
+                "first_dealer": (self.dealer - (self.deal - 1)) % PLAYERS,
+                "cases": [record[4] for record in self.past_deals],
+            },
+        )
+
+    def observation(self, seat: int) -> LorumObservation:
+        """What ``seat`` may know (built in ``observation.py``, the one place hidden cards are removed)."""
+        from arena.games.lorum.observation import build_observation
+
+        return build_observation(self, seat)
+
+    def clone(self) -> LorumState:
+        """An independent copy; immutable parts (tuples, event dicts) are shared.
+
+        The ``Chance`` is copied lazily: both states share it until one of them
+        touches ``chance`` (to draw the next deal, or to read the log), which then
+        takes a ``Chance.copy()``.  Copying the RNG state costs about 30 us, far
+        more than the rest of a clone, and most search clones never deal again.
+        """
+        twin = LorumState.__new__(LorumState)
+        twin.players = self.players
+        twin._chance = self._chance
+        twin._chance_shared = self._chance_shared = True
+        twin.deals = self.deals
+        twin.deal = self.deal
+        twin.dealer = self.dealer
+        twin.phase = self.phase
+        twin.to_act = self.to_act
+        twin.hands = self.hands[:]
+        twin.bids = self.bids
+        twin.contract = self.contract
+        twin.bidder = self.bidder
+        twin.leader = self.leader
+        twin.trick = self.trick
+        twin.led_suit = self.led_suit
+        twin.best_card = self.best_card
+        twin.best_seat = self.best_seat
+        twin.trick_points = self.trick_points
+        twin.tricks = self.tricks
+        twin.points = self.points[:]
+        twin.tricks_won = self.tricks_won[:]
+        twin.balances = self.balances[:]
+        twin.pot = self.pot
+        twin.past_deals = self.past_deals
+        twin.log = self.log[:]
+        return twin
+
+    def events(self) -> list[dict[str, Any]]:
+        """The public log so far (a new list; the event dicts must not be mutated)."""
+        return list(self.log)
+
+    # ---------------------------------------------------------------- bidding
+
+    def _apply_bid(self, seat: int, action: Action) -> None:
+        calls = self.bid_calls()
+        if action not in calls:
+            if action == SMALL and len(calls) == 2:
+                why = "a second small is illegal (S-4)"
+            elif action in (SMALL, BIG) and calls == (PASS,):
+                why = "after big only pass is legal (S-4)"
+            else:
+                why = "that is not a call"
+            raise IllegalAction(
+                f"seat {seat} cannot call {action!r} in the bidding of deal {self.deal}: {why}; "
+                f"legal calls: {', '.join(calls)}"
+            )
+        self.bids = self.bids + ((seat, action),)
+        self.log.append({"type": "bid", "deal": self.deal, "seat": seat, "call": action})
+        if seat != self.dealer:
+            self.to_act = (seat + 1) % PLAYERS
+            return
+        # S-4: the circuit ends with the dealer; the highest call wins.
+        self.contract, self.bidder = REGULAR, None
+        for bidder, call in self.bids:
+            if call == BIG:
+                self.contract, self.bidder = BIG, bidder
+                break
+            if call == SMALL:
+                self.contract, self.bidder = SMALL, bidder
+        # S-5: all pass, the dealer's next player leads; otherwise the bidder leads.
+        self.leader = (self.dealer + 1) % PLAYERS if self.bidder is None else self.bidder
+        self.phase = PLAY
+        self.to_act = self.leader
+        self.log.append(
+            {
+                "type": "contract",
+                "deal": self.deal,
+                "contract": self.contract,
+                "bidder": self.bidder,
+                "leader": self.leader,
+            }
+        )
+
+    # ------------------------------------------------------------------- play
+
+    def _apply_play(self, seat: int, action: Action) -> None:
+        card = INDEX.get(action) if isinstance(action, str) else None
+        if card is None:
+            raise IllegalAction(
+                f"seat {seat} played {action!r}, which is not a card name (rank then suit, e.g. 'Ah', 'Og', '10b')"
+            )
+        bit = 1 << card
+        hand = self.hands[seat]
+        if not hand & bit:
+            raise IllegalAction(f"seat {seat} played {action}, which is not in its hand ({_describe_names(hand)})")
+        legal = self.legal_mask()
+        if not legal & bit:
+            led = SUITS[self.led_suit]
+            if card >> 3 != self.led_suit:
+                raise IllegalAction(
+                    f"seat {seat} played {action} but must follow {SUIT_NAMES[led]} (S-6) "
+                    f"with one of {_describe_names(legal)}"
+                )
+            raise IllegalAction(
+                f"seat {seat} played {action} but must beat {DECK[self.best_card]} in the small game (S-8) "
+                f"with one of {_describe_names(legal)}"
+            )
+        self.hands[seat] = hand ^ bit
+        if not self.trick:
+            self.led_suit, self.best_card, self.best_seat = card >> 3, card, seat
+        elif card >> 3 == self.led_suit and card < self.best_card:  # smaller index = higher card (S-6)
+            self.best_card, self.best_seat = card, seat
+        self.trick_points += POINTS[card]
+        self.trick = self.trick + ((seat, action),)
+        self.log.append(
+            {"type": "play", "deal": self.deal, "trick": len(self.tricks) + 1, "seat": seat, "card": action}
+        )
+        if len(self.trick) < PLAYERS:
+            self.to_act = (seat + 1) % PLAYERS
+            return
+        # The trick is complete: the highest card of the led suit wins (S-6).
+        winner = self.best_seat
+        self.tricks = self.tricks + ((self.trick, winner),)
+        self.points[winner] += self.trick_points
+        self.tricks_won[winner] += 1
+        self.log.append(
+            {
+                "type": "trick_won",
+                "deal": self.deal,
+                "trick": len(self.tricks),
+                "seat": winner,
+                "points": self.trick_points,
+                "cards": [list(play) for play in self.trick],
+            }
+        )
+        self._clear_trick()
+        if (
+            (self.contract == BIG and winner != self.bidder)  # S-14: big fails at once
+            or (self.contract == SMALL and winner == self.bidder)  # S-15: small fails at once
+            or len(self.tricks) == TRICKS_PER_DEAL
+        ):
+            self._end_deal()
+        else:
+            self.leader = self.to_act = winner  # S-6: the winner leads the next trick
+
+    # ------------------------------------------------------------- settlement
+
+    def _end_deal(self) -> None:
+        """Settle the deal (S-11..S-15), check S-10, then deal again or end the game."""
+        pot_before = self.pot
+        if self.contract == REGULAR:
+            deltas, pot_after, case = settle_regular(self.points, self.tricks_won, self.pot)
+        else:
+            deltas, _, case = settle_contract(self.contract, self.bidder, self.tricks_won)
+            pot_after = self.pot  # S-14, S-15: the pot is untouched
+        for seat in range(PLAYERS):
+            self.balances[seat] += deltas[seat]
+        self.pot = pot_after
+        # S-10: a real check (not an ``assert``, which -O strips).
+        if sum(self.balances) + self.pot != 0 or self.pot < 0:
+            raise AssertionError(
+                f"S-10 broken after deal {self.deal}: balances {self.balances} + pot {self.pot} != 0"
+            )
+        if self.contract == REGULAR and sum(self.points) != TOTAL_POINTS:
+            raise AssertionError(f"deal {self.deal} scored {sum(self.points)} points, not {TOTAL_POINTS}")
+        self.past_deals = self.past_deals + (
+            (self.deal, self.dealer, self.contract, self.bidder, case, deltas, pot_before, pot_after),
+        )
+        self.log.append(
+            {
+                "type": "deal_end",
+                "deal": self.deal,
+                "contract": self.contract,
+                "bidder": self.bidder,
+                "case": case,
+                "points": list(self.points),
+                "tricks": list(self.tricks_won),
+                "changes": list(deltas),
+                "pot_before": pot_before,
+                "pot_after": pot_after,
+                "balances": list(self.balances),
+            }
+        )
+        if self.deal == self.deals:
+            self.phase = OVER
+            self.to_act = None
+            self.leader = None
+            result = self.result()
+            self.log.append(
+                {
+                    "type": "game_over",
+                    "scores": list(result.scores),
+                    "ranks": list(result.ranks),
+                    "pot": self.pot,
+                }
+            )
+            return
+        self.deal += 1
+        self.dealer = (self.dealer + 1) % PLAYERS  # S-1: the deal passes to the next player
+        self.start_deal(self._draw_deal())
+
+    # ------------------------------------------------------------------ debug
+
+    def hand_names(self, seat: int) -> tuple[str, ...]:
+        """The cards ``seat`` holds (hidden information: for tests and the referee only)."""
+        return names_of(self.hands[seat])
+
+    def __repr__(self) -> str:
+        hands = " | ".join(" ".join(names_of(mask)) for mask in self.hands) if self.phase != OVER else ""
+        return (
+            f"LorumState(deal {self.deal}/{self.deals}, dealer {self.dealer}, {self.phase}, "
+            f"to act {self.to_act}, contract {self.contract}, balances {self.balances}, pot {self.pot}, "
+            f"hands {hands})"
+        )
+
+
+__all__ = [
+    "BID",
+    "BIG",
+    "GAME_ID",
+    "LorumState",
+    "OVER",
+    "PASS",
+    "PLAY",
+    "PLAYERS",
+    "REGULAR",
+    "SMALL",
+    "settle_contract",
+    "settle_regular",
+    "validate_deal",
+]
