@@ -15,6 +15,7 @@ Environment variables (comma-separated plugin names):
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.metadata
 import importlib.util
@@ -203,7 +204,9 @@ def _is_plugin_file(path: Path) -> bool:
 
 def _import_path(path: Path) -> ModuleType:
     """Import a plugin file or package folder under the private ``arena_plugins.`` namespace."""
-    module_name = "arena_plugins." + re.sub(r"\W", "_", path.stem)
+    # The folder's hash keeps same-named plugins from different folders apart.
+    folder = hashlib.blake2b(str(path.resolve().parent).encode(), digest_size=4).hexdigest()
+    module_name = f"arena_plugins.{re.sub(r'[^0-9A-Za-z_]', '_', path.stem)}_{folder}"
     if module_name in sys.modules:
         return sys.modules[module_name]
     target = path / "__init__.py" if path.is_dir() else path

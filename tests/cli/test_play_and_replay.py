@@ -1,0 +1,138 @@
+"""`arena play` and `arena replay` through the real command line entry point."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from arena.cli import main
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    status = main(list(argv))
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+@pytest.mark.parametrize("players", [3, 4, 5, 6])
+def test_play_lovat_json_shape(capsys: pytest.CaptureFixture[str], players: int) -> None:
+    status, out, _ = run(capsys, "play", "lovat", "--players", str(players), "--seed", "11", "--json")
+    assert status == 0
+    data = json.loads(out)
+    assert data["game"] == "lovat-v1" and data["seed"] == 11
+    assert [player["seat"] for player in data["players"]] == list(range(players))
+    assert {"seat", "agent", "score", "rank"} <= set(data["players"][0])
+    assert min(player["rank"] for player in data["players"]) == 1
+
+
+def test_play_lorum_json_has_chips_and_pot(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "play", "lorum", "--deals", "2", "--seed", "3", "--json")
+    assert status == 0
+    data = json.loads(out)
+    assert data["game"] == "lorum-v1"
+    assert sum(player["score"] for player in data["players"]) + data["pot"] == 0  # S-10
+
+
+def test_same_seed_same_game(capsys: pytest.CaptureFixture[str]) -> None:
+    first = run(capsys, "play", "lovat", "--seed", "5", "--json")[1]
+    second = run(capsys, "play", "lovat", "--seed", "5", "--json")[1]
+    assert first == second
+
+
+def test_readable_log_names_colours_and_winners(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "play", "lovat", "--seed", "7")
+    assert status == 0
+    assert "seed 7" in out and "Result:" in out
+    assert "wins" in out and "rolls the die" in out
+
+
+def test_record_then_replay_matches(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    record = tmp_path / "game.json"
+    assert run(capsys, "play", "lorum", "--seed", "9", "--record", str(record))[0] == 0
+    status, out, _ = run(capsys, "replay", str(record), "--json")
+    assert status == 0
+    original = json.loads(record.read_text())
+    assert [player["score"] for player in json.loads(out)["players"]] == original["result"]["scores"]
+
+
+def test_replay_names_the_illegal_action(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    record = tmp_path / "game.json"
+    run(capsys, "play", "lovat", "--seed", "2", "--record", str(record))
+    data = json.loads(record.read_text())
+    index = next(i for i, entry in enumerate(data["actions"]) if entry["action"] in ("pass", "play"))
+    data["actions"][index]["action"] = "L9-99"
+    record.write_text(json.dumps(data))
+    status, out, err = run(capsys, "replay", str(record))
+    assert status == 1 and out == ""
+    assert err.startswith(f"arena: error: {record}: action {index} (seat {data['actions'][index]['seat']}, \"L9-99\"): ")
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_replay_detects_a_tampered_result(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    record = tmp_path / "game.json"
+    run(capsys, "play", "lovat", "--seed", "4", "--record", str(record))
+    data = json.loads(record.read_text())
+    data["result"]["scores"][0] += 1
+    record.write_text(json.dumps(data))
+    status, _, err = run(capsys, "replay", str(record))
+    assert status == 1
+    assert "result: recorded scores" in err
+
+
+def test_hand_written_record_without_result_is_played_out(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    deck = [f"{rank}{suit}" for suit in "aghb" for rank in ("A", "K", "O", "U", "10", "9", "8", "7")]
+    hands = [deck[seat * 8:(seat + 1) * 8] for seat in range(4)]  # seat 0 holds every acorn
+    record = tmp_path / "setup.json"
+    record.write_text(json.dumps({
+        "game": "lorum-v1", "options": {"deals": 1}, "seed": 1,
+        "seats": [{"agent": "greedy"}, {"agent": "random"}, {"agent": "random"}, {"agent": "random"}],
+        "chance": [{"kind": "dealer", "value": 3}, {"kind": "deal", "value": hands}],
+        "actions": [{"seat": 0, "action": "big"}],
+    }))
+    status, out, err = run(capsys, "replay", str(record), "--json", "--save", str(tmp_path / "done.json"))
+    assert status == 0, err
+    done = json.loads((tmp_path / "done.json").read_text())
+    assert done["chance"][1]["value"] == hands
+    assert done["actions"][0] == {"seat": 0, "action": "big"}
+    assert "result" in done and json.loads(out)["game"] == "lorum-v1"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["play", "chess"], "unknown game 'chess' (installed: lorum, lovat)"),
+        (["play", "lovat", "--players", "7"], "Lovat is played by 3, 4, 5, 6 players, not 7"),
+        (["play", "lovat", "--deals", "3"], "unknown Lovat option 'deals'"),
+        (["play", "lovat", "--agents", "greedy,nobody,random,random"], "unknown agent 'nobody'"),
+        (["play", "lovat", "--agents", "greedy,random"], "--agents names 2 agents for 4 seats"),
+        (["play", "lovat", "--human", "9"], "--human 9: seats are 0 to 3"),
+        (["replay", "/no/such/file.json"], "/no/such/file.json: no such file"),
+        (["cards", "lorum"], "knows the lovat deck only"),
+    ],
+)
+def test_bad_input_is_one_line_and_nonzero(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
+    status, _, err = run(capsys, *argv)
+    assert status != 0
+    assert message in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_cards_json_lists_the_whole_deck(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "cards", "lovat", "--json")
+    cards = json.loads(out)
+    assert status == 0 and len(cards) == 80
+    assert list(cards[0]["strengths"]) == ["rufous", "gingerline", "phlox", "zaffre", "skobeloff"]
+
+
+def test_every_subcommand_has_help_with_an_example(capsys: pytest.CaptureFixture[str]) -> None:
+    from arena.cli import build_parser
+
+    parser = build_parser()
+    commands = parser._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    for name in commands:
+        with pytest.raises(SystemExit) as exited:
+            main([name, "--help"])
+        assert exited.value.code == 0
+        assert "examples:" in capsys.readouterr().out, name
