@@ -144,7 +144,10 @@ class Chance:
             raise InvalidSetup(
                 f"chance outcome {len(self.log)} should be {kind!r}, the record has {self.script[-1].get('kind')!r}"
             )
-        return self.script.pop()["value"]
+        value = self.script.pop().get("value")
+        if value is None:  # None is reserved for "not scripted"
+            raise InvalidSetup(f"chance outcome {len(self.log)} ({kind!r}) has no value")
+        return value
 
     def record(self, kind: str, value: Any) -> Any:
         """Append an outcome to the log and return its value."""

@@ -1,0 +1,215 @@
+"""The Lovat game module: declared info, state construction, sampling and readable text."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+from arena.games.base import (
+    Action,
+    Chance,
+    ChanceOutcome,
+    Game,
+    GameInfo,
+    InvalidSetup,
+    Observation,
+    from_json,
+)
+from arena.games.lovat.deck import COLOUR_INDEX, LEVEL, STRENGTH
+from arena.games.lovat.observation import LovatObservation
+from arena.games.lovat.sampler import sample_state
+from arena.games.lovat.state import (
+    BLANK,
+    COLOUR,
+    COUNTER,
+    DECLARE,
+    GAME_ID,
+    KEEP,
+    PASS,
+    PLAY,
+    VOID,
+    LovatState,
+    deal_game,
+    keep_problem,
+    variant_for,
+)
+
+INFO = GameInfo(
+    id=GAME_ID,
+    name="lovat",
+    title="Lovat",
+    player_counts=(3, 4, 5, 6),  # L-4
+    options=(),  # the dealer comes from chance (L-2), everything else from the variant table
+    simultaneous_phases=(KEEP,),  # L-5
+    chance=("dealer", "deal", "die"),  # L-2, L-3 (and L-6 redeals), L-14
+    default_players=4,  # the rule text is written for four players
+)
+
+
+class LovatGame(Game):
+    """Lovat for 3-6 players (rules as implemented: docs/rules/lovat.md)."""
+
+    info: ClassVar[GameInfo] = INFO
+    observation_type: ClassVar[type[Observation]] = LovatObservation
+
+    def new_state(
+        self,
+        seed: int,
+        options: Mapping[str, Any] | None = None,
+        script: Sequence[ChanceOutcome] = (),
+    ) -> LovatState:
+        """A new game in the keep phase; ``script`` may fix the dealer, deals and die rolls (L-18)."""
+        resolved = self.info.resolve_options(None, options)
+        variant = variant_for(resolved["players"])
+        if isinstance(script, (str, bytes)) or not all(isinstance(outcome, Mapping) for outcome in script):
+            raise InvalidSetup("a Lovat chance script is a list of {'kind': ..., 'value': ...} objects")
+        return deal_game(variant, Chance(seed, script))
+
+    def sample_state(self, observation: Observation, rng: random.Random) -> LovatState:
+        if not isinstance(observation, LovatObservation):
+            raise TypeError(f"expected a LovatObservation, got {type(observation).__name__}")
+        return sample_state(observation, rng)
+
+    def observation_from_json(self, data: Mapping[str, Any]) -> LovatObservation:
+        """Rebuild an observation from ``to_json()`` output (lists back to tuples)."""
+        expected = set(LovatObservation.__dataclass_fields__)
+        if set(data) != expected:
+            missing, extra = sorted(expected - set(data)), sorted(set(data) - expected)
+            raise ValueError(f"not a Lovat observation: missing fields {missing}, unknown fields {extra}")
+        return LovatObservation(**{key: from_json(value) for key, value in data.items()})
+
+    def describe_event(self, event: Mapping[str, Any]) -> str:
+        """One readable line naming colours, dice, passes, plays with strength, winners and points."""
+        kind = event.get("type")
+        seat = event.get("seat")
+        turn = f"turn {event['turn'] + 1}: " if "turn" in event else ""
+        if kind == "misdeal":
+            seats = ", ".join(map(str, event["seats"]))
+            return f"misdeal {event['number']}: seat(s) {seats} had no legal keep; the dealer redeals (L-6)"
+        if kind == "deal":
+            return (
+                f"seat {event['dealer']} deals {event['cards_each']} cards to each of {event['players']} players; "
+                f"seat {event['first_player']} plays first"
+            )
+        if kind == "keep_done":
+            parts = ", ".join(
+                f"seat {index} keeps {size} ({counters} counters)"
+                for index, (size, counters) in enumerate(zip(event["hand_sizes"], event["counters"]))
+            )
+            return f"hands kept: {parts}"
+        if kind == "counter_discard":
+            if not event["count"]:
+                return "no counters are discarded at the start (L-8)"
+            return f"everyone discards {event['count']} counters; counters now {event['counters']}"
+        if kind == "die":
+            face = event["face"]
+            tail = "blank: they name the colour" if face == BLANK else face
+            return f"{turn}seat {seat} rolls the die: {tail}"
+        if kind == "colour":
+            return f"{turn}seat {seat} names {event['colour']}"
+        if kind == "declare":
+            forced = " (forced)" if event["forced"] else ""
+            if event["decision"] == PASS:
+                return f"{turn}seat {seat} passes{forced}, discarding a counter ({event['counters']} left)"
+            return f"{turn}seat {seat} will play{forced}"
+        if kind == "play":
+            return (
+                f"{turn}seat {seat} plays {event['card']} (level {event['level']}), "
+                f"{event['colour']} {event['strength']}"
+            )
+        if kind == "turn_won":
+            points = f"{event['points']} point{'s' if event['points'] != 1 else ''}"
+            return f"{turn}seat {seat} wins with {event['card']} ({event['colour']} {event['strength']}), now {points}"
+        if kind == "void_turn":
+            lost = ", ".join(event["discarded_points"]) or "none"
+            return (
+                f"{turn}seat {seat} has no cards: void turn, discards a counter and point cards ({lost}); "
+                "nobody wins (L-12)"
+            )
+        if kind == "void_discard":
+            what = "a counter" if event["item"] == COUNTER else "a card face down"
+            return f"{turn}seat {seat} discards {what}"
+        if kind == "game_over":
+            parts = ", ".join(
+                f"seat {index}: {score} points (levels {levels}), rank {rank}"
+                for index, (score, levels, rank) in enumerate(
+                    zip(event["scores"], event["level_sums"], event["ranks"])
+                )
+            )
+            return f"game over: {parts}"
+        return f"{kind}: {dict(event)}"
+
+    def action_error(self, observation: Observation, action: Action) -> str | None:
+        """Why ``action`` is illegal for ``observation`` (one line), or None; checks the keep rule (L-5)."""
+        if observation.phase == KEEP and isinstance(observation, LovatObservation):
+            if observation.keep is not None:
+                return f"seat {observation.seat} has already kept"
+            return keep_problem(action, observation.dealt, variant_for(observation.players))
+        return super().action_error(observation, action)
+
+    def describe_observation(self, observation: Observation) -> list[str]:
+        """What the seat knows, as lines for a person at the terminal."""
+        if not isinstance(observation, LovatObservation):
+            return super().describe_observation(observation)
+        obs = observation
+        lines = [f"you are seat {obs.seat} of {obs.players}; dealer {obs.dealer}, first player {obs.first_player}"]
+        if obs.phase == KEEP:
+            lines.append(
+                f"keep cards whose levels sum to {obs.level_sum}, {obs.min_size} to {obs.max_size} cards; "
+                "the rest become counters"
+            )
+            lines.extend(_card_line(card_id, None) for card_id in obs.dealt)
+            return lines
+        where = "game over" if obs.active is None else (
+            f"turn {obs.turn + 1} of {obs.turns} (round {obs.round + 1}{', die round' if obs.die_round else ''}), "
+            f"seat {obs.active} active"
+        )
+        lines.append(where)
+        if obs.die is not None:
+            lines.append(f"die: {obs.die}")
+        if obs.colour is not None:
+            lines.append(f"colour: {obs.colour}")
+        for seat in range(obs.players):
+            points = ", ".join(obs.point_cards[seat]) or "none"
+            lines.append(
+                f"seat {seat}: {obs.hand_sizes[seat]} cards, {obs.counter_counts[seat]} counters, points: {points}"
+                + (" (passed)" if obs.passes[seat] else "")
+            )
+        for seat, card_id in obs.plays:
+            lines.append(f"played by seat {seat}: {_card_line(card_id, obs.colour)}")
+        lines.append(f"your counters: {obs.counters}; your hand:")
+        lines.extend("  " + _card_line(card_id, obs.colour) for card_id in obs.hand)
+        return lines
+
+    def describe_action(self, observation: Observation, action: Action) -> str:
+        """A short label for a menu: the keep's levels and size, a card's strength in the turn's colour."""
+        phase = observation.phase
+        if phase == KEEP and isinstance(action, tuple):
+            levels = sum(LEVEL.get(card_id, 0) for card_id in action)
+            return f"keep {' '.join(action)} ({len(action)} cards, levels {levels})"
+        colour = getattr(observation, "colour", None)
+        if phase == COLOUR:
+            return f"name {action}"
+        if phase == DECLARE:
+            return "pass (discard a counter)" if action == PASS else "play a card this turn"
+        if phase == PLAY and isinstance(action, str) and action in STRENGTH and colour:
+            return f"play {action} (level {LEVEL[action]}, {colour} {STRENGTH[action][COLOUR_INDEX[colour]]})"
+        if phase == VOID:
+            return "discard a counter" if action == COUNTER else f"discard {action} face down"
+        return str(action)
+
+
+def _card_line(card_id: str, colour: str | None) -> str:
+    """A card with its level and strengths (the turn's colour first when there is one)."""
+    strengths = STRENGTH[card_id]
+    text = f"{card_id} level {LEVEL[card_id]}: " + " ".join(
+        f"{name} {strengths[index]}" for name, index in COLOUR_INDEX.items()
+    )
+    if colour is not None:
+        text = f"{card_id} ({colour} {strengths[COLOUR_INDEX[colour]]}) level {LEVEL[card_id]}"
+    return text
+
+
+GAME = LovatGame()
+"""The Lovat ``Game`` object registered with arena."""

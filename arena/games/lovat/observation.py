@@ -1,0 +1,117 @@
+"""What one Lovat seat may know: the one place hidden information is removed (L-9).
+
+``observe(state, seat)`` is the only function that turns a ``LovatState`` into
+a ``LovatObservation``.  It copies the seat's own private cards (dealt cards,
+keep, hand, counters) and the public record (counts, declarations, every card
+played, point cards, die results), and nothing about other seats' cards,
+keeps, counters' identities or face-down discards.
+
+During the keep (L-5: simultaneous and secret) nothing reveals whether other
+seats have kept: every seat's public hand size is its dealt count and its
+public counter count 0 until everyone has kept.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Optional
+
+from arena.games.base import Observation
+from arena.games.lovat.state import GAME_ID, KEEP, OVER
+
+if TYPE_CHECKING:
+    from arena.games.lovat.state import LovatState
+
+TurnRecord = tuple[Any, ...]
+"""``(turn, active, void, die, colour, declarations, plays, void_discards, winner)``; see ``LovatState.turn_record``."""
+
+
+@dataclass(frozen=True, slots=True)
+class LovatObservation(Observation):
+    """One Lovat seat's view at one moment (all fields JSON types; mappings as tuples of pairs).
+
+    ``legal`` is () in the keep phase: the legal keeps are the subsets of
+    ``dealt`` whose levels sum to ``level_sum`` with ``min_size``..``max_size`` cards.
+    Turn and round numbers are 0-based.
+    """
+
+    dealer: int  # the dealer's seat (L-2)
+    first_player: int  # the dealer's left, who is active on the first turn of each round (L-2)
+    misdeals: tuple[tuple[int, ...], ...]  # per misdeal before this deal, the seats that had no legal keep (L-6)
+    turn: int  # current turn, 0-based; 0 during the keep, ``turns`` once over
+    turns: int  # turns in the game (L-15)
+    round: int  # current round, 0-based; ``rounds`` once over
+    rounds: int  # rounds in the game (L-15)
+    die_round: bool  # whether the current turn is in the die round (L-14)
+    active: Optional[int]  # the active player's seat; None during the keep and once over
+    colour: Optional[str]  # this turn's colour once named or rolled, else None
+    die: Optional[str]  # this turn's die face (a colour or "blank") if rolled, else None
+    hand: tuple[str, ...]  # own cards in hand, sorted (during the keep: the dealt cards, or the keep once made)
+    counters: int  # own counters (during the keep: 0, or dealt minus keep size once kept)
+    dealt: tuple[str, ...]  # own dealt cards, sorted (the keep's candidates)
+    keep: Optional[tuple[str, ...]]  # own keep once made, else None
+    hand_sizes: tuple[int, ...]  # per seat, cards in hand (public, L-9)
+    counter_counts: tuple[int, ...]  # per seat, counters held (public, L-9)
+    point_cards: tuple[tuple[str, ...], ...]  # per seat, face-up point cards in the order won (L-9, L-13)
+    passes: tuple[bool, ...]  # per seat, whether it passed this turn
+    declarations: tuple[tuple[Any, ...], ...]  # this turn's (seat, "pass" | "play"), in order (L-10)
+    plays: tuple[tuple[Any, ...], ...]  # this turn's (seat, card id), in order (L-10)
+    void_discards: tuple[tuple[Any, ...], ...]  # this void turn's (seat, "counter" | "card"), in order (L-12)
+    history: tuple[TurnRecord, ...]  # every completed turn's public record, in order
+    level_sum: int  # a keep's exact level sum (L-5)
+    min_size: int  # fewest cards in a keep (L-5)
+    max_size: int  # most cards in a keep (L-5)
+
+
+def observe(state: LovatState, seat: int) -> LovatObservation:
+    """The observation of ``seat`` in ``state``: own private cards plus the public record, nothing else."""
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < state.players:
+        raise ValueError(f"seat {seat!r} does not exist: a {state.players}-player Lovat game has seats 0..{state.players - 1}")
+    variant = state.variant
+    players = state.players
+    keep = state.keeps[seat]
+    if state.phase == KEEP:
+        # L-5: secret, simultaneous keeps. Public counts stay at the deal until everyone has kept.
+        hand_sizes = (variant.dealt,) * players
+        counter_counts = (0,) * players
+        turn = round_ = 0
+        die_round = False
+    else:
+        hand_sizes = tuple(len(hand) for hand in state.hands)
+        counter_counts = tuple(state.counters)
+        turn = state.turn
+        round_ = state.turn // players
+        die_round = state.phase != OVER and round_ == variant.rounds - 1
+    return LovatObservation(
+        game=GAME_ID,
+        seat=seat,
+        players=players,
+        phase=state.phase,
+        legal=state.legal_actions(seat),
+        dealer=state.dealer,
+        first_player=state.first,
+        misdeals=tuple(state.misdeals),
+        turn=turn,
+        turns=variant.turns,
+        round=round_,
+        rounds=variant.rounds,
+        die_round=die_round,
+        active=state.active,
+        colour=state.colour,
+        die=state.die,
+        hand=tuple(state.hands[seat]),
+        counters=state.counters[seat],
+        dealt=state.dealt[seat],
+        keep=keep,
+        hand_sizes=hand_sizes,
+        counter_counts=counter_counts,
+        point_cards=tuple(tuple(cards) for cards in state.points),
+        passes=tuple(state.passed),
+        declarations=tuple(state.declarations),
+        plays=tuple(state.plays),
+        void_discards=tuple(state.voids),
+        history=tuple(state.history),
+        level_sum=variant.level_sum,
+        min_size=variant.min_keep,
+        max_size=variant.max_keep,
+    )
