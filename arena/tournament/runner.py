@@ -1,0 +1,263 @@
+"""Run a tournament: play the schedule's missing matches, serially or on Ray, and store them in order.
+
+Work goes out in batches of matches described by plain data (the config as
+JSON, match ids and seeds: never live plugin objects); each worker process
+loads the plugins itself and keeps them, with its zygote for isolated agents,
+for every batch it plays.  Finished batches are committed in schedule order,
+not completion order, so fast matches bias nothing and an interrupted run
+leaves a prefix-consistent store that ``resume`` completes.  Ray retries the
+batch of a worker or node that dies; the store's primary key guarantees that
+no match is ever counted twice.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arena.plugins import DEFAULT_PLUGINS_DIR, Registry, load_registry
+from arena.referee import AgentHost, Limits, SeatPlan, play_match
+from arena.tournament.config import TournamentConfig
+from arena.tournament.schedule import Match
+from arena.tournament.store import Store, store_path
+
+MAX_BATCH = 32
+"""Most matches in one batch: small enough to keep every worker busy until the end."""
+
+RAY_TASK_RETRIES = 3
+"""How often Ray re-runs the batch of a worker or node that died."""
+
+
+class TournamentError(Exception):
+    """A tournament that cannot run (bad agent at run time, Ray unreachable...); one-line message."""
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """What the live display shows after each committed batch."""
+
+    done: int  # matches stored, this run and earlier
+    total: int  # matches in the schedule
+    played_now: int  # matches played by this run
+    faults: int  # faults recorded by this run
+    leader: str | None  # the entry with the best mean rank so far (this run's matches)
+
+
+@dataclass(frozen=True, slots=True)
+class RunSummary:
+    """What a finished run did."""
+
+    name: str  # tournament name
+    total: int  # matches in the schedule
+    played: int  # matches played by this run (the rest were already stored)
+    seconds: float  # wall time of this run
+    workers: int  # parallel workers used (1 = serial, no Ray)
+    backend: str  # "serial" or "ray"
+    store: Path  # the results database
+
+
+def run_tournament(
+    config: TournamentConfig,
+    *,
+    leaderboards: Path | str = "leaderboards",
+    plugins_dir: Path | str | None = DEFAULT_PLUGINS_DIR,
+    workers: int | None = None,
+    address: str | None = None,
+    resume: bool = False,
+    on_progress: Callable[[Progress], None] | None = None,
+) -> RunSummary:
+    """Play every match of ``config``'s schedule that the store lacks, and store it.
+
+    ``workers=1`` without an ``address`` plays serially in this process; otherwise
+    matches go to Ray: a local Ray on ``workers`` cores (default: all), or the
+    cluster at ``address`` (or ``RAY_ADDRESS``).
+    """
+    started = time.perf_counter()
+    schedule = config.schedule()
+    total = schedule.match_count
+    path = store_path(leaderboards, config.name)
+    plugins = None if plugins_dir is None else str(Path(plugins_dir).resolve())
+    address = address or os.environ.get("RAY_ADDRESS") or None
+    serial = address is None and workers == 1
+    with Store(path) as store:
+        store.bind(config.to_json(), schedule.design.to_json(), total, resume)
+        done = store.done_indices()
+        pending = [match for match in schedule.iter_matches() if match.index not in done]
+        tracker = _Tracker(len(done), total, on_progress)
+        tracker.report()
+        context = {"config": config.to_json(), "plugins_dir": plugins}
+        batches = list(_batches(pending, workers=1 if serial else (workers or os.cpu_count() or 1)))
+        with _backend(serial, workers, address) as cpus:
+            if serial:
+                finished: Iterator[list[dict[str, Any]]] = (_play_batch(context, batch) for batch in batches)
+            else:
+                finished = _ray_batches(context, batches, cpus)
+            for rows in finished:
+                store.add(rows)
+                tracker.add(rows)
+    return RunSummary(
+        name=config.name, total=total, played=len(pending), seconds=time.perf_counter() - started,
+        workers=cpus, backend="serial" if serial else "ray", store=path,
+    )
+
+
+def _batches(pending: Sequence[Match], workers: int) -> Iterator[list[dict[str, Any]]]:
+    """Consecutive slices of the pending matches, as plain data, sized to keep every worker busy."""
+    size = max(1, min(MAX_BATCH, len(pending) // (workers * 4) or 1))
+    for start in range(0, len(pending), size):
+        yield [match.to_json() for match in pending[start:start + size]]
+
+
+class _Tracker:
+    """Counts what this run stored and reports progress."""
+
+    def __init__(self, done: int, total: int, on_progress: Callable[[Progress], None] | None) -> None:
+        self.done = done
+        self.total = total
+        self.played = 0
+        self.faults = 0
+        self.rank_sum: dict[str, float] = {}
+        self.games: dict[str, int] = {}
+        self.on_progress = on_progress
+
+    def add(self, rows: Sequence[Mapping[str, Any]]) -> None:
+        for row in rows:
+            self.done += 1
+            self.played += 1
+            self.faults += len(row["faults"])
+            for agent, rank in zip(row["agents"], row["ranks"]):
+                self.rank_sum[agent] = self.rank_sum.get(agent, 0.0) + rank
+                self.games[agent] = self.games.get(agent, 0) + 1
+        self.report()
+
+    def report(self) -> None:
+        if self.on_progress is None:
+            return
+        leader = min(self.games, key=lambda agent: (self.rank_sum[agent] / self.games[agent], agent), default=None)
+        self.on_progress(Progress(self.done, self.total, self.played, self.faults, leader))
+
+
+# -- playing matches (in this process, or in a Ray worker) ----------------------------------------
+
+
+class _Worker:
+    """What one process keeps between batches: the plugins and the zygote for isolated agents."""
+
+    cached: dict[str | None, _Worker] = {}
+
+    def __init__(self, plugins_dir: str | None) -> None:
+        self.registry: Registry = load_registry(plugins_dir=plugins_dir).registry
+        self.host = AgentHost(plugins_dir=plugins_dir)
+
+    @classmethod
+    def for_plugins(cls, plugins_dir: str | None) -> _Worker:
+        if plugins_dir not in cls.cached:
+            cls.cached[plugins_dir] = cls(plugins_dir)
+        return cls.cached[plugins_dir]
+
+
+def _play_batch(context: Mapping[str, Any], batch: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Play a batch of matches described by plain data; return their store rows."""
+    worker = _Worker.for_plugins(context["plugins_dir"])
+    return [play_scheduled_match(context["config"], worker.registry, match, worker.host) for match in batch]
+
+
+def play_scheduled_match(
+    config: Mapping[str, Any], registry: Registry, match: Mapping[str, Any], host: AgentHost | None = None
+) -> dict[str, Any]:
+    """Play one scheduled match (config and match as JSON data) and return its store row."""
+    game = registry.game(config["game"])
+    entries = {entry["name"]: entry for entry in config["agents"]}
+    seats = []
+    for seat, name in enumerate(match["seats"]):
+        entry = entries[name]
+        try:
+            spec = registry.agent(entry["plugin"])
+        except KeyError as error:
+            raise TournamentError(f"entry {name!r}: {error.args[0]}") from None
+        isolation = entry.get("isolation") or config["isolation"]
+        seats.append(SeatPlan(name=name, spec=spec, options=entry.get("options", {}),
+                              seed=match["agent_seeds"][seat], isolation=isolation))
+    started = time.perf_counter()
+    result = play_match(
+        game, config["game_options"], match["deal_seed"], seats, substitute=registry.agent("random"),
+        match_id=match["id"], limits=Limits(**config["limits"]), isolation=config["isolation"], host=host,
+    )
+    record = result.record
+    return {
+        "idx": match["index"], "id": match["id"], "block_id": match["block_id"], "table_idx": match["table"],
+        "block": match["block"], "rotation": match["rotation"], "deal_seed": match["deal_seed"],
+        "agents": list(match["seats"]), "scores": record["result"]["scores"], "ranks": record["result"]["ranks"],
+        "faults": record["faults"], "think_seconds": result.think_seconds,
+        "wall_seconds": time.perf_counter() - started, "record": record,
+    }
+
+
+# -- Ray ------------------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _backend(serial: bool, workers: int | None, address: str | None) -> Iterator[int]:
+    """Yield the number of parallel workers; start Ray for the run (and stop it after) unless serial or running."""
+    if serial:
+        yield 1
+        return
+    import ray
+
+    started_here = not ray.is_initialized()
+    if started_here:
+        try:
+            if address is None:
+                ray.init(num_cpus=workers or os.cpu_count(), include_dashboard=False, log_to_driver=False,
+                         configure_logging=False)
+            else:
+                ray.init(address=address, log_to_driver=False, configure_logging=False)
+        except Exception as error:  # Ray raises several kinds for an unreachable cluster
+            where = address or "a local Ray"
+            raise TournamentError(f"cannot start or reach {where}: {' '.join(str(error).split())[:200]}") from None
+    try:
+        yield int(ray.cluster_resources().get("CPU", 1))
+    finally:
+        if started_here:
+            ray.shutdown()
+
+
+def _ray_batches(context: Mapping[str, Any], batches: Sequence[list[dict[str, Any]]], cpus: int
+                 ) -> Iterator[list[dict[str, Any]]]:
+    """Play batches on Ray and yield their rows in schedule order, whatever order they finish in."""
+    import ray
+
+    remote = ray.remote(num_cpus=1, max_retries=RAY_TASK_RETRIES, retry_exceptions=False)(_play_batch)
+    context_ref = ray.put(dict(context))
+    window = max(2, 2 * cpus)
+    in_flight: dict[Any, int] = {}
+    finished: dict[int, list[dict[str, Any]]] = {}
+    next_submit = 0
+    next_commit = 0
+    while next_commit < len(batches):
+        # Finished batches wait for their turn to commit: bound how far ahead work is handed out.
+        while next_submit < len(batches) and len(in_flight) < window and next_submit - next_commit < 4 * window:
+            in_flight[remote.remote(context_ref, batches[next_submit])] = next_submit
+            next_submit += 1
+        ready, _ = ray.wait(list(in_flight), num_returns=1)
+        for ref in ready:
+            position = in_flight.pop(ref)
+            try:
+                finished[position] = ray.get(ref)
+            except ray.exceptions.RayTaskError as error:
+                raise TournamentError(f"a match failed on a worker: {_cause(error)}") from None
+            except ray.exceptions.RayError as error:  # worker or node lost more often than Ray retries
+                raise TournamentError(f"batch {position} was lost {RAY_TASK_RETRIES + 1} times: {_cause(error)}") from None
+        while next_commit in finished:
+            yield finished.pop(next_commit)
+            next_commit += 1
+
+
+def _cause(error: Exception) -> str:
+    cause = getattr(error, "cause", None) or error
+    return " ".join(f"{type(cause).__name__}: {cause}".split())[:300]

@@ -1,0 +1,243 @@
+"""The tournament store: one embedded SQLite database per tournament.
+
+``leaderboards/<name>/results.sqlite`` holds the config the tournament was
+started with and one row per finished match: its place in the schedule, block,
+seats, agents, seed, per-seat scores and ranks, faults, timings and the
+compressed match record.  Rows are committed in schedule order, each batch in
+one transaction, so a run killed at any moment (``kill -9`` included) leaves a
+prefix-consistent store that ``--resume`` completes.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import zlib
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arena.ratings.data import MatchOutcome
+
+STORE_FILE = "results.sqlite"
+SCHEMA_VERSION = 1
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS matches (
+    idx INTEGER PRIMARY KEY,          -- position in schedule order
+    id TEXT NOT NULL UNIQUE,          -- stable match id, e.g. t0007-b02-r1
+    block_id TEXT NOT NULL,           -- duplicate block: the unit of statistics
+    table_idx INTEGER NOT NULL,
+    block INTEGER NOT NULL,
+    rotation INTEGER NOT NULL,
+    deal_seed INTEGER NOT NULL,
+    agents TEXT NOT NULL,             -- JSON list: entry name per seat
+    scores TEXT NOT NULL,             -- JSON list per seat
+    ranks TEXT NOT NULL,              -- JSON list per seat, 1 = best
+    faults TEXT NOT NULL,             -- JSON list of {seat, kind, move, message}
+    think_seconds TEXT NOT NULL,      -- JSON list per seat: time spent deciding
+    wall_seconds REAL NOT NULL,       -- time to play the whole match
+    record BLOB NOT NULL              -- zlib-compressed JSON match record
+);
+CREATE INDEX IF NOT EXISTS matches_block ON matches (block_id);
+"""
+
+RESULT_COLUMNS = ("idx", "id", "block_id", "table_idx", "block", "rotation", "deal_seed", "agents", "scores", "ranks",
+                  "faults")
+"""Columns that must be identical between an interrupted-and-resumed run and an uninterrupted one."""
+
+
+class StoreError(Exception):
+    """A store that cannot be used as asked (different config, not found...); one-line message."""
+
+
+@dataclass(frozen=True, slots=True)
+class MatchRow:
+    """One finished match as stored."""
+
+    idx: int  # position in schedule order
+    id: str  # stable match id
+    block_id: str  # duplicate block id
+    table_idx: int  # table index
+    block: int  # block number at the table
+    rotation: int  # seat rotation within the block
+    deal_seed: int  # the game's seed
+    agents: tuple[str, ...]  # entry name per seat
+    scores: tuple[float, ...]  # per seat
+    ranks: tuple[int, ...]  # per seat
+    faults: tuple[Mapping[str, Any], ...]  # recorded faults
+    think_seconds: tuple[float, ...]  # per seat
+    wall_seconds: float  # whole match
+
+    def outcome(self) -> MatchOutcome:
+        """The row as the rating methods read it."""
+        return MatchOutcome(
+            match_id=self.id,
+            block=self.block_id,
+            agents=self.agents,
+            scores=self.scores,
+            ranks=self.ranks,
+            faults=tuple((int(fault["seat"]), str(fault["kind"])) for fault in self.faults),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON data (the export format)."""
+        return {
+            "idx": self.idx, "id": self.id, "block_id": self.block_id, "table": self.table_idx, "block": self.block,
+            "rotation": self.rotation, "deal_seed": self.deal_seed, "agents": list(self.agents),
+            "scores": list(self.scores), "ranks": list(self.ranks), "faults": [dict(f) for f in self.faults],
+            "think_seconds": list(self.think_seconds), "wall_seconds": self.wall_seconds,
+        }
+
+
+def store_path(leaderboards: Path | str, name: str) -> Path:
+    """Where tournament ``name``'s database lives."""
+    return Path(leaderboards) / name / STORE_FILE
+
+
+class Store:
+    """An open tournament database."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite3.connect(self.path, isolation_level=None)
+        # WAL: a committed batch survives the process being killed; readers never block the writer.
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.executescript(SCHEMA)
+
+    @classmethod
+    def open_existing(cls, path: Path | str) -> Store:
+        """Open a store that must already exist."""
+        if not Path(path).is_file():
+            raise StoreError(f"{path}: no tournament results there (run 'arena run CONFIG' first)")
+        return cls(path)
+
+    def close(self) -> None:
+        """Close the database."""
+        self.db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- meta --------------------------------------------------------------------------------
+
+    def meta(self, key: str) -> Any | None:
+        """A JSON value stored under ``key``, or None."""
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else json.loads(row[0])
+
+    def set_meta(self, values: Mapping[str, Any]) -> None:
+        """Store JSON values under their keys, in one transaction."""
+        with self._transaction():
+            self.db.executemany(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                [(key, json.dumps(value, sort_keys=True)) for key, value in values.items()],
+            )
+
+    def bind(self, config: Mapping[str, Any], schedule: Mapping[str, Any], total: int, resume: bool) -> None:
+        """Tie the store to a tournament config, or check that it already is.
+
+        A fresh store records the config; an existing one must hold the same
+        config, and with results in it ``resume`` must be set.
+        """
+        stored = self.meta("config")
+        if stored is None:
+            self.set_meta({"schema": SCHEMA_VERSION, "config": config, "schedule": schedule, "total": total})
+            return
+        if stored != config:
+            raise StoreError(
+                f"{self.path} holds results of a different configuration of {config['name']!r}; "
+                "give the tournament a new name, or delete that folder to start over"
+            )
+        done = self.count()
+        if done and not resume:
+            raise StoreError(
+                f"{self.path} already holds {done} of {total} results; add --resume to play only what is missing"
+            )
+
+    # -- matches -----------------------------------------------------------------------------
+
+    def done_indices(self) -> set[int]:
+        """Schedule positions already stored."""
+        return {row[0] for row in self.db.execute("SELECT idx FROM matches")}
+
+    def count(self) -> int:
+        """Number of stored matches."""
+        return int(self.db.execute("SELECT COUNT(*) FROM matches").fetchone()[0])
+
+    def add(self, rows: Iterable[Mapping[str, Any]]) -> None:
+        """Insert finished matches in one transaction (a match stored twice is an error, never a double count)."""
+        with self._transaction():
+            self.db.executemany(
+                "INSERT INTO matches (idx, id, block_id, table_idx, block, rotation, deal_seed, agents, scores, ranks,"
+                " faults, think_seconds, wall_seconds, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        row["idx"], row["id"], row["block_id"], row["table_idx"], row["block"], row["rotation"],
+                        row["deal_seed"], json.dumps(row["agents"]), json.dumps(row["scores"]),
+                        json.dumps(row["ranks"]), json.dumps(row["faults"]), json.dumps(row["think_seconds"]),
+                        row["wall_seconds"], zlib.compress(json.dumps(row["record"]).encode()),
+                    )
+                    for row in rows
+                ],
+            )
+
+    def rows(self) -> Iterator[MatchRow]:
+        """Every stored match, in schedule order, streamed."""
+        cursor = self.db.execute(
+            "SELECT idx, id, block_id, table_idx, block, rotation, deal_seed, agents, scores, ranks, faults,"
+            " think_seconds, wall_seconds FROM matches ORDER BY idx"
+        )
+        for row in cursor:
+            yield MatchRow(
+                idx=row[0], id=row[1], block_id=row[2], table_idx=row[3], block=row[4], rotation=row[5],
+                deal_seed=row[6], agents=tuple(json.loads(row[7])), scores=tuple(json.loads(row[8])),
+                ranks=tuple(json.loads(row[9])), faults=tuple(json.loads(row[10])),
+                think_seconds=tuple(json.loads(row[11])), wall_seconds=row[12],
+            )
+
+    def outcomes(self) -> list[MatchOutcome]:
+        """Every stored match as rating input."""
+        return [row.outcome() for row in self.rows()]
+
+    def record(self, match_id: str) -> dict[str, Any]:
+        """The full match record of one match."""
+        row = self.db.execute("SELECT record FROM matches WHERE id = ?", (match_id,)).fetchone()
+        if row is None:
+            raise StoreError(f"{self.path}: no match {match_id!r}")
+        return json.loads(zlib.decompress(row[0]))
+
+    def result_table(self) -> list[tuple[Any, ...]]:
+        """The timing-free result columns of every match, for comparing runs."""
+        return self.db.execute(f"SELECT {', '.join(RESULT_COLUMNS)} FROM matches ORDER BY idx").fetchall()
+
+    def _transaction(self) -> _Transaction:
+        return _Transaction(self.db)
+
+
+class _Transaction:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (or ``ROLLBACK`` on error) on an autocommit connection."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def __enter__(self) -> None:
+        self.db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, kind: type[BaseException] | None, *rest: object) -> None:
+        self.db.execute("COMMIT" if kind is None else "ROLLBACK")
+
+
+def rows_for_export(rows: Sequence[MatchRow]) -> list[dict[str, Any]]:
+    """Rows as plain JSON objects, in schedule order."""
+    return [row.to_json() for row in rows]

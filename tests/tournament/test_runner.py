@@ -1,0 +1,133 @@
+"""Running tournaments: storage in schedule order, resume, and identical results serially and on Ray."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from arena.plugins import load_registry
+from arena.tournament.config import TournamentConfig, config_from_dict
+from arena.tournament.runner import Progress, run_tournament
+from arena.tournament.store import Store, StoreError, store_path
+
+REGISTRY = load_registry(plugins_dir=None, entry_points=False).registry
+KNOWN_GAMES = {name: game.info for name, game in REGISTRY.games.items()}
+KNOWN_AGENTS = {name: set(spec.games) for name, spec in REGISTRY.agents.items()}
+
+
+def small_config(name: str = "small", blocks: int = 2, seed: int = 5) -> TournamentConfig:
+    """Five entries at 4-player Lovat: 5 tables x blocks x 4 rotations."""
+    return config_from_dict(
+        {
+            "name": name, "game": "lovat", "seed": seed, "blocks": blocks,
+            "game_options": {"players": 4},
+            "agents": [{"name": "greedy"}, {"name": "greedy-2", "plugin": "greedy"}, {"name": "random"},
+                       {"name": "random-2", "plugin": "random"}, {"name": "random-3", "plugin": "random"}],
+        },
+        KNOWN_GAMES, KNOWN_AGENTS,
+    )
+
+
+def results(leaderboards: Path, name: str = "small") -> list[tuple]:
+    with Store.open_existing(store_path(leaderboards, name)) as store:
+        return store.result_table()
+
+
+class Interrupt(Exception):
+    pass
+
+
+def stop_after(count: int):
+    def on_progress(progress: Progress) -> None:
+        if progress.played_now >= count:
+            raise Interrupt
+
+    return on_progress
+
+
+def test_serial_run_stores_every_match_in_schedule_order(tmp_path: Path) -> None:
+    config = small_config()
+    summary = run_tournament(config, leaderboards=tmp_path, plugins_dir=None, workers=1)
+    schedule = config.schedule()
+    assert summary.played == summary.total == schedule.match_count == 5 * 2 * 4
+    rows = results(tmp_path)
+    assert [row[0] for row in rows] == list(range(schedule.match_count))
+    assert [row[1] for row in rows] == [match.id for match in schedule.iter_matches()]
+    with Store.open_existing(store_path(tmp_path, "small")) as store:
+        first = next(store.rows())
+        record = store.record(first.id)
+    assert record["match"] == first.id and record["seed"] == first.deal_seed
+    assert [seat["agent"] for seat in record["seats"]] == list(first.agents)
+    assert record["result"]["scores"] == list(first.scores)
+
+
+def test_a_rerun_without_resume_is_refused(tmp_path: Path) -> None:
+    run_tournament(small_config(), leaderboards=tmp_path, plugins_dir=None, workers=1)
+    with pytest.raises(StoreError, match=r"already holds 40 of 40 results; add --resume"):
+        run_tournament(small_config(), leaderboards=tmp_path, plugins_dir=None, workers=1)
+
+
+def test_a_changed_config_under_the_same_name_is_refused(tmp_path: Path) -> None:
+    run_tournament(small_config(), leaderboards=tmp_path, plugins_dir=None, workers=1)
+    with pytest.raises(StoreError, match="holds results of a different configuration of 'small'"):
+        run_tournament(small_config(seed=6), leaderboards=tmp_path, plugins_dir=None, workers=1, resume=True)
+
+
+def test_resume_after_an_interruption_equals_an_uninterrupted_run(tmp_path: Path) -> None:
+    config = small_config()
+    whole = tmp_path / "whole"
+    run_tournament(config, leaderboards=whole, plugins_dir=None, workers=1)
+    parts = tmp_path / "parts"
+    with pytest.raises(Interrupt):
+        run_tournament(config, leaderboards=parts, plugins_dir=None, workers=1, on_progress=stop_after(9))
+    interrupted = results(parts)
+    assert 9 <= len(interrupted) < 40
+    summary = run_tournament(config, leaderboards=parts, plugins_dir=None, workers=1, resume=True)
+    assert summary.played == 40 - len(interrupted)
+    assert results(parts) == results(whole)
+
+
+def test_ray_run_equals_serial_run(tmp_path: Path) -> None:
+    config = small_config()
+    run_tournament(config, leaderboards=tmp_path / "serial", plugins_dir=None, workers=1)
+    summary = run_tournament(config, leaderboards=tmp_path / "ray", plugins_dir=None, workers=2)
+    assert summary.backend == "ray" and summary.workers == 2
+    assert results(tmp_path / "ray") == results(tmp_path / "serial")
+
+
+def test_same_seed_same_results_different_seed_different_deals(tmp_path: Path) -> None:
+    run_tournament(small_config(), leaderboards=tmp_path / "a", plugins_dir=None, workers=1)
+    run_tournament(small_config(), leaderboards=tmp_path / "b", plugins_dir=None, workers=1)
+    other = dataclasses.replace(small_config(seed=6))
+    run_tournament(other, leaderboards=tmp_path / "c", plugins_dir=None, workers=1)
+    assert results(tmp_path / "a") == results(tmp_path / "b")
+    assert [row[6] for row in results(tmp_path / "a")] != [row[6] for row in results(tmp_path / "c")]
+
+
+def test_a_node_killed_mid_run_loses_nothing_and_counts_nothing_twice(tmp_path: Path) -> None:
+    """A three-node Ray cluster on this machine; one worker node is removed while it holds work."""
+    from ray.cluster_utils import Cluster
+
+    config = small_config(blocks=4)
+    run_tournament(config, leaderboards=tmp_path / "serial", plugins_dir=None, workers=1)
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0})  # work goes to the worker nodes
+    doomed = cluster.add_node(num_cpus=1)
+    cluster.add_node(num_cpus=1)
+    cluster.wait_for_nodes()
+    killed = []
+
+    def kill_a_node(progress: Progress) -> None:
+        if progress.played_now and not killed:
+            cluster.remove_node(doomed, allow_graceful=False)
+            killed.append(progress.played_now)
+
+    try:
+        summary = run_tournament(config, leaderboards=tmp_path / "cluster", plugins_dir=None,
+                                 address=cluster.address, on_progress=kill_a_node)
+    finally:
+        cluster.shutdown()
+    assert killed and killed[0] < summary.total
+    assert summary.played == summary.total == 80
+    assert results(tmp_path / "cluster") == results(tmp_path / "serial")
