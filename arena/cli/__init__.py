@@ -11,9 +11,9 @@ import sys
 from collections.abc import Sequence
 
 from arena import __version__
-from arena.cli import cards, common, listing, play, replay
+from arena.cli import cards, check_agent, common, listing, play, replay
 
-SUBCOMMANDS = (play, replay, cards, listing)
+SUBCOMMANDS = (play, replay, cards, listing, check_agent)
 """Modules that each define ``add_parsers(subparsers)``."""
 
 

@@ -3,21 +3,42 @@
 Agents only ever receive observations, public events and the final result.
 In a simultaneous phase (Lovat's keep) every deciding seat's observation is
 taken before any of their actions is applied, so no seat can see another's
-choice.  A seat that faults (raises, or returns an illegal or malformed
-action) is recorded and played from then on by the substitute policy, a
-uniformly random legal action; an illegal action is never "fixed".
+choice.
+
+Each seat runs ``trusted`` (in the referee's process: fastest, for first-party
+agents) or ``isolated`` (in its own process forked from the zygote, reached
+only through JSON; see ``arena.referee.host``).  Every match gets fresh agents,
+and isolated agents fresh processes, so nothing survives from one match of a
+duplicate block to the next.
+
+A seat that faults (raises, returns an illegal or malformed action, runs out
+of time or memory, or whose process dies) is recorded and played from then on
+by the substitute policy, a uniformly random legal action; an illegal action
+is never "fixed".
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from arena.agent import Agent, AgentSpec
-from arena.games.base import Action, ChanceOutcome, Game, GameState
+from arena.games.base import Action, ChanceOutcome, Game, GameState, IllegalAction
 from arena.records import make_record
+from arena.referee.faults import ILLEGAL, Fault
+from arena.referee.host import AgentHost, default_host
+from arena.referee.limits import Limits
+from arena.referee.seats import (
+    AUTO,
+    ISOLATED,
+    ISOLATION_MODES,
+    IsolatedSeat,
+    TrustedSeat,
+    close_all,
+    plugin_folder,
+    resolve_mode,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,8 +47,14 @@ class SeatPlan:
 
     name: str  # the entry name shown in results (e.g. "greedy" or "greedy-2")
     spec: AgentSpec  # the registered agent
-    options: Mapping[str, Any] = field(default_factory=dict)  # per-agent options from the config
+    options: Mapping[str, Any] = field(default_factory=dict)  # per-agent options from the config (JSON)
     seed: int = 0  # the agent's own seed for this match
+    isolation: str = AUTO  # "auto" (the match's mode), "trusted" or "isolated": per-agent override
+
+    def __post_init__(self) -> None:
+        if self.isolation not in ISOLATION_MODES:
+            raise ValueError(f"seat {self.name!r}: isolation must be one of {', '.join(ISOLATION_MODES)}, "
+                             f"not {self.isolation!r}")
 
 
 @dataclass(slots=True)
@@ -37,15 +64,10 @@ class MatchResult:
     record: dict[str, Any]  # the JSON match record (docs/records.md)
     state: GameState  # the final state
     think_seconds: list[float]  # per seat: total time spent in act()
-    decisions: list[int]  # per seat: number of decisions asked
-
-
-class _Fault(Exception):
-    """An agent misbehaved; ``kind`` is one of the recorded fault kinds."""
-
-    def __init__(self, kind: str, message: str) -> None:
-        super().__init__(message)
-        self.kind = kind
+    decisions: list[int]  # per seat: number of decisions asked of the agent itself
+    move_seconds: list[list[float]] = field(default_factory=list)  # per seat: seconds of each decision it made
+    peak_memory_mb: list[float | None] = field(default_factory=list)  # per seat: peak resident MB (isolated only)
+    isolation: list[str] = field(default_factory=list)  # per seat: "trusted" or "isolated"
 
 
 def play_match(
@@ -58,6 +80,10 @@ def play_match(
     match_id: str | None = None,
     on_event: Callable[[Mapping[str, Any]], None] | None = None,
     prefix: Sequence[tuple[int, Action]] = (),
+    *,
+    limits: Limits | None = None,
+    isolation: str = AUTO,
+    host: AgentHost | None = None,
 ) -> MatchResult:
     """Play one match to the end and return its record.
 
@@ -65,20 +91,79 @@ def play_match(
     players as there are ``seats``.  ``on_event`` receives each public event as
     it happens (for live logs).  ``prefix`` holds already-checked actions (from
     a record) applied before any agent is asked.
+
+    ``limits`` apply to every seat (default ``Limits()``).  ``isolation`` is the
+    match's mode, ``"auto"`` (trusted agents and arena's own code in-process,
+    every other agent isolated), ``"trusted"`` or ``"isolated"``; a seat's
+    ``SeatPlan.isolation`` overrides it.  Isolated agents are forked by
+    ``host`` (default: the process-wide ``default_host()``).  ``substitute``
+    (normally the registry's ``random``) plays a seat from its first fault on.
+
+    Raises ``RefereeError`` when an agent cannot be seated as asked (e.g. an
+    agent no plugin registers, seated isolated); agents' misbehaviour is never
+    raised, it is recorded.
     """
     players = options["players"]
     if len(seats) != players:
         raise ValueError(f"{len(seats)} seats given for a {players}-player game")
-    state = game.new_state(seed, options, script=script)
-    agents: list[Agent] = [
-        plan.spec.factory(seat=seat, game=game.info, players=players, seed=plan.seed, options=plan.options)
-        for seat, plan in enumerate(seats)
+    limits = limits if limits is not None else Limits()
+    modes = [
+        resolve_mode(plan.isolation if plan.isolation != AUTO else isolation, plan.spec.trusted, plan.spec.factory)
+        for plan in seats
     ]
+    if ISOLATED in modes and host is None:
+        host = default_host()
+    runners: list[TrustedSeat | IsolatedSeat] = [
+        IsolatedSeat(plan, game, seat, players, limits, host, plugin_folder(plan.spec.factory))  # type: ignore[arg-type]
+        if mode == ISOLATED
+        else TrustedSeat(plan, game, seat, players, limits)
+        for seat, (plan, mode) in enumerate(zip(seats, modes, strict=True))
+    ]
+    try:
+        return _play(game, options, seed, seats, substitute, script, match_id, on_event, prefix, runners)
+    finally:
+        close_all(runners)
+
+
+def _play(
+    game: Game,
+    options: Mapping[str, Any],
+    seed: int,
+    seats: Sequence[SeatPlan],
+    substitute: AgentSpec,
+    script: Sequence[ChanceOutcome],
+    match_id: str | None,
+    on_event: Callable[[Mapping[str, Any]], None] | None,
+    prefix: Sequence[tuple[int, Action]],
+    runners: list[TrustedSeat | IsolatedSeat],
+) -> MatchResult:
+    players = len(seats)
     substitutes: dict[int, Agent] = {}
+    late: dict[int, Fault] = {}  # start-up faults, recorded at the seat's first decision
     actions: list[tuple[int, Action]] = []
     faults: list[dict[str, Any]] = []
     think = [0.0] * players
     asked = [0] * players
+    times: list[list[float]] = [[] for _ in range(players)]
+
+    def replace(seat: int) -> None:
+        substitutes[seat] = substitute.factory(seat=seat, game=game.info, players=players, seed=seats[seat].seed,
+                                               options={})
+
+    def record_fault(seat: int, fault: Fault, move: int) -> None:
+        faults.append({"seat": seat, "kind": fault.kind, "move": move, "message": str(fault)})
+
+    # Isolated agents are forked first so that they all build at once, then each start-up is awaited.
+    for runner in runners:
+        runner.launch()
+    for seat, runner in enumerate(runners):
+        try:
+            runner.start()
+        except Fault as fault:
+            late[seat] = fault
+            replace(seat)
+
+    state = game.new_state(seed, options, script=script)
     seen_events = 0
     for seat, action in prefix:
         state.apply(seat, action)
@@ -90,9 +175,9 @@ def play_match(
         for event in events[seen_events:]:
             if on_event is not None:
                 on_event(event)
-            for seat, agent in enumerate(agents):
+            for seat, runner in enumerate(runners):
                 if seat not in substitutes:
-                    _quietly(agent.on_event, event)
+                    runner.event(event)
         seen_events = len(events)
 
     publish()
@@ -103,61 +188,57 @@ def play_match(
         decisions: list[tuple[int, Action]] = []
         for seat in deciding:
             observation = observations[seat]
+            move = len(actions) + len(decisions)
             if seat not in substitutes:
-                started = time.perf_counter()
+                asked[seat] += 1
                 try:
-                    action = _ask(agents[seat], observation, game)
-                except _Fault as fault:
-                    faults.append({"seat": seat, "kind": fault.kind, "move": len(actions) + len(decisions),
-                                   "message": str(fault)})
-                    substitutes[seat] = substitute.factory(
-                        seat=seat, game=game.info, players=players, seed=seats[seat].seed, options={}
-                    )
-                finally:
-                    think[seat] += time.perf_counter() - started
-                    asked[seat] += 1
+                    action, elapsed = runners[seat].act(observation)
+                except Fault as fault:
+                    think[seat] += fault.elapsed
+                    record_fault(seat, fault, move)
+                    replace(seat)
+                else:
+                    think[seat] += elapsed
+                    times[seat].append(elapsed)
             if seat in substitutes:
+                if seat in late:
+                    record_fault(seat, late.pop(seat), move)
                 action = substitutes[seat].act(observation)
             decisions.append((seat, action))
         for seat, action in decisions:
-            state.apply(seat, action)
+            try:
+                state.apply(seat, action)
+            except IllegalAction as error:
+                if seat in substitutes:
+                    raise  # the substitute chose from the legal actions: an engine bug, not a fault
+                # The observation-based check passed but the engine refused: still the agent's illegal action.
+                record_fault(seat, Fault(ILLEGAL, f"illegal action {action!r:.80}: {error}"), len(actions))
+                replace(seat)
+                action = substitutes[seat].act(observations[seat])
+                state.apply(seat, action)
             actions.append((seat, action))
         publish()
 
-    seat_entries = [
-        {"seat": seat, "agent": plan.name, "plugin": plan.spec.name, "version": plan.spec.version}
-        for seat, plan in enumerate(seats)
-    ]
+    for seat, fault in late.items():
+        record_fault(seat, fault, len(actions))
+    faulted = {fault["seat"] for fault in faults}
+    seat_entries = []
+    for seat, plan in enumerate(seats):
+        entry: dict[str, Any] = {"seat": seat, "agent": plan.name, "plugin": plan.spec.name,
+                                 "version": plan.spec.version}
+        if seat in faulted:
+            entry["faulted"] = True
+        seat_entries.append(entry)
     record = make_record(game, options, seed, seat_entries, state, actions, faults, match_id=match_id)
-    for seat, agent in enumerate(agents):
+    for seat, runner in enumerate(runners):
         if seat not in substitutes:
-            _quietly(agent.on_result, record["result"])
-    return MatchResult(record=record, state=state, think_seconds=think, decisions=asked)
+            runner.finish(record["result"])
+    for seat, runner in enumerate(runners):
+        if seat not in substitutes:
+            runner.collect()
+    close_all(runners)
+    return MatchResult(
+        record=record, state=state, think_seconds=think, decisions=asked, move_seconds=times,
+        peak_memory_mb=[runner.peak_memory_mb for runner in runners], isolation=[runner.mode for runner in runners],
+    )
 
-
-def _ask(agent: Agent, observation: Any, game: Game) -> Action:
-    """Ask one agent for an action and check it; raise ``_Fault`` on any misbehaviour."""
-    try:
-        action = agent.act(observation)
-    except Exception as error:
-        raise _Fault("exception", f"{type(error).__name__}: {error}") from None
-    if isinstance(action, list):
-        action = tuple(action)
-    if not _is_action_shaped(action):
-        raise _Fault("illegal", f"returned {type(action).__name__} {action!r:.80}, not an action")
-    problem = game.action_error(observation, action)
-    if problem is not None:
-        raise _Fault("illegal", f"illegal action {action!r:.80}: {problem}")
-    return action
-
-
-def _is_action_shaped(action: Any) -> bool:
-    return isinstance(action, str) or (isinstance(action, tuple) and all(isinstance(item, str) for item in action))
-
-
-def _quietly(callback: Callable[[Any], None], argument: Any) -> None:
-    """Notify an agent; a failing notification must not stop the match."""
-    try:
-        callback(argument)
-    except Exception:
-        pass

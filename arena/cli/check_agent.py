@@ -1,0 +1,73 @@
+"""``arena check-agent``: the conformance kit on the command line (``arena.conformance``)."""
+
+from __future__ import annotations
+
+import argparse
+
+from arena.cli.common import CliError, add_plugins_dir, agent_for_game, example_epilog, game_named, print_json, registry
+from arena.conformance import DEFAULT_MATCHES, check_agent
+from arena.referee import Limits, RefereeError
+
+
+def add_parsers(subparsers: argparse._SubParsersAction) -> None:
+    """Register ``arena check-agent``."""
+    parser = subparsers.add_parser(
+        "check-agent",
+        help="check that an agent plays legally, in time and reproducibly",
+        description=(
+            "Play an agent at every supported player count against random opponents, under the\n"
+            "tournament referee, and report illegal or malformed actions, exceptions, timeouts,\n"
+            "crashes, memory exhaustion, time per move (median and max), peak memory, and whether\n"
+            "the same seed twice gives the same actions. Each problem says what to fix and how to\n"
+            "reproduce it.\n\n"
+            "Exit status: 0 if the agent passes, 1 if it fails."
+        ),
+        epilog=example_epilog(
+            "arena check-agent greedy --game lovat",
+            "arena check-agent my-agent --game lorum --matches 5 --seed 7",
+            "arena check-agent my-agent --game lovat --plugins-dir my_plugins --json",
+            "arena check-agent my-agent --game lovat --move-seconds 0.2   # a tighter limit",
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("agent", metavar="NAME", help="the agent's registered name (see 'arena agents')")
+    parser.add_argument("--game", required=True, help="game name: lovat or lorum (see 'arena games')")
+    parser.add_argument("--matches", type=int, default=DEFAULT_MATCHES,
+                        help=f"matches per player count (default {DEFAULT_MATCHES})")
+    parser.add_argument("--seed", type=int, default=0, help="seed the matches derive from (default 0)")
+    parser.add_argument("--isolation", choices=("isolated", "trusted"), default="isolated",
+                        help="run the agent in its own process (default; measures memory) or in-process")
+    defaults = Limits()
+    parser.add_argument("--move-seconds", type=float, default=defaults.move_seconds, metavar="S",
+                        help=f"per-move time limit (default {defaults.move_seconds:g})")
+    parser.add_argument("--bank-seconds", type=float, default=defaults.bank_seconds, metavar="S",
+                        help=f"per-match time bank (default {defaults.bank_seconds:g})")
+    parser.add_argument("--memory-mb", type=int, default=defaults.memory_mb, metavar="MB",
+                        help=f"memory an isolated agent may allocate (default {defaults.memory_mb})")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_plugins_dir(parser)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the checks; exit 0 on pass, 1 on fail."""
+    if args.matches < 1:
+        raise CliError(f"--matches {args.matches}: play at least 1 match per player count")
+    try:
+        limits = Limits(move_seconds=args.move_seconds, bank_seconds=args.bank_seconds,
+                        startup_seconds=Limits().startup_seconds, memory_mb=args.memory_mb)
+    except ValueError as error:
+        raise CliError(str(error)) from None
+    loaded = registry(args)
+    game = game_named(loaded, args.game)
+    spec = agent_for_game(loaded, args.agent, game)
+    try:
+        report = check_agent(spec, game, matches=args.matches, seed=args.seed, limits=limits,
+                             isolation=args.isolation, registry=loaded, plugins_dir=args.plugins_dir)
+    except (ValueError, RefereeError) as error:
+        raise CliError(str(error)) from None
+    if args.json:
+        print_json(report.to_json())
+    else:
+        print(report.summary())
+    return 0 if report.passed else 1

@@ -1,0 +1,356 @@
+"""The agent conformance kit: does an agent play by the rules, in time, in memory, reproducibly?
+
+``arena check-agent NAME --game G`` runs these checks from the command line;
+plugin authors call the same functions from their own test suites::
+
+    from arena.conformance import assert_agent_conforms, check_agent
+
+    def test_my_agent_conforms():
+        assert_agent_conforms("my-agent", "lovat")          # fails with what to fix
+
+    def test_my_agent_is_fast():
+        report = check_agent("my-agent", "lorum", matches=4)
+        assert report.move_seconds_max < 0.1
+
+The agent plays every supported player count against the first-party
+``random`` agent, in a different seat each match, under the tournament
+referee (isolated by default, with the default ``Limits``).  The report lists
+illegal or malformed actions, exceptions, timeouts, crashes and memory
+exhaustion (each with the match's seed and a command that reproduces it),
+time per move (median and maximum), peak memory (isolated only), and whether
+the same seed twice gives the same actions (the second time in a fresh
+isolated host, so set-iteration and hash-order bugs show up too).
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.agent import AgentSpec
+from arena.games.base import Game
+from arena.plugins import DEFAULT_PLUGINS_DIR, Registry, load_registry
+from arena.records import action_from_json
+from arena.referee import AgentHost, Limits, MatchResult, SeatPlan, play_match
+from arena.referee.faults import CRASH, EXCEPTION, ILLEGAL, MEMORY, TIMEOUT
+from arena.referee.seats import plugin_folder
+from arena.seeding import derive_seed
+
+OPPONENT = "random"
+"""The agent every other seat is given."""
+
+DEFAULT_MATCHES = 2
+"""Matches per player count."""
+
+FIXES = {
+    EXCEPTION: "act() raised an exception: fix the error at the file and line named (an agent must never raise)",
+    ILLEGAL: "return exactly one of observation.legal (a string), or, where observation.legal is empty because a "
+             "rule describes the choice (a Lovat keep), a tuple of card ids that the rule allows "
+             "(Game.action_error(observation, action) must return None); never a list of options, None or "
+             "another type",
+    TIMEOUT: "decide faster: each decision gets {move} s, with a {bank} s bank for the whole match, and building "
+             "the agent gets {startup} s; load models when the plugin module is imported, not per move",
+    CRASH: "the agent's process died: do not call os._exit(), sys.exit() or os.kill(), and avoid crashing native "
+           "code",
+    MEMORY: "use less memory: an isolated agent may allocate {memory} MB beyond the preloaded arena",
+}
+"""What to do about each fault kind."""
+
+NONDETERMINISM_FIX = (
+    "make the agent deterministic for a given seed: draw all randomness from random.Random(self.seed) created in "
+    "__init__ (not the global random module, os.urandom or time), and do not let the order of a set or the id() "
+    "of an object decide anything"
+)
+
+
+@dataclass(slots=True)
+class MatchCheck:
+    """One match of the check."""
+
+    players: int  # seats at the table
+    seed: int  # the match seed (the game's deal and every agent seed derive from it)
+    seat: int  # the checked agent's seat
+    decisions: int  # decisions the agent made itself
+    faults: list[dict[str, Any]]  # the agent's faults (at most one: after it a substitute plays)
+    command: str  # an `arena play` command that replays the same match
+
+    def to_json(self) -> dict[str, Any]:
+        return {"players": self.players, "seed": self.seed, "seat": self.seat, "decisions": self.decisions,
+                "faults": self.faults, "command": self.command}
+
+
+@dataclass(slots=True)
+class CheckReport:
+    """What ``check_agent`` found.  ``passed`` is true when ``problems`` is empty."""
+
+    agent: str  # the agent's registered name
+    version: str  # the agent's version
+    game: str  # the game's short name
+    isolation: str  # "isolated" or "trusted"
+    limits: Limits  # the limits the agent played under
+    matches: list[MatchCheck] = field(default_factory=list)  # every match played, in order
+    move_seconds: list[float] = field(default_factory=list)  # seconds of every decision the agent made
+    peak_memory_mb: float | None = None  # largest peak resident memory of its process (isolated only)
+    deterministic: bool | None = None  # same seed twice gave the same actions; None if not checked
+    problems: list[str] = field(default_factory=list)  # one line each: what went wrong and what to fix
+
+    @property
+    def passed(self) -> bool:
+        """Whether the agent conforms."""
+        return not self.problems
+
+    @property
+    def decisions(self) -> int:
+        """Decisions the agent made itself, over every match."""
+        return len(self.move_seconds)
+
+    @property
+    def faults(self) -> list[dict[str, Any]]:
+        """Every fault, each with the match's players, seed and command added."""
+        return [dict(fault, players=match.players, seed=match.seed, command=match.command)
+                for match in self.matches for fault in match.faults]
+
+    @property
+    def move_seconds_median(self) -> float | None:
+        """Median seconds per decision."""
+        return statistics.median(self.move_seconds) if self.move_seconds else None
+
+    @property
+    def move_seconds_max(self) -> float | None:
+        """Longest decision, in seconds."""
+        return max(self.move_seconds) if self.move_seconds else None
+
+    def counts(self) -> dict[str, int]:
+        """Faults per kind (every kind present, zeros included)."""
+        counts = {kind: 0 for kind in FIXES}
+        for fault in self.faults:
+            counts[fault["kind"]] = counts.get(fault["kind"], 0) + 1
+        return counts
+
+    def to_json(self) -> dict[str, Any]:
+        """The report as plain JSON data (``arena check-agent --json``)."""
+        return {
+            "agent": self.agent, "version": self.version, "game": self.game, "passed": self.passed,
+            "isolation": self.isolation, "limits": self.limits.to_json(), "decisions": self.decisions,
+            "faults": self.counts(), "move_seconds": {"median": self.move_seconds_median, "max": self.move_seconds_max},
+            "peak_memory_mb": self.peak_memory_mb, "deterministic": self.deterministic,
+            "problems": list(self.problems), "matches": [match.to_json() for match in self.matches],
+        }
+
+    def summary(self) -> str:
+        """A readable report: what was played, the measurements, then PASS or FAIL with every problem."""
+        lines = [f"{self.agent} {self.version} on {self.game} ({self.isolation}, {self.limits.describe()}"
+                 + (f", {self.limits.memory_mb} MB" if self.isolation == "isolated" and self.limits.memory_mb else "")
+                 + ")"]
+        for players in sorted({match.players for match in self.matches}):
+            played = [match for match in self.matches if match.players == players]
+            faults = sum(len(match.faults) for match in played)
+            lines.append(f"  {players} players: {len(played)} matches, "
+                         f"{sum(match.decisions for match in played)} decisions, {faults} faults")
+        counts = ", ".join(f"{kind} {count}" for kind, count in self.counts().items())
+        lines.append(f"  faults: {counts}")
+        if self.move_seconds:
+            lines.append(f"  time per move: median {_ms(self.move_seconds_median)}, max {_ms(self.move_seconds_max)}")
+        if self.peak_memory_mb is not None:
+            lines.append(f"  peak memory: {self.peak_memory_mb:.0f} MB (resident, including the preloaded arena)")
+        determinism = {True: "yes", False: "NO", None: "not checked"}[self.deterministic]
+        lines.append(f"  deterministic for a fixed seed: {determinism}")
+        if self.passed:
+            lines.append("PASS")
+        else:
+            lines.append(f"FAIL: {len(self.problems)} problem{'s' if len(self.problems) != 1 else ''}")
+            lines.extend(f"  - {problem}" for problem in self.problems)
+        return "\n".join(lines)
+
+    def failure_message(self) -> str:
+        """The assertion message of ``assert_agent_conforms``: every problem, each with what to fix."""
+        return f"agent {self.agent!r} does not conform on {self.game}:\n" + "\n".join(
+            f"  - {problem}" for problem in self.problems
+        )
+
+
+def check_agent(
+    agent: str | AgentSpec,
+    game: str | Game,
+    *,
+    matches: int = DEFAULT_MATCHES,
+    seed: int = 0,
+    player_counts: Sequence[int] | None = None,
+    limits: Limits | None = None,
+    isolation: str = "isolated",
+    registry: Registry | None = None,
+    plugins_dir: Path | str | None = DEFAULT_PLUGINS_DIR,
+    entry_points: bool = True,
+    determinism: bool = True,
+) -> CheckReport:
+    """Play ``agent`` at every supported player count against random opponents and report what went wrong.
+
+    ``agent`` and ``game`` are names (or a registered ``AgentSpec`` and a
+    ``Game``).  ``registry`` defaults to the plugins loaded from ``plugins_dir``
+    and entry points.  ``isolation`` is ``"isolated"`` (as tournaments run
+    third-party agents; measures memory) or ``"trusted"``.  Raises
+    ``ValueError`` (one line) for an unknown agent or game, or an agent that
+    does not play the game.
+    """
+    if isinstance(matches, bool) or not isinstance(matches, int) or matches < 1:
+        raise ValueError(f"matches must be a whole number >= 1, not {matches!r}")
+    if isolation not in ("isolated", "trusted"):
+        raise ValueError(f"isolation must be 'isolated' or 'trusted', not {isolation!r}")
+    if registry is None:
+        registry = load_registry(plugins_dir=plugins_dir, entry_points=entry_points).registry
+    spec, game = _resolve(registry, agent, game)
+    counts = tuple(player_counts) if player_counts is not None else game.info.player_counts
+    for players in counts:
+        if players not in game.info.player_counts:
+            raise ValueError(f"{game.info.title} is not played by {players} players "
+                             f"(allowed: {', '.join(map(str, game.info.player_counts))})")
+    limits = limits or Limits()
+    report = CheckReport(agent=spec.name, version=spec.version, game=game.info.name, isolation=isolation,
+                         limits=limits)
+    opponent = registry.agent(OPPONENT)
+    hosts: list[AgentHost] = []
+
+    def host() -> AgentHost | None:
+        if isolation != "isolated":
+            return None
+        if not hosts:
+            hosts.append(AgentHost(plugins_dir=plugins_dir, entry_points=entry_points))
+        return hosts[0]
+
+    try:
+        firsts: list[tuple[MatchCheck, MatchResult, list[SeatPlan], dict[str, Any]]] = []
+        for players in counts:
+            options = game.info.resolve_options(players, {})
+            for index in range(matches):
+                match_seed = derive_seed(seed, "check-agent", game.info.name, players, index)
+                seat = index % players
+                seats = _seats(spec, opponent, players, seat, match_seed, isolation)
+                result = play_match(game, options, match_seed, seats, substitute=opponent, limits=limits,
+                                    isolation="trusted", host=host())
+                check = _match_check(spec, game, players, match_seed, seat, result)
+                report.matches.append(check)
+                report.move_seconds.extend(result.move_seconds[seat])
+                memory = result.peak_memory_mb[seat]
+                if memory is not None:
+                    report.peak_memory_mb = max(report.peak_memory_mb or 0.0, memory)
+                for fault in check.faults:
+                    report.problems.append(_fault_problem(game, check, fault, limits))
+                if index == 0:
+                    firsts.append((check, result, seats, options))
+        if determinism:
+            _check_determinism(report, game, opponent, firsts, limits, isolation, plugins_dir, entry_points)
+    finally:
+        for made in hosts:
+            made.close()
+    return report
+
+
+def assert_agent_conforms(agent: str | AgentSpec, game: str | Game, **options: Any) -> CheckReport:
+    """``check_agent`` and raise ``AssertionError`` listing every problem and what to fix; the report otherwise."""
+    report = check_agent(agent, game, **options)
+    if not report.passed:
+        raise AssertionError(report.failure_message())
+    return report
+
+
+# -- internals -----------------------------------------------------------------------------------
+
+
+def _resolve(registry: Registry, agent: str | AgentSpec, game: str | Game) -> tuple[AgentSpec, Game]:
+    if isinstance(game, str):
+        try:
+            game = registry.game(game)
+        except KeyError as error:
+            raise ValueError(error.args[0]) from None
+    if isinstance(agent, str):
+        try:
+            agent = registry.agent(agent)
+        except KeyError as error:
+            raise ValueError(error.args[0]) from None
+    if not agent.plays(game.info.name):
+        raise ValueError(f"agent {agent.name!r} does not play {game.info.name} (it plays {', '.join(agent.games)})")
+    return agent, game
+
+
+def _seats(spec: AgentSpec, opponent: AgentSpec, players: int, seat: int, match_seed: int,
+           isolation: str) -> list[SeatPlan]:
+    """The checked agent at ``seat``, random elsewhere, seeded as ``arena play`` seeds them."""
+    return [
+        SeatPlan(name=spec.name, spec=spec, seed=derive_seed(match_seed, "agent", index), isolation=isolation)
+        if index == seat
+        else SeatPlan(name=opponent.name, spec=opponent, seed=derive_seed(match_seed, "agent", index))
+        for index in range(players)
+    ]
+
+
+def _match_check(spec: AgentSpec, game: Game, players: int, match_seed: int, seat: int,
+                 result: MatchResult) -> MatchCheck:
+    names = ",".join(spec.name if index == seat else OPPONENT for index in range(players))
+    command = f"arena play {game.info.name} --players {players} --seed {match_seed} --agents {names}"
+    folder = plugin_folder(spec.factory)
+    if folder is not None and folder != DEFAULT_PLUGINS_DIR.resolve():
+        shown = os.path.relpath(folder)
+        command += f" --plugins-dir {folder if shown.startswith('..') else shown}"
+    faults = [dict(fault) for fault in result.record["faults"] if fault["seat"] == seat]
+    return MatchCheck(players=players, seed=match_seed, seat=seat, decisions=result.decisions[seat],
+                      faults=faults, command=command)
+
+
+def _fault_problem(game: Game, check: MatchCheck, fault: dict[str, Any], limits: Limits) -> str:
+    fix = FIXES.get(fault["kind"], "").format(move=f"{limits.move_seconds:g}", bank=f"{limits.bank_seconds:g}",
+                                              startup=f"{limits.startup_seconds:g}", memory=limits.memory_mb)
+    return (f"{fault['kind']} at move {fault['move']} ({game.info.name}, {check.players} players, seat "
+            f"{check.seat}, seed {check.seed}): {fault['message']}. To fix: {fix}. Reproduce: {check.command}")
+
+
+def _check_determinism(report: CheckReport, game: Game, opponent: AgentSpec,
+                       firsts: list[tuple[MatchCheck, MatchResult, list[SeatPlan], dict[str, Any]]],
+                       limits: Limits, isolation: str, plugins_dir: Path | str | None, entry_points: bool) -> None:
+    """Replay each player count's first match with the same seed (in a fresh host) and compare the actions."""
+    comparable = [item for item in firsts if not item[0].faults]
+    if not comparable:
+        return
+    second = AgentHost(plugins_dir=plugins_dir, entry_points=entry_points) if isolation == "isolated" else None
+    try:
+        report.deterministic = True
+        for check, first, seats, options in comparable:
+            again = play_match(game, options, check.seed, seats, substitute=opponent, limits=limits,
+                               isolation="trusted", host=second)
+            if again.record["faults"]:
+                continue  # a fault the second time is reported by the timing, not as nondeterminism
+            difference = _first_difference(first.record["actions"], again.record["actions"])
+            if difference is None:
+                continue
+            report.deterministic = False
+            move, was, now = difference
+            report.problems.append(
+                f"not deterministic ({game.info.name}, {check.players} players, seat {check.seat}, seed "
+                f"{check.seed}): the same seed gave {was} at move {move} the first time and {now} the second. "
+                f"To fix: {NONDETERMINISM_FIX}. Reproduce: {check.command} (twice)"
+            )
+    finally:
+        if second is not None:
+            second.close()
+
+
+def _first_difference(first: list[dict[str, Any]], second: list[dict[str, Any]]) -> tuple[int, str, str] | None:
+    for move, (a, b) in enumerate(zip(first, second, strict=False)):
+        if a != b:
+            return move, _show(a), _show(b)
+    if len(first) != len(second):
+        move = min(len(first), len(second))
+        return move, f"{len(first)} actions", f"{len(second)} actions"
+    return None
+
+
+def _show(entry: dict[str, Any]) -> str:
+    action = action_from_json(entry["action"])
+    return f"{action!r} (seat {entry['seat']})"
+
+
+def _ms(seconds: float | None) -> str:
+    return "-" if seconds is None else f"{seconds * 1000:.1f} ms"

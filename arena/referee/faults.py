@@ -1,0 +1,74 @@
+"""Agent faults: the kinds the referee records, and how a returned action is checked.
+
+A fault never stops a match: the seat is played from then on by the substitute
+policy (a random legal action) and the fault is recorded on the match as
+``{"seat", "kind", "move", "message"}``, ``move`` being the index in the
+record's ``actions`` of the decision where the substitute's action stands.
+An illegal action is reported, never "fixed".
+"""
+
+from __future__ import annotations
+
+import os
+import traceback
+from typing import Any
+
+from arena.games.base import Action, Game, Observation
+
+EXCEPTION, ILLEGAL, TIMEOUT, CRASH, MEMORY = "exception", "illegal", "timeout", "crash", "memory"
+FAULT_KINDS: tuple[str, ...] = (EXCEPTION, ILLEGAL, TIMEOUT, CRASH, MEMORY)
+"""Every fault kind, as recorded: raised, illegal or malformed action, too slow, process died, out of memory."""
+
+
+class Fault(Exception):
+    """An agent misbehaved; ``kind`` is one of ``FAULT_KINDS`` and the message says how."""
+
+    def __init__(self, kind: str, message: str, elapsed: float = 0.0) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.elapsed = elapsed  # seconds the decision took, when known (counted in think time)
+
+
+class RefereeError(Exception):
+    """The match cannot be set up (a configuration problem, not an agent's fault); one-line message."""
+
+
+def describe_exception(error: BaseException) -> str:
+    """``Type: message (at file.py:line in function)``, naming the innermost frame of the agent's code."""
+    text = " ".join(str(error).split())
+    head = f"{type(error).__name__}: {text}" if text else type(error).__name__
+    frames = traceback.extract_tb(error.__traceback__) if error.__traceback__ is not None else []
+    if frames:
+        frame = frames[-1]
+        head += f" (at {os.path.basename(frame.filename)}:{frame.lineno} in {frame.name})"
+    return head[:500]
+
+
+def is_action_shaped(action: Any) -> bool:
+    """Whether ``action`` is an action value at all: a string or a tuple of strings."""
+    return isinstance(action, str) or (isinstance(action, tuple) and all(isinstance(item, str) for item in action))
+
+
+def check_action(game: Game, observation: Observation, action: Any) -> Action:
+    """Return ``action`` (a list becomes a tuple) if it is legal for ``observation``; else raise an ``illegal`` Fault.
+
+    Works from the observation alone (``Game.action_error``), so the isolated
+    referee, the conformance kit and the trusted referee share one check.
+    """
+    if isinstance(action, list):
+        action = tuple(action)
+    if not is_action_shaped(action):
+        raise Fault(ILLEGAL, f"returned {type(action).__name__} {_short(action)}, not an action "
+                             "(a string, or a tuple of strings for a Lovat keep)")
+    problem = game.action_error(observation, action)
+    if problem is not None:
+        raise Fault(ILLEGAL, f"illegal action {_short(action)}: {problem}")
+    return action
+
+
+def _short(value: Any) -> str:
+    try:
+        text = repr(value)
+    except Exception:  # an agent's object may have a broken __repr__
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= 80 else text[:77] + "..."

@@ -1,0 +1,81 @@
+"""Time and memory limits for one match, and the per-seat clock that enforces them.
+
+Each seat has a per-move limit plus a per-match time bank (overage, as a
+chess clock's increment-less reserve): a decision may take up to
+``move_seconds``; anything beyond that is drawn from the bank, and a decision
+that would overdraw the bank is a ``timeout`` fault.  Building the agent has
+its own limit, ``startup_seconds``, so that loading a model never eats into
+the per-move time.  Tournament configs use exactly these field names.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """The limits every seat of a match plays under.
+
+    Isolated agents are stopped (SIGKILL) the moment a limit passes.  Trusted
+    agents run in the referee's own process and cannot be pre-empted: their
+    time is measured and a decision over the limit becomes a ``timeout`` fault
+    after the fact (its action is discarded), and ``memory_mb`` does not apply.
+    """
+
+    move_seconds: float = 1.0  # time for one decision before the bank is drawn on
+    bank_seconds: float = 10.0  # per-match overage shared by all of one seat's decisions
+    startup_seconds: float = 10.0  # time to build the agent (and, if isolated, to start its process)
+    memory_mb: int | None = 1024  # what an isolated agent may allocate beyond the preloaded arena; None: no limit
+
+    def __post_init__(self) -> None:
+        for name in ("move_seconds", "bank_seconds", "startup_seconds"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0 or math.isnan(value):
+                raise ValueError(f"limit {name} must be a number of seconds >= 0, not {value!r}")
+        if self.move_seconds <= 0:
+            raise ValueError(f"limit move_seconds must be > 0, not {self.move_seconds!r}")
+        memory = self.memory_mb
+        if memory is not None and (isinstance(memory, bool) or not isinstance(memory, int) or memory <= 0):
+            raise ValueError(f"limit memory_mb must be a whole number of megabytes > 0 (or None), not {memory!r}")
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any]) -> Limits:
+        """Limits from a config table; unknown keys are an error naming the known ones."""
+        known = [f.name for f in fields(cls)]
+        unknown = sorted(set(data) - set(known))
+        if unknown:
+            raise ValueError(f"unknown limit {unknown[0]!r} (known: {', '.join(known)})")
+        return cls(**dict(data))
+
+    def to_json(self) -> dict[str, Any]:
+        """The limits as plain JSON data (for records and reports)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    def describe(self) -> str:
+        """A short phrase for messages, e.g. ``1 s per move plus a 10 s bank``."""
+        return f"{self.move_seconds:g} s per move plus a {self.bank_seconds:g} s bank"
+
+
+class Clock:
+    """One seat's remaining time: the per-move limit and what is left of the bank."""
+
+    __slots__ = ("move", "bank")
+
+    def __init__(self, limits: Limits) -> None:
+        self.move = limits.move_seconds  # allowance of every decision
+        self.bank = limits.bank_seconds  # overage left for the rest of the match
+
+    def allowance(self) -> float:
+        """The longest the next decision may take."""
+        return self.move + self.bank
+
+    def charge(self, elapsed: float) -> bool:
+        """Account for a decision that took ``elapsed`` seconds; ``False`` if it overdrew the bank."""
+        over = elapsed - self.move
+        if over > 0:
+            self.bank -= over
+        return self.bank >= 0

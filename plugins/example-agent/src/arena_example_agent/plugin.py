@@ -1,0 +1,25 @@
+"""The plugin module named by the ``arena`` entry point: it registers the agent, nothing else."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from arena import hookimpl
+from arena.agent import AgentSpec
+from arena_example_agent import __version__
+from arena_example_agent.agents import make_agent
+
+
+@hookimpl
+def arena_register_agents(register: Callable[[AgentSpec], None]) -> None:
+    """Register ``example`` for both games (one factory picks the class per game)."""
+    register(
+        AgentSpec(
+            name="example",
+            games=("lovat", "lorum"),
+            factory=make_agent,
+            description="Counts unseen cards: plays only when likely to win (Lovat), ducks under the trick (Lorum).",
+            version=__version__,
+            # trusted is left False: a third-party agent runs in its own process by default.
+        )
+    )

@@ -1,0 +1,29 @@
+"""Bad agent ``bad-exiter``: plays randomly for ``options["after"]`` decisions, then calls ``os._exit(3)``."""
+
+import os
+
+from arena_agents.lorum import RandomLorumAgent
+from arena_agents.lovat import RandomLovatAgent
+
+from arena import hookimpl
+from arena.agent import Agent, AgentSpec
+
+
+class ExitingAgent(Agent):
+    def __init__(self, seat, game, players, seed, options):
+        super().__init__(seat=seat, game=game, players=players, seed=seed, options=options)
+        inner = RandomLovatAgent if game.name == "lovat" else RandomLorumAgent
+        self.inner = inner(seat=seat, game=game, players=players, seed=seed, options={})
+        self.decisions = 0
+
+    def act(self, observation):
+        self.decisions += 1
+        if self.decisions > self.options.get("after", 2):
+            os._exit(3)
+        return self.inner.act(observation)
+
+
+@hookimpl
+def arena_register_agents(register):
+    register(AgentSpec(name="bad-exiter", games=("lovat", "lorum"), factory=ExitingAgent,
+                       description="kills its own process", version="1.0"))

@@ -1,0 +1,28 @@
+"""Bad agent ``bad-looper``: plays randomly for ``options["after"]`` decisions, then loops forever."""
+
+from arena_agents.lorum import RandomLorumAgent
+from arena_agents.lovat import RandomLovatAgent
+
+from arena import hookimpl
+from arena.agent import Agent, AgentSpec
+
+
+class LoopingAgent(Agent):
+    def __init__(self, seat, game, players, seed, options):
+        super().__init__(seat=seat, game=game, players=players, seed=seed, options=options)
+        inner = RandomLovatAgent if game.name == "lovat" else RandomLorumAgent
+        self.inner = inner(seat=seat, game=game, players=players, seed=seed, options={})
+        self.decisions = 0
+
+    def act(self, observation):
+        self.decisions += 1
+        if self.decisions > self.options.get("after", 2):
+            while True:  # not even time.sleep: a busy loop only SIGKILL stops
+                pass
+        return self.inner.act(observation)
+
+
+@hookimpl
+def arena_register_agents(register):
+    register(AgentSpec(name="bad-looper", games=("lovat", "lorum"), factory=LoopingAgent,
+                       description="loops forever", version="1.0"))

@@ -1,0 +1,93 @@
+"""The example external plugin package (plugins/example-agent): pip-installable, listed, conformant.
+
+The package is copied to a temporary folder and pip-installed with ``--target``
+into another temporary folder (not into the current environment); the
+subprocesses then see it through ``PYTHONPATH``, as an installed entry point.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from arena.plugins import load_registry
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "plugins" / "example-agent"
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, dict[str, str]]]:
+    """(a copy of the package, the environment in which it is installed)."""
+    base = tmp_path_factory.mktemp("example-agent")
+    source = base / "example-agent"
+    shutil.copytree(PACKAGE, source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
+    site = base / "site"
+    command = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(site), str(source)]
+    try:
+        import wheel  # noqa: F401  (with it the build needs no index)
+
+        command.insert(4, "--no-build-isolation")
+    except ImportError:
+        pass
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        pytest.fail(f"pip install failed:\n{result.stdout}\n{result.stderr}")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(site), *filter(None, [os.environ.get("PYTHONPATH")])]),
+               PYTHONDONTWRITEBYTECODE="1")
+    yield source, env
+
+
+def arena(env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True, env=env, cwd=cwd)
+
+
+def test_pip_install_makes_the_agent_appear_in_arena_agents(installed: tuple[Path, dict[str, str]]) -> None:
+    source, env = installed
+    result = arena(env, source.parent, "agents", "--json")
+    assert result.returncode == 0, result.stderr
+    rows = {row["name"]: row for row in json.loads(result.stdout)}
+    assert rows["example"]["plugin"] == "example-agent"
+    assert rows["example"]["source"] == "entry point of arena-example-agent"
+    assert rows["example"]["games"] == ["lovat", "lorum"]
+    assert rows["example"]["trusted"] is False
+
+
+def test_the_installed_agent_passes_check_agent_isolated(installed: tuple[Path, dict[str, str]]) -> None:
+    source, env = installed
+    result = arena(env, source.parent, "check-agent", "example", "--game", "lorum", "--matches", "1")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.rstrip().endswith("PASS")
+    assert "(isolated," in result.stdout
+
+
+def test_the_package_own_tests_pass(installed: tuple[Path, dict[str, str]]) -> None:
+    source, env = installed
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(source / "tests")],
+                            capture_output=True, text=True, env=env, cwd=source)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_package_folder_is_not_a_drop_in_plugin() -> None:
+    # plugins/ is the default drop-in folder: the package (no top-level __init__.py) must be skipped quietly.
+    assert not (PACKAGE / "__init__.py").exists()
+    registry = load_registry(plugins_dir=ROOT / "plugins", entry_points=False).registry
+    assert registry.errors == []
+    assert "example" not in registry.agents
+    assert [info.source for info in registry.plugins] == ["builtin"] * 3
+
+
+def test_the_package_declares_the_arena_entry_point() -> None:
+    import tomllib
+
+    project = tomllib.loads((PACKAGE / "pyproject.toml").read_text())["project"]
+    assert project["entry-points"]["arena"] == {"example-agent": "arena_example_agent.plugin"}
+    assert "arena" in project["dependencies"]
+    assert (PACKAGE / "README.md").is_file() and (PACKAGE / "tests").is_dir()

@@ -1,0 +1,194 @@
+"""Isolation modes: trusted and isolated seats play the same game; who runs where; the zygote is reused."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+from referee_helpers import SMALL, children_of, plans, play
+
+from arena.agent import Agent, AgentSpec
+from arena.plugins import Registry, load_registry
+from arena.records import check_result, replay
+from arena.referee import AgentHost, Limits, RefereeError, SeatPlan, play_match
+from arena.referee.seats import resolve_mode
+
+GAMES = ("lovat", "lorum")
+SEATS = {"lovat": ["greedy", "random", "greedy", "random", "random"], "lorum": ["greedy", "random", "greedy", "random"]}
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_isolated_seats_play_exactly_as_trusted_ones(registry: Registry, host: AgentHost, game: str) -> None:
+    # Observations and actions cross the process boundary as JSON and come back identical.
+    trusted = play(registry, host, game, SEATS[game], seed=5, isolation="trusted")
+    isolated = play(registry, host, game, SEATS[game], seed=5, isolation="isolated")
+    assert trusted.record["faults"] == [] and isolated.record["faults"] == []
+    assert isolated.record == trusted.record
+    assert trusted.isolation == ["trusted"] * len(SEATS[game])
+    assert isolated.isolation == ["isolated"] * len(SEATS[game])
+    assert all(memory is None for memory in trusted.peak_memory_mb)
+    assert all(memory is not None and memory > 0 for memory in isolated.peak_memory_mb)
+    assert [len(times) for times in isolated.move_seconds] == isolated.decisions
+    check_result(isolated.record, replay(isolated.record, registry.game(game)).state.result())
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_mixed_seats_and_the_same_seed_twice(registry: Registry, host: AgentHost, game: str) -> None:
+    modes = ["isolated", "trusted"] * 3
+    first = play(registry, host, game, SEATS[game], seed=9, isolation=modes[: len(SEATS[game])])
+    second = play(registry, host, game, SEATS[game], seed=9, isolation=modes[: len(SEATS[game])])
+    assert first.record == second.record
+    assert first.isolation == modes[: len(SEATS[game])]
+
+
+def test_the_zygote_is_started_once_and_reused(registry: Registry, host: AgentHost) -> None:
+    zygote = host.pid
+    for seed in range(3):
+        play(registry, host, "lorum", SEATS["lorum"], seed=seed, isolation="isolated")
+        assert host.pid == zygote
+        assert children_of(zygote) == []  # every agent process of the match is gone
+
+
+def test_a_host_restarts_its_zygote_if_it_died(registry: Registry) -> None:
+    with AgentHost(plugins_dir=None, entry_points=False) as own:
+        first = own.pid
+        assert first is not None
+        import os
+        import signal
+
+        os.kill(first, signal.SIGKILL)
+        match = play(registry, own, "lorum", SEATS["lorum"], isolation="isolated")
+        assert match.record["faults"] == []
+        assert own.pid not in (None, first)
+    assert own.pid is None
+
+
+def test_auto_trusts_first_party_agents_and_isolates_the_rest(registry: Registry, host: AgentHost) -> None:
+    match = play(registry, host, "lorum", ["greedy", "bad-printer", "random", "bad-snoop"], isolation="auto")
+    assert match.isolation == ["trusted", "isolated", "trusted", "isolated"]
+    # The match-level mode applies where the seat says "auto"; a seat's own mode wins.
+    seats = plans(registry, ["greedy", "bad-printer", "random", "random"], 3,
+                  ["isolated", "trusted", "auto", "auto"])
+    game = registry.game("lorum")
+    mixed = play_match(game, game.info.resolve_options(4, {}), 3, seats, substitute=registry.agent("random"),
+                       limits=SMALL, isolation="isolated", host=host)
+    assert mixed.isolation == ["isolated", "trusted", "isolated", "isolated"]
+
+
+def test_resolve_mode() -> None:
+    def plugin_factory(**_: Any) -> None: ...
+
+    def arena_factory(**_: Any) -> None: ...
+
+    arena_factory.__module__ = "arena.cli.play"  # like the terminal player of `arena play --human`
+    assert resolve_mode("auto", True, plugin_factory) == "trusted"
+    assert resolve_mode("auto", False, plugin_factory) == "isolated"
+    assert resolve_mode("auto", False, arena_factory) == "trusted"
+    assert resolve_mode("trusted", False, plugin_factory) == "trusted"
+    assert resolve_mode("isolated", True, plugin_factory) == "isolated"
+    with pytest.raises(RefereeError, match="isolation 'sandbox' must be one of auto, trusted, isolated"):
+        resolve_mode("sandbox", True, plugin_factory)
+
+
+def test_seat_plan_rejects_an_unknown_isolation(registry: Registry) -> None:
+    with pytest.raises(ValueError, match="isolation must be one of auto, trusted, isolated, not 'fast'"):
+        SeatPlan(name="greedy", spec=registry.agent("greedy"), isolation="fast")
+
+
+class LocalAgent(Agent):
+    def act(self, observation: Any) -> Any:
+        return observation.legal[0]
+
+
+def test_an_agent_no_plugin_registers_cannot_run_isolated(registry: Registry, host: AgentHost) -> None:
+    local = AgentSpec(name="local", games=("lorum",), factory=LocalAgent, description="", version="1")
+    game = registry.game("lorum")
+    seats = plans(registry, ["random"] * 4, 1, "trusted")
+    seats[2] = SeatPlan(name="local", spec=local)
+    with pytest.raises(RefereeError, match="agent 'local' cannot run isolated.*isolation='trusted'"):
+        play_match(game, game.info.resolve_options(4, {}), 1, seats, substitute=registry.agent("random"),
+                   limits=SMALL, host=host)
+    assert children_of(host.pid) == []
+    seats[2] = SeatPlan(name="local", spec=local, isolation="trusted")
+    match = play_match(game, game.info.resolve_options(4, {}), 1, seats, substitute=registry.agent("random"),
+                       limits=SMALL, host=host)
+    assert match.record["faults"] == []
+
+
+def test_a_drop_in_plugin_from_another_folder_runs_isolated(tmp_path: Path, host: AgentHost) -> None:
+    # The host loads tests/bad_agents; this agent lives elsewhere.  The referee tells the zygote its folder.
+    # It also checks that an isolated agent is told every public event and the result.
+    (tmp_path / "listener.py").write_text(textwrap.dedent('''
+        import json
+        from arena import hookimpl
+        from arena.agent import Agent, AgentSpec
+
+        class Listener(Agent):
+            def __init__(self, **kwargs):
+                super().__init__(**kwargs)
+                self.events = []
+
+            def act(self, observation):
+                return observation.legal[-1]
+
+            def on_event(self, event):
+                self.events.append(event)
+
+            def on_result(self, result):
+                with open(self.options["report"], "w") as out:
+                    json.dump({"events": self.events, "result": result}, out)
+
+        @hookimpl
+        def arena_register_agents(register):
+            register(AgentSpec(name="listener", games=("lorum",), factory=Listener, description="", version="2"))
+    '''))
+    loaded = load_registry(plugins_dir=tmp_path, entry_points=False).registry
+    report = tmp_path / "report.json"
+    seats = plans(loaded, ["random", "listener", "random", "random"], 4, "auto", options={1: {"report": str(report)}})
+    game = loaded.game("lorum")
+    match = play_match(game, game.info.resolve_options(4, {}), 4, seats, substitute=loaded.agent("random"),
+                       limits=SMALL, host=host)
+    assert match.isolation[1] == "isolated"
+    assert match.record["faults"] == []
+    heard = json.loads(report.read_text())
+    assert heard["result"] == match.record["result"]
+    assert heard["events"] == json.loads(json.dumps(match.state.events()))
+
+
+def test_prefix_and_script_still_work(registry: Registry, host: AgentHost) -> None:
+    # `arena replay` plays on from a recorded prefix with the recorded chance outcomes.
+    whole = play(registry, host, "lorum", SEATS["lorum"], seed=21, isolation="isolated")
+    game = registry.game("lorum")
+    prefix = [(entry["seat"], entry["action"]) for entry in whole.record["actions"][:10]]
+    again = play_match(game, game.info.resolve_options(4, {}), 21, plans(registry, SEATS["lorum"], 21, "isolated"),
+                       substitute=registry.agent("random"), script=whole.record["chance"], prefix=prefix,
+                       limits=SMALL, host=host)
+    assert again.record["actions"][:10] == whole.record["actions"][:10]
+    assert again.record["faults"] == []
+
+
+def test_limits_validate_and_read_config_tables() -> None:
+    assert Limits.from_mapping({"move_seconds": 0.5, "memory_mb": 512}) == Limits(move_seconds=0.5, memory_mb=512)
+    with pytest.raises(ValueError, match="unknown limit 'move_secs'"):
+        Limits.from_mapping({"move_secs": 1})
+    with pytest.raises(ValueError, match="move_seconds must be > 0"):
+        Limits(move_seconds=0)
+    with pytest.raises(ValueError, match="bank_seconds must be a number of seconds >= 0"):
+        Limits(bank_seconds=-1)
+    with pytest.raises(ValueError, match="memory_mb must be a whole number"):
+        Limits(memory_mb=0)
+    assert Limits(memory_mb=None).to_json()["memory_mb"] is None
+
+
+def test_play_match_keeps_its_original_call(registry: Registry) -> None:
+    # The signature `arena play` and `arena replay` use, with no limits, isolation or host given.
+    game = registry.game("lovat")
+    options = game.info.resolve_options(4, {})
+    seats = [SeatPlan(name=name, spec=registry.agent(name), seed=seat) for seat, name in
+             enumerate(["greedy", "random", "greedy", "random"])]
+    match = play_match(game, options, 3, seats, registry.agent("random"), (), "m1", None, ())
+    assert match.record["match"] == "m1"
+    assert match.isolation == ["trusted"] * 4
