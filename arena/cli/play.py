@@ -13,7 +13,7 @@ from arena.games.base import Game, GameError
 from arena.human import HumanAgent, InputEnded
 from arena.agent import AgentSpec
 from arena.records import save_record
-from arena.referee import MatchResult, SeatPlan, play_match
+from arena.referee import MatchResult, RefereeError, SeatPlan, play_match
 from arena.seeding import derive_seed
 
 DEFAULT_AGENTS = ("greedy", "random")
@@ -73,6 +73,8 @@ def run(args: argparse.Namespace) -> int:
         match = play_match(game, options, seed, seats, substitute=substitute, on_event=log)
     except InputEnded as ended:
         raise CliError(f"{ended}; game abandoned", status=1) from None
+    except RefereeError as error:
+        raise CliError(str(error), status=1) from None
     if args.record is not None:
         try:
             save_record(match.record, args.record)

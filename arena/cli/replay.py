@@ -8,7 +8,7 @@ from pathlib import Path
 from arena.cli.common import CliError, add_plugins_dir, example_epilog, print_json, registry
 from arena.cli.play import result_json
 from arena.records import RecordError, check_result, game_for_record, load_record, replay, save_record
-from arena.referee import SeatPlan, play_match
+from arena.referee import RefereeError, SeatPlan, play_match
 from arena.seeding import derive_seed
 
 
@@ -55,8 +55,11 @@ def run(args: argparse.Namespace) -> int:
     for seat, name in enumerate(names):
         spec = loaded.agents.get(name) or loaded.agent("random")
         seats.append(SeatPlan(name=name, spec=spec, seed=derive_seed(data["seed"], "agent", seat)))
-    match = play_match(game, options, data["seed"], seats, substitute=loaded.agent("random"),
-                       script=data.get("chance", []), prefix=replayed.actions)
+    try:
+        match = play_match(game, options, data["seed"], seats, substitute=loaded.agent("random"),
+                           script=data.get("chance", []), prefix=replayed.actions)
+    except RefereeError as error:
+        raise CliError(f"{args.file}: {error}", status=1) from None
     if args.save is not None:
         save_record(match.record, args.save)
     if args.json:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.plugins import DEFAULT_PLUGINS_DIR, Registry, load_registry
-from arena.referee import AgentHost, Limits, SeatPlan, play_match
+from arena.referee import AgentHost, Limits, RefereeError, SeatPlan, play_match
 from arena.tournament.config import TournamentConfig
 from arena.tournament.schedule import Match
 from arena.tournament.store import Store, store_path
@@ -184,10 +184,13 @@ def play_scheduled_match(
         seats.append(SeatPlan(name=name, spec=spec, options=entry.get("options", {}),
                               seed=match["agent_seeds"][seat], isolation=isolation))
     started = time.perf_counter()
-    result = play_match(
-        game, config["game_options"], match["deal_seed"], seats, substitute=registry.agent("random"),
-        match_id=match["id"], limits=Limits(**config["limits"]), isolation=config["isolation"], host=host,
-    )
+    try:
+        result = play_match(
+            game, config["game_options"], match["deal_seed"], seats, substitute=registry.agent("random"),
+            match_id=match["id"], limits=Limits(**config["limits"]), isolation=config["isolation"], host=host,
+        )
+    except RefereeError as error:
+        raise TournamentError(f"match {match['id']}: {error}") from None
     record = result.record
     return {
         "idx": match["index"], "id": match["id"], "block_id": match["block_id"], "table_idx": match["table"],
