@@ -11,9 +11,9 @@ import sys
 from collections.abc import Sequence
 
 from arena import __version__
-from arena.cli import cards, check_agent, common, listing, play, replay
+from arena.cli import cards, check_agent, common, listing, play, replay, results, run
 
-SUBCOMMANDS = (play, replay, cards, listing, check_agent)
+SUBCOMMANDS = (run, results, play, replay, cards, listing, check_agent)
 """Modules that each define ``add_parsers(subparsers)``."""
 
 
@@ -24,6 +24,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="A tournament arena for AI agents playing Lovat and Slovak Lorum.",
         epilog=(
             "examples:\n"
+            "  arena run configs/quickstart-lovat.toml\n"
+            "  arena leaderboard quickstart-lovat --vs greedy random\n"
             "  arena play lovat --players 4 --seed 7\n"
             "  arena play lorum --agents greedy,random,random,random --record game.json\n"
             "  arena replay game.json\n"

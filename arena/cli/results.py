@@ -1,0 +1,127 @@
+"""``arena leaderboard`` and ``arena export``: read a stored tournament."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+from rich.console import Console
+
+from arena.cli.common import CliError, example_epilog, print_json
+from arena.leaderboard import compare, render_comparison
+from arena.ratings.registry import method_names
+from arena.tournament.publish import publish, score_options, stored_config
+from arena.tournament.store import Store, StoreError, store_path
+
+EXPORT_COLUMNS = ("idx", "id", "block_id", "table", "block", "rotation", "deal_seed", "agents", "scores", "ranks",
+                  "faults", "think_seconds", "wall_seconds")
+
+
+def add_parsers(subparsers: argparse._SubParsersAction) -> None:
+    """Register ``arena leaderboard`` and ``arena export``."""
+    board = subparsers.add_parser(
+        "leaderboard",
+        help="rate a stored tournament and show its leaderboard",
+        description=(
+            "Rate the stored results of tournament NAME, print the leaderboard (rank, agent, rating with its "
+            "95%% interval, games, mean score, win share, faults) and rewrite leaderboards/NAME/ files."
+        ),
+        epilog=example_epilog(
+            "arena leaderboard quickstart-lovat",
+            "arena leaderboard quickstart-lovat --method trueskill --json",
+            "arena leaderboard quickstart-lovat --vs greedy random",
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    board.add_argument("name", help="tournament name (its folder under --leaderboards)")
+    board.add_argument("--method", action="append", choices=method_names(),
+                       help="rating method; repeat to show several side by side (default: the config's list)")
+    board.add_argument("--vs", nargs=2, metavar=("A", "B"), help="A's record against B and P(A is stronger)")
+    board.add_argument("--json", action="store_true", help="print JSON")
+    board.add_argument("--leaderboards", type=Path, default=Path("leaderboards"), metavar="DIR",
+                       help="where tournament folders are (default: ./leaderboards)")
+    board.set_defaults(run=run_leaderboard)
+
+    export = subparsers.add_parser(
+        "export",
+        help="write a stored tournament's match table as CSV or JSON lines",
+        description="Write every stored match of tournament NAME, in schedule order, as CSV or JSON lines.",
+        epilog=example_epilog(
+            "arena export quickstart-lovat --format csv > matches.csv",
+            "arena export quickstart-lorum --format jsonl --output matches.jsonl",
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    export.add_argument("name", help="tournament name")
+    export.add_argument("--format", choices=("csv", "jsonl"), default="csv", help="output format (default: csv)")
+    export.add_argument("--output", type=Path, metavar="FILE", help="write to FILE instead of standard output")
+    export.add_argument("--leaderboards", type=Path, default=Path("leaderboards"), metavar="DIR",
+                        help="where tournament folders are (default: ./leaderboards)")
+    export.set_defaults(run=run_export)
+
+
+def _config(args: argparse.Namespace) -> SimpleNamespace:
+    try:
+        data = stored_config(args.leaderboards, args.name)
+    except StoreError as error:
+        raise CliError(str(error), status=1) from None
+    return SimpleNamespace(name=data["name"], game=data["game"], game_options=data["game_options"],
+                           ratings=tuple(data["ratings"]))
+
+
+def run_leaderboard(args: argparse.Namespace) -> int:
+    """Print (and rewrite) the leaderboard, or a head-to-head comparison."""
+    config = _config(args)
+    console = Console()
+    if args.vs:
+        a, b = args.vs
+        method = (args.method or list(config.ratings))[0]
+        with Store.open_existing(store_path(args.leaderboards, args.name)) as store:
+            outcomes = store.outcomes()
+        options = score_options(config.game, config.game_options) if method == "score" else {}
+        try:
+            comparison = compare(outcomes, a, b, method, **options)
+        except ValueError as error:
+            raise CliError(str(error)) from None
+        if args.json:
+            print_json(comparison.to_json())
+        else:
+            console.print(render_comparison(comparison))
+        return 0
+    published = publish(config, args.leaderboards, methods=args.method)
+    if args.json:
+        print_json({method: board.to_json() for method, board in published.boards.items()})
+    else:
+        published.print(console)
+    return 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    """Write the match table."""
+    try:
+        with Store.open_existing(store_path(args.leaderboards, args.name)) as store:
+            rows = [row.to_json() for row in store.rows()]
+    except StoreError as error:
+        raise CliError(str(error), status=1) from None
+    try:
+        out = open(args.output, "w", newline="") if args.output else sys.stdout
+    except OSError as error:
+        raise CliError(f"--output {args.output}: {error.strerror}") from None
+    try:
+        if args.format == "jsonl":
+            for row in rows:
+                out.write(json.dumps(row) + "\n")
+        else:
+            writer = csv.writer(out)
+            writer.writerow(EXPORT_COLUMNS)
+            for row in rows:
+                writer.writerow([json.dumps(row[c]) if isinstance(row[c], (list, dict)) else row[c]
+                                 for c in EXPORT_COLUMNS])
+    finally:
+        if args.output:
+            out.close()
+    return 0

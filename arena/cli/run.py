@@ -1,0 +1,109 @@
+"""``arena run``: play a tournament from a TOML config, store every match, and show the leaderboard."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from arena.cli.common import CliError, add_plugins_dir, example_epilog, print_json, registry
+from arena.plugins import Registry
+from arena.tournament.config import ConfigError, TournamentConfig, load_config
+from arena.tournament.publish import publish, summary_json
+from arena.tournament.runner import Progress as RunProgress
+from arena.tournament.runner import TournamentError, run_tournament
+from arena.tournament.store import StoreError
+
+
+def add_parsers(subparsers: argparse._SubParsersAction) -> None:
+    """Register ``arena run``."""
+    parser = subparsers.add_parser(
+        "run",
+        help="run a tournament from a TOML config",
+        description=(
+            "Play every match of a tournament config (configs/*.toml) on a local Ray over all cores, or on a Ray "
+            "cluster, store each result in leaderboards/<name>/results.sqlite, then rate the agents and write the "
+            "leaderboard files. Interrupted? Run it again with --resume to play only what is missing."
+        ),
+        epilog=example_epilog(
+            "arena run configs/quickstart-lovat.toml",
+            "arena run configs/quickstart-lorum.toml --workers 1      # serially, no Ray",
+            "arena run configs/big.toml --address ray://head:10001    # on a Ray cluster",
+            "arena run configs/quickstart-lovat.toml --resume",
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("config", type=Path, help="the tournament config (TOML, see docs/configs.md)")
+    parser.add_argument("--address", help="join this Ray cluster (default: $RAY_ADDRESS, else start a local Ray)")
+    parser.add_argument("--workers", type=int, help="parallel workers (default: all cores; 1 plays serially without Ray)")
+    parser.add_argument("--resume", action="store_true", help="continue a stored tournament, playing only what is missing")
+    parser.add_argument("--json", action="store_true", help="print a JSON summary instead of the live display")
+    parser.add_argument("--leaderboards", type=Path, default=Path("leaderboards"), metavar="DIR",
+                        help="where tournament folders go (default: ./leaderboards)")
+    add_plugins_dir(parser)
+    parser.set_defaults(run=run)
+
+
+def load_tournament(path: Path, loaded: Registry) -> TournamentConfig:
+    """Read and validate a config against what is installed; one line per problem."""
+    known_agents = {name: set(spec.games) for name, spec in loaded.agents.items()}
+    known_games = {name: game.info for name, game in loaded.games.items()}
+    try:
+        return load_config(path, known_games, known_agents)
+    except ConfigError as error:
+        raise CliError(str(error)) from None
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the tournament with a live display, then publish the leaderboard."""
+    if args.workers is not None and args.workers < 1:
+        raise CliError(f"--workers must be at least 1, not {args.workers}")
+    loaded = registry(args)
+    config = load_tournament(args.config, loaded)
+    console = Console(stderr=args.json)
+    schedule = config.schedule()
+    if not args.json:
+        console.print(f"[bold]{config.name}[/]: {config.game}, {schedule.design.describe()}, "
+                      f"{config.blocks} duplicate blocks per table, {schedule.match_count} matches")
+    try:
+        summary = _run_with_display(config, args, console, quiet=args.json)
+    except (StoreError, TournamentError) as error:
+        raise CliError(str(error), status=1) from None
+    board = publish(config, args.leaderboards)
+    if args.json:
+        print_json(summary_json(config, summary, board))
+        return 0
+    console.print(f"{summary.played} matches played in {summary.seconds:.1f} s "
+                  f"({summary.backend}, {summary.workers} worker{'s' if summary.workers != 1 else ''}); "
+                  f"{summary.total} stored in {summary.store}")
+    board.print(console)
+    return 0
+
+
+def _run_with_display(config: TournamentConfig, args: argparse.Namespace, console: Console, quiet: bool):
+    columns = (
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]}"),
+        TimeRemainingColumn(),
+        TextColumn("{task.fields[status]}"),
+    )
+    with Progress(*columns, console=console, disable=quiet, transient=False) as progress:
+        task = progress.add_task("matches", total=None, rate="", status="")
+        started = time.perf_counter()
+
+        def update(state: RunProgress) -> None:
+            elapsed = time.perf_counter() - started
+            rate = f"{state.played_now / elapsed:.1f}/s" if state.played_now and elapsed > 0 else ""
+            leader = f" · leader {state.leader}" if state.leader else ""
+            progress.update(task, total=state.total, completed=state.done, rate=rate,
+                            status=f"faults {state.faults}{leader}")
+
+        return run_tournament(
+            config, leaderboards=args.leaderboards, plugins_dir=args.plugins_dir, workers=args.workers,
+            address=args.address, resume=args.resume, on_progress=update,
+        )

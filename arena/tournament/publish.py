@@ -1,0 +1,121 @@
+"""Turn a tournament's stored results into leaderboards: rated tables, files and terminal output."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from arena.leaderboard import Leaderboard, build_leaderboard, head_to_head, render_rich, write_leaderboard_files
+from arena.ratings.data import MatchOutcome
+from arena.tournament.store import Store, store_path
+
+RATINGS_FILE = "ratings.json"
+"""Every configured method's leaderboard side by side, beside the default method's files."""
+
+
+@dataclass(frozen=True, slots=True)
+class Published:
+    """A tournament's leaderboards, one per rating method, the first being the default."""
+
+    name: str  # tournament name
+    boards: Mapping[str, Leaderboard]  # method -> leaderboard, in the config's order
+    files: Mapping[str, Path]  # file name -> path written
+    matches: int  # matches rated
+
+    @property
+    def default(self) -> Leaderboard:
+        """The first configured method's leaderboard."""
+        return next(iter(self.boards.values()))
+
+    def print(self, console: Console) -> None:
+        """The default leaderboard in full, then every method's rating side by side."""
+        console.print(render_rich(self.default, title=f"{self.name}: {self.default.method}"))
+        if len(self.boards) > 1:
+            console.print(side_by_side(self.boards))
+        console.print(f"leaderboard files: {', '.join(str(path) for path in self.files.values())}")
+
+
+def score_options(game: str, game_options: Mapping[str, Any]) -> dict[str, Any]:
+    """Options for the score method: Lorum's score is chips per deal, Lovat's points per game."""
+    deals = game_options.get("deals")
+    if game == "lorum" and deals:
+        return {"divisor": lambda outcome, deals=deals: deals}
+    return {}
+
+
+def rate(outcomes: Sequence[MatchOutcome], methods: Sequence[str], game: str,
+         game_options: Mapping[str, Any]) -> dict[str, Leaderboard]:
+    """One leaderboard per method, in the given order."""
+    return {
+        method: build_leaderboard(outcomes, method, **(score_options(game, game_options) if method == "score" else {}))
+        for method in methods
+    }
+
+
+def publish(config: Any, leaderboards: Path | str, methods: Sequence[str] | None = None) -> Published:
+    """Rate the stored results and write ``leaderboards/<name>/`` files for the default method.
+
+    ``config`` is a ``TournamentConfig`` (or anything with ``name``, ``game``,
+    ``game_options`` and ``ratings``); ``methods`` overrides its ``ratings``.
+    """
+    with Store.open_existing(store_path(leaderboards, config.name)) as store:
+        outcomes = store.outcomes()
+    chosen = list(methods or config.ratings)
+    boards = rate(outcomes, chosen, config.game, config.game_options)
+    folder = Path(leaderboards) / config.name
+    files = write_leaderboard_files(boards[chosen[0]], head_to_head(outcomes), folder,
+                                    title=f"{config.name} ({config.game})")
+    ratings_path = folder / RATINGS_FILE
+    ratings_path.write_text(json.dumps({method: board.to_json() for method, board in boards.items()}, indent=1))
+    files = {**files, RATINGS_FILE: ratings_path}
+    return Published(name=config.name, boards=boards, files=files, matches=len(outcomes))
+
+
+def side_by_side(boards: Mapping[str, Leaderboard]) -> Table:
+    """Each agent's rating under every method, in the default method's order."""
+    table = Table(title="Ratings by method")
+    table.add_column("agent")
+    for method, board in boards.items():
+        table.add_column(f"{method}\n{_short_scale(board)}", justify="right")
+    first = next(iter(boards.values()))
+    lookup = {method: {row.agent: row for row in board.rows} for method, board in boards.items()}
+    for agent in first.agents:
+        cells = []
+        for method in boards:
+            row = lookup[method].get(agent)
+            cells.append("-" if row is None else f"{row.rating:.1f} [{row.lower:.1f}, {row.upper:.1f}]")
+        table.add_row(agent, *cells)
+    return table
+
+
+def _short_scale(board: Leaderboard) -> str:
+    return {"elo": "Elo", "plackett-luce": "Elo (PL)", "trueskill": "mu-3sigma", "score": "mean score"}.get(
+        board.method, board.method)
+
+
+def summary_json(config: Any, summary: Any, published: Published) -> dict[str, Any]:
+    """The ``arena run --json`` output."""
+    return {
+        "tournament": config.name,
+        "game": config.game,
+        "matches": summary.total,
+        "played": summary.played,
+        "seconds": round(summary.seconds, 3),
+        "backend": summary.backend,
+        "workers": summary.workers,
+        "store": str(summary.store),
+        "leaderboards": {method: board.to_json()["rows"] for method, board in published.boards.items()},
+        "files": {name: str(path) for name, path in published.files.items()},
+    }
+
+
+def stored_config(leaderboards: Path | str, name: str) -> dict[str, Any]:
+    """The config a stored tournament was started with (JSON)."""
+    with Store.open_existing(store_path(leaderboards, name)) as store:
+        return store.meta("config")
