@@ -1,0 +1,158 @@
+"""`arena run`, `arena leaderboard` and `arena export` as a user runs them, including a kill -9 and resume."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.cli import main
+from arena.tournament.store import Store, store_path
+
+TINY = """
+name = "{name}"
+game = "{game}"
+seed = 3
+blocks = {blocks}
+
+[game_options]
+{options}
+
+[[agents]]
+name = "greedy"
+
+[[agents]]
+name = "random"
+
+[[agents]]
+name = "random-2"
+plugin = "random"
+
+[[agents]]
+name = "greedy-2"
+plugin = "greedy"
+"""
+
+
+def write_config(folder: Path, name: str = "tiny", game: str = "lovat", blocks: int = 2,
+                 options: str = "players = 4") -> Path:
+    path = folder / f"{name}.toml"
+    path.write_text(TINY.format(name=name, game=game, blocks=blocks, options=options))
+    return path
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    status = main(list(argv))
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def test_run_writes_store_and_leaderboard_files(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    config = write_config(tmp_path, game="lorum", options="deals = 2")
+    boards = tmp_path / "boards"
+    status, out, err = run(capsys, "run", str(config), "--workers", "1", "--json", "--leaderboards", str(boards))
+    assert status == 0, err
+    summary = json.loads(out)
+    assert summary["matches"] == summary["played"] == 2 * 4  # one table, 2 blocks, 4 rotations
+    assert {row["agent"] for row in summary["leaderboards"]["elo"]} == {"greedy", "greedy-2", "random", "random-2"}
+    folder = boards / "tiny"
+    for name in ("results.sqlite", "leaderboard.md", "leaderboard.csv", "leaderboard.json", "index.html"):
+        assert (folder / name).is_file(), name
+    rows = list(csv.DictReader((folder / "leaderboard.csv").open()))
+    assert sorted(row["agent"] for row in rows) == ["greedy", "greedy-2", "random", "random-2"]
+    # Lorum's score is chips per deal: the score method's mean equals the stored chips / 2 deals.
+    with Store.open_existing(store_path(boards, "tiny")) as store:
+        chips = [(agent, score) for row in store.rows() for agent, score in zip(row.agents, row.scores)]
+    greedy_mean = sum(score for agent, score in chips if agent == "greedy") / 8 / 2
+    [score_row] = [row for row in summary["leaderboards"]["score"] if row["agent"] == "greedy"]
+    assert score_row["rating"] == pytest.approx(greedy_mean)
+
+
+def test_leaderboard_and_export_read_the_store(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    config = write_config(tmp_path)
+    boards = tmp_path / "boards"
+    assert run(capsys, "run", str(config), "--workers", "1", "--json", "--leaderboards", str(boards))[0] == 0
+    status, out, _ = run(capsys, "leaderboard", "tiny", "--method", "trueskill", "--json", "--leaderboards",
+                         str(boards))
+    assert status == 0 and list(json.loads(out)) == ["trueskill"]
+    status, out, _ = run(capsys, "leaderboard", "tiny", "--vs", "greedy", "random", "--json", "--leaderboards",
+                         str(boards))
+    comparison = json.loads(out)
+    assert status == 0 and comparison["games"] == 8 and 0.0 <= comparison["probability_a_stronger"] <= 1.0
+    status, out, _ = run(capsys, "export", "tiny", "--format", "csv", "--leaderboards", str(boards))
+    table = list(csv.DictReader(io.StringIO(out)))
+    assert status == 0 and [row["idx"] for row in table] == [str(i) for i in range(8)]
+    status, out, _ = run(capsys, "export", "tiny", "--format", "jsonl", "--leaderboards", str(boards))
+    assert [json.loads(line)["id"] for line in out.splitlines()] == [row["id"] for row in table]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["leaderboard", "nothing-here"], "no tournament results there"),
+        (["export", "nothing-here"], "no tournament results there"),
+        (["run", "/no/such.toml"], "/no/such.toml: cannot read the file"),
+        (["run", "configs/quickstart-lovat.toml", "--workers", "0"], "--workers must be at least 1"),
+    ],
+)
+def test_bad_input_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path, argv: list[str],
+                               message: str) -> None:
+    status, _, err = run(capsys, *argv, *(["--leaderboards", str(tmp_path)] if argv[0] != "run" else []))
+    assert status != 0 and message in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_config_errors_are_one_line_each(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text('name = "bad"\ngame = "lovat"\nblocks = "many"\nsede = 1\n[[agents]]\nname = "nobody"\n')
+    status, _, err = run(capsys, "run", str(path), "--workers", "1")
+    assert status == 2
+    lines = err.strip().splitlines()
+    assert any("blocks" in line for line in lines)
+    assert any("sede" in line and "seed" in line for line in lines)  # did-you-mean
+    assert any("nobody" in line for line in lines)
+    assert all(str(path) in line for line in lines) and "Traceback" not in err
+
+
+def test_kill_minus_nine_then_resume_equals_an_uninterrupted_run(capsys: pytest.CaptureFixture[str],
+                                                                 tmp_path: Path) -> None:
+    config = write_config(tmp_path, name="killed", blocks=30)
+    whole = tmp_path / "whole"
+    assert run(capsys, "run", str(config), "--workers", "1", "--json", "--leaderboards", str(whole))[0] == 0
+    parts = tmp_path / "parts"
+    database = store_path(parts, "killed")
+    child = subprocess.Popen(
+        [sys.executable, "-m", "arena", "run", str(config), "--workers", "1", "--json", "--leaderboards", str(parts)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    stored = 0
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and child.poll() is None:
+        if database.is_file():
+            try:
+                stored = sqlite3.connect(database).execute("SELECT COUNT(*) FROM matches").fetchone()[0]
+            except sqlite3.OperationalError:
+                stored = 0
+            if stored >= 10:
+                break
+        time.sleep(0.02)
+    os.kill(child.pid, signal.SIGKILL)
+    child.wait()
+    with Store.open_existing(database) as store:
+        interrupted = store.count()
+    assert 10 <= interrupted < 120, "the run should have been killed part-way"
+    status, out, err = run(capsys, "run", str(config), "--workers", "1", "--resume", "--json",
+                           "--leaderboards", str(parts))
+    assert status == 0, err
+    assert json.loads(out)["played"] == 120 - interrupted
+    with Store.open_existing(database) as resumed, Store.open_existing(store_path(whole, "killed")) as reference:
+        assert resumed.result_table() == reference.result_table()
