@@ -87,11 +87,14 @@ def run_tournament(
     with Store(path) as store:
         store.bind(config.to_json(), schedule.design.to_json(), total, resume)
         done = store.done_indices()
-        pending = [match for match in schedule.iter_matches() if match.index not in done]
+        pending = total - len(done)
+        serial = serial or not pending  # nothing to play: no need to start Ray
         tracker = _Tracker(len(done), total, on_progress)
         tracker.report()
         context = {"config": config.to_json(), "plugins_dir": plugins}
-        batches = list(_batches(pending, workers=1 if serial else (workers or os.cpu_count() or 1)))
+        size = _batch_size(pending, workers=1 if serial else (workers or os.cpu_count() or 1))
+        # Matches stream from the schedule into batches and out to the store: memory stays flat.
+        batches = _batches((match for match in schedule.iter_matches() if match.index not in done), size)
         with _backend(serial, workers, address) as cpus:
             if serial:
                 finished: Iterator[list[dict[str, Any]]] = (_play_batch(context, batch) for batch in batches)
@@ -101,16 +104,26 @@ def run_tournament(
                 store.add(rows)
                 tracker.add(rows)
     return RunSummary(
-        name=config.name, total=total, played=len(pending), seconds=time.perf_counter() - started,
+        name=config.name, total=total, played=pending, seconds=time.perf_counter() - started,
         workers=cpus, backend="serial" if serial else "ray", store=path,
     )
 
 
-def _batches(pending: Sequence[Match], workers: int) -> Iterator[list[dict[str, Any]]]:
-    """Consecutive slices of the pending matches, as plain data, sized to keep every worker busy."""
-    size = max(1, min(MAX_BATCH, len(pending) // (workers * 4) or 1))
-    for start in range(0, len(pending), size):
-        yield [match.to_json() for match in pending[start:start + size]]
+def _batch_size(pending: int, workers: int) -> int:
+    """Matches per batch: about four batches per worker, at most ``MAX_BATCH``."""
+    return max(1, min(MAX_BATCH, pending // (workers * 4)))
+
+
+def _batches(matches: Iterator[Match], size: int) -> Iterator[list[dict[str, Any]]]:
+    """Consecutive runs of ``size`` matches, as plain data."""
+    batch: list[dict[str, Any]] = []
+    for match in matches:
+        batch.append(match.to_json())
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
 
 
 class _Tracker:
@@ -230,7 +243,7 @@ def _backend(serial: bool, workers: int | None, address: str | None) -> Iterator
             ray.shutdown()
 
 
-def _ray_batches(context: Mapping[str, Any], batches: Sequence[list[dict[str, Any]]], cpus: int
+def _ray_batches(context: Mapping[str, Any], batches: Iterator[list[dict[str, Any]]], cpus: int
                  ) -> Iterator[list[dict[str, Any]]]:
     """Play batches on Ray and yield their rows in schedule order, whatever order they finish in."""
     import ray
@@ -240,13 +253,20 @@ def _ray_batches(context: Mapping[str, Any], batches: Sequence[list[dict[str, An
     window = max(2, 2 * cpus)
     in_flight: dict[Any, int] = {}
     finished: dict[int, list[dict[str, Any]]] = {}
-    next_submit = 0
-    next_commit = 0
-    while next_commit < len(batches):
+    submitted = 0
+    committed = 0
+    exhausted = False
+    while not exhausted or committed < submitted:
         # Finished batches wait for their turn to commit: bound how far ahead work is handed out.
-        while next_submit < len(batches) and len(in_flight) < window and next_submit - next_commit < 4 * window:
-            in_flight[remote.remote(context_ref, batches[next_submit])] = next_submit
-            next_submit += 1
+        while not exhausted and len(in_flight) < window and submitted - committed < 4 * window:
+            batch = next(batches, None)
+            if batch is None:
+                exhausted = True
+                break
+            in_flight[remote.remote(context_ref, batch)] = submitted
+            submitted += 1
+        if not in_flight:
+            continue
         ready, _ = ray.wait(list(in_flight), num_returns=1)
         for ref in ready:
             position = in_flight.pop(ref)
@@ -256,9 +276,9 @@ def _ray_batches(context: Mapping[str, Any], batches: Sequence[list[dict[str, An
                 raise TournamentError(f"a match failed on a worker: {_cause(error)}") from None
             except ray.exceptions.RayError as error:  # worker or node lost more often than Ray retries
                 raise TournamentError(f"batch {position} was lost {RAY_TASK_RETRIES + 1} times: {_cause(error)}") from None
-        while next_commit in finished:
-            yield finished.pop(next_commit)
-            next_commit += 1
+        while committed in finished:
+            yield finished.pop(committed)
+            committed += 1
 
 
 def _cause(error: Exception) -> str:

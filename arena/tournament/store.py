@@ -148,7 +148,8 @@ class Store:
         """Tie the store to a tournament config, or check that it already is.
 
         A fresh store records the config; an existing one must hold the same
-        config, and with results in it ``resume`` must be set.
+        config, and a part-played one needs ``resume`` (so that two runs are
+        never mixed by accident).  A complete one has nothing left to play.
         """
         stored = self.meta("config")
         if stored is None:
@@ -160,7 +161,7 @@ class Store:
                 "give the tournament a new name, or delete that folder to start over"
             )
         done = self.count()
-        if done and not resume:
+        if done and done < total and not resume:
             raise StoreError(
                 f"{self.path} already holds {done} of {total} results; add --resume to play only what is missing"
             )

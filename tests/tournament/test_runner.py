@@ -63,10 +63,17 @@ def test_serial_run_stores_every_match_in_schedule_order(tmp_path: Path) -> None
     assert record["result"]["scores"] == list(first.scores)
 
 
-def test_a_rerun_without_resume_is_refused(tmp_path: Path) -> None:
-    run_tournament(small_config(), leaderboards=tmp_path, plugins_dir=None, workers=1)
-    with pytest.raises(StoreError, match=r"already holds 40 of 40 results; add --resume"):
+def test_continuing_a_part_played_store_needs_resume(tmp_path: Path) -> None:
+    with pytest.raises(Interrupt):
+        run_tournament(small_config(), leaderboards=tmp_path, plugins_dir=None, workers=1, on_progress=stop_after(9))
+    with pytest.raises(StoreError, match=r"already holds \d+ of 40 results; add --resume"):
         run_tournament(small_config(), leaderboards=tmp_path, plugins_dir=None, workers=1)
+
+
+def test_a_complete_tournament_has_nothing_left_to_play(tmp_path: Path) -> None:
+    run_tournament(small_config(), leaderboards=tmp_path, plugins_dir=None, workers=1)
+    again = run_tournament(small_config(), leaderboards=tmp_path, plugins_dir=None, workers=1)
+    assert again.played == 0 and again.total == 40
 
 
 def test_a_changed_config_under_the_same_name_is_refused(tmp_path: Path) -> None:
