@@ -1,0 +1,167 @@
+"""The leaderboard: ratings from a method beside each agent's results and faults."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from arena.ratings.data import FAULT_KINDS, MatchArrays, MatchOutcome, as_arrays
+from arena.ratings.registry import DEFAULT_METHOD
+from arena.ratings.registry import fit as fit_method
+from arena.ratings.table import RatingTable
+
+FAULT_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("timeouts", "timeout"),
+    ("illegal", "illegal"),
+    ("exceptions", "exception"),
+    ("crashes", "crash"),
+    ("memory", "memory"),
+)
+"""(LeaderboardRow field, fault kind) pairs, in column order."""
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderboardRow:
+    """One agent's line: rating and interval, results, and faults by kind."""
+
+    rank: int  # 1 = best; equal ratings share a rank
+    agent: str  # agent name
+    rating: float  # the method's rating
+    lower: float  # lower bound of the interval (Leaderboard.level)
+    upper: float  # upper bound of the interval
+    games: int  # matches played
+    mean_score: float  # mean score per match: points (Lovat) or chips (Lorum)
+    win_share: float  # fraction of matches finished first (a shared first place counts as a win)
+    timeouts: int  # moves that ran out of time
+    illegal: int  # illegal actions
+    exceptions: int  # exceptions raised by the agent
+    crashes: int  # agent process crashes
+    memory: int  # memory-limit faults
+
+    @property
+    def faults(self) -> int:
+        """All faults of every kind."""
+        return self.timeouts + self.illegal + self.exceptions + self.crashes + self.memory
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON data (non-finite numbers become None)."""
+        return {
+            "rank": self.rank,
+            "agent": self.agent,
+            "rating": _finite(self.rating),
+            "lower": _finite(self.lower),
+            "upper": _finite(self.upper),
+            "games": self.games,
+            "mean_score": _finite(self.mean_score),
+            "win_share": _finite(self.win_share),
+            "timeouts": self.timeouts,
+            "illegal": self.illegal,
+            "exceptions": self.exceptions,
+            "crashes": self.crashes,
+            "memory": self.memory,
+        }
+
+
+def _finite(x: float) -> float | None:
+    return float(x) if math.isfinite(x) else None
+
+
+@dataclass(frozen=True, slots=True)
+class Leaderboard:
+    """Every agent's row, best first, and the rating table they come from."""
+
+    method: str  # rating method name
+    scale: str  # what the rating numbers mean
+    level: float  # coverage of the intervals
+    matches: int  # matches in the data
+    blocks: int  # duplicate blocks in the data
+    rows: tuple[LeaderboardRow, ...]  # best first
+    table: RatingTable  # the method's full result (superiority matrix, extras)
+
+    @property
+    def agents(self) -> tuple[str, ...]:
+        """Agent names, best first."""
+        return tuple(row.agent for row in self.rows)
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON data: the rows and the method's table."""
+        return {
+            "method": self.method,
+            "scale": self.scale,
+            "level": self.level,
+            "matches": self.matches,
+            "blocks": self.blocks,
+            "rows": [row.to_json() for row in self.rows],
+            "ratings": self.table.to_json(),
+        }
+
+
+def agent_results(arrays: MatchArrays) -> tuple[np.ndarray, np.ndarray]:
+    """(N,) mean score per match and (N,) share of matches finished first, per agent."""
+    valid = arrays.valid
+    agent = arrays.seat_agent[valid]
+    n = arrays.n_agents
+    games = np.maximum(arrays.games, 1)
+    mean_score = np.bincount(agent, weights=arrays.score[valid], minlength=n) / games
+    wins = np.bincount(agent, weights=(arrays.rank[valid] == 1).astype(float), minlength=n)
+    return mean_score, wins / games
+
+
+def build_leaderboard(
+    outcomes: Sequence[MatchOutcome] | MatchArrays, method: str = DEFAULT_METHOD, **options: Any
+) -> Leaderboard:
+    """Rate the outcomes with ``method`` and put each agent's results and faults beside the rating.
+
+    Parameters
+    ----------
+    outcomes : sequence of MatchOutcome (or MatchArrays)
+        Any order.
+    method : str, optional
+        Rating method name ("elo", "plackett-luce", "trueskill", "score").
+    **options
+        Passed to the rating method (e.g. ``bootstrap=200``, ``anchor_agent="random"``).
+
+    Returns
+    -------
+    Leaderboard
+        Rows sorted by rating, best first; equal ratings share a rank.
+    """
+    arrays = as_arrays(outcomes)
+    source = outcomes if callable(options.get("divisor")) else arrays
+    table = fit_method(source, method, **options)
+    mean_score, win_share = agent_results(arrays)
+    index = {name: i for i, name in enumerate(arrays.agents)}
+    kind = {k: c for c, k in enumerate(FAULT_KINDS)}
+    rows = []
+    previous_rating, rank = None, 0
+    for position, line in enumerate(table.ratings, start=1):
+        if line.rating != previous_rating:
+            rank, previous_rating = position, line.rating
+        i = index[line.agent]
+        faults = {field: int(arrays.fault_counts[i, kind[k]]) for field, k in FAULT_COLUMNS}
+        rows.append(
+            LeaderboardRow(
+                rank=rank,
+                agent=line.agent,
+                rating=line.rating,
+                lower=line.lower,
+                upper=line.upper,
+                games=line.games,
+                mean_score=float(mean_score[i]),
+                win_share=float(win_share[i]),
+                **faults,
+            )
+        )
+    return Leaderboard(
+        method=table.method,
+        scale=table.scale,
+        level=table.level,
+        matches=arrays.n_matches,
+        blocks=len(arrays.blocks),
+        rows=tuple(rows),
+        table=table,
+    )

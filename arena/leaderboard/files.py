@@ -1,0 +1,220 @@
+"""Leaderboard files: Markdown, CSV, JSON and one self-contained HTML page.
+
+``write_leaderboard_files`` writes all four into a directory.  The page needs no network:
+styles are inline, there are no scripts, the two charts are inline SVG (drawn by
+matplotlib) and a Content-Security-Policy forbids fetching anything.  Elements a browser
+test can find: the table ``#leaderboard-table`` (one ``<tr data-agent=...>`` per agent in
+its ``<tbody>``), the sections ``#ratings-chart`` and ``#head-to-head`` and their SVGs
+``#ratings-chart-svg`` and ``#head-to-head-svg``.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import json
+import math
+from pathlib import Path
+
+from arena.leaderboard.build import Leaderboard, LeaderboardRow
+from arena.leaderboard.charts import head_to_head_svg, ratings_svg
+from arena.leaderboard.head_to_head import HeadToHead
+from arena.leaderboard.terminal import format_number, rating_digits
+
+CSV_COLUMNS: tuple[str, ...] = (
+    "rank",
+    "agent",
+    "rating",
+    "lower",
+    "upper",
+    "games",
+    "mean_score",
+    "win_share",
+    "timeouts",
+    "illegal",
+    "exceptions",
+    "crashes",
+    "memory",
+)
+"""Columns of ``leaderboard.csv``, in order (the LeaderboardRow fields)."""
+
+FILE_NAMES: tuple[str, ...] = ("leaderboard.md", "leaderboard.csv", "leaderboard.json", "index.html")
+"""The files ``write_leaderboard_files`` writes."""
+
+
+def _cell(row: LeaderboardRow, column: str) -> object:
+    value = getattr(row, column)
+    if isinstance(value, float):
+        return repr(value) if math.isfinite(value) else ""
+    return value
+
+
+def to_csv(leaderboard: Leaderboard) -> str:
+    """One header line and one line per agent; floats at full precision, empty if missing."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for row in leaderboard.rows:
+        writer.writerow([_cell(row, c) for c in CSV_COLUMNS])
+    return buffer.getvalue()
+
+
+def to_json(leaderboard: Leaderboard, head_to_head: HeadToHead | None, title: str) -> str:
+    """The leaderboard (rows and rating table) and the head-to-head table as JSON."""
+    data = {"title": title, **leaderboard.to_json()}
+    data["head_to_head"] = None if head_to_head is None else head_to_head.to_json()
+    return json.dumps(data, indent=2, allow_nan=False) + "\n"
+
+
+def _markdown_text(text: str) -> str:
+    """Text safe inside a Markdown table cell: HTML escaped, pipes and backslashes escaped."""
+    return html.escape(text, quote=False).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def to_markdown(leaderboard: Leaderboard, title: str) -> str:
+    """A Markdown page: title, what the ratings mean, and the table."""
+    digits = rating_digits(leaderboard.method)
+    lines = [
+        f"# {_markdown_text(title)}",
+        "",
+        f"Method: `{leaderboard.method}`. {_markdown_text(leaderboard.scale)}.",
+        f"{leaderboard.matches} matches in {leaderboard.blocks} duplicate blocks; "
+        f"intervals cover {leaderboard.level:.0%}.",
+        "",
+        "| # | Agent | Rating | Interval | Games | Mean score | Win share | Timeouts | Illegal | Exceptions "
+        "| Crashes | Memory |",
+        "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in leaderboard.rows:
+        lines.append(
+            f"| {r.rank} | {_markdown_text(r.agent)} | {format_number(r.rating, digits)} | "
+            f"{format_number(r.lower, digits)} to {format_number(r.upper, digits)} | {r.games} | "
+            f"{format_number(r.mean_score, 2)} | {r.win_share:.1%} | {r.timeouts} | {r.illegal} | "
+            f"{r.exceptions} | {r.crashes} | {r.memory} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+_STYLE = """
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2rem auto; max-width: 72rem;
+       padding: 0 1rem; color: #1b2a41; }
+h1 { margin-bottom: 0.2rem; }
+.meta { color: #555; margin-top: 0; }
+table { border-collapse: collapse; width: 100%; font-size: 0.9rem; }
+th, td { padding: 0.3rem 0.5rem; border-bottom: 1px solid #ddd; }
+th { text-align: left; background: #f3f5f8; position: sticky; top: 0; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.fault { color: #b00020; font-weight: bold; }
+section { margin-top: 2rem; overflow-x: auto; }
+svg { max-width: 100%; height: auto; }
+"""
+
+
+def _row_html(row: LeaderboardRow, digits: int) -> str:
+    agent = html.escape(row.agent)
+    faults = "".join(
+        f'<td class="num{" fault" if count else ""}">{count}</td>'
+        for count in (row.timeouts, row.illegal, row.exceptions, row.crashes, row.memory)
+    )
+    return (
+        f'<tr data-agent="{agent}" data-rank="{row.rank}">'
+        f'<td class="num">{row.rank}</td><th scope="row">{agent}</th>'
+        f'<td class="num">{format_number(row.rating, digits)}</td>'
+        f'<td class="num">{format_number(row.lower, digits)} to {format_number(row.upper, digits)}</td>'
+        f'<td class="num">{row.games}</td><td class="num">{format_number(row.mean_score, 2)}</td>'
+        f'<td class="num">{row.win_share:.1%}</td>{faults}</tr>'
+    )
+
+
+def to_html(leaderboard: Leaderboard, head_to_head: HeadToHead, title: str) -> str:
+    """One self-contained page: the table, the ratings chart and the head-to-head heatmap."""
+    digits = rating_digits(leaderboard.method)
+    same_agents = set(head_to_head.agents) == set(leaderboard.agents)
+    ordered = head_to_head.reordered(leaderboard.agents) if same_agents else head_to_head
+    headers = ("#", "Agent", "Rating", f"{leaderboard.level:.0%} interval", "Games", "Mean score", "Win share",
+               "Timeouts", "Illegal", "Exceptions", "Crashes", "Memory")
+    numeric = ' class="num"'
+    head = "".join(f'<th scope="col"{"" if h == "Agent" else numeric}>{html.escape(h)}</th>' for h in headers)
+    body = "\n".join(_row_html(row, digits) for row in leaderboard.rows)
+    if not leaderboard.rows:
+        body = f'<tr class="empty"><td colspan="{len(headers)}">No matches yet.</td></tr>'
+    escaped_title = html.escape(title)
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{escaped_title}</title>
+<style>{_STYLE}</style>
+</head>
+<body>
+<header>
+<h1>{escaped_title}</h1>
+<p class="meta">Method <code>{html.escape(leaderboard.method)}</code>: {html.escape(leaderboard.scale)}.
+{leaderboard.matches} matches in {leaderboard.blocks} duplicate blocks.</p>
+</header>
+<main>
+<section id="leaderboard">
+<h2>Leaderboard</h2>
+<table id="leaderboard-table">
+<thead><tr>{head}</tr></thead>
+<tbody>
+{body}
+</tbody>
+</table>
+</section>
+<section id="ratings-chart">
+<h2>Ratings</h2>
+{ratings_svg(leaderboard)}
+</section>
+<section id="head-to-head">
+<h2>Head to head</h2>
+<p class="meta">Share of shared matches in which the row agent finished ahead of the column agent (ties count
+half); grey where two agents never met.</p>
+{head_to_head_svg(ordered)}
+</section>
+</main>
+</body>
+</html>
+"""
+
+
+def write_leaderboard_files(
+    leaderboard: Leaderboard, head_to_head: HeadToHead, directory: str | Path, title: str
+) -> dict[str, Path]:
+    """Write ``leaderboard.md``, ``leaderboard.csv``, ``leaderboard.json`` and ``index.html``.
+
+    Parameters
+    ----------
+    leaderboard : Leaderboard
+        From ``build_leaderboard``.
+    head_to_head : HeadToHead
+        From ``head_to_head`` (same outcomes).
+    directory : str or Path
+        Created if missing; existing files of these names are replaced.
+    title : str
+        Page and document title.
+
+    Returns
+    -------
+    dict of str to Path
+        Each file name and the path written.
+    """
+    folder = Path(directory)
+    folder.mkdir(parents=True, exist_ok=True)
+    contents = {
+        "leaderboard.md": to_markdown(leaderboard, title),
+        "leaderboard.csv": to_csv(leaderboard),
+        "leaderboard.json": to_json(leaderboard, head_to_head, title),
+        "index.html": to_html(leaderboard, head_to_head, title),
+    }
+    written = {}
+    for name, text in contents.items():
+        path = folder / name
+        temporary = path.with_name(f".{name}.tmp")
+        temporary.write_text(text, encoding="utf-8")
+        temporary.replace(path)  # readers never see a half-written file
+        written[name] = path
+    return written

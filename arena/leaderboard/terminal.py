@@ -1,0 +1,89 @@
+"""Leaderboards and comparisons as ``rich`` renderables for the terminal."""
+
+from __future__ import annotations
+
+import math
+
+from rich.table import Table
+
+from arena.leaderboard.build import Leaderboard
+from arena.leaderboard.head_to_head import Comparison
+
+
+def format_number(x: float, digits: int = 1) -> str:
+    """A rating or score for display; a dash for a missing (non-finite) value."""
+    return f"{x:.{digits}f}" if math.isfinite(x) else "-"
+
+
+def rating_digits(method: str) -> int:
+    """Decimals worth showing for a method's ratings (Elo-scale ratings are whole points)."""
+    return 0 if method in ("elo", "plackett-luce") else 2
+
+
+def render_rich(leaderboard: Leaderboard, title: str | None = None) -> Table:
+    """The leaderboard as a ``rich.table.Table``: one row per agent, best first.
+
+    Fault columns: T/O (timeouts), Illegal, Exc (exceptions), Crash, Mem (memory limit).
+    """
+    digits = rating_digits(leaderboard.method)
+    table = Table(
+        title=title or f"Leaderboard ({leaderboard.method})",
+        caption=f"{leaderboard.scale}; {leaderboard.matches} matches in {leaderboard.blocks} duplicate blocks",
+        caption_justify="left",
+    )
+    table.add_column("#", justify="right")
+    table.add_column("Agent", no_wrap=True)
+    table.add_column("Rating", justify="right")
+    table.add_column(f"{leaderboard.level:.0%} interval", justify="right")
+    table.add_column("Games", justify="right")
+    table.add_column("Mean score", justify="right")
+    table.add_column("Win share", justify="right")
+    for header in ("T/O", "Illegal", "Exc", "Crash", "Mem"):
+        table.add_column(header, justify="right")
+    for row in leaderboard.rows:
+        table.add_row(
+            str(row.rank),
+            row.agent,
+            format_number(row.rating, digits),
+            f"{format_number(row.lower, digits)} to {format_number(row.upper, digits)}",
+            str(row.games),
+            format_number(row.mean_score, 2),
+            f"{row.win_share:.1%}" if math.isfinite(row.win_share) else "-",
+            *(_fault_cell(n) for n in (row.timeouts, row.illegal, row.exceptions, row.crashes, row.memory)),
+        )
+    return table
+
+
+def _fault_cell(count: int) -> str:
+    return f"[bold red]{count}[/]" if count else "0"
+
+
+def render_comparison(comparison: Comparison) -> Table:
+    """A comparison of two agents as a ``rich.table.Table``."""
+    c = comparison
+    digits = rating_digits(c.method)
+    table = Table(title=f"{c.a} vs {c.b} ({c.method})", show_header=True)
+    table.add_column("", style="bold")
+    table.add_column(c.a, justify="right")
+    table.add_column(c.b, justify="right")
+    table.add_row("Rating", format_number(c.rating_a.rating, digits), format_number(c.rating_b.rating, digits))
+    table.add_row(
+        f"{c.level:.0%} interval",
+        f"{format_number(c.rating_a.lower, digits)} to {format_number(c.rating_a.upper, digits)}",
+        f"{format_number(c.rating_b.lower, digits)} to {format_number(c.rating_b.upper, digits)}",
+    )
+    table.add_row("Games (all)", str(c.rating_a.games), str(c.rating_b.games))
+    table.add_row("Finished ahead (shared matches)", str(c.wins), str(c.losses))
+    table.add_row("Draws", str(c.draws), str(c.draws))
+    score = c.score
+    table.add_row(
+        "Score in shared matches",
+        "-" if score is None else f"{score:.1%}",
+        "-" if score is None else f"{1.0 - score:.1%}",
+    )
+    table.add_row(
+        "P(stronger)", f"{c.probability_a_stronger:.1%}", f"{1.0 - c.probability_a_stronger:.1%}"
+    )
+    table.caption = f"{c.games} shared matches; {c.scale}"
+    table.caption_justify = "left"
+    return table

@@ -1,0 +1,35 @@
+"""Rating methods: pure functions from match outcomes to a ``RatingTable``.
+
+Each method is ``fit(outcomes, **options) -> RatingTable``, batch and independent of the
+order of ``outcomes``; choose one by name with ``arena.ratings.fit(outcomes, "elo")``:
+
+* ``"elo"``: Bradley–Terry over the pairs of seats in each match, on the Elo scale
+  (``arena.ratings.elo``);
+* ``"plackett-luce"``: Plackett–Luce over each match's finishing order, same scale
+  (``arena.ratings.plackett_luce``);
+* ``"trueskill"``: free-for-all TrueSkill, conservative ``mu - 3 sigma``
+  (``arena.ratings.trueskill``);
+* ``"score"``: mean score per match with block-bootstrap intervals (``arena.ratings.score``).
+
+The input shape is ``MatchOutcome`` (``arena.ratings.data``); ``arena.ratings.simulate``
+makes synthetic tournaments with known strengths.
+"""
+
+from arena.ratings.data import FAULT_KINDS, MatchArrays, MatchOutcome, as_arrays
+from arena.ratings.registry import DEFAULT_METHOD, METHODS, RatingMethod, fit, get_method, method_names
+from arena.ratings.table import AgentRating, RatingTable
+
+__all__ = [
+    "DEFAULT_METHOD",
+    "FAULT_KINDS",
+    "METHODS",
+    "AgentRating",
+    "MatchArrays",
+    "MatchOutcome",
+    "RatingMethod",
+    "RatingTable",
+    "as_arrays",
+    "fit",
+    "get_method",
+    "method_names",
+]

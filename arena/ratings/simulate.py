@@ -1,0 +1,104 @@
+"""Synthetic tournaments with known strengths, for tests, benchmarks and demonstrations.
+
+Each duplicate block draws ``players`` distinct agents and one deal, then plays the deal
+once per rotation of the agents through the seats (``players`` matches).  A seat's
+performance in a match is
+
+    strength[agent] + luck[block, seat] + noise
+
+where ``luck`` (standard deviation ``luck``) belongs to the deal and seat, so it is shared
+by the block's rotations and cancels within the block, and ``noise`` is independent per
+match and seat: standard Gumbel for ``model="plackett-luce"`` (with ``luck=0`` the
+finishing order is then exactly Plackett–Luce with log-strengths ``strength``, and every
+pairwise marginal is Bradley–Terry) or standard normal for ``model="thurstone"``.
+
+The score is the performance itself, optionally rounded to a multiple of ``score_step``
+(which produces ties); ranks are competition ranks of the scores (1 = highest, ties share
+the better rank).  The expected score of agent ``i`` in a match is ``strength[i] +
+NOISE_MEAN[model]`` (without rounding).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from arena.ratings.data import MatchOutcome
+
+MODELS: tuple[str, ...] = ("plackett-luce", "thurstone")
+"""Noise models: Gumbel noise (Plackett–Luce orders) or normal noise (Thurstone case V)."""
+
+NOISE_MEAN: Mapping[str, float] = {"plackett-luce": float(np.euler_gamma), "thurstone": 0.0}
+"""Mean of the per-match noise of each model (the standard Gumbel's mean is Euler's gamma)."""
+
+
+def simulate_outcomes(
+    strengths: Mapping[str, float],
+    *,
+    blocks: int,
+    players: int,
+    seed: int = 0,
+    model: str = "plackett-luce",
+    luck: float = 0.0,
+    score_step: float | None = None,
+) -> list[MatchOutcome]:
+    """Play ``blocks`` duplicate blocks of ``players``-seat matches between synthetic agents.
+
+    Parameters
+    ----------
+    strengths : mapping of str to float
+        Natural-log strength of each agent (at least ``players`` agents).
+    blocks : int
+        Number of duplicate blocks; the result has ``blocks * players`` matches.
+    players : int
+        Seats per match (at least 2).
+    seed : int, optional
+        Seed of the generator; the same seed gives the same outcomes.
+    model : {"plackett-luce", "thurstone"}, optional
+        Distribution of the per-match noise.
+    luck : float, optional
+        Standard deviation of the per-deal seat luck shared by a block.
+    score_step : float, optional
+        Round scores to multiples of this (creates ties); None keeps them continuous.
+
+    Returns
+    -------
+    list of MatchOutcome
+        Block ``b`` is ``"b{b:06d}"``; its matches are ``"b{b:06d}-r{rotation}"``.
+    """
+    if model not in MODELS:
+        raise ValueError(f"model={model!r} is not one of {', '.join(MODELS)}")
+    names = list(strengths)
+    n = len(names)
+    if players < 2 or players > n:
+        raise ValueError(f"players={players} needs 2 <= players <= {n} (the number of agents)")
+    rng = np.random.default_rng(seed)
+    strength = np.array([strengths[a] for a in names], dtype=float)
+    chosen = np.argsort(rng.random((blocks, n)), axis=1)[:, :players]  # (blocks, players)
+    seat_luck = rng.normal(0.0, luck, size=(blocks, players)) if luck > 0 else np.zeros((blocks, players))
+    rotation = (np.arange(players)[None, :] + np.arange(players)[:, None]) % players  # [r, seat]
+    agent = chosen[:, rotation]  # (blocks, rotations, seats)
+    if model == "plackett-luce":
+        noise = rng.gumbel(size=agent.shape)
+    else:
+        noise = rng.normal(size=agent.shape)
+    score = strength[agent] + seat_luck[:, None, :] + noise
+    if score_step is not None:
+        score = np.round(score / score_step) * score_step
+    rank = 1 + (score[..., None, :] > score[..., :, None]).sum(axis=-1)
+    names_array = np.array(names, dtype=object)
+    outcomes = []
+    for b in range(blocks):
+        block_id = f"b{b:06d}"
+        for r in range(players):
+            outcomes.append(
+                MatchOutcome(
+                    match_id=f"{block_id}-r{r}",
+                    block=block_id,
+                    agents=tuple(names_array[agent[b, r]]),
+                    scores=tuple(score[b, r].tolist()),
+                    ranks=tuple(rank[b, r].tolist()),
+                )
+            )
+    return outcomes

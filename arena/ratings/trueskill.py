@@ -1,0 +1,500 @@
+"""TrueSkill for free-for-all matches (method ``"trueskill"``).
+
+Every seat is a team of one.  A match is the TrueSkill factor graph of Herbrich, Minka and
+Graepel (2007): each agent's skill (its current rating, widened by the dynamics ``TAU``)
+produces a performance with noise ``BETA``; the seats are sorted by rank and each adjacent
+pair's performance difference is constrained by a truncation factor: greater than the
+draw margin for a win, within it for a draw (equal ranks).  The chain of differences is
+solved by expectation propagation: the difference messages are swept forward and back,
+each truncation replaced by the moment-matched Gaussian of the truncated one, until the
+largest change of a difference marginal in a sweep is at most ``MIN_DELTA`` (at most
+``MAX_SWEEPS`` sweeps).  This is exactly the schedule of the reference implementation
+(the ``trueskill`` package, which the tests compare against to 1e-6).
+
+TrueSkill is an online method: matches are processed one after another in a canonical
+order (sorted by ``match_id``), so the result does not depend on the input order.  To be
+fast, matches are processed in *waves*: a match's wave is one more than the latest wave of
+any of its agents' earlier matches, so the matches of a wave share no agent and depend
+only on earlier waves.  Each wave is computed as one batch of numpy operations, which
+gives exactly the sequential result.
+
+The Gaussian tail functions use ``scipy.special.ndtr``/``log_ndtr`` (the kernels behind
+``scipy.stats.norm``), in log space so that large upsets do not divide zero by zero.
+
+The reported rating is the conservative ``mu - CONSERVATIVE_SIGMAS * sigma``; the interval
+is ``mu -+ 1.96 sigma`` (for ``level=0.95``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import log_ndtr
+from scipy.stats import norm
+
+from arena.ratings.data import MatchArrays, MatchOutcome, as_arrays
+from arena.ratings.scale import superiority_from_covariance, z_value
+from arena.ratings.table import INTERVAL_LEVEL, RatingTable, empty_table, make_table
+
+METHOD = "trueskill"
+
+MU = 25.0
+"""Prior mean of a skill."""
+
+SIGMA = MU / 3.0
+"""Prior standard deviation of a skill."""
+
+BETA = SIGMA / 2.0
+"""Performance noise: a skill gap of BETA gives about a 76% chance of finishing ahead."""
+
+TAU = SIGMA / 100.0
+"""Dynamics: added (in quadrature) to every skill's sigma before each match."""
+
+DRAW_PROBABILITY = 0.10
+"""Probability of a draw between two equal agents, which sets the draw margin."""
+
+MIN_DELTA = 1e-4
+"""Stop sweeping a match once no difference marginal changed by more than this (trueskill's DELTA)."""
+
+MAX_SWEEPS = 10
+"""Sweeps of the difference chain per match at most (as in the trueskill package)."""
+
+CONSERVATIVE_SIGMAS = 3.0
+"""The reported rating is mu minus this many sigmas."""
+
+_LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
+_INV_SQRT2 = 1.0 / math.sqrt(2.0)
+_W_CEILING = 1.0 - 1e-12  # w is in (0, 1) in exact arithmetic; keep 1 - w positive on huge upsets
+
+VECTOR_BATCH = 48
+"""Waves with at least this many matches of one size are computed as numpy batches; smaller
+ones match by match in scalar code (numpy's per-call overhead dominates tiny batches)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Environment:
+    """TrueSkill constants (the same meaning as ``trueskill.TrueSkill``'s arguments)."""
+
+    mu: float = MU  # prior mean
+    sigma: float = SIGMA  # prior standard deviation
+    beta: float = BETA  # performance noise
+    tau: float = TAU  # dynamics per match
+    draw_probability: float = DRAW_PROBABILITY  # draw probability of two equal agents
+    min_delta: float = MIN_DELTA  # convergence threshold of the sweeps
+    max_sweeps: int = MAX_SWEEPS  # sweeps per match at most
+
+    def draw_margin(self) -> float:
+        """Draw margin between two teams of one: ``Phi^-1((p + 1) / 2) sqrt(2) beta``."""
+        return float(norm.ppf((self.draw_probability + 1.0) / 2.0) * math.sqrt(2.0) * self.beta)
+
+
+def _log_pdf(x: np.ndarray) -> np.ndarray:
+    return -0.5 * x * x - _LOG_SQRT_2PI
+
+
+def _v_w_win(x: np.ndarray, margin: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and variance corrections of a Gaussian truncated to ``diff > margin``."""
+    t = x - margin
+    v = np.exp(_log_pdf(t) - log_ndtr(t))
+    w = np.clip(v * (v + t), 0.0, _W_CEILING)
+    return v, w
+
+
+def _v_w_draw(x: np.ndarray, margin: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and variance corrections of a Gaussian truncated to ``|diff| <= margin``."""
+    size = np.abs(x)
+    a = margin - size
+    b = -margin - size
+    log_a, log_b = log_ndtr(a), log_ndtr(b)
+    log_mass = log_a + np.log1p(-np.exp(log_b - log_a))  # log(Phi(a) - Phi(b)), a > b
+    pdf_a = np.exp(_log_pdf(a) - log_mass)  # pdf(a) / mass
+    pdf_b = np.exp(_log_pdf(b) - log_mass)
+    v = pdf_b - pdf_a
+    w = np.clip(v * v + a * pdf_a - b * pdf_b, 0.0, _W_CEILING)
+    return np.where(x < 0, -v, v), w
+
+
+class _Chain:
+    """The messages of a batch of ``K`` matches with ``n`` seats each, sorted by rank.
+
+    Gaussians are kept in natural parameters: precision ``pi`` and precision-mean ``tau``.
+    ``perf`` is each seat's performance message; ``left[:, i]`` / ``right[:, i]`` the
+    messages into seat ``i``'s performance from the difference factor on its left / right;
+    ``down[:, j]`` / ``trunc[:, j]`` the messages into difference ``j`` from its sum factor
+    and from its truncation factor.
+    """
+
+    def __init__(self, perf_pi: np.ndarray, perf_tau: np.ndarray, draw: np.ndarray, margin: float) -> None:
+        k, n = perf_pi.shape
+        self.perf_pi, self.perf_tau = perf_pi, perf_tau
+        self.left_pi, self.left_tau = np.zeros((k, n)), np.zeros((k, n))
+        self.right_pi, self.right_tau = np.zeros((k, n)), np.zeros((k, n))
+        self.down_pi, self.down_tau = np.zeros((k, n - 1)), np.zeros((k, n - 1))
+        self.trunc_pi, self.trunc_tau = np.zeros((k, n - 1)), np.zeros((k, n - 1))
+        self.draw = draw  # (K, n - 1) bool: seats j and j + 1 share a rank
+        self.margin = margin
+
+    def send_down(self, j: int) -> None:
+        """Difference ``j`` = perf ``j`` - perf ``j + 1``, from their messages other than this factor's."""
+        a_pi = self.perf_pi[:, j] + self.left_pi[:, j]
+        a_tau = self.perf_tau[:, j] + self.left_tau[:, j]
+        b_pi = self.perf_pi[:, j + 1] + self.right_pi[:, j + 1]
+        b_tau = self.perf_tau[:, j + 1] + self.right_tau[:, j + 1]
+        variance = 1.0 / a_pi + 1.0 / b_pi
+        mean = a_tau / a_pi - b_tau / b_pi
+        self.down_pi[:, j] = 1.0 / variance
+        self.down_tau[:, j] = mean / variance
+
+    def truncate(self, j: int) -> np.ndarray:
+        """Moment-match the truncation of difference ``j``; return how much its marginal moved."""
+        c_pi, c_tau = self.down_pi[:, j], self.down_tau[:, j]
+        sqrt_pi = np.sqrt(c_pi)
+        x = c_tau / sqrt_pi
+        margin = self.margin * sqrt_pi
+        draw = self.draw[:, j]
+        if draw.any():
+            v_win, w_win = _v_w_win(x, margin)
+            v_draw, w_draw = _v_w_draw(x, margin)
+            v, w = np.where(draw, v_draw, v_win), np.where(draw, w_draw, w_win)
+        else:
+            v, w = _v_w_win(x, margin)
+        new_pi = c_pi / (1.0 - w)
+        new_tau = (c_tau + sqrt_pi * v) / (1.0 - w)
+        old_pi = c_pi + self.trunc_pi[:, j]
+        old_tau = c_tau + self.trunc_tau[:, j]
+        self.trunc_pi[:, j] = new_pi - c_pi
+        self.trunc_tau[:, j] = new_tau - c_tau
+        return np.maximum(np.abs(new_tau - old_tau), np.sqrt(np.abs(new_pi - old_pi)))
+
+    def send_right(self, j: int) -> None:
+        """Into perf ``j + 1`` = perf ``j`` - difference ``j``."""
+        a_pi = self.perf_pi[:, j] + self.left_pi[:, j]
+        a_tau = self.perf_tau[:, j] + self.left_tau[:, j]
+        t_pi, t_tau = self.trunc_pi[:, j], self.trunc_tau[:, j]
+        variance = 1.0 / a_pi + 1.0 / t_pi
+        mean = a_tau / a_pi - t_tau / t_pi
+        self.left_pi[:, j + 1] = 1.0 / variance
+        self.left_tau[:, j + 1] = mean / variance
+
+    def send_left(self, j: int) -> None:
+        """Into perf ``j`` = difference ``j`` + perf ``j + 1``."""
+        b_pi = self.perf_pi[:, j + 1] + self.right_pi[:, j + 1]
+        b_tau = self.perf_tau[:, j + 1] + self.right_tau[:, j + 1]
+        t_pi, t_tau = self.trunc_pi[:, j], self.trunc_tau[:, j]
+        variance = 1.0 / t_pi + 1.0 / b_pi
+        mean = t_tau / t_pi + b_tau / b_pi
+        self.right_pi[:, j] = 1.0 / variance
+        self.right_tau[:, j] = mean / variance
+
+    _FIELDS = ("left_pi", "left_tau", "right_pi", "right_tau", "down_pi", "down_tau", "trunc_pi", "trunc_tau")
+
+    def sweep(self) -> np.ndarray:
+        """One forward-and-back pass over the chain (trueskill's schedule); the largest move per match."""
+        diffs = self.down_pi.shape[1]
+        delta = np.zeros(self.down_pi.shape[0])
+        if diffs == 1:
+            self.send_down(0)
+            return np.maximum(delta, self.truncate(0))
+        for j in range(diffs - 1):
+            self.send_down(j)
+            delta = np.maximum(delta, self.truncate(j))
+            self.send_right(j)
+        for j in range(diffs - 1, 0, -1):
+            self.send_down(j)
+            delta = np.maximum(delta, self.truncate(j))
+            self.send_left(j)
+        return delta
+
+    def run(self, min_delta: float, max_sweeps: int) -> None:
+        """Sweep each match until its largest move is at most ``min_delta`` (or ``max_sweeps``)."""
+        active = np.ones(self.down_pi.shape[0], dtype=bool)
+        for _ in range(max_sweeps):
+            if active.all():
+                active = self.sweep() > min_delta
+                continue
+            rows = np.flatnonzero(active)
+            if rows.size == 0:
+                break
+            saved = {name: getattr(self, name) for name in self._FIELDS}
+            saved_perf = (self.perf_pi, self.perf_tau, self.draw)
+            for name in self._FIELDS:
+                setattr(self, name, saved[name][rows])
+            self.perf_pi, self.perf_tau, self.draw = (array[rows] for array in saved_perf)
+            moved = self.sweep()
+            for name in self._FIELDS:
+                saved[name][rows] = getattr(self, name)
+                setattr(self, name, saved[name])
+            self.perf_pi, self.perf_tau, self.draw = saved_perf
+            active[rows] = moved > min_delta
+        diffs = self.down_pi.shape[1]
+        self.send_left(0)
+        self.send_right(diffs - 1)
+
+
+def _scalar_v_w(x: float, margin: float, draw: bool) -> tuple[float, float]:
+    """``_v_w_win`` / ``_v_w_draw`` for one difference, with ``math`` (falls back to log space)."""
+    if not draw:
+        t = x - margin
+        if t > -30.0:
+            v = math.exp(-0.5 * t * t - _LOG_SQRT_2PI) / (0.5 * math.erfc(-t * _INV_SQRT2))
+            w = v * (v + t)
+            return v, (w if w < _W_CEILING else _W_CEILING) if w > 0.0 else 0.0
+        v_arr, w_arr = _v_w_win(np.array([x]), np.array([margin]))
+        return float(v_arr[0]), float(w_arr[0])
+    size = abs(x)
+    a = margin - size
+    b = -margin - size
+    if b > -30.0:
+        mass = 0.5 * (math.erfc(-a * _INV_SQRT2) - math.erfc(-b * _INV_SQRT2))
+        if mass > 1e-300:
+            pdf_a = math.exp(-0.5 * a * a - _LOG_SQRT_2PI) / mass
+            pdf_b = math.exp(-0.5 * b * b - _LOG_SQRT_2PI) / mass
+            v = pdf_b - pdf_a
+            w = v * v + a * pdf_a - b * pdf_b
+            return (-v if x < 0 else v), (w if w < _W_CEILING else _W_CEILING) if w > 0.0 else 0.0
+    v_arr, w_arr = _v_w_draw(np.array([x]), np.array([margin]))
+    return float(v_arr[0]), float(w_arr[0])
+
+
+def _rate_one(
+    prior_pi: list[float], prior_tau: list[float], draw: list[bool], env: Environment, margin: float
+) -> tuple[list[float], list[float]]:
+    """One match, seats sorted by rank: the same messages and schedule as ``_Chain``, in scalars.
+
+    Small waves (a few matches) are faster this way than as numpy batches.
+    """
+    n = len(prior_pi)
+    diffs = n - 1
+    beta2 = env.beta * env.beta
+    perf_pi = [p / (1.0 + beta2 * p) for p in prior_pi]
+    perf_tau = [t / (1.0 + beta2 * p) for p, t in zip(prior_pi, prior_tau)]
+    left_pi, left_tau = [0.0] * n, [0.0] * n
+    right_pi, right_tau = [0.0] * n, [0.0] * n
+    down_pi, down_tau = [0.0] * diffs, [0.0] * diffs
+    trunc_pi, trunc_tau = [0.0] * diffs, [0.0] * diffs
+
+    def send_down(j: int) -> None:
+        a_pi = perf_pi[j] + left_pi[j]
+        b_pi = perf_pi[j + 1] + right_pi[j + 1]
+        variance = 1.0 / a_pi + 1.0 / b_pi
+        mean = (perf_tau[j] + left_tau[j]) / a_pi - (perf_tau[j + 1] + right_tau[j + 1]) / b_pi
+        down_pi[j] = 1.0 / variance
+        down_tau[j] = mean / variance
+
+    def truncate(j: int) -> float:
+        c_pi, c_tau = down_pi[j], down_tau[j]
+        sqrt_pi = math.sqrt(c_pi)
+        v, w = _scalar_v_w(c_tau / sqrt_pi, margin * sqrt_pi, draw[j])
+        new_pi = c_pi / (1.0 - w)
+        new_tau = (c_tau + sqrt_pi * v) / (1.0 - w)
+        moved_tau = abs(new_tau - c_tau - trunc_tau[j])
+        moved_pi = math.sqrt(abs(new_pi - c_pi - trunc_pi[j]))
+        trunc_pi[j] = new_pi - c_pi
+        trunc_tau[j] = new_tau - c_tau
+        return moved_tau if moved_tau > moved_pi else moved_pi
+
+    def send_right(j: int) -> None:
+        a_pi = perf_pi[j] + left_pi[j]
+        variance = 1.0 / a_pi + 1.0 / trunc_pi[j]
+        mean = (perf_tau[j] + left_tau[j]) / a_pi - trunc_tau[j] / trunc_pi[j]
+        left_pi[j + 1] = 1.0 / variance
+        left_tau[j + 1] = mean / variance
+
+    def send_left(j: int) -> None:
+        b_pi = perf_pi[j + 1] + right_pi[j + 1]
+        variance = 1.0 / trunc_pi[j] + 1.0 / b_pi
+        mean = trunc_tau[j] / trunc_pi[j] + (perf_tau[j + 1] + right_tau[j + 1]) / b_pi
+        right_pi[j] = 1.0 / variance
+        right_tau[j] = mean / variance
+
+    for _ in range(env.max_sweeps):
+        delta = 0.0
+        if diffs == 1:
+            send_down(0)
+            delta = truncate(0)
+        else:
+            for j in range(diffs - 1):
+                send_down(j)
+                moved = truncate(j)
+                delta = moved if moved > delta else delta
+                send_right(j)
+            for j in range(diffs - 1, 0, -1):
+                send_down(j)
+                moved = truncate(j)
+                delta = moved if moved > delta else delta
+                send_left(j)
+        if delta <= env.min_delta:
+            break
+    send_left(0)
+    send_right(diffs - 1)
+    post_pi, post_tau = [], []
+    for i in range(n):
+        message_pi = left_pi[i] + right_pi[i]
+        up = 1.0 / (1.0 + beta2 * message_pi)
+        post_pi.append(prior_pi[i] + up * message_pi)
+        post_tau.append(prior_tau[i] + up * (left_tau[i] + right_tau[i]))
+    return post_pi, post_tau
+
+
+def waves(arrays: MatchArrays) -> np.ndarray:
+    """(M,) wave of each match: 1 + the latest wave of its agents' earlier matches (canonical order)."""
+    latest = [0] * arrays.n_agents
+    wave = np.empty(arrays.n_matches, dtype=np.int64)
+    for m, row in enumerate(arrays.seat_agent.tolist()):
+        seated = [a for a in row if a >= 0]
+        level = max(latest[a] for a in seated) + 1
+        for a in seated:
+            latest[a] = level
+        wave[m] = level
+    return wave
+
+
+def rate(arrays: MatchArrays, env: Environment = Environment()) -> tuple[np.ndarray, np.ndarray]:
+    """Run every match through TrueSkill in canonical order; return ``(mu, sigma)`` per agent.
+
+    Parameters
+    ----------
+    arrays : MatchArrays
+        The matches (already in canonical order).
+    env : Environment, optional
+        The constants.
+
+    Returns
+    -------
+    mu, sigma : numpy.ndarray
+        (N,) posterior mean and standard deviation of each agent's skill.
+    """
+    mu = np.full(arrays.n_agents, env.mu, dtype=float)
+    sigma = np.full(arrays.n_agents, env.sigma, dtype=float)
+    if arrays.n_matches == 0:
+        return mu, sigma
+    margin = env.draw_margin()
+    beta2 = env.beta**2
+    order = np.argsort(arrays.rank, axis=1, kind="stable")  # trueskill sorts seats stably by rank
+    ranked_agent = np.take_along_axis(arrays.seat_agent, order, axis=1)
+    ranked_rank = np.take_along_axis(arrays.rank, order, axis=1)
+    wave = waves(arrays)
+    batches = np.lexsort((arrays.seats, wave))
+    key = wave[batches] * (arrays.seat_agent.shape[1] + 1) + arrays.seats[batches]
+    bounds = np.flatnonzero(np.diff(key)) + 1
+    draw_all = (ranked_rank[:, 1:] == ranked_rank[:, :-1]).tolist()
+    agents_all = ranked_agent.tolist()
+    seats = arrays.seats.tolist()
+    tau2 = env.tau**2
+    # Python floats: the scalar path is an order of magnitude slower on numpy scalars.
+    mu_of, sigma_of = mu.tolist(), sigma.tolist()
+    for batch in np.split(batches, bounds):
+        n = seats[batch[0]]
+        if batch.size < VECTOR_BATCH:
+            for m in batch.tolist():
+                agent = agents_all[m][:n]
+                prior_pi = [1.0 / (sigma_of[a] ** 2 + tau2) for a in agent]
+                prior_tau = [p * mu_of[a] for p, a in zip(prior_pi, agent)]
+                post_pi, post_tau = _rate_one(prior_pi, prior_tau, draw_all[m][: n - 1], env, margin)
+                for a, p, t in zip(agent, post_pi, post_tau):
+                    mu_of[a] = t / p
+                    sigma_of[a] = math.sqrt(1.0 / p)
+            continue
+        agent = ranked_agent[batch, :n]
+        flat = agent.ravel().tolist()
+        prior_pi = 1.0 / (np.array([sigma_of[a] for a in flat]).reshape(agent.shape) ** 2 + tau2)
+        prior_tau = prior_pi * np.array([mu_of[a] for a in flat]).reshape(agent.shape)
+        shrink = 1.0 / (1.0 + beta2 * prior_pi)  # the performance likelihood factor
+        draw = np.array([draw_all[m][: n - 1] for m in batch.tolist()], dtype=bool)
+        chain = _Chain(shrink * prior_pi, shrink * prior_tau, draw, margin)
+        chain.run(env.min_delta, env.max_sweeps)
+        message_pi = chain.left_pi + chain.right_pi
+        message_tau = chain.left_tau + chain.right_tau
+        up = 1.0 / (1.0 + beta2 * message_pi)
+        post_pi = prior_pi + up * message_pi
+        post_tau = prior_tau + up * message_tau
+        new_mu = (post_tau / post_pi).ravel().tolist()
+        new_sigma = np.sqrt(1.0 / post_pi).ravel().tolist()
+        for a, a_mu, a_sigma in zip(flat, new_mu, new_sigma):
+            mu_of[a] = a_mu
+            sigma_of[a] = a_sigma
+    mu = np.array(mu_of)
+    sigma = np.array(sigma_of)
+    return mu, sigma
+
+
+def fit(
+    outcomes: Sequence[MatchOutcome],
+    *,
+    mu: float = MU,
+    sigma: float = SIGMA,
+    beta: float = BETA,
+    tau: float = TAU,
+    draw_probability: float = DRAW_PROBABILITY,
+    min_delta: float = MIN_DELTA,
+    max_sweeps: int = MAX_SWEEPS,
+    level: float = INTERVAL_LEVEL,
+) -> RatingTable:
+    """TrueSkill ratings of every agent after all matches, processed in ``match_id`` order.
+
+    Parameters
+    ----------
+    outcomes : sequence of MatchOutcome
+        Any order; matches are rated in sorted ``match_id`` order.
+    mu, sigma, beta, tau, draw_probability : float, optional
+        TrueSkill constants (``MU``, ``SIGMA``, ``BETA``, ``TAU``, ``DRAW_PROBABILITY``).
+    min_delta : float, optional
+        Convergence threshold of each match's sweeps (``MIN_DELTA``).
+    max_sweeps : int, optional
+        Sweeps per match at most (``MAX_SWEEPS``).
+    level : float, optional
+        Coverage of the interval ``mu -+ z sigma`` (0.95: z = 1.96).
+
+    Returns
+    -------
+    RatingTable
+        ``rating`` is the conservative ``mu - 3 sigma``; ``lower``/``upper`` are
+        ``mu -+ z sigma``; ``superiority[i][j] = Phi((mu_i - mu_j) / sqrt(sigma_i^2 +
+        sigma_j^2))``; extras hold ``mu`` and ``sigma`` per agent and the constants.
+    """
+    env = Environment(mu, sigma, beta, tau, draw_probability, min_delta, max_sweeps)
+    if not 0.0 <= draw_probability < 1.0:
+        raise ValueError(f"draw_probability must be in [0, 1), got {draw_probability}")
+    scale = (
+        f"TrueSkill conservative skill mu - {CONSERVATIVE_SIGMAS:g} sigma (prior mu {mu:g}, sigma {sigma:g}); "
+        f"interval mu -+ {z_value(level):.2f} sigma"
+    )
+    arrays = as_arrays(outcomes)
+    if arrays.n_matches == 0:
+        return empty_table(METHOD, scale, level)
+    if draw_probability == 0.0:
+        ranks = np.sort(arrays.rank, axis=1)
+        if np.any((ranks[:, 1:] == ranks[:, :-1]) & (ranks[:, 1:] != arrays.PAD_RANK)):
+            raise ValueError("these matches have draws (equal ranks), which need draw_probability > 0")
+    post_mu, post_sigma = rate(arrays, env)
+    z = z_value(level)
+    agents = arrays.agents
+    return make_table(
+        method=METHOD,
+        scale=scale,
+        agents=agents,
+        rating=post_mu - CONSERVATIVE_SIGMAS * post_sigma,
+        lower=post_mu - z * post_sigma,
+        upper=post_mu + z * post_sigma,
+        games=arrays.games,
+        superiority=superiority_from_covariance(post_mu, np.diag(post_sigma**2)),
+        extras={
+            "mu": dict(zip(agents, post_mu.tolist())),
+            "sigma": dict(zip(agents, post_sigma.tolist())),
+            "environment": {
+                "mu": mu,
+                "sigma": sigma,
+                "beta": beta,
+                "tau": tau,
+                "draw_probability": draw_probability,
+                "draw_margin": env.draw_margin(),
+                "min_delta": min_delta,
+                "max_sweeps": max_sweeps,
+            },
+            "order": "matches rated in sorted match_id order",
+        },
+        level=level,
+    )

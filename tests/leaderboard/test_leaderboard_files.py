@@ -1,0 +1,150 @@
+"""Leaderboard files (Markdown, CSV, JSON, HTML) and terminal rendering."""
+
+import csv
+import html
+import json
+import re
+from html.parser import HTMLParser
+
+import pytest
+from rich.console import Console
+
+from arena.leaderboard import (
+    FILE_NAMES,
+    build_leaderboard,
+    compare,
+    head_to_head,
+    render_comparison,
+    render_rich,
+    write_leaderboard_files,
+)
+from arena.ratings.data import MatchOutcome
+from arena.ratings.simulate import simulate_outcomes
+
+AGENTS = {"alpha": 1.0, "beta|pipe": 0.3, "<gamma & co>": -0.2, "délta": -1.0}
+
+
+@pytest.fixture(scope="module")
+def outcomes():
+    played = simulate_outcomes(AGENTS, blocks=12, players=3, seed=5, score_step=1.0)
+    first = played[0]
+    played[0] = MatchOutcome(first.match_id, first.block, first.agents, first.scores, first.ranks, ((0, "timeout"),))
+    return played
+
+
+@pytest.fixture(scope="module")
+def written(outcomes, tmp_path_factory):
+    board = build_leaderboard(outcomes, "elo")
+    table = head_to_head(outcomes)
+    directory = tmp_path_factory.mktemp("board") / "site"
+    paths = write_leaderboard_files(board, table, directory, "Lovat <test> league")
+    return board, table, paths
+
+
+def test_all_four_files_are_written(written):
+    _, _, paths = written
+    assert tuple(paths) == FILE_NAMES
+    assert all(path.is_file() and path.stat().st_size > 0 for path in paths.values())
+    assert not list(paths["index.html"].parent.glob(".*.tmp"))
+
+
+def test_csv_parses_back_to_the_rows(written):
+    board, _, paths = written
+    with paths["leaderboard.csv"].open(newline="", encoding="utf-8") as handle:
+        lines = list(csv.DictReader(handle))
+    assert [line["agent"] for line in lines] == list(board.agents)
+    for line, row in zip(lines, board.rows):
+        assert int(line["rank"]) == row.rank
+        assert float(line["rating"]) == row.rating  # full precision
+        assert float(line["lower"]) == row.lower and float(line["upper"]) == row.upper
+        assert int(line["games"]) == row.games
+        assert float(line["mean_score"]) == row.mean_score and float(line["win_share"]) == row.win_share
+        assert int(line["timeouts"]) == row.timeouts
+    assert sum(int(line["timeouts"]) for line in lines) == 1
+
+
+def test_json_parses_back_with_the_head_to_head(written):
+    board, table, paths = written
+    data = json.loads(paths["leaderboard.json"].read_text(encoding="utf-8"))
+    assert data["title"] == "Lovat <test> league" and data["method"] == "elo"
+    assert [row["agent"] for row in data["rows"]] == list(board.agents)
+    assert [row["rating"] for row in data["rows"]] == [row.rating for row in board.rows]
+    assert data["head_to_head"]["agents"] == list(table.agents)
+    assert data["head_to_head"]["games"] == [list(row) for row in table.games]
+    assert data["ratings"]["superiority"][0][1] == board.table.superiority[0][1]
+
+
+def test_markdown_lists_every_agent_safely(written):
+    board, _, paths = written
+    text = paths["leaderboard.md"].read_text(encoding="utf-8")
+    assert text.startswith("# Lovat &lt;test&gt; league\n")
+    assert "beta\\|pipe" in text and "&lt;gamma &amp; co&gt;" in text
+    table_lines = [line for line in text.splitlines() if line.startswith("| ") and line[2].isdigit()]
+    assert len(table_lines) == len(board.rows)
+
+
+class _PageParser(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.ids, self.rows, self.svgs, self.external = [], [], [], []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if "id" in attrs:
+            self.ids.append(attrs["id"])
+        if tag == "tr" and "data-agent" in attrs:
+            self.rows.append(attrs["data-agent"])
+        if tag == "svg":
+            self.svgs.append(attrs.get("id"))
+        linked = [value for key, value in attrs.items() if key in ("src", "href", "xlink:href")]
+        if tag in ("script", "link", "iframe") or any(not v.startswith(("#", "data:")) for v in linked):
+            self.external.append((tag, attrs))
+
+
+def test_html_page_is_self_contained_with_table_and_two_charts(written):
+    board, _, paths = written
+    page = paths["index.html"].read_text(encoding="utf-8")
+    parser = _PageParser()
+    parser.feed(page)
+    assert parser.rows == list(board.agents)  # one table row per agent, in rank order
+    assert {"leaderboard-table", "ratings-chart", "head-to-head"} <= set(parser.ids)
+    assert parser.svgs == ["ratings-chart-svg", "head-to-head-svg"]
+    assert len(parser.ids) == len(set(parser.ids))  # ids are unique across both inline SVGs
+    assert parser.external == []  # no scripts, stylesheets or remote resources
+    assert "Content-Security-Policy" in page and "<title>Lovat &lt;test&gt; league</title>" in page
+    assert "&lt;gamma &amp; co&gt;" in page and "<gamma" not in page
+    start = page.index('<svg id="ratings-chart-svg"')
+    ratings_svg = page[start : page.index("</svg>", start)]
+    labels = re.findall(r"<!-- (.*?) -->", ratings_svg)  # matplotlib notes each text it draws as paths
+    assert [html.unescape(label) for label in labels if html.unescape(label) in AGENTS] == list(board.agents)
+    heatmap = page[page.index('<svg id="head-to-head-svg"') :]
+    assert re.search(r'<image [^>]*xlink:href="data:image/png;base64,', heatmap)  # the raster is inline
+
+
+def test_empty_leaderboard_page(tmp_path):
+    board = build_leaderboard([], "elo")
+    paths = write_leaderboard_files(board, head_to_head([]), tmp_path, "Nothing yet")
+    page = paths["index.html"].read_text(encoding="utf-8")
+    assert "No matches yet." in page and page.count("<svg") == 2
+    assert json.loads(paths["leaderboard.json"].read_text())["rows"] == []
+
+
+def test_rich_table_renders_every_agent(outcomes):
+    board = build_leaderboard(outcomes, "trueskill")
+    console = Console(record=True, width=200)
+    console.print(render_rich(board, title="League"))
+    text = console.export_text()
+    for agent in AGENTS:
+        assert agent in text
+    assert "League" in text and "T/O" in text
+    for row in board.rows:
+        assert f"{row.rating:.2f}" in text
+
+
+def test_rich_comparison_renders_both_agents(outcomes):
+    comparison = compare(outcomes, "alpha", "délta", "elo")
+    console = Console(record=True, width=200)
+    console.print(render_comparison(comparison))
+    text = console.export_text()
+    assert "alpha vs délta" in text and f"{comparison.probability_a_stronger:.1%}" in text
+    assert f"{comparison.games} shared matches" in text

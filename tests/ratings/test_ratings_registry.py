@@ -1,0 +1,85 @@
+"""Methods by name, and the properties every method shares (order independence, empty input)."""
+
+import math
+import random
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from arena import ratings
+from arena.ratings.data import MatchOutcome
+from arena.ratings.simulate import simulate_outcomes
+
+FAST_OPTIONS = {"score": {"bootstrap": 100}}
+
+
+def test_every_method_is_registered_by_name():
+    assert ratings.method_names() == ("elo", "plackett-luce", "trueskill", "score")
+    for name in ratings.method_names():
+        assert ratings.get_method(name) is ratings.METHODS[name]
+
+
+def test_unknown_method_and_option_are_explained():
+    with pytest.raises(ValueError, match="unknown rating method 'glicko'; choose one of elo, plackett-luce"):
+        ratings.fit([], "glicko")
+    with pytest.raises(TypeError, match="'elo' has no option 'alpha'; its options are prior_sd"):
+        ratings.fit([], "elo", alpha=1.0)
+
+
+@pytest.mark.parametrize("method", ["elo", "plackett-luce", "trueskill", "score"])
+def test_shuffling_the_input_changes_nothing(method):
+    truth = {f"agent{i}": float(s) for i, s in enumerate(np.linspace(-1, 1, 7))}
+    outcomes = simulate_outcomes(truth, blocks=25, players=4, seed=11, score_step=1.0)
+    expected = ratings.fit(outcomes, method, **FAST_OPTIONS.get(method, {}))
+    for seed in range(3):
+        shuffled = outcomes[:]
+        random.Random(seed).shuffle(shuffled)
+        assert ratings.fit(shuffled, method, **FAST_OPTIONS.get(method, {})) == expected
+
+
+@pytest.mark.parametrize("method", ["elo", "plackett-luce", "trueskill", "score"])
+def test_no_matches_give_an_empty_table(method):
+    table = ratings.fit([], method)
+    assert table.ratings == () and table.method == method
+
+
+@pytest.mark.parametrize("method", ["elo", "plackett-luce", "trueskill", "score"])
+def test_tables_are_json_and_best_first(method):
+    import json
+
+    outcomes = simulate_outcomes({"a": 1.0, "b": 0.0, "c": -1.0}, blocks=10, players=3, seed=2)
+    table = ratings.fit(outcomes, method, **FAST_OPTIONS.get(method, {}))
+    data = json.loads(json.dumps(table.to_json(), allow_nan=False))
+    assert [r["agent"] for r in data["ratings"]] == list(table.agents)
+    assert [r.rating for r in table.ratings] == sorted((r.rating for r in table.ratings), reverse=True)
+    assert len(data["superiority"]) == 3
+
+
+@st.composite
+def small_tournaments(draw):
+    agents = [f"a{i}" for i in range(draw(st.integers(2, 5)))]
+    outcomes = []
+    for m in range(draw(st.integers(1, 8))):
+        seated = draw(st.permutations(agents))[: draw(st.integers(2, len(agents)))]
+        ranks = draw(st.lists(st.integers(1, len(seated)), min_size=len(seated), max_size=len(seated)))
+        outcomes.append(
+            MatchOutcome(f"m{m}", f"b{m // 2}", tuple(seated), tuple(float(-r) for r in ranks), tuple(ranks))
+        )
+    return outcomes
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_tournaments(), st.randoms(use_true_random=False))
+def test_any_small_tournament_rates_finitely_and_order_independently(outcomes, rng):
+    shuffled = outcomes[:]
+    rng.shuffle(shuffled)
+    for method in ratings.method_names():
+        options = FAST_OPTIONS.get(method, {})
+        table = ratings.fit(outcomes, method, **options)
+        assert ratings.fit(shuffled, method, **options) == table
+        assert len(table.ratings) == len({a for o in outcomes for a in o.agents})
+        assert all(math.isfinite(r.rating) for r in table.ratings)
+        if method in ("elo", "plackett-luce"):
+            assert table.extras["converged"]

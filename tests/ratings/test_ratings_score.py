@@ -1,0 +1,58 @@
+"""Mean score per match with block-bootstrap intervals."""
+
+import numpy as np
+import pytest
+
+from arena.ratings import score
+from arena.ratings.data import MatchOutcome
+from arena.ratings.simulate import NOISE_MEAN, simulate_outcomes
+
+
+def test_mean_score_per_match():
+    outcomes = [
+        MatchOutcome("m1", "b1", ("a", "b", "c"), (10.0, 4.0, -2.0), (1, 2, 3)),
+        MatchOutcome("m2", "b1", ("b", "c", "a"), (6.0, 0.0, 3.0), (1, 3, 2)),
+        MatchOutcome("m3", "b2", ("a", "b"), (1.0, 1.0), (1, 1)),
+    ]
+    table = score.fit(outcomes, bootstrap=200)
+    assert table["a"].rating == pytest.approx((10 + 3 + 1) / 3)
+    assert table["b"].rating == pytest.approx((4 + 6 + 1) / 3)
+    assert table["c"].rating == pytest.approx(-1.0)
+    assert [r.games for r in table.ratings] == [3, 3, 2]
+    assert table.agents == ("a", "b", "c")
+
+
+def test_divisor_by_mapping_or_function():
+    outcomes = [
+        MatchOutcome("m1", "b1", ("a", "b"), (8.0, -8.0), (1, 2)),
+        MatchOutcome("m2", "b1", ("b", "a"), (2.0, -2.0), (1, 2)),
+    ]
+    deals = {"m1": 4, "m2": 2}
+    by_mapping = score.fit(outcomes, divisor=deals, bootstrap=50)
+    by_function = score.fit(outcomes, divisor=lambda o: deals[o.match_id], bootstrap=50)
+    assert by_mapping["a"].rating == pytest.approx((2.0 - 1.0) / 2)
+    assert by_mapping == by_function
+    with pytest.raises(ValueError, match="no entry for match 'm2'"):
+        score.fit(outcomes, divisor={"m1": 4})
+    with pytest.raises(ValueError, match="must be positive"):
+        score.fit(outcomes, divisor={"m1": 4, "m2": 0})
+
+
+def test_bootstrap_is_seeded_and_order_independent():
+    outcomes = simulate_outcomes({"a": 1.0, "b": 0.0, "c": -1.0}, blocks=20, players=3, seed=1)
+    first = score.fit(outcomes, bootstrap=300, seed=5)
+    assert first == score.fit(list(reversed(outcomes)), bootstrap=300, seed=5)
+    assert first.ratings != score.fit(outcomes, bootstrap=300, seed=6).ratings
+    assert all(r.lower < r.rating < r.upper for r in first.ratings)
+    p = np.array(first.superiority)
+    assert np.allclose(p + p.T, 1.0)
+
+
+def test_intervals_cover_the_expected_score():
+    truth = {f"agent{i}": float(s) for i, s in enumerate(np.linspace(-1.0, 1.0, 6))}
+    expected = {a: s + NOISE_MEAN["plackett-luce"] for a, s in truth.items()}
+    hits = []
+    for rep in range(200):
+        table = score.fit(simulate_outcomes(truth, blocks=30, players=4, seed=4000 + rep), bootstrap=400, seed=rep)
+        hits += [table[a].lower <= e <= table[a].upper for a, e in expected.items()]
+    assert 0.88 <= np.mean(hits) <= 0.99
