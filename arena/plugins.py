@@ -22,7 +22,7 @@ import importlib.util
 import os
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -70,6 +70,20 @@ class Registry:
     agent_plugin: dict[str, str] = field(default_factory=dict)  # agent name -> plugin name
     plugins: list[PluginInfo] = field(default_factory=list)  # in load order
     errors: list[str] = field(default_factory=list)  # one line per skipped plugin or registration
+    reporters: Callable[[Mapping[str, Any]], None] | None = None  # the arena_match_finished hook caller
+
+    def match_finished(self, record: Mapping[str, Any]) -> None:
+        """Tell every reporter plugin (``arena_match_finished``) that a match finished.
+
+        A failing reporter is reported on stderr and never stops the tournament.
+        """
+        if self.reporters is None:
+            return
+        try:
+            self.reporters(record)
+        except Exception as error:
+            print(f"arena: a reporter plugin failed on match {record.get('match', '?')}: {_one_line(error)}",
+                  file=sys.stderr)
 
     def game(self, name: str) -> Game:
         """The game called ``name``; ``KeyError`` with a helpful message otherwise."""
@@ -96,7 +110,7 @@ class PluginManager:
     def __init__(self) -> None:
         self.pm = pluggy.PluginManager(hookspecs.PROJECT_NAME)
         self.pm.add_hookspecs(hookspecs)
-        self.registry = Registry()
+        self.registry = Registry(reporters=self.match_finished)
 
     # -- discovery -------------------------------------------------------------------------------
 

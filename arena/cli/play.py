@@ -75,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"{ended}; game abandoned", status=1) from None
     except RefereeError as error:
         raise CliError(str(error), status=1) from None
+    loaded.match_finished(match.record)
     if args.record is not None:
         try:
             save_record(match.record, args.record)

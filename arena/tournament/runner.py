@@ -205,6 +205,7 @@ def play_scheduled_match(
     except RefereeError as error:
         raise TournamentError(f"match {match['id']}: {error}") from None
     record = result.record
+    registry.match_finished(record)
     return {
         "idx": match["index"], "id": match["id"], "block_id": match["block_id"], "table_idx": match["table"],
         "block": match["block"], "rotation": match["rotation"], "deal_seed": match["deal_seed"],

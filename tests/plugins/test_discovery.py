@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import textwrap
 from pathlib import Path
 
@@ -116,3 +117,46 @@ def test_allow_list_keeps_builtins_and_named_plugins_only(plugins_dir: Path, mon
     registry = load_registry(plugins_dir=plugins_dir, entry_points=False).registry
     assert "other" in registry.agents and "good-one" not in registry.agents
     assert "random" in registry.agents
+
+
+REPORTER = '''
+import json
+from arena import hookimpl
+
+@hookimpl
+def arena_match_finished(record):
+    with open({path!r}, "a") as out:
+        out.write(json.dumps({{"match": record.get("match"), "game": record["game"]}}) + "\\n")
+'''
+
+
+def test_reporters_hear_every_finished_match(tmp_path: Path) -> None:
+    from arena.tournament.config import config_from_dict
+    from arena.tournament.runner import run_tournament
+
+    heard = tmp_path / "heard.jsonl"
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    write(plugins, "reporter.py", REPORTER.format(path=str(heard)))
+    registry = load_registry(plugins_dir=plugins, entry_points=False).registry
+    config = config_from_dict(
+        {"name": "reported", "game": "lorum", "blocks": 1, "game_options": {"deals": 1},
+         "agents": [{"name": "random"}, {"name": "greedy"}, {"name": "r2", "plugin": "random"},
+                    {"name": "g2", "plugin": "greedy"}]},
+        {name: game.info for name, game in registry.games.items()},
+        {name: set(spec.games) for name, spec in registry.agents.items()},
+    )
+    run_tournament(config, leaderboards=tmp_path / "boards", plugins_dir=plugins, workers=1)
+    lines = [json.loads(line) for line in heard.read_text().splitlines()]
+    assert [line["match"] for line in lines] == [match.id for match in config.schedule().iter_matches()]
+    assert {line["game"] for line in lines} == {"lorum-v1"}
+
+
+def test_a_failing_reporter_is_one_line_and_play_goes_on(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write(tmp_path, "loud.py", "from arena import hookimpl\n@hookimpl\ndef arena_match_finished(record):\n"
+                               "    raise RuntimeError('disk full')\n")
+    registry = load_registry(plugins_dir=tmp_path, entry_points=False).registry
+    registry.match_finished({"match": "t0000-b00-r0", "game": "lovat-v1"})
+    assert capsys.readouterr().err == (
+        "arena: a reporter plugin failed on match t0000-b00-r0: RuntimeError: disk full\n"
+    )
