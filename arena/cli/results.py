@@ -14,7 +14,7 @@ from rich.console import Console
 from arena.cli.common import CliError, example_epilog, print_json
 from arena.leaderboard import compare, render_comparison
 from arena.ratings.registry import method_names
-from arena.tournament.publish import publish, score_options, stored_config
+from arena.tournament.publish import method_options, publish, stored_config
 from arena.tournament.store import Store, StoreError, store_path
 
 EXPORT_COLUMNS = ("idx", "id", "block_id", "table", "block", "rotation", "deal_seed", "agents", "scores", "ranks",
@@ -40,6 +40,9 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     board.add_argument("name", help="tournament name (its folder under --leaderboards)")
     board.add_argument("--method", action="append", choices=method_names(),
                        help="rating method; repeat to show several side by side (default: the config's list)")
+    board.add_argument("--bootstrap", type=int, default=0, metavar="N",
+                       help="Elo and Plackett-Luce intervals from N bootstrap replicates over duplicate blocks "
+                            "(default: from the curvature)")
     board.add_argument("--vs", nargs=2, metavar=("A", "B"), help="A's record against B and P(A is stronger)")
     board.add_argument("--json", action="store_true", help="print JSON")
     board.add_argument("--leaderboards", type=Path, default=Path("leaderboards"), metavar="DIR",
@@ -82,7 +85,7 @@ def run_leaderboard(args: argparse.Namespace) -> int:
         method = (args.method or list(config.ratings))[0]
         with Store.open_existing(store_path(args.leaderboards, args.name)) as store:
             outcomes = store.outcomes()
-        options = score_options(config.game, config.game_options) if method == "score" else {}
+        options = method_options(method, config.game, config.game_options, args.bootstrap)
         try:
             comparison = compare(outcomes, a, b, method, **options)
         except ValueError as error:
@@ -92,7 +95,9 @@ def run_leaderboard(args: argparse.Namespace) -> int:
         else:
             console.print(render_comparison(comparison))
         return 0
-    published = publish(config, args.leaderboards, methods=args.method)
+    if args.bootstrap < 0:
+        raise CliError(f"--bootstrap must be 0 or more, not {args.bootstrap}")
+    published = publish(config, args.leaderboards, methods=args.method, bootstrap=args.bootstrap)
     if args.json:
         print_json({method: board.to_json() for method, board in published.boards.items()})
     else:

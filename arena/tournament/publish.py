@@ -49,25 +49,41 @@ def score_options(game: str, game_options: Mapping[str, Any]) -> dict[str, Any]:
     return {}
 
 
+BOOTSTRAPPED = ("elo", "plackett-luce")
+"""Methods whose intervals can come from a bootstrap over duplicate blocks instead of the curvature."""
+
+
+def method_options(method: str, game: str, game_options: Mapping[str, Any], bootstrap: int = 0) -> dict[str, Any]:
+    """Options for one rating method: the score's per-deal divisor, or a block bootstrap."""
+    if method == "score":
+        return score_options(game, game_options)
+    if method in BOOTSTRAPPED and bootstrap:
+        return {"bootstrap": bootstrap}
+    return {}
+
+
 def rate(outcomes: Sequence[MatchOutcome], methods: Sequence[str], game: str,
-         game_options: Mapping[str, Any]) -> dict[str, Leaderboard]:
+         game_options: Mapping[str, Any], bootstrap: int = 0) -> dict[str, Leaderboard]:
     """One leaderboard per method, in the given order."""
     return {
-        method: build_leaderboard(outcomes, method, **(score_options(game, game_options) if method == "score" else {}))
+        method: build_leaderboard(outcomes, method, **method_options(method, game, game_options, bootstrap))
         for method in methods
     }
 
 
-def publish(config: Any, leaderboards: Path | str, methods: Sequence[str] | None = None) -> Published:
+def publish(config: Any, leaderboards: Path | str, methods: Sequence[str] | None = None,
+            bootstrap: int = 0) -> Published:
     """Rate the stored results and write ``leaderboards/<name>/`` files for the default method.
 
     ``config`` is a ``TournamentConfig`` (or anything with ``name``, ``game``,
-    ``game_options`` and ``ratings``); ``methods`` overrides its ``ratings``.
+    ``game_options`` and ``ratings``); ``methods`` overrides its ``ratings``;
+    ``bootstrap`` > 0 takes Elo and Plackett-Luce intervals from that many
+    bootstrap replicates over duplicate blocks.
     """
     with Store.open_existing(store_path(leaderboards, config.name)) as store:
         outcomes = store.outcomes()
     chosen = list(methods or config.ratings)
-    boards = rate(outcomes, chosen, config.game, config.game_options)
+    boards = rate(outcomes, chosen, config.game, config.game_options, bootstrap)
     folder = Path(leaderboards) / config.name
     files = write_leaderboard_files(boards[chosen[0]], head_to_head(outcomes), folder,
                                     title=f"{config.name} ({config.game})")

@@ -84,6 +84,13 @@ def test_leaderboard_and_export_read_the_store(capsys: pytest.CaptureFixture[str
     status, out, _ = run(capsys, "leaderboard", "tiny", "--method", "trueskill", "--json", "--leaderboards",
                          str(boards))
     assert status == 0 and list(json.loads(out)) == ["trueskill"]
+    status, out, _ = run(capsys, "leaderboard", "tiny", "--method", "elo", "--bootstrap", "50", "--json",
+                         "--leaderboards", str(boards))
+    bootstrapped = json.loads(out)["elo"]["rows"]
+    status, out, _ = run(capsys, "leaderboard", "tiny", "--method", "elo", "--json", "--leaderboards", str(boards))
+    curvature = json.loads(out)["elo"]["rows"]
+    assert [row["rating"] for row in bootstrapped] == [row["rating"] for row in curvature]
+    assert [row["lower"] for row in bootstrapped] != [row["lower"] for row in curvature]
     status, out, _ = run(capsys, "leaderboard", "tiny", "--vs", "greedy", "random", "--json", "--leaderboards",
                          str(boards))
     comparison = json.loads(out)
