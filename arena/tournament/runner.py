@@ -229,11 +229,12 @@ def _backend(serial: bool, workers: int | None, address: str | None) -> Iterator
     started_here = not ray.is_initialized()
     if started_here:
         try:
-            if address is None:
-                ray.init(num_cpus=workers or os.cpu_count(), include_dashboard=False, log_to_driver=False,
-                         configure_logging=False)
-            else:
-                ray.init(address=address, log_to_driver=False, configure_logging=False)
+            with _quiet_stderr():  # Ray's services log to their session folder; keep the terminal for us
+                if address is None:
+                    ray.init(num_cpus=workers or os.cpu_count(), include_dashboard=False, log_to_driver=False,
+                             configure_logging=False)
+                else:
+                    ray.init(address=address, log_to_driver=False, configure_logging=False)
         except Exception as error:  # Ray raises several kinds for an unreachable cluster
             where = address or "a local Ray"
             raise TournamentError(f"cannot start or reach {where}: {' '.join(str(error).split())[:200]}") from None
@@ -242,6 +243,20 @@ def _backend(serial: bool, workers: int | None, address: str | None) -> Iterator
     finally:
         if started_here:
             ray.shutdown()
+
+
+@contextlib.contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    """Point file descriptor 2 at /dev/null for the block (Ray's native code writes there directly)."""
+    saved = os.dup(2)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
 
 
 def _ray_batches(context: Mapping[str, Any], batches: Iterator[list[dict[str, Any]]], cpus: int
