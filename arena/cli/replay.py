@@ -65,8 +65,10 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result_json(game, match))
     else:
-        completed = "replayed" if "result" in data else "played out"
-        print(f"{args.file}: {len(data['actions'])} actions {completed}; every action legal")
+        count = len(data["actions"])
+        played_on = len(match.record["actions"]) - count
+        tail = f"; {played_on} more played out by the seats' agents" if played_on else ""
+        print(f"{args.file}: {count} recorded action{'s' if count != 1 else ''} legal{tail}")
         result = match.record["result"]
         for seat, entry in enumerate(match.record["seats"]):
             print(f"  seat {seat} ({entry['agent']}): score {result['scores'][seat]}, rank {result['ranks'][seat]}")

@@ -136,3 +136,13 @@ def test_every_subcommand_has_help_with_an_example(capsys: pytest.CaptureFixture
             main([name, "--help"])
         assert exited.value.code == 0
         assert "examples:" in capsys.readouterr().out, name
+
+
+def test_the_documented_example_record_replays(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    example = Path(__file__).resolve().parents[2] / "docs" / "examples" / "lovat-all-level-one.json"
+    status, out, err = run(capsys, "replay", str(example), "--save", str(tmp_path / "done.json"))
+    assert status == 0, err
+    assert "1 recorded action legal;" in out and "more played out" in out
+    done = json.loads((tmp_path / "done.json").read_text())
+    assert done["actions"][0] == json.loads(example.read_text())["actions"][0]
+    assert sorted(done["result"]["ranks"])[0] == 1
