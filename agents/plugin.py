@@ -34,26 +34,25 @@ def _implementation(module: str, class_name: str) -> Callable[[], type[Agent]]:
     return load
 
 
+FIRST_PARTY: tuple[tuple[str, str, str, str, str], ...] = (
+    ("random", "lovat", "RandomLovatAgent", "lorum", "RandomLorumAgent"),
+    ("greedy", "lovat", "GreedyLovatAgent", "lorum", "GreedyLorumAgent"),
+    ("search", "search_lovat", "SearchLovatAgent", "search_lorum", "SearchLorumAgent"),
+)
+"""(agent name, Lovat module, Lovat class, Lorum module, Lorum class) under ``arena_agents``."""
+
+DESCRIPTIONS = {
+    "random": "Uniform over the legal actions (a uniformly random legal keep in Lovat).",
+    "greedy": "A one-ply heuristic: strong keeps and cheap winning plays; avoids points in Lorum.",
+    "search": "Determinized search: samples hidden deals consistent with what it saw and plays them out.",
+}
+
+
 @hookimpl
 def arena_register_agents(register: Callable[[AgentSpec], None]) -> None:
-    """Register `random` and `greedy` for both games."""
-    register(
-        AgentSpec(
-            name="random",
-            games=("lovat", "lorum"),
-            factory=_by_game({"lovat": _implementation("lovat", "RandomLovatAgent"), "lorum": _implementation("lorum", "RandomLorumAgent")}),
-            description="Uniform over the legal actions (a uniformly random legal keep in Lovat).",
-            version=__version__,
-            trusted=True,
-        )
-    )
-    register(
-        AgentSpec(
-            name="greedy",
-            games=("lovat", "lorum"),
-            factory=_by_game({"lovat": _implementation("lovat", "GreedyLovatAgent"), "lorum": _implementation("lorum", "GreedyLorumAgent")}),
-            description="A one-ply heuristic: strong keeps and cheap winning plays; avoids points in Lorum.",
-            version=__version__,
-            trusted=True,
-        )
-    )
+    """Register `random`, `greedy` and `search` for both games."""
+    for name, lovat_module, lovat_class, lorum_module, lorum_class in FIRST_PARTY:
+        factory = _by_game({"lovat": _implementation(lovat_module, lovat_class),
+                            "lorum": _implementation(lorum_module, lorum_class)})
+        register(AgentSpec(name=name, games=("lovat", "lorum"), factory=factory, description=DESCRIPTIONS[name],
+                           version=__version__, trusted=True))
