@@ -45,10 +45,11 @@ import numpy as np
 from scipy.special import expit
 
 from arena.ratings import inference
-from arena.ratings.bootstrap import BOOTSTRAP_SEED, replicate_estimates
-from arena.ratings.data import MatchArrays, MatchOutcome, as_arrays, seat_pairs
-from arena.ratings.scale import FIELD_MEAN_RATING, Anchor, anchor_index, scale_description, strength_table
-from arena.ratings.table import INTERVAL_LEVEL, RatingTable, empty_table
+from arena.ratings.bootstrap import BOOTSTRAP_SEED
+from arena.ratings.data import MatchArrays, MatchOutcome, seat_pairs
+from arena.ratings.scale import FIELD_MEAN_RATING
+from arena.ratings.strength_fit import StrengthModel, fit_table
+from arena.ratings.table import INTERVAL_LEVEL, RatingTable
 
 METHOD = "elo"
 
@@ -249,45 +250,20 @@ def fit(
         ``Phi((r_i - r_j) / sqrt(var_i + var_j - 2 cov_ij))``; extras hold the natural-log
         strengths, the anchor and fit details.
     """
-    if intervals not in inference.INTERVAL_KINDS:
-        raise ValueError(f"intervals={intervals!r} is not one of {', '.join(inference.INTERVAL_KINDS)}")
-    arrays = as_arrays(outcomes)
-    anchor = Anchor(anchor_agent, anchor_rating)
-    if arrays.n_matches == 0 and anchor_agent is None:
-        return empty_table(METHOD, scale_description("Bradley-Terry", anchor), level)
-    anchor_index(anchor, arrays.agents)  # fail early on an unknown anchor
-    counts = pair_counts(arrays)
-    result = fit_strengths(counts, prior_sd)
-    extras = {
-        "model": "Bradley-Terry over the pairs of seats in each match; a tie is half a win each",
-        "prior_sd": prior_sd,
-        "intervals": f"bootstrap over duplicate blocks ({bootstrap} replicates)" if bootstrap else intervals,
-        "iterations": result.iterations,
-        "converged": result.converged,
-        "comparisons": float(counts.total.sum()),
-    }
-    samples = covariance = None
-    if bootstrap:
-        samples = replicate_estimates(
-            len(arrays.blocks),
-            bootstrap,
-            seed,
-            lambda weights: fit_strengths(pair_counts(arrays, weights[arrays.block]), prior_sd, x0=result.theta).theta,
-        )
-    else:
-        covariance, details = inference.covariance(
-            intervals, result.hessian, lambda: block_scores(result.theta, arrays), len(arrays.blocks)
-        )
-        extras.update(details)
-    return strength_table(
-        method=METHOD,
-        model="Bradley-Terry",
-        agents=arrays.agents,
-        games=arrays.games,
-        theta=result.theta,
-        anchor=anchor,
-        level=level,
-        covariance=covariance,
-        samples=samples,
-        extras=extras,
+    return fit_table(
+        MODEL, outcomes, prior_sd=prior_sd, anchor_agent=anchor_agent, anchor_rating=anchor_rating,
+        intervals=intervals, bootstrap=bootstrap, seed=seed, level=level,
     )
+
+
+MODEL = StrengthModel(
+    method=METHOD,
+    model="Bradley-Terry",
+    description="Bradley-Terry over the pairs of seats in each match; a tie is half a win each",
+    prepare=pair_counts,
+    reweight=lambda counts, arrays, weights: pair_counts(arrays, weights[arrays.block]),
+    fit_strengths=fit_strengths,
+    block_scores=lambda theta, counts, arrays: block_scores(theta, arrays),
+    details=lambda counts: {"comparisons": float(counts.total.sum())},
+)
+"""Bradley-Terry as the shared strength-fitting procedure sees it."""

@@ -48,11 +48,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from arena.ratings import inference
-from arena.ratings.bootstrap import BOOTSTRAP_SEED, replicate_estimates
-from arena.ratings.data import MatchArrays, MatchOutcome, as_arrays
+from arena.ratings.bootstrap import BOOTSTRAP_SEED
+from arena.ratings.data import MatchArrays, MatchOutcome
 from arena.ratings.elo import PRIOR_SD
-from arena.ratings.scale import FIELD_MEAN_RATING, Anchor, anchor_index, scale_description, strength_table
-from arena.ratings.table import INTERVAL_LEVEL, RatingTable, empty_table
+from arena.ratings.scale import FIELD_MEAN_RATING
+from arena.ratings.strength_fit import StrengthModel, fit_table
+from arena.ratings.table import INTERVAL_LEVEL, RatingTable
 
 METHOD = "plackett-luce"
 
@@ -433,45 +434,20 @@ def fit(
     -------
     RatingTable
     """
-    if intervals not in inference.INTERVAL_KINDS:
-        raise ValueError(f"intervals={intervals!r} is not one of {', '.join(inference.INTERVAL_KINDS)}")
-    arrays = as_arrays(outcomes)
-    anchor = Anchor(anchor_agent, anchor_rating)
-    if arrays.n_matches == 0 and anchor_agent is None:
-        return empty_table(METHOD, scale_description("Plackett-Luce", anchor), level)
-    anchor_index(anchor, arrays.agents)
-    data = rankings(arrays)
-    result = fit_strengths(data, prior_sd)
-    extras = {
-        "model": "Plackett-Luce over each match's finishing order; ties averaged over their orders",
-        "prior_sd": prior_sd,
-        "intervals": f"bootstrap over duplicate blocks ({bootstrap} replicates)" if bootstrap else intervals,
-        "iterations": result.iterations,
-        "converged": result.converged,
-    }
-    samples = covariance = None
-    if bootstrap:
-        block = data.block
-        samples = replicate_estimates(
-            len(arrays.blocks),
-            bootstrap,
-            seed,
-            lambda weights: fit_strengths(with_weights(data, weights[block]), prior_sd, x0=result.theta).theta,
-        )
-    else:
-        covariance, details = inference.covariance(
-            intervals, result.hessian, lambda: block_scores(result.theta, data), len(arrays.blocks)
-        )
-        extras.update(details)
-    return strength_table(
-        method=METHOD,
-        model="Plackett-Luce",
-        agents=arrays.agents,
-        games=arrays.games,
-        theta=result.theta,
-        anchor=anchor,
-        level=level,
-        covariance=covariance,
-        samples=samples,
-        extras=extras,
+    return fit_table(
+        MODEL, outcomes, prior_sd=prior_sd, anchor_agent=anchor_agent, anchor_rating=anchor_rating,
+        intervals=intervals, bootstrap=bootstrap, seed=seed, level=level,
     )
+
+
+MODEL = StrengthModel(
+    method=METHOD,
+    model="Plackett-Luce",
+    description="Plackett-Luce over each match's finishing order; ties averaged over their orders",
+    prepare=rankings,
+    reweight=lambda data, arrays, weights: with_weights(data, weights[data.block]),
+    fit_strengths=fit_strengths,
+    block_scores=lambda theta, data, arrays: block_scores(theta, data),
+    details=lambda data: {},
+)
+"""Plackett-Luce as the shared strength-fitting procedure sees it."""
