@@ -1,0 +1,82 @@
+"""Run every benchmark and print one markdown table (the one in docs/performance.md).
+
+    .venv/bin/python -m benchmarks                 # default sizes (about 15 minutes)
+    .venv/bin/python -m benchmarks --quick         # tiny sizes, under a minute (the smoke test's)
+    .venv/bin/python -m benchmarks --full          # larger sizes, every reference in full (over an hour)
+    .venv/bin/python -m benchmarks --only engine peers
+
+Sections: ``engine`` (engine speed), ``peers`` (RLCard Bridge, OpenSpiel
+Hearts; needs ``pip install -e '.[bench]'``), ``tournament`` (serial against
+Ray, harness overhead), ``ratings`` (fit times, choix and trueskill).  Each
+script also runs alone (``python benchmarks/engine.py --quick``).  Every
+figure is a median over repeated runs; a ratio compares two figures measured
+in the same process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+
+if __package__ in (None, ""):
+    import common  # type: ignore[import-not-found]  # run as a script: benchmarks/ is on sys.path
+else:
+    from benchmarks import common
+
+SECTIONS: tuple[str, ...] = ("engine", "peers", "tournament", "ratings")
+"""Every section, in the order they run and print."""
+
+
+def section(name: str) -> Callable[[str], list[common.Row]]:
+    """The ``measure(size)`` function of a section (imported only when it runs)."""
+    if __package__ in (None, ""):
+        module = __import__(name)
+    else:
+        module = __import__(f"benchmarks.{name}", fromlist=["measure"])
+
+    def run(size: str) -> list[common.Row]:
+        if name == "engine":
+            return module.measure(size)[0]
+        return module.measure(size)
+
+    return run
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n\n")[0])
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--quick", action="store_const", const="quick", dest="size", help="tiny sizes (smoke test)")
+    group.add_argument("--full", action="store_const", const="full", dest="size",
+                       help="larger sizes; every reference run in full")
+    parser.add_argument("--only", nargs="+", choices=SECTIONS, metavar="SECTION",
+                        help=f"run only these sections ({', '.join(SECTIONS)})")
+    args = parser.parse_args(argv)
+    size = args.size or "default"
+    chosen = [name for name in SECTIONS if not args.only or name in args.only]
+    print(common.machine_line())
+    print(f"sizes: {size}; sections: {', '.join(chosen)}; load average before: {load_average()}")
+    print(flush=True)
+    rows: list[common.Row] = []
+    started = time.perf_counter()
+    for name in chosen:
+        section_started = time.perf_counter()
+        rows.extend(section(name)(size))
+        print(f"[{name}: {time.perf_counter() - section_started:.0f} s]", file=sys.stderr, flush=True)
+    print(common.markdown(rows))
+    print()
+    print(f"total {time.perf_counter() - started:.0f} s; load average after: {load_average()}", flush=True)
+
+
+def load_average() -> str:
+    """The 1-, 5- and 15-minute load averages (the cores are shared with other work)."""
+    try:
+        return " ".join(f"{value:.1f}" for value in os.getloadavg())
+    except OSError:
+        return "unknown"
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,322 @@
+"""Tournament scaling: serial against local Ray, and the harness's cost per match over the bare engine loop.
+
+Two 4-player Lovat fields of five entries (5 tables x ``blocks`` blocks x 4
+rotations; see ``FIELDS``): ``light``, the test suite's greedy and random
+agents (about 1.5 ms a match), and ``search``, with a search agent on a tiny
+budget at 4 of the 5 tables (about 20 ms a match).  Each run writes its own
+results store in a temporary folder.
+
+* **Machine ceiling**: the efficiency of perfectly parallel pure-Python work
+  (``workers`` spin loops at once against one after the other) at that
+  moment: the cores are shared, and this is the best any parallel run can show.
+* **Parallel efficiency** = serial time / (Ray time x workers), workers = the
+  cores of this machine.  Ray start-up is excluded: Ray is started first
+  (``ray.init``), then a small warm-up tournament runs on it so that every
+  worker process has started, imported arena and loaded the plugins; only
+  then is the measured tournament timed, from the call of ``run_tournament``
+  to its return (``run_tournament`` uses the running Ray and leaves it up).
+  Serial and Ray runs alternate, ``repeats`` times each; the medians are
+  compared, in wall time (``time.perf_counter``).  Also the **CPU efficiency**:
+  serial CPU seconds over the Ray run's (driver plus worker processes, read
+  from /proc), which is the efficiency an idle machine would show with
+  perfectly balanced work.
+* **Harness overhead per match**: the same matches (seeds, seating, agent
+  seeds) played three ways, alternating, CPU time per match (each is one
+  process; see ``common.cpu_clock``):
+  the bare engine loop (fresh agents, ``observation`` -> ``act`` -> ``apply``),
+  the referee (``play_match``: fresh trusted seats, legality checks, clocks,
+  event delivery, the match record), and the whole serial tournament
+  (``run_tournament``: schedule, referee, results store).
+
+    .venv/bin/python benchmarks/tournament.py            # default sizes
+    .venv/bin/python benchmarks/tournament.py --quick    # a few matches (smoke test)
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):
+    import common  # type: ignore[import-not-found]  # run as a script: benchmarks/ is on sys.path
+else:
+    from benchmarks import common
+
+from arena.plugins import load_registry  # noqa: E402
+from arena.referee import Limits, SeatPlan, play_match  # noqa: E402
+from arena.tournament.config import TournamentConfig, config_from_dict  # noqa: E402
+from arena.tournament.runner import run_tournament  # noqa: E402
+
+clock = common.cpu_clock
+"""The clock of the single-process overhead figures (CPU time, see ``common.cpu_clock``)."""
+
+TARGET_EFFICIENCY = 0.9
+"""The target: parallel efficiency of at least 0.9 on this machine's cores."""
+
+SIZES: dict[str, dict[str, int]] = {
+    "quick": {"blocks": 1, "search_blocks": 1, "repeats": 1, "overhead_matches": 8, "spin_loops": 200_000},
+    "default": {"blocks": 40, "search_blocks": 5, "repeats": 3, "overhead_matches": 200, "spin_loops": 10_000_000},
+    "full": {"blocks": 120, "search_blocks": 15, "repeats": 5, "overhead_matches": 600, "spin_loops": 10_000_000},
+}
+"""Blocks of the timed tournaments (20 matches each; light and search fields), repeats, and
+matches of the overhead comparison."""
+
+FIELDS: dict[str, tuple[dict[str, Any], ...]] = {
+    "light": (
+        {"name": "greedy"},
+        {"name": "greedy-2", "plugin": "greedy"},
+        {"name": "random"},
+        {"name": "random-2", "plugin": "random"},
+        {"name": "random-3", "plugin": "random"},
+    ),
+    "search": (
+        {"name": "search", "options": {"iterations": 4}},
+        {"name": "greedy"},
+        {"name": "random"},
+        {"name": "random-2", "plugin": "random"},
+        {"name": "random-3", "plugin": "random"},
+    ),
+}
+"""The fields: ``light`` is the test suite's small Lovat tournament (about 1.5 ms a match);
+``search`` puts a search agent with a tiny budget (4 playouts per candidate) at 4 of the 5
+tables (about 20 ms a match), so that the matches, not the harness, dominate."""
+
+
+def make_config(name: str, blocks: int, registry: Any, field: str = "light") -> TournamentConfig:
+    """The benchmark tournament of ``field`` with ``blocks`` blocks (5 tables x 4 rotations each)."""
+    return config_from_dict(
+        {"name": name, "game": "lovat", "seed": 11, "blocks": blocks, "game_options": {"players": 4},
+         "agents": [dict(entry) for entry in FIELDS[field]]},
+        {game_name: game.info for game_name, game in registry.games.items()},
+        {agent_name: set(spec.games) for agent_name, spec in registry.agents.items()},
+    )
+
+
+def bare_match(registry: Any, config: Mapping[str, Any], match: Mapping[str, Any]) -> None:
+    """One scheduled match by the bare loop: fresh agents, observation -> act -> apply, nothing recorded."""
+    game = registry.game(config["game"])
+    entries = {entry["name"]: entry for entry in config["agents"]}
+    options = config["game_options"]
+    agents = [
+        registry.agent(entries[name]["plugin"]).factory(seat=seat, game=game.info, players=options["players"],
+                                                        seed=match["agent_seeds"][seat],
+                                                        options=entries[name].get("options", {}))
+        for seat, name in enumerate(match["seats"])
+    ]
+    state = game.new_state(match["deal_seed"], options)
+    while not state.is_over():
+        deciding = state.to_move()
+        observations = [(seat, state.observation(seat)) for seat in deciding]
+        for seat, action in [(seat, agents[seat].act(observation)) for seat, observation in observations]:
+            state.apply(seat, action)
+
+
+def referee_match(registry: Any, config: Mapping[str, Any], match: Mapping[str, Any]) -> None:
+    """One scheduled match through ``play_match``, exactly as the runner calls it, without the store."""
+    game = registry.game(config["game"])
+    entries = {entry["name"]: entry for entry in config["agents"]}
+    seats = [SeatPlan(name=name, spec=registry.agent(entries[name]["plugin"]),
+                      options=entries[name].get("options", {}), seed=match["agent_seeds"][seat],
+                      isolation=entries[name].get("isolation") or config["isolation"])
+             for seat, name in enumerate(match["seats"])]
+    play_match(game, config["game_options"], match["deal_seed"], seats, substitute=registry.agent("random"),
+               match_id=match["id"], limits=Limits(**config["limits"]), isolation=config["isolation"])
+
+
+def overhead(registry: Any, size: dict[str, int], folder: Path) -> dict[str, float]:
+    """Median CPU seconds per match of the bare loop, the referee and the serial tournament (one process each)."""
+    count = size["overhead_matches"]
+    blocks = max(1, -(-count // 20))
+    config = make_config("overhead", blocks, registry)
+    data = config.to_json()
+    matches = [match.to_json() for match in config.schedule().iter_matches()][:count]
+    samples: dict[str, list[float]] = {"bare": [], "referee": [], "tournament": []}
+    for repeat in range(size["repeats"]):
+        started = clock()
+        for match in matches:
+            bare_match(registry, data, match)
+        samples["bare"].append((clock() - started) / len(matches))
+        started = clock()
+        for match in matches:
+            referee_match(registry, data, match)
+        samples["referee"].append((clock() - started) / len(matches))
+        started = clock()
+        summary = run_tournament(config, leaderboards=folder / f"overhead-{repeat}", plugins_dir=None, workers=1)
+        samples["tournament"].append((clock() - started) / summary.played)
+    return {key: common.median(values) for key, values in samples.items()}
+
+
+def scaling(registry: Any, size: dict[str, int], folder: Path, workers: int) -> dict[str, dict[str, float]]:
+    """Per field: median wall (and CPU) seconds of the tournament serially and on a warmed-up local Ray."""
+    import ray
+
+    started = time.perf_counter()
+    ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    results = {}
+    try:
+        for field in FIELDS:  # the warm-up plays every field, so each worker has imported every agent
+            run_tournament(make_config(f"warmup-{field}", 1, registry, field), leaderboards=folder / "warmup",
+                           plugins_dir=None, workers=workers)
+        startup = time.perf_counter() - started
+        pids = worker_pids(workers)
+        for field, blocks in (("light", size["blocks"]), ("search", size["search_blocks"])):
+            config = make_config(f"scaling-{field}", blocks, registry, field)
+            serial, parallel, serial_cpu, parallel_cpu = [], [], [], []
+            for repeat in range(size["repeats"]):
+                cpu = time.process_time()
+                summary = run_tournament(config, leaderboards=folder / f"serial-{field}-{repeat}", plugins_dir=None,
+                                         workers=1)
+                serial_cpu.append(time.process_time() - cpu)
+                serial.append(summary.seconds)
+                cpu = time.process_time() + cpu_seconds(pids)
+                summary = run_tournament(config, leaderboards=folder / f"ray-{field}-{repeat}", plugins_dir=None,
+                                         workers=workers)
+                parallel_cpu.append(time.process_time() + cpu_seconds(pids) - cpu)
+                if summary.backend != "ray" or summary.workers != workers:
+                    raise RuntimeError(f"expected Ray with {workers} workers, ran {summary.backend} "
+                                       f"with {summary.workers}")
+                parallel.append(summary.seconds)
+            results[field] = {"serial": common.median(serial), "parallel": common.median(parallel),
+                              "startup": startup, "matches": config.schedule().match_count,
+                              "serial_cpu": common.median(serial_cpu), "parallel_cpu": common.median(parallel_cpu),
+                              "worker_processes": len(pids), "load": load_average()}
+    finally:
+        ray.shutdown()
+    return results
+
+
+def spin(loops: int) -> None:
+    """Pure-Python CPU work with no I/O and no shared state."""
+    total = 0
+    for value in range(loops):
+        total += value
+
+
+def calibration(workers: int, loops: int, repeats: int) -> float:
+    """Parallel efficiency of perfectly parallel work on this machine now: ``workers`` spins at once vs in a row.
+
+    The cores are shared with other work; this is the ceiling any parallel run
+    could reach at the same moment.
+    """
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    samples = []
+    with context.Pool(workers) as pool:
+        pool.map(spin, [1000] * workers)  # start every process first
+        for _ in range(repeats):
+            started = time.perf_counter()
+            pool.apply(spin, (loops * workers,))
+            serial = time.perf_counter() - started
+            started = time.perf_counter()
+            pool.map(spin, [loops] * workers, chunksize=1)
+            samples.append(serial / ((time.perf_counter() - started) * workers))
+    return common.median(samples)
+
+
+def worker_pids(workers: int) -> list[int]:
+    """The process ids of this Ray's worker processes (asked of the workers themselves)."""
+    import ray
+
+    @ray.remote(num_cpus=1)
+    def pid() -> int:
+        time.sleep(0.05)  # long enough that the tasks spread over every worker
+        return os.getpid()
+
+    return sorted(set(ray.get([pid.remote() for _ in range(4 * workers)])))
+
+
+def cpu_seconds(pids: Sequence[int]) -> float:
+    """User + system CPU seconds used so far by the processes ``pids`` (from /proc; 0 where unreadable)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of stat)
+    return total / ticks
+
+
+def measure(size: str = "default") -> list[common.Row]:
+    """Every tournament row."""
+    sizes = SIZES[size]
+    registry = load_registry(plugins_dir=None, entry_points=False).registry
+    workers = common.cores()
+    rows: list[common.Row] = []
+    with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
+        folder = Path(tmp)
+        costs = overhead(registry, sizes, folder)
+        note = (f"{sizes['overhead_matches']} Lovat 4p matches (light field) × {sizes['repeats']} repeats, "
+                "CPU time")
+        rows.append(common.Row("tournament", "bare engine loop, per match", common.ms(costs["bare"]), "", note))
+        rows.append(common.Row("tournament", "referee (play_match), per match", common.ms(costs["referee"]),
+                               f"{signed_us(costs['referee'] - costs['bare'])} over bare "
+                               f"({common.ratio(costs['referee'] / costs['bare'])})", note))
+        rows.append(common.Row("tournament", "serial tournament (run_tournament), per match",
+                               common.ms(costs["tournament"]),
+                               f"{signed_us(costs['tournament'] - costs['bare'])} over bare "
+                               f"({common.ratio(costs['tournament'] / costs['bare'])})",
+                               note + "; includes the SQLite results store"))
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            rows.append(common.Row("tournament", "parallel efficiency", "not installed", "", "ray is not importable"))
+            return rows
+        ceiling = calibration(workers, sizes["spin_loops"], sizes["repeats"])
+        rows.append(common.Row("tournament", f"machine ceiling: pure CPU work on {workers} processes", f"{ceiling:.2f}",
+                               "", f"efficiency of {workers} spin loops at once vs in a row, now (load average "
+                               f"{load_average()}): the best any parallel run could show at this moment"))
+        for field, timing in scaling(registry, sizes, folder, workers).items():
+            efficiency = timing["serial"] / (timing["parallel"] * workers)
+            per_match = common.ms(timing["serial"] / timing["matches"])
+            note = (f"{field} field, {timing['matches']} matches ({per_match} each serially) × {sizes['repeats']} "
+                    f"repeats; Ray started and warmed up ({common.secs(timing['startup'])}) before timing")
+            rows.append(common.Row("tournament", f"{field} field: serial run, wall", common.secs(timing["serial"]),
+                                   "", note))
+            rows.append(common.Row("tournament", f"{field} field: Ray run on {workers} workers, wall",
+                                   common.secs(timing["parallel"]),
+                                   f"speed-up {common.ratio(timing['serial'] / timing['parallel'])}", note))
+            rows.append(common.Row("tournament", f"{field} field: parallel efficiency ({workers} cores)",
+                                   f"{efficiency:.2f}", common.target(efficiency >= TARGET_EFFICIENCY, "≥ 0.9"),
+                                   f"serial / (Ray × {workers}), wall; load average {timing['load']} "
+                                   "(other work on the shared cores lowers it)"))
+            inflation = timing["serial_cpu"] / timing["parallel_cpu"] if timing["parallel_cpu"] else float("nan")
+            rows.append(common.Row("tournament", f"{field} field: CPU efficiency (serial CPU / Ray CPU)",
+                                   f"{inflation:.2f}", "",
+                                   f"CPU seconds: serial {timing['serial_cpu']:.2f}, Ray {timing['parallel_cpu']:.2f} "
+                                   f"(driver + {timing['worker_processes']} worker processes, from /proc): the "
+                                   "efficiency an idle machine would show with perfectly balanced work"))
+    return rows
+
+
+def signed_us(seconds: float) -> str:
+    """A difference in microseconds with its sign, e.g. ``"+312 µs"``."""
+    return ("+" if seconds >= 0 else "−") + common.us(abs(seconds))
+
+
+def load_average() -> str:
+    """The 1-minute load average (other work on the shared cores skews wall-time figures)."""
+    try:
+        return f"{os.getloadavg()[0]:.1f}"
+    except OSError:
+        return "unknown"
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--quick", action="store_const", const="quick", dest="size", help="tiny sizes (smoke test)")
+    group.add_argument("--full", action="store_const", const="full", dest="size", help="larger sizes")
+    args = parser.parse_args(argv)
+    common.print_table("Tournament scaling", measure(args.size or "default"))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,107 @@
+"""Smoke test of the benchmark scripts: each runs at its ``--quick`` size and prints its table.
+
+No timing is asserted (the cores are shared); only that every script runs, prints
+the machine line and a markdown table with the rows docs/performance.md shows.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+HEADER = "| benchmark | case | median | comparison | note |"
+
+
+def run(*arguments: str, timeout: float = 300) -> str:
+    """Run ``python <arguments>`` from the repository root; its standard output (fails on a non-zero exit)."""
+    done = subprocess.run([sys.executable, *arguments], cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, f"{' '.join(arguments)} failed:\n{done.stdout}\n{done.stderr}"
+    return done.stdout
+
+
+def table(output: str) -> dict[str, list[str]]:
+    """The rows of the printed markdown table by their ``case`` cell; checks the machine line and the header."""
+    lines = output.splitlines()
+    assert lines[0].startswith("machine: ") and "cores (nproc)" in lines[0] and "Python 3." in lines[0], lines[0]
+    assert HEADER in lines, f"no markdown table header in:\n{output}"
+    rows = {}
+    for line in lines[lines.index(HEADER) + 2:]:
+        if not line.startswith("| "):
+            break
+        cells = [cell.strip() for cell in line.strip("|").split(" | ")]
+        assert len(cells) == 5, f"a row needs 5 cells: {line}"
+        rows[cells[1]] = cells
+    return rows
+
+
+def expect(rows: dict[str, list[str]], cases: list[str]) -> None:
+    missing = [case for case in cases if case not in rows]
+    assert not missing, f"missing rows {missing}; got {list(rows)}"
+    for case in cases:
+        assert rows[case][2], f"row {case!r} has no figure"
+
+
+def test_engine_prints_every_game_and_the_forward_model() -> None:
+    rows = table(run("benchmarks/engine.py", "--quick"))
+    cases = []
+    for label in ("lovat 3p", "lovat 4p", "lovat 5p", "lovat 6p", "lorum"):
+        cases += [f"{label}: per decision, agent interface", f"{label}: per decision, replayed actions (engine share)"]
+    for label in ("lovat 4p", "lorum"):
+        cases += [f"{label}: clone()", f"{label}: apply()", f"{label}: observation(seat)",
+                  f"{label}: rollout step (legal_actions + apply)"]
+    expect(rows, cases)
+    assert "µs" in rows["lorum: per decision, agent interface"][2]
+    assert rows["lorum: per decision, agent interface"][3].startswith("target ≤ 3 µs: ")
+
+
+def test_peers_print_a_row_each_installed_or_not() -> None:
+    rows = table(run("benchmarks/peers.py", "--quick"))
+    expect(rows, ["RLCard bridge: per decision, agent interface",
+                  "OpenSpiel hearts: per decision, information_state_tensor",
+                  "OpenSpiel hearts: per decision, no observation", "OpenSpiel hearts: clone()"])
+    for cells in rows.values():
+        assert cells[2] == "not installed" or "× ours" in cells[3], cells
+
+
+def test_peers_say_not_installed_without_the_bench_extra() -> None:
+    hide = ("import runpy, sys; sys.modules['rlcard'] = sys.modules['pyspiel'] = None; "  # import now fails
+            "sys.path.insert(0, 'benchmarks'); sys.argv = ['benchmarks/peers.py', '--quick']; runpy.run_path('benchmarks/peers.py', run_name='__main__')")
+    rows = table(run("-c", hide))
+    assert len(rows) == 4
+    for cells in rows.values():
+        assert cells[2] == "not installed" and "pip install -e '.[bench]'" in cells[4], cells
+
+
+def test_tournament_prints_overhead_and_scaling() -> None:
+    rows = table(run("benchmarks/tournament.py", "--quick"))
+    cases = ["bare engine loop, per match", "referee (play_match), per match",
+             "serial tournament (run_tournament), per match", "machine ceiling: pure CPU work on"]
+    for field in ("light", "search"):
+        cases += [f"{field} field: serial run, wall", f"{field} field: Ray run on", f"{field} field: parallel efficiency",
+                  f"{field} field: CPU efficiency (serial CPU / Ray CPU)"]
+    found = [next((case for case in rows if case.startswith(prefix)), prefix) for prefix in cases]
+    expect(rows, found)
+
+
+def test_ratings_print_every_method_and_both_references() -> None:
+    rows = table(run("benchmarks/ratings.py", "--quick"))
+    where = "20 agents × 2,000 games"
+    expect(rows, [f"{method}: {where}" for method in ("elo", "plackett-luce", "trueskill", "score")]
+           + [f"of which packing (as_arrays): {where}", f"choix ilsr_pairwise vs elo: {where}",
+              f"choix ilsr_rankings vs plackett-luce: {where}", f"trueskill package vs trueskill: {where}"])
+
+
+def test_one_command_runs_the_chosen_sections() -> None:
+    output = run("-m", "benchmarks", "--quick", "--only", "engine")
+    rows = table(output)
+    assert "lorum: per decision, agent interface" in rows
+    assert not any(case.startswith("RLCard") for case in rows)
+
+
+@pytest.mark.parametrize("script", ["engine", "peers", "tournament", "ratings", "run"])
+def test_every_script_explains_itself(script: str) -> None:
+    assert "--quick" in run(f"benchmarks/{script}.py", "--help")
