@@ -6,6 +6,7 @@ state between decisions beyond its own RNG.
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from collections.abc import Mapping, Sequence
@@ -20,12 +21,21 @@ PASS, PLAY, COUNTER, KEEP = "pass", "play", "counter", "keep"
 
 
 def count_keeps(cards: Sequence[str], level_sum: int) -> list[list[list[int]]]:
-    """``ways[i][l][k]``: subsets of ``cards[:i]`` with level sum ``l`` and ``k`` cards (dynamic programme)."""
-    n = len(cards)
+    """``ways[i][l][k]``: subsets of ``cards[:i]`` with level sum ``l`` and ``k`` cards (dynamic programme).
+
+    The table depends only on the cards' levels in order, and dealt hands are
+    sorted by id (level 1 first), so a few hundred tables serve every deal:
+    they are cached.  Callers must not modify the returned table.
+    """
+    return _count_by_levels(tuple(LEVEL[card_id] for card_id in cards), level_sum)
+
+
+@functools.lru_cache(maxsize=4096)
+def _count_by_levels(levels: tuple[int, ...], level_sum: int) -> list[list[list[int]]]:
+    n = len(levels)
     ways = [[[0] * (n + 1) for _ in range(level_sum + 1)] for _ in range(n + 1)]
     ways[0][0][0] = 1
-    for i, card_id in enumerate(cards):
-        level = LEVEL[card_id]
+    for i, level in enumerate(levels):
         before, after = ways[i], ways[i + 1]
         for total in range(level_sum + 1):
             for size in range(i + 1):
