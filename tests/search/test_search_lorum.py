@@ -1,0 +1,330 @@
+"""The Lorum search agent: always legal, deterministic, honours its budget, plays clear moves, beats random."""
+
+from __future__ import annotations
+
+import random
+import statistics
+
+import pytest
+
+from arena.games.lorum import GAME
+from arena.games.lorum.cards import DECK, INDEX, RANKS, SUITS, indices_of, mask_of
+from arena.games.lorum.sampler import sample_hidden_hands
+from arena_agents.lorum import GreedyLorumAgent, RandomLorumAgent
+from arena_agents.search_common import Budget, determinized_search, move_rng
+from arena_agents.search_lorum import (
+    DEFAULT_ITERATIONS,
+    SearchLorumAgent,
+    _Deal,
+    _rollout_call,
+    _rollout_card,
+    card_candidates,
+    history_likelihood,
+)
+
+FAST = {"iterations": 24}
+"""A small budget for tests that only check legality or plumbing."""
+
+
+def make(kind, seat: int, seed: int, options=None):
+    return kind(seat=seat, game=GAME.info, players=4, seed=seed, options=options or {})
+
+
+def deal_from(spec: dict[str, str]) -> list[list[str]]:
+    """A deal from, per suit, the seats holding A K O U 10 9 8 7 (``{"a": "00112233", ...}``)."""
+    hands: list[list[str]] = [[] for _ in range(4)]
+    for suit in SUITS:
+        for rank, seat in zip(RANKS, spec[suit], strict=True):
+            hands[int(seat)].append(rank + suit)
+    assert all(len(hand) == 8 for hand in hands), hands
+    return hands
+
+
+def scripted(dealer: int, spec: dict[str, str] | list[str], actions: str = "", deals: int = 1):
+    """A game with a hand-built first deal, after ``actions`` (space-separated, each by the seat to move).
+
+    ``spec`` is a per-suit spec (see ``deal_from``) or the four hands spelt out, e.g. ``["Aa Ka ...", ...]``.
+    """
+    hands = deal_from(spec) if isinstance(spec, dict) else [hand.split() for hand in spec]
+    script = [{"kind": "dealer", "value": dealer}, {"kind": "deal", "value": hands}]
+    state = GAME.new_state(7, {"deals": deals}, script=script)
+    for action in actions.split():
+        (seat,) = state.to_move()
+        state.apply(seat, action)
+    return state
+
+
+def random_position(seed: int, deals: int = 2):
+    """A game advanced by random legal actions (passes three times in four) to a random decision."""
+    rng = random.Random(seed)
+    state = GAME.new_state(seed, {"deals": deals})
+    for _ in range(rng.randrange(36 * deals)):
+        if state.is_over():
+            break
+        (seat,) = state.to_move()
+        legal = state.legal_actions(seat)
+        state.apply(seat, "pass" if state.phase == "bid" and rng.random() < 0.75 else rng.choice(legal))
+    return state
+
+
+def play(seed: int, kinds, options=None, deals: int = 4):
+    """One game; agents seeded from the game seed; returns the final state."""
+    state = GAME.new_state(seed, {"deals": deals})
+    agents = [
+        make(kind, seat, seed * 10 + seat, options if kind is SearchLorumAgent else None) for seat, kind in enumerate(kinds)
+    ]
+    while not state.is_over():
+        (seat,) = state.to_move()
+        observation = state.observation(seat)
+        action = agents[seat].act(observation)
+        assert action in observation.legal, (seat, action, observation)
+        state.apply(seat, action)
+    return state
+
+
+# ------------------------------------------------------------------ legality
+
+
+def test_always_legal_in_random_positions_of_every_phase():
+    phases = set()
+    for seed in range(250):
+        state = random_position(seed)
+        if state.is_over():
+            continue
+        (seat,) = state.to_move()
+        observation = state.observation(seat)
+        phases.add((observation.phase, observation.contract))
+        action = make(SearchLorumAgent, seat, seed, FAST).act(observation)
+        assert action in observation.legal, (seed, action, observation.legal)
+    assert {("bid", None), ("play", "regular"), ("play", "small"), ("play", "big")} <= phases
+
+
+def test_whole_games_between_search_agents_are_legal():
+    for seed in range(3):
+        play(seed, [SearchLorumAgent] * 4, FAST, deals=2)
+
+
+# --------------------------------------------------------------- simulator
+
+
+def test_the_playout_simulator_agrees_with_the_engine():
+    """``_Deal`` replays random deals exactly as ``LorumState`` does: legal moves, early ends, settlement."""
+    for seed in range(400):
+        rng = random.Random(seed)
+        state = random_position(seed, deals=1)
+        if state.is_over():
+            continue
+        before = list(state.balances)
+        deal = _Deal.from_observation(state.observation(state.to_move()[0]), list(state.hands))
+        while not state.is_over():
+            (seat,) = state.to_move()
+            assert deal.to_act == seat
+            legal = state.legal_actions(seat)
+            if state.phase == "bid":
+                assert deal.calls() == legal
+                call = rng.choice(legal)
+                state.apply(seat, call)
+                deal.bid(seat, call)
+            else:
+                assert tuple(DECK[card] for card in indices_of(deal.legal())) == legal
+                card = rng.choice(legal)
+                state.apply(seat, card)
+                deal.play(INDEX[card])
+            assert deal.over == state.is_over()
+        assert [deal.chip_change(seat) for seat in range(4)] == [state.balances[s] - before[s] for s in range(4)]
+
+
+def test_interchangeable_cards_are_searched_once():
+    # Seat 0 holds Ka Oa Ua: Ka and Ua are interchangeable (only our own Oa lies between them) but Oa
+    # carries 4 points; the green 9 and 8 touch; hearts 10h and 7h do not (9h, 8h are elsewhere).
+    spec = {"a": "10002222", "g": "11112003", "h": "11120220", "b": "03333333"}
+    state = scripted(3, spec, "pass pass pass pass")
+    deal = _Deal.from_observation(state.observation(0), list(state.hands))
+    assert [DECK[c] for c in card_candidates(deal)] == ["Ka", "Oa", "9g", "10h", "7h", "Ab"]
+    # Once seat 2's 9h and 8h are played, 10h and 7h touch.
+    deal.played |= mask_of(["9h", "8h"])
+    deal.hands[2] &= ~mask_of(["9h", "8h"])
+    assert [DECK[c] for c in card_candidates(deal)] == ["Ka", "Oa", "9g", "10h", "Ab"]
+
+
+def test_history_likelihood_is_one_when_the_others_played_the_rollout_policy():
+    """If every other seat played exactly as the rollout policy, the true hands explain the history fully."""
+    for seed in range(30):
+        rng = random.Random(seed)
+        state = GAME.new_state(seed, {"deals": 1})
+        for _ in range(rng.randrange(4, 30)):
+            if state.is_over():
+                break
+            (seat,) = state.to_move()
+            deal = _Deal.from_observation(state.observation(seat), list(state.hands))
+            action = _rollout_call(deal, seat) if state.phase == "bid" else DECK[_rollout_card(deal, rng, 0.0)]
+            state.apply(seat, action)
+        if state.is_over():
+            continue
+        observation = state.observation(state.to_move()[0])
+        assert history_likelihood(observation, list(state.hands), 0.1) == 1.0
+        other = sample_hidden_hands(observation, rng)
+        assert 0.0 < history_likelihood(observation, other, 0.1) <= 1.0
+
+
+# --------------------------------------------------------------- determinism
+
+
+def test_same_seed_and_observation_give_the_same_action():
+    for seed in range(40):
+        state = random_position(1000 + seed)
+        if state.is_over():
+            continue
+        (seat,) = state.to_move()
+        observation = state.observation(seat)
+        agent = make(SearchLorumAgent, seat, seed, FAST)
+        first = agent.act(observation)
+        stats = agent.stats
+        assert agent.act(observation) == first  # the same agent again: the move's RNG is derived afresh
+        twin = make(SearchLorumAgent, seat, seed, FAST)
+        assert twin.act(GAME.observation_from_json(observation.to_json())) == first
+        assert {k: v for k, v in twin.stats.items() if k != "ms"} == {k: v for k, v in stats.items() if k != "ms"}
+
+
+def test_two_games_with_the_same_seeds_are_identical():
+    kinds = [SearchLorumAgent, GreedyLorumAgent, SearchLorumAgent, RandomLorumAgent]
+    first = play(5, kinds, {"iterations": 40}, deals=2)
+    second = play(5, kinds, {"iterations": 40}, deals=2)
+    assert first.events() == second.events()
+    assert first.result() == second.result()
+
+
+def test_move_rng_depends_on_seed_and_key_only():
+    assert move_rng(3, 1, 2).random() == move_rng(3, 1, 2).random()
+    assert move_rng(3, 1, 2).random() != move_rng(4, 1, 2).random()
+    assert move_rng(3, 1, 2).random() != move_rng(3, 2, 1).random()
+
+
+# -------------------------------------------------------------------- budget
+
+
+def test_the_iteration_budget_is_honoured_and_reported():
+    state = scripted(3, {"a": "01230123", "g": "12301230", "h": "23012301", "b": "30123012"}, "pass pass pass pass")
+    observation = state.observation(0)  # seat 0 leads: 8 distinct candidates
+    for iterations in (8, 50, 240):
+        agent = make(SearchLorumAgent, 0, 1, {"iterations": iterations})
+        agent.act(observation)
+        width = len(agent.stats["visits"])
+        assert width == 8
+        assert iterations - width < agent.stats["iterations"] <= iterations
+        assert agent.stats["worlds"] * width == agent.stats["iterations"]
+        assert set(agent.stats["visits"].values()) == {agent.stats["worlds"]}
+    agent = make(SearchLorumAgent, 0, 1)
+    agent.act(observation)
+    assert DEFAULT_ITERATIONS - 8 < agent.stats["iterations"] <= DEFAULT_ITERATIONS
+
+
+def test_the_time_budget_is_honoured():
+    state = scripted(3, {"a": "01230123", "g": "12301230", "h": "23012301", "b": "30123012"}, "pass pass pass pass")
+    agent = make(SearchLorumAgent, 0, 1, {"ms": 30})
+    agent.act(state.observation(0))
+    assert agent.stats["iterations"] > 0
+    assert 30 <= agent.stats["ms"] < 200
+
+
+def test_a_single_legal_action_is_played_without_search():
+    hands = ["Aa Oa Ag Kg Ah Kh Ab Kb", "Ka Og Ug Oh Uh Ob Ub 7b", "Ua 10a 10g 9g 10h 9h 10b 9b", "9a 8a 7a 8g 7g 8h 7h 8b"]
+    state = scripted(3, hands, "pass pass pass pass Aa")
+    observation = state.observation(1)  # seat 1 holds one acorn, the Ka
+    assert observation.legal == ("Ka",)
+    agent = make(SearchLorumAgent, 1, 1)
+    assert agent.act(observation) == "Ka"
+    assert agent.stats["iterations"] == 0
+
+
+@pytest.mark.parametrize(
+    "options", [{"iterations": 0}, {"iterations": 2.5}, {"iterations": True}, {"ms": -1}, {"ms": "fast"}, {"budget": 5}]
+)
+def test_bad_options_are_rejected_by_name(options):
+    with pytest.raises(ValueError, match=repr(next(iter(options)))):
+        make(SearchLorumAgent, 0, 1, options)
+
+
+def test_budget_from_options():
+    assert Budget.from_options({}, 99) == Budget(iterations=99, ms=None)
+    assert Budget.from_options({"ms": 20}, 99) == Budget(iterations=None, ms=20.0)
+    assert Budget.from_options({"ms": 20, "iterations": 5}, 99) == Budget(iterations=5, ms=20.0)
+
+
+def test_determinized_search_shares_worlds_and_weights_them():
+    worlds = iter(range(100))
+    stats = determinized_search(
+        ["a", "b"], lambda rng: next(worlds), lambda w, c, rng: w if c == "a" else 10 - w, Budget(10, None), random.Random(0),
+        weight=lambda w: 2.0 if w == 0 else 1.0,
+    )
+    assert stats.worlds == 5 and stats.iterations == 10  # worlds 0..4, each played out for both candidates
+    assert stats.mean("a") == pytest.approx((0 * 2 + 1 + 2 + 3 + 4) / 6)
+    assert stats.best() == "b"
+
+
+# ---------------------------------------------------------------- tactics
+
+
+def test_bids_big_with_every_ace_and_king():
+    state = scripted(3, {suit: "00112233" for suit in SUITS})  # seat 0 bids first
+    assert make(SearchLorumAgent, 0, 1).act(state.observation(0)) == "big"
+
+
+def test_bids_small_with_every_eight_and_seven_and_never_big():
+    state = scripted(3, {suit: "33221100" for suit in SUITS})
+    agent = make(SearchLorumAgent, 0, 1)
+    assert agent.act(state.observation(0)) == "small"
+    assert agent.stats["values"]["big"] == -60  # big fails in every sampled deal
+
+
+def test_passes_with_an_ordinary_hand():
+    state = scripted(3, {"a": "01230123", "g": "12301230", "h": "23012301", "b": "30123012"})
+    assert make(SearchLorumAgent, 0, 1).act(state.observation(0)) == "pass"
+
+
+def test_dumps_the_green_ober_when_void_in_the_led_suit():
+    # Seat 0 leads the bell ace, which wins; seat 1 holds no bell, and the green Ober (8 points) with one
+    # small green to guard it: the trick is a free chance to get rid of it.
+    hands = ["Aa Oa Ag Kg Ab Kb Ob 7b", "Ka Ua 10a 9a 8a 7a Og 7g", "Ug 10g 9g 8g Ub 10b 9b 8b", "Ah Kh Oh Uh 10h 9h 8h 7h"]
+    state = scripted(3, hands, "pass pass pass pass Ab")
+    observation = state.observation(1)
+    assert "Og" in observation.legal and len(observation.legal) == 8
+    for seed in range(3):
+        assert make(SearchLorumAgent, 1, seed).act(observation) == "Og"
+
+
+def test_small_bidder_never_leads_a_card_that_must_win():
+    # Seat 0 bid small holding the acorn ace: led, nobody can beat it (S-8), so it would lose at once.
+    hands = ["Aa 7a 8g 7g 8h 7h 8b 7b", "Ka Oa Ua Ag Kg Og Ah Kh", "10a 9a 8a Ug 10g 9g Oh Uh", "10h 9h Ab Kb Ob Ub 10b 9b"]
+    state = scripted(3, hands, "small pass pass pass")
+    observation = state.observation(0)
+    assert "Aa" in observation.legal
+    assert make(SearchLorumAgent, 0, 1).act(observation) != "Aa"
+
+
+def test_ducks_under_the_winner_when_last_to_a_trick_with_points():
+    # Seat 0 leads 10h, seat 1 plays Oh, seat 2 9h; seat 3 holds Kh and 7h: Kh would take 4 points, 7h ducks.
+    hands = ["10h Aa Ka Oa Ua 10a 9a 8a", "Oh 7a Ag Kg Og Ug 10g 9g", "9h Ah Uh 8h 8g 7g Ab Kb", "Kh 7h Ob Ub 10b 9b 8b 7b"]
+    state = scripted(3, hands, "pass pass pass pass 10h Oh 9h")
+    observation = state.observation(3)
+    assert set(observation.legal) == {"Kh", "7h"}
+    assert make(SearchLorumAgent, 3, 1).act(observation) == "7h"
+
+
+# ---------------------------------------------------------------- strength
+
+
+def test_search_beats_random_on_duplicate_deals():
+    """One search agent and three random ones, rotating through the seats of the same deals.
+
+    Measured with these seeds and the default budget: see docs/agents/search-lorum.md.
+    """
+    gains = []
+    for seed in range(3):
+        baseline = play(seed, [RandomLorumAgent] * 4, deals=2).result().scores
+        for seat in range(4):
+            kinds = [RandomLorumAgent] * 4
+            kinds[seat] = SearchLorumAgent
+            scores = play(seed, kinds, deals=2).result().scores
+            gains.append(scores[seat] - baseline[seat])
+    assert statistics.mean(gains) > 30
