@@ -9,11 +9,11 @@ a reference to a state.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import astuple, dataclass, fields
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
-from arena.games.base import Observation, from_json
+from arena.games.base import Observation, fast_constructor, from_json
 from arena.games.lorum.state import GAME_ID, PLAYERS, mask_names
 
 if TYPE_CHECKING:
@@ -96,36 +96,6 @@ def build_observation(state: LorumState, seat: int) -> LorumObservation:
         state.pot,
         state.past_deals,
     )
-
-
-def fast_constructor(cls: type) -> Callable[..., Any]:
-    """A function equal to ``cls(*values)`` for a frozen, slotted dataclass, about seven times faster.
-
-    The frozen dataclass's ``__init__`` stores each field through
-    ``object.__setattr__`` (about 90 ns a field).  Instead the function creates
-    an instance of a private subclass that adds no slots and keeps ``object``'s
-    plain ``__setattr__``, so each field is a plain slot store (about 10 ns),
-    then makes it a ``cls`` by ``__class__`` assignment (allowed: the layouts
-    are identical).  The result is an ordinary ``cls`` instance, equal to and
-    indistinguishable from ``cls(*values)``; that is checked once here.  (The
-    same helper is in ``arena.games.lovat.observation``.)
-    """
-    names = [field.name for field in fields(cls)]
-    builder = type(
-        f"_{cls.__name__}Builder",
-        (cls,),
-        {"__slots__": (), "__setattr__": object.__setattr__, "__delattr__": object.__delattr__},
-    )
-    stores = "".join(f"    obj.{name} = {name}\n" for name in names)
-    source = f"def build({', '.join(names)}):\n    obj = new(builder)\n{stores}    obj.__class__ = cls\n    return obj\n"
-    namespace: dict[str, Any] = {"new": object.__new__, "builder": builder, "cls": cls}
-    exec(source, namespace)  # noqa: S102 (generated from the dataclass's own field names)
-    build = namespace["build"]
-    sample = tuple(range(len(names)))
-    made = build(*sample)
-    if type(made) is not cls or made != cls(*sample) or astuple(made) != sample:
-        raise AssertionError(f"fast_constructor({cls.__name__}) does not reproduce the dataclass constructor")
-    return build
 
 
 _build = fast_constructor(LorumObservation)
