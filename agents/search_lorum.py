@@ -3,25 +3,32 @@
 At each decision with more than one legal action the agent
 
 1. samples hidden deals consistent with its observation (``sampler.sample_hidden_hands``:
-   uniform over the deals that fit the public voids and must-beat facts);
-2. in each sampled deal plays every candidate action out: the candidate, then the
-   rest of the current deal (remaining bids and all tricks) by a fast rollout
-   policy in which every seat decides from its own hand and the public cards only;
-3. scores a playout by the seat's chip change over the current deal (the deal is
-   settled with the engine's own ``settle_regular`` / ``settle_contract``, so the
-   pot, splits and contract stakes count exactly as in the game);
-4. plays the candidate with the best mean over the sampled deals (common random
-   numbers: all candidates share each sampled deal).
+   uniform over the deals that fit the public voids and must-beat facts).  Once the
+   others have played cards this deal, each world played out is picked from
+   ``MODEL_DRAWS`` such samples by how well it explains their play (``history_likelihood``:
+   a seat's card counts 1 if the rollout policy would have played it there, else
+   ``MODEL_EPSILON``), so worlds in which the others played sensibly count more;
+2. in each world plays every candidate out: the candidate, then the rest of the
+   current deal (remaining calls and all tricks) by a fast rollout policy in which
+   every seat decides from its own hand and the public cards only;
+3. scores a playout by the seat's chip change over the current deal (settled by the
+   engine's own ``settle_regular`` / ``settle_contract``, so pot, splits and contract
+   stakes count exactly as in the game);
+4. plays the candidate with the best mean (common random numbers: all candidates
+   share each world, so their comparison is not blurred by the luck of the deal).
 
 The bid is judged the same way: ``pass``, ``small`` and ``big`` are each played out
-over the same sampled deals and the call with the best expected chip change wins.
+over the same sampled deals, and the call with the best expected chip change wins.
+Cards that are interchangeable (same suit, nothing of the others' between them, the
+same points) are searched once.
 
-Playouts run on ``_Deal``, a bare simulator of one deal on card masks (about ten
-times faster than driving ``LorumState``); a test checks it against the engine.
+Playouts run on ``PlayoutDeal``, a bare simulator of one deal on card masks (several times
+faster than driving ``LorumState``); a test checks it against the engine.
 
 Options (``self.options``): ``iterations`` playouts per move (default
-``DEFAULT_ITERATIONS``, deterministic for a seed), or ``ms`` milliseconds per move
-(time-dependent).  The last search's figures are kept in ``self.stats``.
+``DEFAULT_ITERATIONS``, deterministic for a seed), and/or ``ms`` milliseconds per move
+(time-dependent).  The last decision's figures are kept in ``self.stats``.
+See ``docs/agents/search-lorum.md`` for the measured strength and speed.
 """
 
 from __future__ import annotations
@@ -39,6 +46,7 @@ from arena.games.lorum.cards import (
     INDEX,
     POINTS,
     SUIT_MASKS,
+    TRICKS_PER_DEAL,
     indices_of,
     mask_of,
 )
@@ -49,18 +57,15 @@ from arena_agents.lorum import BELOW_MASKS, big_is_safe, small_is_safe
 from arena_agents.search_common import BUDGET_OPTIONS, Budget, SearchStats, check_options, determinized_search, move_rng
 
 DEFAULT_ITERATIONS = 240
-"""Playouts per move by default: about 40 ms on one core for the widest decisions (see docs/agents/search-lorum.md)."""
+"""Playouts per move by default: a median of about 18 ms and at most about 40 ms of CPU a move (docs/agents/search-lorum.md)."""
 
 OPTIONS = BUDGET_OPTIONS
 """The options the agent accepts."""
 
-TRICKS_PER_DEAL = 8
-"""A full deal has 8 tricks."""
-
 _NONE = -1  # no card / no seat / no suit yet
 
 
-class _Deal:
+class PlayoutDeal:
     """The rest of one deal on card masks: just enough of the rules to play it out and settle it.
 
     Mirrors ``LorumState`` for one deal (S-4..S-8, S-14, S-15 early ends) without
@@ -110,7 +115,7 @@ class _Deal:
     over: bool  # the deal has ended (all tricks, or a contract decided early)
 
     @classmethod
-    def from_observation(cls, observation: LorumObservation, hands: list[int]) -> _Deal:
+    def from_observation(cls, observation: LorumObservation, hands: list[int]) -> PlayoutDeal:
         """The current deal as ``observation`` shows it, with ``hands`` (masks by seat) for the hidden cards."""
         deal = cls.__new__(cls)
         deal.hands = list(hands)
@@ -139,7 +144,7 @@ class _Deal:
         return deal
 
     @classmethod
-    def start(cls, dealer: int, hands: list[int], pot: int) -> _Deal:
+    def start(cls, dealer: int, hands: list[int], pot: int) -> PlayoutDeal:
         """A deal before the first call: ``hands`` as dealt, bidding from the dealer's next player (S-4)."""
         deal = cls.__new__(cls)
         deal.hands = list(hands)
@@ -158,9 +163,9 @@ class _Deal:
         deal.over = False
         return deal
 
-    def copy(self) -> _Deal:
+    def copy(self) -> PlayoutDeal:
         """An independent copy (lists copied, the rest immutable)."""
-        twin = _Deal.__new__(_Deal)
+        twin = PlayoutDeal.__new__(PlayoutDeal)
         twin.hands = self.hands[:]
         twin.played = self.played
         twin.known_out = self.known_out[:]
@@ -272,7 +277,7 @@ class _Deal:
 # card masks (the greedy agent's ``_View`` works on observations, too slow here).
 
 
-def _rollout_call(deal: _Deal, seat: int) -> str:
+def rollout_call(deal: PlayoutDeal, seat: int) -> str:
     """Bid only what cannot lose (the greedy agent's tests): big, then small, else pass."""
     calls = deal.calls()
     hand = deal.hands[seat]
@@ -283,14 +288,12 @@ def _rollout_call(deal: _Deal, seat: int) -> str:
     return PASS
 
 
-def _rollout_card(deal: _Deal, rng: random.Random, epsilon: float) -> int:
-    """The card the seat to move plays in a playout."""
+def rollout_card(deal: PlayoutDeal) -> int:
+    """The card the seat to move plays in a playout (deterministic: playouts differ by their worlds)."""
     legal = deal.legal()
     if not legal & (legal - 1):
         return legal.bit_length() - 1  # a single legal card
     cards = indices_of(legal)
-    if epsilon and rng.random() < epsilon:
-        return rng.choice(cards)
     seat = deal.to_act
     unseen = FULL_DECK_MASK & ~deal.hands[seat] & ~deal.played
     if deal.contract == REGULAR:
@@ -300,7 +303,7 @@ def _rollout_card(deal: _Deal, rng: random.Random, epsilon: float) -> int:
     return _small_card(deal, seat, cards, unseen)
 
 
-def _regular_card(deal: _Deal, cards: list[int], unseen: int) -> int:
+def _regular_card(deal: PlayoutDeal, cards: list[int], unseen: int) -> int:
     """Regular game: take no points (S-11).  Lead low, duck under the winner, dump points when void."""
     if not deal.in_trick:
         # Lead the card others most surely beat; a sure winner or a point card last.
@@ -326,7 +329,7 @@ def _regular_card(deal: _Deal, cards: list[int], unseen: int) -> int:
     return min(cards, key=lambda c: (POINTS[c], -c))
 
 
-def _big_card(deal: _Deal, seat: int, cards: list[int], unseen: int) -> int:
+def _big_card(deal: PlayoutDeal, seat: int, cards: list[int], unseen: int) -> int:
     """Big (S-14): the bidder leads winners; the others beat the bidder when they can."""
     bidder = deal.bidder
     if seat == bidder:
@@ -337,7 +340,7 @@ def _big_card(deal: _Deal, seat: int, cards: list[int], unseen: int) -> int:
                 cards,
                 key=lambda c: ((unseen & ABOVE_MASKS[c]).bit_count(), -(hand & SUIT_MASKS[c >> 3]).bit_count(), c),
             )
-        return cards[0]  # not reached while the contract stands (the bidder leads every trick)
+        return cards[0]  # never reached: the bidder leads every trick while the contract stands
     if cards[0] >> 3 != deal.led or (deal.in_trick and deal.best_seat != bidder and _has_played(deal, bidder)):
         # Void, or a partner already beats the bidder: keep the cards that may win later.
         return max(cards, key=lambda c: ((unseen & ABOVE_MASKS[c]).bit_count(), c))
@@ -347,7 +350,7 @@ def _big_card(deal: _Deal, seat: int, cards: list[int], unseen: int) -> int:
     return cards[0]  # our highest card: the bidder, still to come, must beat it
 
 
-def _small_card(deal: _Deal, seat: int, cards: list[int], unseen: int) -> int:
+def _small_card(deal: PlayoutDeal, seat: int, cards: list[int], unseen: int) -> int:
     """Small (S-15, S-8): the bidder ducks; the others try to leave the bidder on top."""
     bidder = deal.bidder
     if seat == bidder:
@@ -376,7 +379,7 @@ def _small_card(deal: _Deal, seat: int, cards: list[int], unseen: int) -> int:
     return cards[0]  # the bidder is beaten either way: shed our highest
 
 
-def _has_played(deal: _Deal, seat: int) -> bool:
+def _has_played(deal: PlayoutDeal, seat: int) -> bool:
     """Whether ``seat`` has played to the current trick (seats play in order from the leader)."""
     if not deal.in_trick:
         return False
@@ -384,13 +387,13 @@ def _has_played(deal: _Deal, seat: int) -> bool:
     return (seat - leader) % PLAYERS < deal.in_trick
 
 
-def play_out(deal: _Deal, seat: int, rng: random.Random, epsilon: float = 0.0) -> int:
+def play_out(deal: PlayoutDeal, seat: int) -> int:
     """Finish ``deal`` in place by the rollout policy and return ``seat``'s chip change."""
     while deal.contract is None:
         who = deal.to_act
-        deal.bid(who, _rollout_call(deal, who))
+        deal.bid(who, rollout_call(deal, who))
     while not deal.over:
-        deal.play(_rollout_card(deal, rng, epsilon))
+        deal.play(rollout_card(deal))
     return deal.chip_change(seat)
 
 
@@ -419,17 +422,17 @@ def history_likelihood(observation: LorumObservation, hands: list[int], epsilon:
     plays = _plays(observation)
     for seat, name in plays:
         dealt[seat] |= 1 << INDEX[name]
-    deal = _Deal.start(observation.dealer, dealt, observation.pot)
+    deal = PlayoutDeal.start(observation.dealer, dealt, observation.pot)
     weight = 1.0
     for seat, call in observation.bids:
-        if seat != me and _rollout_call(deal, seat) != call:
+        if seat != me and rollout_call(deal, seat) != call:
             weight *= epsilon
         deal.bid(seat, call)
     for seat, name in plays:
         card = INDEX[name]
         if seat != me:
             legal = deal.legal()
-            if legal & (legal - 1) and _rollout_card(deal, _NO_RNG, 0.0) != card:
+            if legal & (legal - 1) and rollout_card(deal) != card:
                 weight *= epsilon
         deal.play(card)
     return weight
@@ -442,13 +445,10 @@ def _plays(observation: LorumObservation) -> list[tuple[int, str]]:
     return plays
 
 
-_NO_RNG = random.Random(0)  # never drawn from: the rollout policy uses its RNG only when epsilon > 0
-
-
 # ------------------------------------------------------------------ the agent
 
 
-def card_candidates(deal: _Deal) -> list[int]:
+def card_candidates(deal: PlayoutDeal) -> list[int]:
     """The legal cards of the seat to move, one per class of interchangeable cards.
 
     Two cards of one suit are interchangeable when every card still in play
@@ -483,46 +483,48 @@ class SearchLorumAgent(Agent):
         """The legal action with the best mean chip change over sampled deals."""
         if not isinstance(observation, LorumObservation):
             raise TypeError(f"SearchLorumAgent needs a LorumObservation, not {type(observation).__name__}")
-        legal = observation.legal
-        if len(legal) == 1:
-            self.stats = {"iterations": 0, "worlds": 0, "ms": 0.0, "values": {}, "visits": {}}
-            return legal[0]
-        rng = move_rng(self.seed, observation.deal, len(observation.bids), len(observation.played))
-        template = _Deal.from_observation(observation, [0] * PLAYERS)
+        if not observation.legal:
+            raise ValueError(f"seat {self.seat} has no legal action: it is seat {observation.to_move}'s turn")
         me = self.seat
+        own = [0] * PLAYERS
+        own[me] = mask_of(observation.hand)
+        template = PlayoutDeal.from_observation(observation, own)
+        if observation.phase == "bid":
+            candidates: list[Action] = list(observation.legal)
+        else:
+            candidates = [DECK[card] for card in card_candidates(template)]
+        if len(candidates) == 1:  # one legal action, or several that are all the same
+            self.stats = SearchStats().to_json()
+            return candidates[0]
 
-        def sample(rng: random.Random) -> _Deal:
+        def sample(rng: random.Random) -> PlayoutDeal:
             deal = template.copy()
             deal.hands = sample_hidden_hands(observation, rng)
             return deal
 
-        if observation.phase == "bid":
-            candidates: list[Action] = list(legal)
+        def playout(world: PlayoutDeal, action: Action, _rng: random.Random) -> float:
+            deal = world.copy()
+            if deal.contract is None:
+                deal.bid(me, action)  # type: ignore[arg-type]
+            else:
+                deal.play(INDEX[action])  # type: ignore[index]
+            return play_out(deal, me)
 
-            def playout(world: _Deal, call: Action, rng: random.Random) -> float:
-                deal = world.copy()
-                deal.bid(me, call)  # type: ignore[arg-type]
-                return play_out(deal, me, rng)
-
-        else:
-            own = _Deal.from_observation(observation, [mask_of(observation.hand)] * PLAYERS)
-            candidates = [DECK[card] for card in card_candidates(own)]
-
-            def playout(world: _Deal, card: Action, rng: random.Random) -> float:
-                deal = world.copy()
-                deal.play(INDEX[card])  # type: ignore[index]
-                return play_out(deal, me, rng)
-
-        if len(candidates) == 1:
-            self.stats = {"iterations": 0, "worlds": 0, "ms": 0.0, "values": {}, "visits": {}}
-            return candidates[0]
-        def weight(world: _Deal) -> float:
+        def weight(world: PlayoutDeal) -> float:
             return history_likelihood(observation, world.hands, MODEL_EPSILON)
 
-        # The others' cards this deal say something about their hands (bids hardly do: the policy's are rare).
-        informative = MODEL_EPSILON < 1.0 and any(seat != me for seat, _card in _plays(observation))
+        # Only the others' cards this deal tell much about their hands (the policy's bids are rare).
+        informative = any(seat != me for seat, _card in _plays(observation))
+        rng = move_rng(self.seed, observation.deal, len(observation.bids), len(observation.played))
         stats: SearchStats[Action] = determinized_search(
-            candidates, sample, playout, self.budget, rng, weight if informative else None, MODEL_DRAWS, MAX_WORLDS
+            candidates,
+            sample,
+            playout,
+            self.budget,
+            rng,
+            weight=weight if informative else None,
+            draws=MODEL_DRAWS,
+            max_worlds=MAX_WORLDS,
         )
         self.stats = stats.to_json()
         return stats.best()

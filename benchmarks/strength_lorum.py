@@ -35,40 +35,45 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.agent import Agent  # noqa: E402
-from arena.games.lorum import GAME  # noqa: E402
-from arena_agents.lorum import GreedyLorumAgent, RandomLorumAgent  # noqa: E402
-from arena_agents.search_lorum import SearchLorumAgent  # noqa: E402
+from arena.agent import Agent
+from arena.games.lorum import GAME
+from arena_agents.lorum import GreedyLorumAgent, RandomLorumAgent
+from arena_agents.search_lorum import SearchLorumAgent
 
 AGENTS: dict[str, type[Agent]] = {"random": RandomLorumAgent, "greedy": GreedyLorumAgent, "search": SearchLorumAgent}
 """Agent names this script knows."""
 
 
-def play(seed: int, kinds: list[str], deals: int, options: dict[str, Any]) -> tuple[tuple[int, ...], list[float]]:
-    """One game; returns the chips per seat and the search-capable seats' move times (ms)."""
+Times = list[tuple[float, float]]
+"""Per move: (CPU ms, wall-clock ms)."""
+
+
+def play(seed: int, kinds: list[str], deals: int, options: dict[str, Any]) -> tuple[tuple[int, ...], Times]:
+    """One game; returns the chips per seat and the search seats' move times."""
     state = GAME.new_state(seed, {"deals": deals})
     agents = [
         AGENTS[kind](seat=seat, game=GAME.info, players=4, seed=seed * 10 + seat, options=options if kind == "search" else {})
         for seat, kind in enumerate(kinds)
     ]
-    times: list[float] = []
+    times: Times = []
     while not state.is_over():
         (seat,) = state.to_move()
         observation = state.observation(seat)
-        start = time.thread_time()  # CPU time: "ms on one core", whatever else the machine is running
+        cpu, wall = time.thread_time(), time.perf_counter()  # CPU time: "ms on one core", whatever else runs
         action = agents[seat].act(observation)
-        elapsed = (time.thread_time() - start) * 1000.0
         if kinds[seat] == "search" and len(observation.legal) > 1:
-            times.append(elapsed)
+            times.append(((time.thread_time() - cpu) * 1000.0, (time.perf_counter() - wall) * 1000.0))
         state.apply(seat, action)
     return state.result().scores, times
 
 
-def one_seed(args: tuple[int, str, str, int, dict[str, Any]]) -> tuple[float, float, list[float]]:
+def one_seed(args: tuple[int, str, str, int, dict[str, Any]]) -> tuple[float, float, Times]:
     """Gain and margin of ``agent`` over ``baseline`` on one seed (four rotations), and the agent's move times."""
     seed, agent, baseline, deals, options = args
     base, _ = play(seed, [baseline] * 4, deals, options)
-    gains, margins, times = [], [], []
+    gains: list[float] = []
+    margins: list[float] = []
+    times: Times = []
     for seat in range(4):
         kinds = [baseline] * 4
         kinds[seat] = agent
@@ -104,7 +109,8 @@ def main(argv: list[str] | None = None) -> None:
         options["iterations"] = args.iterations
     if args.ms is not None:
         options["ms"] = args.ms
-    work = [(seed, args.agent, args.baseline, args.deals, options) for seed in range(args.first_seed, args.first_seed + args.seeds)]
+    seeds = range(args.first_seed, args.first_seed + args.seeds)
+    work = [(seed, args.agent, args.baseline, args.deals, options) for seed in seeds]
     start = time.perf_counter()
     if args.jobs > 1:
         with ProcessPoolExecutor(args.jobs) as pool:
@@ -113,22 +119,23 @@ def main(argv: list[str] | None = None) -> None:
         results = [one_seed(item) for item in work]
     gains = [gain for gain, _margin, _times in results]
     margins = [margin for _gain, margin, _times in results]
-    times = sorted(t for _gain, _margin, ts in results for t in ts)
+    moves = [t for _gain, _margin, ts in results for t in ts]
     print(
         f"{args.agent} vs {args.baseline}: {args.seeds} seeds x 4 rotations x {args.deals} deals "
         f"({4 * args.seeds} games against the baseline, {4 * args.seeds * args.deals} deals), options {options}"
     )
     print(f"  gain over the {args.baseline} in the same seat:  {interval(gains)}")
     print(f"  margin over its own table (mean of 3):     {interval(margins)}")
-    if times:
-        print(
-            f"  search CPU time per move: median {statistics.median(times):.1f} ms, "
-            f"p90 {times[int(0.9 * (len(times) - 1))]:.1f} ms, max {times[-1]:.1f} ms over {len(times)} moves"
-        )
+    for label, index in (("CPU", 0), ("wall-clock", 1)):
+        if moves:
+            times = sorted(move[index] for move in moves)
+            print(
+                f"  search {label} time per move: median {statistics.median(times):.1f} ms, "
+                f"p90 {times[int(0.9 * (len(times) - 1))]:.1f} ms, max {times[-1]:.1f} ms over {len(times)} moves"
+            )
     print(f"  wall time {time.perf_counter() - start:.0f} s")
     if args.out:
-        seeds = [item[0] for item in work]
-        Path(args.out).write_text(json.dumps({"seeds": seeds, "gains": gains, "margins": margins}))
+        Path(args.out).write_text(json.dumps({"seeds": list(seeds), "gains": gains, "margins": margins}))
 
 
 if __name__ == "__main__":

@@ -14,12 +14,12 @@ from arena_agents.lorum import GreedyLorumAgent, RandomLorumAgent
 from arena_agents.search_common import Budget, determinized_search, move_rng
 from arena_agents.search_lorum import (
     DEFAULT_ITERATIONS,
+    PlayoutDeal,
     SearchLorumAgent,
-    _Deal,
-    _rollout_call,
-    _rollout_card,
     card_candidates,
     history_likelihood,
+    rollout_call,
+    rollout_card,
 )
 
 FAST = {"iterations": 24}
@@ -108,14 +108,14 @@ def test_whole_games_between_search_agents_are_legal():
 
 
 def test_the_playout_simulator_agrees_with_the_engine():
-    """``_Deal`` replays random deals exactly as ``LorumState`` does: legal moves, early ends, settlement."""
+    """``PlayoutDeal`` replays random deals exactly as ``LorumState`` does: legal moves, early ends, settlement."""
     for seed in range(400):
         rng = random.Random(seed)
         state = random_position(seed, deals=1)
         if state.is_over():
             continue
         before = list(state.balances)
-        deal = _Deal.from_observation(state.observation(state.to_move()[0]), list(state.hands))
+        deal = PlayoutDeal.from_observation(state.observation(state.to_move()[0]), list(state.hands))
         while not state.is_over():
             (seat,) = state.to_move()
             assert deal.to_act == seat
@@ -139,7 +139,7 @@ def test_interchangeable_cards_are_searched_once():
     # carries 4 points; the green 9 and 8 touch; hearts 10h and 7h do not (9h, 8h are elsewhere).
     spec = {"a": "10002222", "g": "11112003", "h": "11120220", "b": "03333333"}
     state = scripted(3, spec, "pass pass pass pass")
-    deal = _Deal.from_observation(state.observation(0), list(state.hands))
+    deal = PlayoutDeal.from_observation(state.observation(0), list(state.hands))
     assert [DECK[c] for c in card_candidates(deal)] == ["Ka", "Oa", "9g", "10h", "7h", "Ab"]
     # Once seat 2's 9h and 8h are played, 10h and 7h touch.
     deal.played |= mask_of(["9h", "8h"])
@@ -156,8 +156,8 @@ def test_history_likelihood_is_one_when_the_others_played_the_rollout_policy():
             if state.is_over():
                 break
             (seat,) = state.to_move()
-            deal = _Deal.from_observation(state.observation(seat), list(state.hands))
-            action = _rollout_call(deal, seat) if state.phase == "bid" else DECK[_rollout_card(deal, rng, 0.0)]
+            deal = PlayoutDeal.from_observation(state.observation(seat), list(state.hands))
+            action = rollout_call(deal, seat) if state.phase == "bid" else DECK[rollout_card(deal)]
             state.apply(seat, action)
         if state.is_over():
             continue
@@ -224,7 +224,8 @@ def test_the_time_budget_is_honoured():
     agent = make(SearchLorumAgent, 0, 1, {"ms": 30})
     agent.act(state.observation(0))
     assert agent.stats["iterations"] > 0
-    assert 30 <= agent.stats["ms"] < 200
+    # It stops near its budget, not after a fixed number of playouts; loose, as the cores may be shared.
+    assert agent.stats["ms"] < 10 * 30
 
 
 def test_a_single_legal_action_is_played_without_search():
@@ -317,14 +318,16 @@ def test_ducks_under_the_winner_when_last_to_a_trick_with_points():
 def test_search_beats_random_on_duplicate_deals():
     """One search agent and three random ones, rotating through the seats of the same deals.
 
-    Measured with these seeds and the default budget: see docs/agents/search-lorum.md.
+    Measured with these seeds (``benchmarks/strength_lorum.py --agent search --baseline random --seeds 6``):
+    +69.5 chips a game over the random agent in the same seat.  Beating greedy needs hundreds of deals to
+    show (about +7 a game, see docs/agents/search-lorum.md), too many for this suite.
     """
     gains = []
-    for seed in range(3):
-        baseline = play(seed, [RandomLorumAgent] * 4, deals=2).result().scores
+    for seed in range(6):
+        baseline = play(seed, [RandomLorumAgent] * 4).result().scores
         for seat in range(4):
             kinds = [RandomLorumAgent] * 4
             kinds[seat] = SearchLorumAgent
-            scores = play(seed, kinds, deals=2).result().scores
+            scores = play(seed, kinds).result().scores
             gains.append(scores[seat] - baseline[seat])
-    assert statistics.mean(gains) > 30
+    assert statistics.mean(gains) > 45
