@@ -14,6 +14,7 @@ from arena_agents.lorum import GreedyLorumAgent, RandomLorumAgent
 from arena_agents.search_common import Budget, determinized_search, move_rng
 from arena_agents.search_lorum import (
     DEFAULT_ITERATIONS,
+    MAX_WORLDS,
     PlayoutDeal,
     SearchLorumAgent,
     card_candidates,
@@ -217,6 +218,13 @@ def test_the_iteration_budget_is_honoured_and_reported():
     agent = make(SearchLorumAgent, 0, 1)
     agent.act(observation)
     assert DEFAULT_ITERATIONS - 8 < agent.stats["iterations"] <= DEFAULT_ITERATIONS
+    # Two candidates: every playout fits the budget until the worlds reach MAX_WORLDS.
+    hands = ["10h Aa Ka Oa Ua 10a 9a 8a", "Oh 7a Ag Kg Og Ug 10g 9g", "9h Ah Uh 8h 8g 7g Ab Kb", "Kh 7h Ob Ub 10b 9b 8b 7b"]
+    state = scripted(3, hands, "pass pass pass pass 10h Oh 9h")
+    for iterations, worlds in ((40, 20), (1000, MAX_WORLDS)):
+        agent = make(SearchLorumAgent, 3, 1, {"iterations": iterations})
+        agent.act(state.observation(3))
+        assert (agent.stats["worlds"], agent.stats["iterations"]) == (worlds, 2 * worlds)
 
 
 def test_the_time_budget_is_honoured():
