@@ -24,10 +24,15 @@ from arena.plugins import DEFAULT_PLUGINS_DIR, Registry, load_registry
 from arena.referee import AgentHost, Limits, RefereeError, SeatPlan, play_match
 from arena.tournament.config import TournamentConfig
 from arena.tournament.schedule import Match
-from arena.tournament.store import Store, store_path
+from arena.tournament.store import Store, pack_record, store_path
 
 MAX_BATCH = 32
-"""Most matches in one batch: small enough to keep every worker busy until the end."""
+"""Most matches in one batch: enough to make Ray's cost per task small next to the matches."""
+
+BATCHES_PER_WORKER = 2
+"""Batch size is what is left to play over this many batches per worker (at most ``MAX_BATCH``): batches
+shrink towards the end of a run, so that the workers finish together instead of one waiting on the
+other's last big batch."""
 
 RAY_TASK_RETRIES = 3
 """How often Ray re-runs the batch of a worker or node that died."""
@@ -92,9 +97,9 @@ def run_tournament(
         tracker = _Tracker(len(done), total, on_progress)
         tracker.report()
         context = {"config": config.to_json(), "plugins_dir": plugins}
-        size = _batch_size(pending, workers=1 if serial else (workers or os.cpu_count() or 1))
+        parallel = 1 if serial else (workers or os.cpu_count() or 1)
         # Matches stream from the schedule into batches and out to the store: memory stays flat.
-        batches = _batches((match for match in schedule.iter_matches() if match.index not in done), size)
+        batches = _batches((match for match in schedule.iter_matches() if match.index not in done), pending, parallel)
         with _backend(serial, workers, address) as cpus:
             if serial:
                 finished: Iterator[list[dict[str, Any]]] = (_play_batch(context, batch) for batch in batches)
@@ -109,19 +114,22 @@ def run_tournament(
     )
 
 
-def _batch_size(pending: int, workers: int) -> int:
-    """Matches per batch: about four batches per worker, at most ``MAX_BATCH``."""
-    return max(1, min(MAX_BATCH, pending // (workers * 4)))
+def batch_size(remaining: int, workers: int) -> int:
+    """Matches in the next batch when ``remaining`` are left: a share of what is left, at most ``MAX_BATCH``."""
+    return max(1, min(MAX_BATCH, remaining // (workers * BATCHES_PER_WORKER)))
 
 
-def _batches(matches: Iterator[Match], size: int) -> Iterator[list[dict[str, Any]]]:
-    """Consecutive runs of ``size`` matches, as plain data."""
+def _batches(matches: Iterator[Match], pending: int, workers: int) -> Iterator[list[dict[str, Any]]]:
+    """Consecutive runs of the ``pending`` matches, as plain data, sized by ``batch_size``."""
     batch: list[dict[str, Any]] = []
+    size = batch_size(pending, workers)
     for match in matches:
         batch.append(match.to_json())
         if len(batch) == size:
             yield batch
+            pending -= size
             batch = []
+            size = batch_size(pending, workers)
     if batch:
         yield batch
 
@@ -183,7 +191,7 @@ def _play_batch(context: Mapping[str, Any], batch: Sequence[Mapping[str, Any]]) 
 def play_scheduled_match(
     config: Mapping[str, Any], registry: Registry, match: Mapping[str, Any], host: AgentHost | None = None
 ) -> dict[str, Any]:
-    """Play one scheduled match (config and match as JSON data) and return its store row."""
+    """Play one scheduled match (config and match as JSON data) and return its store row (record packed)."""
     game = registry.game(config["game"])
     entries = {entry["name"]: entry for entry in config["agents"]}
     seats = []
@@ -211,7 +219,7 @@ def play_scheduled_match(
         "block": match["block"], "rotation": match["rotation"], "deal_seed": match["deal_seed"],
         "agents": list(match["seats"]), "scores": record["result"]["scores"], "ranks": record["result"]["ranks"],
         "faults": record["faults"], "think_seconds": result.think_seconds,
-        "wall_seconds": time.perf_counter() - started, "record": record,
+        "wall_seconds": time.perf_counter() - started, "record": pack_record(record),
     }
 
 
