@@ -36,9 +36,9 @@ import functools
 import math
 import random
 import time
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from arena.agent import Agent
 from arena.games.base import Action, GameInfo
@@ -64,7 +64,15 @@ from arena.games.lovat.state import (
     Variant,
 )
 from arena_agents.lovat import GreedyLovatAgent, best_keep, best_strength
-from arena_agents.search_common import BUDGET_OPTIONS, Budget, check_options, move_rng
+from arena_agents.search_common import (
+    BUDGET_OPTIONS,
+    Budget,
+    Candidate,
+    SearchStats,
+    World,
+    check_options,
+    move_rng,
+)
 
 DEFAULT_ITERATIONS = 320
 """Playouts per move by default: a few tens of ms on one core (see docs/agents/search-lovat.md)."""
@@ -977,37 +985,14 @@ def keep_candidates(observation: LovatObservation) -> list[tuple[str, ...]]:
 # -- the search loop ---------------------------------------------------------------------------------
 
 
-World = TypeVar("World")
-"""A sampled hidden state; a playout must not modify it (every candidate is played out in it)."""
-
-Candidate = TypeVar("Candidate", bound=Hashable)
-"""A candidate action."""
-
-
 @dataclass(slots=True)
-class SearchStats(Generic[Candidate]):
-    """What one search did: the budget used and each candidate's playouts and mean value."""
-
-    iterations: int = 0  # playouts run (one candidate played out in one sampled world each)
-    worlds: int = 0  # sampled worlds
-    ms: float = 0.0  # wall-clock time spent, for reports (never used to decide under an iteration budget)
-    totals: dict[Any, float] = field(default_factory=dict)  # per candidate, the sum of its playout values
-    visits: dict[Any, int] = field(default_factory=dict)  # per candidate, its playouts (eliminated ones stop early)
+class HalvingStats(SearchStats[Candidate]):
+    """``SearchStats`` of a halving search: a candidate dropped early has fewer playouts, so its mean is over its own."""
 
     def mean(self, candidate: Any) -> float:
         """Mean playout value of ``candidate`` over the worlds it was played out in (0.0 if none)."""
         visits = self.visits.get(candidate, 0)
         return self.totals[candidate] / visits if visits else 0.0
-
-    def to_json(self) -> dict[str, Any]:
-        """Plain JSON for logs and tests."""
-        return {
-            "iterations": self.iterations,
-            "worlds": self.worlds,
-            "ms": round(self.ms, 3),
-            "values": {str(c): round(self.mean(c), 4) for c in self.visits},
-            "visits": {str(c): n for c, n in self.visits.items()},
-        }
 
 
 def halving_search(
@@ -1016,7 +1001,7 @@ def halving_search(
     playout: Callable[[World, Candidate, random.Random], float],
     budget: Budget,
     rng: random.Random,
-) -> tuple[Candidate, SearchStats[Candidate]]:
+) -> tuple[Candidate, HalvingStats[Candidate]]:
     """Determinized Monte Carlo with sequential halving: sample worlds, play the surviving candidates out in each.
 
     The budget is split evenly over ``ceil(log2(len(candidates)))`` rounds.  In a round every
@@ -1033,7 +1018,7 @@ def halving_search(
     """
     if not candidates:
         raise ValueError("halving_search needs at least one candidate")
-    stats: SearchStats[Candidate] = SearchStats(totals={c: 0.0 for c in candidates}, visits={c: 0 for c in candidates})
+    stats: HalvingStats[Candidate] = HalvingStats(totals={c: 0.0 for c in candidates}, visits={c: 0 for c in candidates})
     alive = list(candidates)
     rounds = max(1, math.ceil(math.log2(len(alive))))
     start = time.perf_counter()
@@ -1089,7 +1074,7 @@ class SearchLovatAgent(Agent):
         self.tilt = True
         keep_rates(players)  # computed once per process, at start-up rather than in the first move
         self.greedy = GreedyLovatAgent(seat=seat, game=game, players=players, seed=seed, options={})
-        self.stats: SearchStats[Action] | None = None  # the last search (None: decided without search)
+        self.stats: HalvingStats[Action] | None = None  # the last search (None: decided without search)
 
     def act(self, observation: LovatObservation) -> Action:  # type: ignore[override]
         obs = observation
