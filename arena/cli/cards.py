@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import argparse
 
-from arena.cli.common import CliError, example_epilog, print_json
+from arena.cli.common import CliError, add_command, print_json
 
 
 def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     """Register ``arena cards``."""
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "cards",
         help="print a game's deck",
         description="Print the deck of a game: for Lovat the 80 cards with level and strength in each colour.",
-        epilog=example_epilog("arena cards lovat", "arena cards lovat --json"),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        examples=("arena cards lovat", "arena cards lovat --json"),
     )
     parser.add_argument("game", help="game name (lovat)")
     parser.add_argument("--json", action="store_true", help='print JSON: [{"id", "level", "strengths": {colour: int}}]')

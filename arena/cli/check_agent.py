@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import argparse
 
-from arena.cli.common import CliError, add_plugins_dir, agent_for_game, example_epilog, game_named, print_json, registry
+from arena.cli.common import CliError, add_command, add_plugins_dir, agent_for_game, game_named, print_json, registry
 from arena.conformance import DEFAULT_MATCHES, check_agent
 from arena.referee import Limits, RefereeError
 
 
 def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     """Register ``arena check-agent``."""
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "check-agent",
         help="check that an agent plays legally, in time and reproducibly",
         description=(
@@ -22,13 +23,12 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
             "reproduce it.\n\n"
             "Exit status: 0 if the agent passes, 1 if it fails."
         ),
-        epilog=example_epilog(
+        examples=(
             "arena check-agent greedy --game lovat",
             "arena check-agent my-agent --game lorum --matches 5 --seed 7",
             "arena check-agent my-agent --game lovat --plugins-dir my_plugins --json",
             "arena check-agent my-agent --game lovat --move-seconds 0.2   # a tighter limit",
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("agent", metavar="NAME", help="the agent's registered name (see 'arena agents')")
     parser.add_argument("--game", required=True, help="game name: lovat or lorum (see 'arena games')")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +65,16 @@ def print_json(data: Any) -> None:
     sys.stdout.write("\n")
 
 
-def example_epilog(*lines: str) -> str:
-    """An ``--help`` epilog listing examples."""
-    return "examples:\n" + "\n".join(f"  {line}" for line in lines)
+def add_command(
+    subparsers: argparse._SubParsersAction, name: str, *, help: str, description: str, examples: Sequence[str]
+) -> argparse.ArgumentParser:
+    """Register subcommand ``name``: its ``--help`` shows the description as written, then the examples."""
+    if isinstance(examples, str):
+        raise TypeError("examples must be a sequence of command lines, not one string")
+    return subparsers.add_parser(
+        name,
+        help=help,
+        description=description,
+        epilog="examples:\n" + "\n".join(f"  {line}" for line in examples),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )

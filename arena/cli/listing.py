@@ -7,40 +7,40 @@ import argparse
 from rich.console import Console
 from rich.table import Table
 
-from arena.cli.common import add_plugins_dir, example_epilog, game_named, print_json, registry
+from arena.cli.common import add_command, add_plugins_dir, game_named, print_json, registry
 
 
 def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     """Register the listing commands."""
-    plugins = subparsers.add_parser(
+    plugins = add_command(
+        subparsers,
         "plugins",
         help="list loaded plugins",
         description="List every loaded plugin: name, version, where it came from, and what it registered.",
-        epilog=example_epilog("arena plugins", "arena plugins --json", "arena plugins --plugins-dir my_plugins"),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        examples=("arena plugins", "arena plugins --json", "arena plugins --plugins-dir my_plugins"),
     )
     plugins.add_argument("--json", action="store_true", help="print JSON")
     add_plugins_dir(plugins)
     plugins.set_defaults(run=run_plugins)
 
-    agents = subparsers.add_parser(
+    agents = add_command(
+        subparsers,
         "agents",
         help="list installed agents",
         description="List installed agents: name, version, plugin, where it came from, games it plays.",
-        epilog=example_epilog("arena agents", "arena agents --game lorum --json"),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        examples=("arena agents", "arena agents --game lorum --json"),
     )
     agents.add_argument("--game", help="only agents that play this game")
     agents.add_argument("--json", action="store_true", help="print JSON")
     add_plugins_dir(agents)
     agents.set_defaults(run=run_agents)
 
-    games = subparsers.add_parser(
+    games = add_command(
+        subparsers,
         "games",
         help="list installed games",
         description="List installed games: name, versioned id, player counts and options.",
-        epilog=example_epilog("arena games", "arena games --json"),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        examples=("arena games", "arena games --json"),
     )
     games.add_argument("--json", action="store_true", help="print JSON")
     add_plugins_dir(games)

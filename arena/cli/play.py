@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from arena.cli.common import CliError, add_plugins_dir, agent_for_game, example_epilog, game_named, print_json, registry
+from arena.cli.common import CliError, add_command, add_plugins_dir, agent_for_game, game_named, print_json, registry
 from arena.games.base import Game, GameError
 from arena.human import HumanAgent, InputEnded
 from arena.agent import AgentSpec
@@ -22,17 +22,17 @@ DEFAULT_AGENTS = ("greedy", "random")
 
 def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     """Register ``arena play``."""
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "play",
         help="play one game and print a readable log",
         description="Play one game among installed agents and print a readable log, then the result.",
-        epilog=example_epilog(
+        examples=(
             "arena play lovat --players 5 --seed 42",
             "arena play lovat --agents greedy,random,random --record game.json",
             "arena play lorum --deals 8 --json",
             "arena play lovat --human 0        # you play seat 0 in the terminal",
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("game", help="game name: lovat or lorum (see 'arena games')")
     parser.add_argument("--players", type=int, help="number of players (Lovat: 3-6, default 4; Lorum: 4)")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from arena.cli.common import CliError, add_plugins_dir, example_epilog, print_json, registry
+from arena.cli.common import CliError, add_command, add_plugins_dir, print_json, registry
 from arena.cli.play import result_json
 from arena.records import RecordError, check_result, game_for_record, load_record, replay, save_record
 from arena.referee import RefereeError, SeatPlan, play_match
@@ -14,7 +14,8 @@ from arena.seeding import derive_seed
 
 def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     """Register ``arena replay``."""
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "replay",
         help="re-run a match record and check it",
         description=(
@@ -22,8 +23,7 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
             "matches, and print the result. A hand-written record without a result is played out by the agents "
             "it names (random where none is named) and scored."
         ),
-        epilog=example_epilog("arena replay game.json", "arena replay my-deal.json --json --save played.json"),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        examples=("arena replay game.json", "arena replay my-deal.json --json --save played.json"),
     )
     parser.add_argument("file", type=Path, help="the record (JSON, see docs/records.md)")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 from rich.console import Console
 
-from arena.cli.common import CliError, example_epilog, print_json
+from arena.cli.common import CliError, add_command, print_json
 from arena.leaderboard import compare, render_comparison
 from arena.ratings.registry import method_names
 from arena.tournament.publish import method_options, publish, stored_config
@@ -23,19 +23,19 @@ EXPORT_COLUMNS = ("idx", "id", "block_id", "table", "block", "rotation", "deal_s
 
 def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     """Register ``arena leaderboard`` and ``arena export``."""
-    board = subparsers.add_parser(
+    board = add_command(
+        subparsers,
         "leaderboard",
         help="rate a stored tournament and show its leaderboard",
         description=(
             "Rate the stored results of tournament NAME, print the leaderboard (rank, agent, rating with its "
             "95%% interval, games, mean score, win share, faults) and rewrite leaderboards/NAME/ files."
         ),
-        epilog=example_epilog(
+        examples=(
             "arena leaderboard quickstart-lovat",
             "arena leaderboard quickstart-lovat --method trueskill --json",
             "arena leaderboard quickstart-lovat --vs greedy random",
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     board.add_argument("name", help="tournament name (its folder under --leaderboards)")
     board.add_argument("--method", action="append", choices=method_names(),
@@ -49,15 +49,15 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
                        help="where tournament folders are (default: ./leaderboards)")
     board.set_defaults(run=run_leaderboard)
 
-    export = subparsers.add_parser(
+    export = add_command(
+        subparsers,
         "export",
         help="write a stored tournament's match table as CSV or JSON lines",
         description="Write every stored match of tournament NAME, in schedule order, as CSV or JSON lines.",
-        epilog=example_epilog(
+        examples=(
             "arena export quickstart-lovat --format csv > matches.csv",
             "arena export quickstart-lorum --format jsonl --output matches.jsonl",
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     export.add_argument("name", help="tournament name")
     export.add_argument("--format", choices=("csv", "jsonl"), default="csv", help="output format (default: csv)")

@@ -9,7 +9,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from arena.cli.common import CliError, add_plugins_dir, example_epilog, print_json, registry
+from arena.cli.common import CliError, add_command, add_plugins_dir, print_json, registry
 from arena.plugins import Registry
 from arena.tournament.config import ConfigError, TournamentConfig, load_config
 from arena.tournament.publish import publish, summary_json
@@ -20,7 +20,8 @@ from arena.tournament.store import StoreError
 
 def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     """Register ``arena run``."""
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "run",
         help="run a tournament from a TOML config",
         description=(
@@ -28,13 +29,12 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
             "cluster, store each result in leaderboards/<name>/results.sqlite, then rate the agents and write the "
             "leaderboard files. Interrupted? Run it again with --resume to play only what is missing."
         ),
-        epilog=example_epilog(
+        examples=(
             "arena run configs/quickstart-lovat.toml",
             "arena run configs/quickstart-lorum.toml --workers 1      # serially, no Ray",
             "arena run configs/big.toml --address ray://head:10001    # on a Ray cluster",
             "arena run configs/quickstart-lovat.toml --resume",
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("config", type=Path, help="the tournament config (TOML, see docs/configs.md)")
     parser.add_argument("--address", help="join this Ray cluster (default: $RAY_ADDRESS, else start a local Ray)")
