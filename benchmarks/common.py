@@ -8,6 +8,7 @@ cores slows both sides rather than one.
 
 from __future__ import annotations
 
+import argparse
 import os
 import platform
 import statistics
@@ -75,6 +76,29 @@ process waited for a core.  On an idle machine the two agree.  Anything that
 runs several processes (the tournament) or threads (numpy in the ratings) is
 timed by the wall clock, ``time.perf_counter``.
 """
+
+
+def size_from_args(doc: str, argv: Sequence[str] | None, full_help: str = "larger sizes") -> str:
+    """Parse a script's command line (``--quick`` or ``--full``, or neither) into its size name.
+
+    ``doc`` is the script's docstring; its first paragraph is the ``--help`` description.
+    """
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--quick", action="store_const", const="quick", dest="size", help="tiny sizes (smoke test)")
+    group.add_argument("--full", action="store_const", const="full", dest="size", help=full_help)
+    return parser.parse_args(argv).size or "default"
+
+
+def version(distribution: str) -> str:
+    """The installed version of ``distribution`` ("?" if it is not installed)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    try:
+        return installed(distribution)
+    except PackageNotFoundError:
+        return "?"
 
 
 def median_time(run: Callable[[], object], repeats: int, clock: Callable[[], float] = time.perf_counter) -> float:

@@ -30,7 +30,6 @@ over ``repeats`` runs.
 
 from __future__ import annotations
 
-import argparse
 import random
 from collections.abc import Sequence
 from typing import Any
@@ -261,12 +260,8 @@ def measure(size: str = "default") -> tuple[list[common.Row], dict[str, float]]:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    group = parser.add_mutually_exclusive_group()
-    group.add_argument("--quick", action="store_const", const="quick", dest="size", help="tiny sizes (smoke test)")
-    group.add_argument("--full", action="store_const", const="full", dest="size", help="larger sizes, tighter medians")
-    args = parser.parse_args(argv)
-    rows, _ = measure(args.size or "default")
+    """Run this script's measurements at the size the command line asks for and print the table."""
+    rows, _ = measure(common.size_from_args(__doc__, argv, full_help="larger sizes, tighter medians"))
     common.print_table("Engine speed", rows)
 
 

@@ -24,7 +24,6 @@ over ours, both measured in this process, one after the other (CPU time, see
 
 from __future__ import annotations
 
-import argparse
 import random
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -138,7 +137,7 @@ def measure(size: str = "default") -> list[common.Row]:
         rows.append(common.Row(
             "peers", "RLCard bridge: per decision, agent interface", common.us(bridge),
             f"{vs(bridge, ours['lorum'], 'lorum')}; {vs(bridge, ours['lovat 4p'], 'lovat 4p')}",
-            f"rlcard {version('rlcard')}, random agents, {decisions:.1f} decisions/game, "
+            f"rlcard {common.version('rlcard')}, random agents, {decisions:.1f} decisions/game, "
             f"{sizes['games']} games × {sizes['repeats']} repeats; {note_ours}",
         ))
 
@@ -154,7 +153,7 @@ def measure(size: str = "default") -> list[common.Row]:
     rows.append(common.Row(
         "peers", "OpenSpiel hearts: per decision, information_state_tensor", common.us(hearts),
         f"{vs(hearts, ours['lorum'], 'lorum')}; {vs(hearts, ours['lovat 4p'], 'lovat 4p')}",
-        f"open_spiel {version('open_spiel')}, random play, {decisions:.1f} decisions/game, "
+        f"open_spiel {common.version('open_spiel')}, random play, {decisions:.1f} decisions/game, "
         f"{sizes['games']} games × {sizes['repeats']} repeats; {note_ours}",
     ))
     bare, _, _ = openspiel_hearts(sizes["games"], sizes["repeats"], observe=False)
@@ -171,24 +170,9 @@ def measure(size: str = "default") -> list[common.Row]:
     return rows
 
 
-def version(distribution: str) -> str:
-    """The installed version of ``distribution``."""
-    from importlib.metadata import PackageNotFoundError
-    from importlib.metadata import version as installed
-
-    try:
-        return installed(distribution)
-    except PackageNotFoundError:
-        return "?"
-
-
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    group = parser.add_mutually_exclusive_group()
-    group.add_argument("--quick", action="store_const", const="quick", dest="size", help="tiny sizes (smoke test)")
-    group.add_argument("--full", action="store_const", const="full", dest="size", help="larger sizes")
-    args = parser.parse_args(argv)
-    common.print_table("Peers", measure(args.size or "default"))
+    """Run this script's measurements at the size the command line asks for and print the table."""
+    common.print_table("Peers", measure(common.size_from_args(__doc__, argv)))
 
 
 if __name__ == "__main__":

@@ -34,7 +34,6 @@ results store in a temporary folder.
 
 from __future__ import annotations
 
-import argparse
 import os
 import tempfile
 import time
@@ -310,12 +309,8 @@ def load_average() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    group = parser.add_mutually_exclusive_group()
-    group.add_argument("--quick", action="store_const", const="quick", dest="size", help="tiny sizes (smoke test)")
-    group.add_argument("--full", action="store_const", const="full", dest="size", help="larger sizes")
-    args = parser.parse_args(argv)
-    common.print_table("Tournament scaling", measure(args.size or "default"))
+    """Run this script's measurements at the size the command line asks for and print the table."""
+    common.print_table("Tournament scaling", measure(common.size_from_args(__doc__, argv)))
 
 
 if __name__ == "__main__":
