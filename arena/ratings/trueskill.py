@@ -15,8 +15,16 @@ TrueSkill is an online method: matches are processed one after another in a cano
 order (sorted by ``match_id``), so the result does not depend on the input order.  To be
 fast, matches are processed in *waves*: a match's wave is one more than the latest wave of
 any of its agents' earlier matches, so the matches of a wave share no agent and depend
-only on earlier waves.  Each wave is computed as one batch of numpy operations, which
-gives exactly the sequential result.
+only on earlier waves.  A wave of at least ``VECTOR_BATCH`` matches is computed as one
+batch of numpy operations, a smaller one match by match in scalar code; either gives the
+sequential result.
+
+Speed: a 4-seat match takes about twenty truncation steps (four per sweep, about five
+sweeps), and the waves are sequential.  In scalar code a match costs about 20 µs; a numpy
+batch costs about 0.5 µs per array operation, about a thousand operations per wave, so it
+pays only for waves of some fifty matches.  Waves are small in practice (about 4 matches
+with 100 agents, 32 with 1,000, over 4-seat matches), so 10^6 matches take about 20 s: a
+fit within a few seconds would need compiled code for the per-match chain.
 
 The Gaussian tail functions use ``scipy.special.ndtr``/``log_ndtr`` (the kernels behind
 ``scipy.stats.norm``), in log space so that large upsets do not divide zero by zero.
@@ -27,6 +35,7 @@ is ``mu -+ 1.96 sigma`` (for ``level=0.95``).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -259,77 +268,106 @@ def _scalar_v_w(x: float, margin: float, draw: bool) -> tuple[float, float]:
     return float(v_arr[0]), float(w_arr[0])
 
 
+@functools.cache
+def _sweep_schedule(diffs: int) -> tuple[tuple[int, int], ...]:
+    """The steps of one sweep as ``(difference, direction)``: +1 sends right, -1 sends left, 0 neither.
+
+    trueskill's schedule: forward over differences ``0 .. diffs - 2`` (each then sends to its
+    right seat), back over ``diffs - 1 .. 1`` (each then sends to its left seat); a lone
+    difference only truncates.
+    """
+    if diffs == 1:
+        return ((0, 0),)
+    return tuple((j, 1) for j in range(diffs - 1)) + tuple((j, -1) for j in range(diffs - 1, 0, -1))
+
+
 def _rate_one(
-    prior_pi: list[float], prior_tau: list[float], draw: list[bool], env: Environment, margin: float
+    prior_pi: list[float],
+    prior_tau: list[float],
+    draw: list[bool],
+    beta2: float,
+    margin: float,
+    min_delta: float,
+    max_sweeps: int,
 ) -> tuple[list[float], list[float]]:
     """One match, seats sorted by rank: the same messages and schedule as ``_Chain``, in scalars.
 
-    Small waves (a few matches) are faster this way than as numpy batches.
+    Small waves (a few matches) are faster this way than as numpy batches.  The message
+    passing is written out inline (no helper calls per step), since one match takes about
+    twenty truncations and a Python call costs as much as the arithmetic of a step; every
+    expression keeps the operation order of the step functions of ``_Chain``.
     """
     n = len(prior_pi)
     diffs = n - 1
-    beta2 = env.beta * env.beta
     perf_pi = [p / (1.0 + beta2 * p) for p in prior_pi]
     perf_tau = [t / (1.0 + beta2 * p) for p, t in zip(prior_pi, prior_tau)]
     left_pi, left_tau = [0.0] * n, [0.0] * n
     right_pi, right_tau = [0.0] * n, [0.0] * n
-    down_pi, down_tau = [0.0] * diffs, [0.0] * diffs
     trunc_pi, trunc_tau = [0.0] * diffs, [0.0] * diffs
-
-    def send_down(j: int) -> None:
-        a_pi = perf_pi[j] + left_pi[j]
-        b_pi = perf_pi[j + 1] + right_pi[j + 1]
-        variance = 1.0 / a_pi + 1.0 / b_pi
-        mean = (perf_tau[j] + left_tau[j]) / a_pi - (perf_tau[j + 1] + right_tau[j + 1]) / b_pi
-        down_pi[j] = 1.0 / variance
-        down_tau[j] = mean / variance
-
-    def truncate(j: int) -> float:
-        c_pi, c_tau = down_pi[j], down_tau[j]
-        sqrt_pi = math.sqrt(c_pi)
-        v, w = _scalar_v_w(c_tau / sqrt_pi, margin * sqrt_pi, draw[j])
-        new_pi = c_pi / (1.0 - w)
-        new_tau = (c_tau + sqrt_pi * v) / (1.0 - w)
-        moved_tau = abs(new_tau - c_tau - trunc_tau[j])
-        moved_pi = math.sqrt(abs(new_pi - c_pi - trunc_pi[j]))
-        trunc_pi[j] = new_pi - c_pi
-        trunc_tau[j] = new_tau - c_tau
-        return moved_tau if moved_tau > moved_pi else moved_pi
-
-    def send_right(j: int) -> None:
-        a_pi = perf_pi[j] + left_pi[j]
-        variance = 1.0 / a_pi + 1.0 / trunc_pi[j]
-        mean = (perf_tau[j] + left_tau[j]) / a_pi - trunc_tau[j] / trunc_pi[j]
-        left_pi[j + 1] = 1.0 / variance
-        left_tau[j + 1] = mean / variance
-
-    def send_left(j: int) -> None:
-        b_pi = perf_pi[j + 1] + right_pi[j + 1]
-        variance = 1.0 / trunc_pi[j] + 1.0 / b_pi
-        mean = trunc_tau[j] / trunc_pi[j] + (perf_tau[j + 1] + right_tau[j + 1]) / b_pi
-        right_pi[j] = 1.0 / variance
-        right_tau[j] = mean / variance
-
-    for _ in range(env.max_sweeps):
-        delta = 0.0
-        if diffs == 1:
-            send_down(0)
-            delta = truncate(0)
-        else:
-            for j in range(diffs - 1):
-                send_down(j)
-                moved = truncate(j)
-                delta = moved if moved > delta else delta
-                send_right(j)
-            for j in range(diffs - 1, 0, -1):
-                send_down(j)
-                moved = truncate(j)
-                delta = moved if moved > delta else delta
-                send_left(j)
-        if delta <= env.min_delta:
+    schedule = _sweep_schedule(diffs)
+    # Locals: the loop below is the hot spot of a TrueSkill fit, and a local costs less than a global.
+    sqrt, exp, erfc = math.sqrt, math.exp, math.erfc
+    log_sqrt_2pi, inv_sqrt2, w_ceiling = _LOG_SQRT_2PI, _INV_SQRT2, _W_CEILING
+    for _ in range(max_sweeps):
+        # Whether every marginal has moved by at most min_delta so far in this sweep (trueskill
+        # stops when the largest move is at most min_delta); once one moved further, the
+        # others need not be measured.
+        settled = True
+        for j, direction in schedule:
+            # The difference j = perf j - perf j + 1, from the messages other than its own.
+            a_pi = perf_pi[j] + left_pi[j]
+            a_tau = perf_tau[j] + left_tau[j]
+            b_pi = perf_pi[j + 1] + right_pi[j + 1]
+            b_tau = perf_tau[j + 1] + right_tau[j + 1]
+            inv_a, inv_b = 1.0 / a_pi, 1.0 / b_pi
+            mean_a, mean_b = a_tau / a_pi, b_tau / b_pi
+            variance = inv_a + inv_b
+            mean = mean_a - mean_b
+            c_pi = 1.0 / variance
+            c_tau = mean / variance
+            # Moment-match its truncation.
+            sqrt_pi = sqrt(c_pi)
+            x = c_tau / sqrt_pi
+            t = x - margin * sqrt_pi
+            if not draw[j] and t > -30.0:  # _scalar_v_w's common case, inline
+                v = exp(-0.5 * t * t - log_sqrt_2pi) / (0.5 * erfc(-t * inv_sqrt2))
+                w = v * (v + t)
+                w = (w if w < w_ceiling else w_ceiling) if w > 0.0 else 0.0
+            else:
+                v, w = _scalar_v_w(x, margin * sqrt_pi, draw[j])
+            keep = 1.0 - w
+            new_pi = c_pi / keep
+            new_tau = (c_tau + sqrt_pi * v) / keep
+            t_pi = new_pi - c_pi
+            t_tau = new_tau - c_tau
+            if settled and (abs(t_tau - trunc_tau[j]) > min_delta or sqrt(abs(t_pi - trunc_pi[j])) > min_delta):
+                settled = False
+            trunc_pi[j] = t_pi
+            trunc_tau[j] = t_tau
+            if direction > 0:  # into perf j + 1 = perf j - difference j
+                variance = inv_a + 1.0 / t_pi
+                mean = mean_a - t_tau / t_pi
+                left_pi[j + 1] = 1.0 / variance
+                left_tau[j + 1] = mean / variance
+            elif direction < 0:  # into perf j = difference j + perf j + 1
+                variance = 1.0 / t_pi + inv_b
+                mean = t_tau / t_pi + mean_b
+                right_pi[j] = 1.0 / variance
+                right_tau[j] = mean / variance
+        if settled:
             break
-    send_left(0)
-    send_right(diffs - 1)
+    # The last messages into the two end seats' neighbours (trueskill's closing send_left(0)/send_right).
+    b_pi = perf_pi[1] + right_pi[1]
+    variance = 1.0 / trunc_pi[0] + 1.0 / b_pi
+    mean = trunc_tau[0] / trunc_pi[0] + (perf_tau[1] + right_tau[1]) / b_pi
+    right_pi[0] = 1.0 / variance
+    right_tau[0] = mean / variance
+    j = diffs - 1
+    a_pi = perf_pi[j] + left_pi[j]
+    variance = 1.0 / a_pi + 1.0 / trunc_pi[j]
+    mean = (perf_tau[j] + left_tau[j]) / a_pi - trunc_tau[j] / trunc_pi[j]
+    left_pi[j + 1] = 1.0 / variance
+    left_tau[j + 1] = mean / variance
     post_pi, post_tau = [], []
     for i in range(n):
         message_pi = left_pi[i] + right_pi[i]
@@ -341,15 +379,18 @@ def _rate_one(
 
 def waves(arrays: MatchArrays) -> np.ndarray:
     """(M,) wave of each match: 1 + the latest wave of its agents' earlier matches (canonical order)."""
-    latest = [0] * arrays.n_agents
-    wave = np.empty(arrays.n_matches, dtype=np.int64)
-    for m, row in enumerate(arrays.seat_agent.tolist()):
-        seated = [a for a in row if a >= 0]
-        level = max(latest[a] for a in seated) + 1
-        for a in seated:
+    # Padding seats (agent -1) read and write the extra last slot, which is reset to 0 after
+    # every match: cheaper than filtering each row.
+    latest = [0] * (arrays.n_agents + 1)
+    level_of = latest.__getitem__
+    wave = []
+    for row in arrays.seat_agent.tolist():
+        level = max(map(level_of, row)) + 1
+        for a in row:
             latest[a] = level
-        wave[m] = level
-    return wave
+        latest[-1] = 0
+        wave.append(level)
+    return np.array(wave, dtype=np.int64)
 
 
 def rate(arrays: MatchArrays, env: Environment = Environment()) -> tuple[np.ndarray, np.ndarray]:
@@ -386,18 +427,23 @@ def rate(arrays: MatchArrays, env: Environment = Environment()) -> tuple[np.ndar
     tau2 = env.tau**2
     # Python floats: the scalar path is an order of magnitude slower on numpy scalars.
     mu_of, sigma_of = mu.tolist(), sigma.tolist()
-    for batch in np.split(batches, bounds):
-        n = seats[batch[0]]
-        if batch.size < VECTOR_BATCH:
-            for m in batch.tolist():
+    order = batches.tolist()
+    edges = [0, *bounds.tolist(), len(order)]
+    for start, end in zip(edges[:-1], edges[1:]):
+        n = seats[order[start]]
+        if end - start < VECTOR_BATCH:
+            for m in order[start:end]:
                 agent = agents_all[m][:n]
                 prior_pi = [1.0 / (sigma_of[a] ** 2 + tau2) for a in agent]
                 prior_tau = [p * mu_of[a] for p, a in zip(prior_pi, agent)]
-                post_pi, post_tau = _rate_one(prior_pi, prior_tau, draw_all[m][: n - 1], env, margin)
+                post_pi, post_tau = _rate_one(
+                    prior_pi, prior_tau, draw_all[m][: n - 1], beta2, margin, env.min_delta, env.max_sweeps
+                )
                 for a, p, t in zip(agent, post_pi, post_tau):
                     mu_of[a] = t / p
                     sigma_of[a] = math.sqrt(1.0 / p)
             continue
+        batch = batches[start:end]
         agent = ranked_agent[batch, :n]
         flat = agent.ravel().tolist()
         prior_pi = 1.0 / (np.array([sigma_of[a] for a in flat]).reshape(agent.shape) ** 2 + tau2)
