@@ -45,16 +45,20 @@ def multiplicity_chunks(n_blocks: int, replicates: int, seed: int, chunk: int = 
     Yields
     ------
     numpy.ndarray
-        Each row sums to ``B``: a resample of the blocks with replacement.
+        Each row sums to ``B``: a resample of the blocks with replacement.  The array is
+        reused: the next chunk overwrites it, so copy it to keep it.
     """
     if replicates < 1:
         raise ValueError(f"bootstrap replicates must be at least 1, got {replicates}")
     rng = np.random.default_rng(seed)
-    chunk = max(1, min(chunk, CHUNK_VALUES // max(n_blocks, 1)))
+    chunk = max(1, min(chunk, replicates, CHUNK_VALUES // max(n_blocks, 1)))
+    # One buffer for every chunk: a fresh array of up to CHUNK_VALUES floats (32 MB) per
+    # chunk would be page-faulted in anew each time.
+    buffer = np.empty((chunk, n_blocks))
     done = 0
     while done < replicates:
         size = min(chunk, replicates - done)
-        rows = np.empty((size, n_blocks))
+        rows = buffer[:size]
         for r in range(size):
             rows[r] = np.bincount(rng.integers(0, n_blocks, size=n_blocks), minlength=n_blocks)
         done += size
@@ -86,25 +90,27 @@ def superiority_from_samples(samples: np.ndarray) -> np.ndarray:
     Only replicates where both columns are finite count; with none, ``P[i, j] = 0.5``.
     ``P[j, i] = 1 - P[i, j]``, so only the upper triangle is counted.
     """
-    samples = np.asarray(samples, dtype=float)
-    n = samples.shape[1]
-    finite = np.isfinite(samples)
+    # One row per column of samples, so that each comparison streams through contiguous
+    # memory: with 1,000 agents and 1,000 replicates this takes about half the time.
+    by_agent = np.ascontiguousarray(np.asarray(samples, dtype=float).T)
+    n, count = by_agent.shape
+    finite = np.isfinite(by_agent)
     complete = bool(finite.all())
     p = np.full((n, n), 0.5)
     for i in range(n - 1):
-        column = samples[:, i : i + 1]
-        rest = samples[:, i + 1 :]
-        ahead = column > rest
-        behind = column < rest
+        row = by_agent[i]
+        rest = by_agent[i + 1 :]
+        ahead = row > rest
+        behind = row < rest
         if complete:
-            count = samples.shape[0]
-            share = (ahead.sum(axis=0) + 0.5 * (count - ahead.sum(axis=0) - behind.sum(axis=0))) / count
+            wins = np.count_nonzero(ahead, axis=1)
+            share = (wins + 0.5 * (count - wins - np.count_nonzero(behind, axis=1))) / count
         else:
-            both = finite[:, i : i + 1] & finite[:, i + 1 :]
-            count = both.sum(axis=0)
-            wins = (ahead & both).sum(axis=0)
-            ties = count - wins - (behind & both).sum(axis=0)
-            share = np.where(count > 0, (wins + 0.5 * ties) / np.maximum(count, 1), 0.5)
+            both = finite[i] & finite[i + 1 :]
+            counted = np.count_nonzero(both, axis=1)
+            wins = np.count_nonzero(ahead & both, axis=1)
+            ties = counted - wins - np.count_nonzero(behind & both, axis=1)
+            share = np.where(counted > 0, (wins + 0.5 * ties) / np.maximum(counted, 1), 0.5)
         p[i, i + 1 :] = share
         p[i + 1 :, i] = 1.0 - share
     return p

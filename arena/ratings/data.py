@@ -163,21 +163,32 @@ def _as_arrays(outcomes: Sequence[MatchOutcome]) -> MatchArrays:
     flat_ranks = np.fromiter(chain.from_iterable(ranks_of), dtype=np.int64, count=total)
 
     width = int(seats.max()) if n_matches else 2
-    row = np.repeat(np.arange(n_matches), seats)
-    starts = np.cumsum(seats) - seats
-    col = np.arange(total) - np.repeat(starts, seats)
-    seat_agent = np.full((n_matches, width), -1, dtype=np.int64)
-    score = np.full((n_matches, width), np.nan)
-    rank = np.full((n_matches, width), MatchArrays.PAD_RANK, dtype=np.int64)
-    seat_agent[row, col] = flat_codes
-    score[row, col] = flat_scores
-    rank[row, col] = flat_ranks
+    ends = np.cumsum(seats)
+    if total == n_matches * width:
+        # Every match has the same number of seats (the usual case): the flat arrays are
+        # already the rows, laid end to end.
+        seat_agent = flat_codes.reshape(n_matches, width)
+        score = flat_scores.reshape(n_matches, width)
+        rank = flat_ranks.reshape(n_matches, width)
+    else:
+        row = np.repeat(np.arange(n_matches), seats)
+        col = np.arange(total) - np.repeat(ends - seats, seats)
+        seat_agent = np.full((n_matches, width), -1, dtype=np.int64)
+        score = np.full((n_matches, width), np.nan)
+        rank = np.full((n_matches, width), MatchArrays.PAD_RANK, dtype=np.int64)
+        seat_agent[row, col] = flat_codes
+        score[row, col] = flat_scores
+        rank[row, col] = flat_ranks
+
+    def match_of(flat: np.ndarray) -> int:
+        """The match of the first flagged entry of the flat (seat-by-seat) arrays."""
+        return int(np.searchsorted(ends, np.flatnonzero(flat)[0], side="right"))
 
     if not np.all(np.isfinite(flat_scores)):
-        m = row[np.flatnonzero(~np.isfinite(flat_scores))[0]]
+        m = match_of(~np.isfinite(flat_scores))
         raise ValueError(f"match {match_ids[m]!r} has a non-finite score; scores must be finite numbers")
     if total and flat_ranks.min() < 1:
-        m = row[np.flatnonzero(flat_ranks < 1)[0]]
+        m = match_of(flat_ranks < 1)
         raise ValueError(f"match {match_ids[m]!r} has a rank below 1; ranks start at 1 for the best seat")
     sorted_agents = np.sort(seat_agent, axis=1)
     repeated = (sorted_agents[:, 1:] == sorted_agents[:, :-1]) & (sorted_agents[:, 1:] >= 0)
@@ -193,7 +204,9 @@ def _as_arrays(outcomes: Sequence[MatchOutcome]) -> MatchArrays:
     games = np.bincount(flat_codes, minlength=len(names)).astype(np.int64)
     fault_counts = np.zeros((len(names), len(FAULT_KINDS)), dtype=np.int64)
     kind_index = {kind: k for k, kind in enumerate(FAULT_KINDS)}
-    for m in np.flatnonzero(np.fromiter(map(len, map(attrgetter("faults"), ordered)), dtype=np.int64, count=n_matches)):
+    # Faults are rare: one pass of any() in C usually spares the scan for faulty matches.
+    faulty = (m for m, o in enumerate(ordered) if o.faults) if any(map(attrgetter("faults"), ordered)) else ()
+    for m in faulty:
         o = ordered[m]
         for fault in o.faults:
             seat, kind = fault

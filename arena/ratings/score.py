@@ -108,12 +108,17 @@ def fit(
     sums = np.asarray(per_block.sum(axis=0)).ravel()
     mean = sums[:n] / sums[n:]
     by_agent = per_block.T  # CSC: streams through the blocks in order
-    replicates = []
+    samples = np.empty((bootstrap, n))
+    columns = np.empty(0)  # the chunk transposed, as the sparse product wants it; reused like the chunk
+    done = 0
     with np.errstate(invalid="ignore", divide="ignore"):
         for chunk in multiplicity_chunks(n_blocks, bootstrap, seed):
-            resampled = by_agent @ np.ascontiguousarray(chunk.T)  # (2N, c)
-            replicates.append((resampled[:n] / resampled[n:]).T)
-    samples = np.vstack(replicates)
+            if columns.shape != chunk.shape[::-1]:
+                columns = np.empty(chunk.shape[::-1])
+            np.copyto(columns, chunk.T)
+            resampled = by_agent @ columns  # (2N, c)
+            samples[done : done + len(chunk)] = (resampled[:n] / resampled[n:]).T
+            done += len(chunk)
     samples[~np.isfinite(samples)] = np.nan  # an agent absent from a replicate
     lower, upper = percentile_intervals(samples, level)
     return make_table(
