@@ -8,6 +8,11 @@ leaderboard calls it (``arena.ratings.fit(outcomes, method)``, default options),
 so it includes packing the outcomes into arrays.  Wall time (numpy may use
 several threads), median over ``repeats`` fits.
 
+Besides the full fits, the point estimates alone are timed from packed
+``MatchArrays``: ``elo`` as ``pair_counts`` + ``fit_strengths`` and
+``plackett-luce`` as ``rankings`` + ``fit_strengths`` (the MAP strengths: no
+packing, no intervals, no superiority matrix, no table).
+
 References, on the same data, as ratios (reference time / ours; above 1 means
 ours is faster):
 
@@ -16,8 +21,15 @@ ours is faster):
   match's finishing order) against ``plackett-luce``, both with
   ``alpha = 1 / (2 PRIOR_SD^2)``.  ILSR is choix's fastest estimator; its MAP
   optimiser ``opt_pairwise``, which fits exactly our model, took 103 s on the
-  10^5-game set on this machine, so it is not run.  The time excludes building
-  choix's input lists.
+  10^5-game set on this machine, so it is not run.  choix's time excludes
+  building its input lists and choix computes a point estimate only, so each
+  reference is compared twice: with our full fit (which also packs the
+  outcomes and computes intervals, superiority and the table: more work than
+  choix does) and with our point estimate from packed arrays (the same work
+  from already prepared inputs).  The target "at least 10x faster than choix"
+  (``elo`` against ``ilsr_pairwise``) is judged on the second comparison,
+  because only there both sides do the same work; the first shows what a
+  leaderboard pays end to end.
 * ``trueskill`` -- ``TrueSkill().rate`` once per match in ``match_id`` order
   (what ``arena.ratings.trueskill`` reproduces).  It is sequential and linear
   in the matches (about 0.7 ms a match), so by default it rates the first
@@ -43,7 +55,6 @@ full       the same, 3 repeats everywhere   choix 3 times everywhere; trueskill 
 
 from __future__ import annotations
 
-import argparse
 import gc
 import time
 from collections.abc import Callable, Sequence
@@ -56,8 +67,8 @@ else:
 
 import numpy as np  # noqa: E402
 
-from arena.ratings import elo, fit, method_names  # noqa: E402
-from arena.ratings.data import MatchOutcome, as_arrays  # noqa: E402
+from arena.ratings import elo, fit, method_names, plackett_luce  # noqa: E402
+from arena.ratings.data import MatchArrays, MatchOutcome, as_arrays  # noqa: E402
 from arena.ratings.simulate import simulate_outcomes  # noqa: E402
 
 PLAYERS = 4
@@ -110,6 +121,24 @@ def choix_inputs(outcomes: Sequence[MatchOutcome]) -> tuple[int, list[tuple[int,
     finishing = np.take_along_axis(arrays.seat_agent, order, axis=1).tolist()
     pairs = [(row[i], row[j]) for row in finishing for i in range(PLAYERS) for j in range(i + 1, PLAYERS)]
     return arrays.n_agents, pairs, finishing
+
+
+POINT_ESTIMATES = {
+    "elo": "elo.pair_counts + elo.fit_strengths",
+    "plackett-luce": "plackett_luce.rankings + plackett_luce.fit_strengths",
+}
+"""The point-estimate rows: what each times, from packed ``MatchArrays``."""
+
+
+def point_estimates(arrays: MatchArrays, repeats: int) -> dict[str, float]:
+    """Median seconds of the MAP strengths alone, from packed arrays, for ``elo`` and ``plackett-luce``.
+
+    The same work choix does from its pre-built inputs: no packing, no intervals, no table.
+    """
+    return {
+        "elo": timed(lambda: elo.fit_strengths(elo.pair_counts(arrays)), repeats),
+        "plackett-luce": timed(lambda: plackett_luce.fit_strengths(plackett_luce.rankings(arrays)), repeats),
+    }
 
 
 def trueskill_reference(outcomes: Sequence[MatchOutcome], limit: int | None) -> tuple[float, int]:
@@ -168,26 +197,44 @@ def measure(size: str = "default") -> list[common.Row]:
         packing = timed(lambda: as_arrays(outcomes), repeats)
         rows.append(common.Row("ratings", f"of which packing (as_arrays): {where}", common.secs(packing), "",
                                "validating and packing the outcomes, shared by every method"))
+        arrays = as_arrays(outcomes)
+        point = point_estimates(arrays, repeats)
+        for method, how in POINT_ESTIMATES.items():
+            rows.append(common.Row("ratings", f"{method} point estimate: {where}", common.secs(point[method]), "",
+                                   f"{how} from packed MatchArrays: MAP strengths only; excludes packing, intervals, "
+                                   f"superiority and the table; median of {repeats}"))
+        del arrays
         if choix is None:
             rows.append(common.Row("ratings", f"choix: {where}", "not installed", "", "pip install -e '.[test]'"))
         else:
             n_agents, pairs, finishing = choix_inputs(outcomes)
             choix_repeats = grid["choix_big_repeats"] if big else repeats
-            reference = timed(lambda: choix.ilsr_pairwise(n_agents, pairs, alpha=CHOIX_ALPHA), choix_repeats)
-            ratio = reference / ours["elo"]
-            rows.append(common.Row(
-                "ratings", f"choix ilsr_pairwise vs elo: {where}", common.secs(reference),
-                f"{common.ratio(ratio)} elo's time" + (f"; {common.target(ratio >= TARGET_CHOIX_RATIO, '≥ 10×')}"
-                                                       if big else ""),
-                f"{len(pairs):,} comparisons; choix {version('choix')}",
-            ))
-            reference = timed(lambda: choix.ilsr_rankings(n_agents, finishing, alpha=CHOIX_ALPHA), choix_repeats)
-            rows.append(common.Row(
-                "ratings", f"choix ilsr_rankings vs plackett-luce: {where}", common.secs(reference),
-                f"{common.ratio(reference / ours['plackett-luce'])} plackett-luce's time",
-                f"{len(finishing):,} finishing orders",
-            ))
+            pairwise = timed(lambda: choix.ilsr_pairwise(n_agents, pairs, alpha=CHOIX_ALPHA), choix_repeats)
+            ranked = timed(lambda: choix.ilsr_rankings(n_agents, finishing, alpha=CHOIX_ALPHA), choix_repeats)
+            references = [
+                ("elo", "ilsr_pairwise", pairwise, f"{len(pairs):,} comparisons"),
+                ("plackett-luce", "ilsr_rankings", ranked, f"{len(finishing):,} finishing orders"),
+            ]
             del pairs, finishing
+            for method, estimator, reference, inputs in references:
+                source = (f"choix {common.version('choix')} {estimator}, "
+                          "from its pre-built input lists (building them excluded)")
+                rows.append(common.Row(
+                    "ratings", f"choix {estimator} vs {method}: {where}", common.secs(reference),
+                    f"{common.ratio(reference / ours[method])} {method}'s full fit",
+                    f"{inputs}; {source}; ours is the full fit (packing, intervals, superiority, table included): "
+                    "not like with like, see the point-estimate row",
+                ))
+                ratio = reference / point[method]
+                target = ""
+                if big and method == "elo":
+                    target = f"; {common.target(ratio >= TARGET_CHOIX_RATIO, '≥ 10×')}"
+                rows.append(common.Row(
+                    "ratings", f"choix {estimator} vs {method} point estimate: {where}", common.secs(reference),
+                    f"{common.ratio(ratio)} {method}'s point estimate{target}",
+                    f"like with like: both a point estimate from prepared inputs (ours from MatchArrays, "
+                    f"{POINT_ESTIMATES[method]}); {source}",
+                ))
         if not has_trueskill:
             rows.append(common.Row("ratings", f"trueskill package: {where}", "not installed", "",
                                    "pip install -e '.[test]'"))
@@ -199,31 +246,16 @@ def measure(size: str = "default") -> list[common.Row]:
                          "--full rates them all")
             rows.append(common.Row("ratings", f"trueskill package vs trueskill: {where}", common.secs(whole),
                                    f"{common.ratio(whole / ours['trueskill'])} trueskill's time",
-                                   f"TrueSkill().rate per match, trueskill {version('trueskill')}; {note}"))
+                                   f"TrueSkill().rate per match, trueskill {common.version('trueskill')}; {note}"))
         del outcomes
         gc.collect()
     return rows
 
 
-def version(distribution: str) -> str:
-    """The installed version of ``distribution``."""
-    from importlib.metadata import PackageNotFoundError
-    from importlib.metadata import version as installed
-
-    try:
-        return installed(distribution)
-    except PackageNotFoundError:
-        return "?"
-
-
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    group = parser.add_mutually_exclusive_group()
-    group.add_argument("--quick", action="store_const", const="quick", dest="size", help="tiny sizes (smoke test)")
-    group.add_argument("--full", action="store_const", const="full", dest="size",
-                       help="everything in full, references included (about an hour)")
-    args = parser.parse_args(argv)
-    common.print_table("Ratings", measure(args.size or "default"))
+    """Run this script's measurements at the size the command line asks for and print the table."""
+    size = common.size_from_args(__doc__, argv, full_help="everything in full, references included (about an hour)")
+    common.print_table("Ratings", measure(size))
 
 
 if __name__ == "__main__":
