@@ -7,8 +7,11 @@ budget at 4 of the 5 tables (about 20 ms a match).  Each run writes its own
 results store in a temporary folder.
 
 * **Machine ceiling**: the efficiency of perfectly parallel pure-Python work
-  (``workers`` spin loops at once against one after the other) at that
-  moment: the cores are shared, and this is the best any parallel run can show.
+  (``workers`` spin loops at once against one after the other, as Ray tasks on
+  the same worker processes), measured after each repeat's two runs: the cores
+  are shared (on these machines possibly two threads of one physical core), and
+  this is the best any parallel run could show at that moment.  Each repeat's
+  efficiency over its own ceiling is reported too.
 * **Parallel efficiency** = serial time / (Ray time x workers), workers = the
   cores of this machine.  Ray start-up is excluded: Ray is started first
   (``ray.init``), then a small warm-up tournament runs on it so that every
@@ -59,8 +62,8 @@ TARGET_EFFICIENCY = 0.9
 
 SIZES: dict[str, dict[str, int]] = {
     "quick": {"blocks": 1, "search_blocks": 1, "repeats": 1, "overhead_matches": 8, "spin_loops": 200_000},
-    "default": {"blocks": 40, "search_blocks": 5, "repeats": 3, "overhead_matches": 200, "spin_loops": 10_000_000},
-    "full": {"blocks": 120, "search_blocks": 15, "repeats": 5, "overhead_matches": 600, "spin_loops": 10_000_000},
+    "default": {"blocks": 40, "search_blocks": 5, "repeats": 5, "overhead_matches": 200, "spin_loops": 5_000_000},
+    "full": {"blocks": 120, "search_blocks": 15, "repeats": 7, "overhead_matches": 600, "spin_loops": 10_000_000},
 }
 """Blocks of the timed tournaments (20 matches each; light and search fields), repeats, and
 matches of the overhead comparison."""
@@ -151,7 +154,11 @@ def overhead(registry: Any, size: dict[str, int], folder: Path) -> dict[str, flo
 
 
 def scaling(registry: Any, size: dict[str, int], folder: Path, workers: int) -> dict[str, dict[str, float]]:
-    """Per field: median wall (and CPU) seconds of the tournament serially and on a warmed-up local Ray."""
+    """Per field: median wall (and CPU) seconds of the tournament serially and on a warmed-up local Ray.
+
+    Every repeat also measures the machine ceiling right after its two runs (``ceiling``), so that each
+    repeat's efficiency can be set against what the shared cores allowed at that moment.
+    """
     import ray
 
     started = time.perf_counter()
@@ -165,25 +172,29 @@ def scaling(registry: Any, size: dict[str, int], folder: Path, workers: int) -> 
         pids = worker_pids(workers)
         for field, blocks in (("light", size["blocks"]), ("search", size["search_blocks"])):
             config = make_config(f"scaling-{field}", blocks, registry, field)
-            serial, parallel, serial_cpu, parallel_cpu = [], [], [], []
+            samples: dict[str, list[float]] = {key: [] for key in
+                                                ("serial", "parallel", "serial_cpu", "parallel_cpu", "ceiling")}
             for repeat in range(size["repeats"]):
                 cpu = time.process_time()
                 summary = run_tournament(config, leaderboards=folder / f"serial-{field}-{repeat}", plugins_dir=None,
                                          workers=1)
-                serial_cpu.append(time.process_time() - cpu)
-                serial.append(summary.seconds)
+                samples["serial_cpu"].append(time.process_time() - cpu)
+                samples["serial"].append(summary.seconds)
                 cpu = time.process_time() + cpu_seconds(pids)
                 summary = run_tournament(config, leaderboards=folder / f"ray-{field}-{repeat}", plugins_dir=None,
                                          workers=workers)
-                parallel_cpu.append(time.process_time() + cpu_seconds(pids) - cpu)
+                samples["parallel_cpu"].append(time.process_time() + cpu_seconds(pids) - cpu)
                 if summary.backend != "ray" or summary.workers != workers:
                     raise RuntimeError(f"expected Ray with {workers} workers, ran {summary.backend} "
                                        f"with {summary.workers}")
-                parallel.append(summary.seconds)
-            results[field] = {"serial": common.median(serial), "parallel": common.median(parallel),
-                              "startup": startup, "matches": config.schedule().match_count,
-                              "serial_cpu": common.median(serial_cpu), "parallel_cpu": common.median(parallel_cpu),
-                              "worker_processes": len(pids), "load": load_average()}
+                samples["parallel"].append(summary.seconds)
+                samples["ceiling"].append(ceiling(workers, size["spin_loops"]))
+            relative = [serial / (parallel * workers) / top for serial, parallel, top
+                        in zip(samples["serial"], samples["parallel"], samples["ceiling"])]
+            results[field] = {**{key: common.median(values) for key, values in samples.items()},
+                              "relative": common.median(relative), "startup": startup,
+                              "matches": config.schedule().match_count, "worker_processes": len(pids),
+                              "load": load_average()}
     finally:
         ray.shutdown()
     return results
@@ -196,26 +207,23 @@ def spin(loops: int) -> None:
         total += value
 
 
-def calibration(workers: int, loops: int, repeats: int) -> float:
-    """Parallel efficiency of perfectly parallel work on this machine now: ``workers`` spins at once vs in a row.
+def ceiling(workers: int, loops: int) -> float:
+    """Parallel efficiency of perfectly parallel work on the running Ray now: ``workers`` spins at once vs in a row.
 
-    The cores are shared with other work; this is the ceiling any parallel run
-    could reach at the same moment.
+    The spins run as Ray tasks on the tournament's own worker processes.  The cores
+    are shared with other work (and may be two threads of one physical core); this
+    is the best any parallel run could reach at the same moment.
     """
-    import multiprocessing
+    import ray
 
-    context = multiprocessing.get_context("fork")
-    samples = []
-    with context.Pool(workers) as pool:
-        pool.map(spin, [1000] * workers)  # start every process first
-        for _ in range(repeats):
-            started = time.perf_counter()
-            pool.apply(spin, (loops * workers,))
-            serial = time.perf_counter() - started
-            started = time.perf_counter()
-            pool.map(spin, [loops] * workers, chunksize=1)
-            samples.append(serial / ((time.perf_counter() - started) * workers))
-    return common.median(samples)
+    remote = ray.remote(num_cpus=1)(spin)
+    ray.get([remote.remote(1000) for _ in range(workers)])  # every worker awake
+    started = time.perf_counter()
+    ray.get(remote.remote(loops * workers))
+    serial = time.perf_counter() - started
+    started = time.perf_counter()
+    ray.get([remote.remote(loops) for _ in range(workers)])
+    return serial / ((time.perf_counter() - started) * workers)
 
 
 def worker_pids(workers: int) -> list[int]:
@@ -268,10 +276,6 @@ def measure(size: str = "default") -> list[common.Row]:
         except ImportError:
             rows.append(common.Row("tournament", "parallel efficiency", "not installed", "", "ray is not importable"))
             return rows
-        ceiling = calibration(workers, sizes["spin_loops"], sizes["repeats"])
-        rows.append(common.Row("tournament", f"machine ceiling: pure CPU work on {workers} processes", f"{ceiling:.2f}",
-                               "", f"efficiency of {workers} spin loops at once vs in a row, now (load average "
-                               f"{load_average()}): the best any parallel run could show at this moment"))
         for field, timing in scaling(registry, sizes, folder, workers).items():
             efficiency = timing["serial"] / (timing["parallel"] * workers)
             per_match = common.ms(timing["serial"] / timing["matches"])
@@ -286,6 +290,11 @@ def measure(size: str = "default") -> list[common.Row]:
                                    f"{efficiency:.2f}", common.target(efficiency >= TARGET_EFFICIENCY, "≥ 0.9"),
                                    f"serial / (Ray × {workers}), wall; load average {timing['load']} "
                                    "(other work on the shared cores lowers it)"))
+            rows.append(common.Row("tournament", f"{field} field: machine ceiling during the runs",
+                                   f"{timing['ceiling']:.2f}", f"efficiency / ceiling {timing['relative']:.2f}",
+                                   f"{workers} spin loops at once vs in a row on the same Ray workers, after each "
+                                   "repeat's runs: the best any parallel run could show then; the comparison is the "
+                                   "median over repeats of each repeat's efficiency over its ceiling"))
             inflation = timing["serial_cpu"] / timing["parallel_cpu"] if timing["parallel_cpu"] else float("nan")
             rows.append(common.Row("tournament", f"{field} field: CPU efficiency (serial CPU / Ray CPU)",
                                    f"{inflation:.2f}", "",
