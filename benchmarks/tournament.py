@@ -2,8 +2,8 @@
 
 Two 4-player Lovat fields of five entries (5 tables x ``blocks`` blocks x 4
 rotations; see ``FIELDS``): ``light``, the test suite's greedy and random
-agents (about 1.5 ms a match), and ``search``, with a search agent on a tiny
-budget at 4 of the 5 tables (about 20 ms a match).  Each run writes its own
+agents (about 1.2 ms a match), and ``search``, with a search agent on a tiny
+budget at 4 of the 5 tables (about 15 ms a match).  Each run writes its own
 results store in a temporary folder.
 
 * **Machine ceiling**: the efficiency of perfectly parallel pure-Python work
@@ -84,9 +84,9 @@ FIELDS: dict[str, tuple[dict[str, Any], ...]] = {
         {"name": "random-3", "plugin": "random"},
     ),
 }
-"""The fields: ``light`` is the test suite's small Lovat tournament (about 1.5 ms a match);
+"""The fields: ``light`` is the test suite's small Lovat tournament (about 1.2 ms a match);
 ``search`` puts a search agent with a tiny budget (4 playouts per candidate) at 4 of the 5
-tables (about 20 ms a match), so that the matches, not the harness, dominate."""
+tables (about 15 ms a match), so that the matches, not the harness, dominate."""
 
 
 def make_config(name: str, blocks: int, registry: Any, field: str = "light") -> TournamentConfig:
