@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import math
 
+from rich import box
 from rich.table import Table
 
-from arena.leaderboard.build import Leaderboard
+from arena.leaderboard.build import Leaderboard, LeaderboardRow
 from arena.leaderboard.head_to_head import Comparison
 
 
@@ -20,26 +21,40 @@ def rating_digits(method: str) -> int:
     return 0 if method in ("elo", "plackett-luce") else 2
 
 
+AGENT_WIDTH = 16
+"""Agent names up to this long are never wrapped in the terminal table."""
+
+FAULT_LABELS: tuple[tuple[str, str], ...] = (
+    ("timeouts", "T/O"), ("illegal", "illegal"), ("exceptions", "exc"), ("crashes", "crash"), ("memory", "mem"),
+)
+"""(``LeaderboardRow`` attribute, short label) of each fault kind, in the order the Faults column lists them."""
+
+
 def render_rich(leaderboard: Leaderboard, title: str | None = None) -> Table:
     """The leaderboard as a ``rich.table.Table``: one row per agent, best first.
 
-    Fault columns: T/O (timeouts), Illegal, Exc (exceptions), Crash, Mem (memory limit).
+    Narrow enough for an 80-column terminal or a CI log: light borders and one Faults column ("0", or the counts by kind: T/O timeouts,
+    illegal actions, exc exceptions, crash, mem memory limit).
     """
     digits = rating_digits(leaderboard.method)
     table = Table(
         title=title or f"Leaderboard ({leaderboard.method})",
         caption=f"{leaderboard.scale}; {leaderboard.matches} matches in {leaderboard.blocks} duplicate blocks",
         caption_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        collapse_padding=True,
     )
     table.add_column("#", justify="right")
-    table.add_column("Agent", no_wrap=True)
-    table.add_column("Rating", justify="right")
-    table.add_column(f"{leaderboard.level:.0%} interval", justify="right")
+    # Names are identifiers: keep them whole (up to AGENT_WIDTH) and let the numbers' headers wrap instead.
+    longest = max((len(row.agent) for row in leaderboard.rows), default=5)
+    table.add_column("Agent", overflow="fold", min_width=min(AGENT_WIDTH, longest))
+    table.add_column("Rating", justify="right", no_wrap=True)
+    table.add_column(f"{leaderboard.level:.0%} interval", justify="right", no_wrap=True)
     table.add_column("Games", justify="right")
-    table.add_column("Mean score", justify="right")
-    table.add_column("Win share", justify="right")
-    for header in ("T/O", "Illegal", "Exc", "Crash", "Mem"):
-        table.add_column(header, justify="right")
+    table.add_column("Score", justify="right")  # mean score per match (the caption names the scale)
+    table.add_column("Wins", justify="right")  # share of matches finished first (ties shared)
+    table.add_column("Faults", justify="right", overflow="fold")
     for row in leaderboard.rows:
         table.add_row(
             str(row.rank),
@@ -49,13 +64,16 @@ def render_rich(leaderboard: Leaderboard, title: str | None = None) -> Table:
             str(row.games),
             format_number(row.mean_score, 2),
             f"{row.win_share:.1%}" if math.isfinite(row.win_share) else "-",
-            *(_fault_cell(n) for n in (row.timeouts, row.illegal, row.exceptions, row.crashes, row.memory)),
+            fault_cell(row),
         )
     return table
 
 
-def _fault_cell(count: int) -> str:
-    return f"[bold red]{count}[/]" if count else "0"
+def fault_cell(row: LeaderboardRow) -> str:
+    """``"0"``, or the non-zero fault counts by kind in red, e.g. ``"2 T/O, 1 exc"``."""
+    counts = [(getattr(row, name), label) for name, label in FAULT_LABELS]
+    found = ", ".join(f"{count} {label}" for count, label in counts if count)
+    return f"[bold red]{found}[/]" if found else "0"
 
 
 def render_comparison(comparison: Comparison) -> Table:

@@ -8,10 +8,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
 from arena.leaderboard import Leaderboard, build_leaderboard, head_to_head, render_rich, write_leaderboard_files
+from arena.leaderboard.terminal import format_number, rating_digits
 from arena.ratings.data import MatchOutcome
 from arena.tournament.store import Store, store_path
 
@@ -24,6 +26,7 @@ class Published:
     """A tournament's leaderboards, one per rating method, the first being the default."""
 
     name: str  # tournament name
+    game: str  # the game played (names the score's unit)
     boards: Mapping[str, Leaderboard]  # method -> leaderboard, in the config's order
     files: Mapping[str, Path]  # file name -> path written
     matches: int  # matches rated
@@ -37,7 +40,7 @@ class Published:
         """The default leaderboard in full, then every method's rating side by side."""
         console.print(render_rich(self.default, title=f"{self.name}: {self.default.method}"))
         if len(self.boards) > 1:
-            console.print(side_by_side(self.boards))
+            console.print(side_by_side(self.boards, self.name, self.game))
         console.print(f"leaderboard files: {', '.join(str(path) for path in self.files.values())}")
 
 
@@ -90,29 +93,28 @@ def publish(config: Any, leaderboards: Path | str, methods: Sequence[str] | None
     ratings_path = folder / RATINGS_FILE
     ratings_path.write_text(json.dumps({method: board.to_json() for method, board in boards.items()}, indent=1))
     files = {**files, RATINGS_FILE: ratings_path}
-    return Published(name=config.name, boards=boards, files=files, matches=len(outcomes))
+    return Published(name=config.name, game=config.game, boards=boards, files=files, matches=len(outcomes))
 
 
-def side_by_side(boards: Mapping[str, Leaderboard]) -> Table:
-    """Each agent's rating under every method, in the default method's order."""
-    table = Table(title="Ratings by method")
-    table.add_column("agent")
+def side_by_side(boards: Mapping[str, Leaderboard], name: str, game: str) -> Table:
+    """Each agent's rating under every method, in the default method's order (intervals: one method at a time)."""
+    table = Table(title="Ratings by method", box=box.SIMPLE_HEAD, caption_justify="left",
+                  caption=f"each method's intervals: arena leaderboard {name} --method METHOD")
+    table.add_column("agent", overflow="fold")
     for method, board in boards.items():
-        table.add_column(f"{method}\n{_short_scale(board)}", justify="right")
+        table.add_column(f"{method}\n{_short_scale(board.method, game)}", justify="right")
     first = next(iter(boards.values()))
     lookup = {method: {row.agent: row for row in board.rows} for method, board in boards.items()}
     for agent in first.agents:
-        cells = []
-        for method in boards:
-            row = lookup[method].get(agent)
-            cells.append("-" if row is None else f"{row.rating:.1f} [{row.lower:.1f}, {row.upper:.1f}]")
-        table.add_row(agent, *cells)
+        rows = [lookup[method].get(agent) for method in boards]
+        table.add_row(agent, *("-" if row is None else format_number(row.rating, rating_digits(method))
+                               for method, row in zip(boards, rows)))
     return table
 
 
-def _short_scale(board: Leaderboard) -> str:
-    return {"elo": "Elo", "plackett-luce": "Elo (PL)", "trueskill": "mu-3sigma", "score": "mean score"}.get(
-        board.method, board.method)
+def _short_scale(method: str, game: str) -> str:
+    score = "chips per deal" if game == "lorum" else "points per game"  # see score_options
+    return {"elo": "Elo", "plackett-luce": "Elo (PL)", "trueskill": "mu-3sigma", "score": score}.get(method, method)
 
 
 def summary_json(config: Any, summary: Any, published: Published) -> dict[str, Any]:

@@ -163,3 +163,16 @@ def test_kill_minus_nine_then_resume_equals_an_uninterrupted_run(capsys: pytest.
     assert json.loads(out)["played"] == 120 - interrupted
     with Store.open_existing(database) as resumed, Store.open_existing(store_path(whole, "killed")) as reference:
         assert resumed.result_table() == reference.result_table()
+
+
+def test_run_prints_the_ratings_of_every_method_within_eighty_columns(capsys: pytest.CaptureFixture[str],
+                                                                       tmp_path: Path) -> None:
+    config = write_config(tmp_path, game="lorum", options="deals = 2")
+    status, out, err = run(capsys, "run", str(config), "--workers", "1", "--leaderboards", str(tmp_path / "boards"))
+    assert status == 0, err
+    lines = out.splitlines()
+    assert max(map(len, lines)) <= 80  # captured output is not a terminal: rich's 80 columns
+    assert "Ratings by method" in out and "chips per deal" in out  # Lorum's score method is per deal
+    assert "arena leaderboard tiny" in out and "--method METHOD" in out
+    board = next(line for line in lines if line.lstrip().startswith("#") and "Agent" in line)
+    assert board.split() == ["#", "Agent", "Rating", "95%", "interval", "Games", "Score", "Wins", "Faults"]

@@ -1,6 +1,7 @@
 """Leaderboard files (Markdown, CSV, JSON, HTML) and terminal rendering."""
 
 import csv
+import dataclasses
 import html
 import json
 import re
@@ -18,6 +19,7 @@ from arena.leaderboard import (
     render_rich,
     write_leaderboard_files,
 )
+from arena.leaderboard.terminal import fault_cell
 from arena.ratings.data import MatchOutcome
 from arena.ratings.simulate import simulate_outcomes
 
@@ -136,9 +138,22 @@ def test_rich_table_renders_every_agent(outcomes):
     text = console.export_text()
     for agent in AGENTS:
         assert agent in text
-    assert "League" in text and "T/O" in text
+    assert "League" in text and "Faults" in text
     for row in board.rows:
         assert f"{row.rating:.2f}" in text
+
+
+def test_rich_table_fits_eighty_columns_and_names_faults_by_kind(outcomes):
+    board = build_leaderboard(outcomes, "elo")
+    faulty = dataclasses.replace(board.rows[0], timeouts=2, exceptions=1)
+    board = dataclasses.replace(board, rows=(faulty, *board.rows[1:]))
+    console = Console(record=True, width=80)
+    console.print(render_rich(board))
+    lines = console.export_text().splitlines()
+    row = next(line for line in lines if faulty.agent in line)
+    assert f"{faulty.rating:.0f}" in row and f"{faulty.lower:.0f} to {faulty.upper:.0f}" in row  # not folded
+    assert row.rstrip().endswith("2 T/O, 1 exc")
+    assert fault_cell(board.rows[1]) == "0"
 
 
 def test_rich_comparison_renders_both_agents(outcomes):
