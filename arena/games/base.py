@@ -332,8 +332,12 @@ class GameState(ABC):
         """A deep, independent copy (including the RNG position) for search."""
 
     @abstractmethod
-    def events(self) -> list[dict[str, Any]]:
-        """The public log of the game so far, for readable logs and agents' public event feeds."""
+    def events(self, start: int = 0) -> list[dict[str, Any]]:
+        """The public log of the game so far from event ``start`` on, for readable logs and agents' event feeds.
+
+        A new list (the event dicts must not be mutated).  The referee asks after every
+        decision for the events since the last ask, so ``start`` saves copying the whole log.
+        """
 
 
 @dataclass(frozen=True, slots=True)

@@ -179,16 +179,16 @@ def _play(
 
     def publish() -> None:
         nonlocal seen_events
-        events = state.events()
-        if len(events) == seen_events:
+        events = state.events(seen_events)
+        if not events:
             return
         listeners = [runner for seat, runner in enumerate(runners) if listening[seat] and seat not in substitutes]
-        for event in events[seen_events:]:
+        for event in events:
             if on_event is not None:
                 on_event(event)
             for runner in listeners:
                 runner.event(event)
-        seen_events = len(events)
+        seen_events += len(events)
 
     publish()
     while not state.is_over():

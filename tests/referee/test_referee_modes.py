@@ -192,3 +192,24 @@ def test_play_match_keeps_its_original_call(registry: Registry) -> None:
     match = play_match(game, options, 3, seats, registry.agent("random"), (), "m1", None, ())
     assert match.record["match"] == "m1"
     assert match.isolation == ["trusted"] * 4
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_events_from_an_offset_are_the_tail_of_the_log(registry: Registry, game: str) -> None:
+    # The referee asks for the events since its last ask after every decision (GameState.events(start)).
+    import random
+
+    engine = registry.game(game)
+    state = engine.new_state(3, {"players": len(SEATS[game])})
+    rng = random.Random(3)
+    heard: list[dict[str, Any]] = []
+    while not state.is_over():
+        for seat in state.to_move():
+            legal = state.legal_actions(seat) or (registry.agent("random").factory(
+                seat=seat, game=engine.info, players=state.players, seed=1, options={}).act(state.observation(seat)),)
+            state.apply(seat, rng.choice(legal))
+        whole = state.events()
+        for start in (0, len(heard), len(whole), len(whole) + 2):
+            assert state.events(start) == whole[start:]
+        heard += state.events(len(heard))
+    assert heard == state.events()

@@ -489,9 +489,9 @@ class LorumState(GameState):
         twin.log = self.log[:]
         return twin
 
-    def events(self) -> list[dict[str, Any]]:
-        """The public log so far (a new list; the event dicts must not be mutated)."""
-        return list(self.log)
+    def events(self, start: int = 0) -> list[dict[str, Any]]:
+        """The public log from event ``start`` on (a new list; the event dicts must not be mutated)."""
+        return self.log[start:]
 
     # ---------------------------------------------------------------- bidding
 

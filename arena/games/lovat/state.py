@@ -412,8 +412,9 @@ class LovatState(GameState):
     def is_over(self) -> bool:
         return self.phase == OVER
 
-    def events(self) -> list[dict[str, Any]]:
-        return list(self.log)
+    def events(self, start: int = 0) -> list[dict[str, Any]]:
+        """The public log from event ``start`` on (a new list; the event dicts must not be mutated)."""
+        return self.log[start:]
 
     def observation(self, seat: int) -> LovatObservation:
         return _observe(self, seat)
