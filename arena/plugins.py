@@ -15,6 +15,7 @@ Environment variables (comma-separated plugin names):
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import importlib
 import importlib.metadata
@@ -22,7 +23,7 @@ import importlib.util
 import os
 import re
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -90,18 +91,26 @@ class Registry:
         try:
             return self.games[name]
         except KeyError:
-            raise KeyError(f"unknown game {name!r} (installed: {', '.join(sorted(self.games))})") from None
+            raise KeyError(f"unknown game {name!r}{_suggest(name, self.games)} "
+                           f"(installed: {', '.join(sorted(self.games))})") from None
 
     def agent(self, name: str) -> AgentSpec:
         """The agent called ``name``; ``KeyError`` with a helpful message otherwise."""
         try:
             return self.agents[name]
         except KeyError:
-            raise KeyError(f"unknown agent {name!r} (installed: {', '.join(sorted(self.agents))})") from None
+            raise KeyError(f"unknown agent {name!r}{_suggest(name, self.agents)} "
+                           f"(installed: {', '.join(sorted(self.agents))})") from None
 
     def agents_for(self, game_name: str) -> list[AgentSpec]:
         """Agents that play ``game_name``, by name."""
         return [spec for name, spec in sorted(self.agents.items()) if spec.plays(game_name)]
+
+
+def _suggest(name: str, known: Iterable[str]) -> str:
+    """``; did you mean 'x'?`` when ``name`` is close to one of ``known``, else ""."""
+    close = difflib.get_close_matches(str(name), list(known), n=1)
+    return f"; did you mean {close[0]!r}?" if close else ""
 
 
 class PluginManager:

@@ -64,35 +64,47 @@ def make_record(
 
 
 def load_record(path: Path | str) -> dict[str, Any]:
-    """Read and structurally check a record file; ``RecordError`` names the problem."""
+    """Read and structurally check a record file; ``RecordError`` names the problem (not the path: callers do)."""
     try:
-        data = json.loads(Path(path).read_text())
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise RecordError(f"{path}: no such file") from None
+        raise RecordError("no such file") from None
+    except OSError as error:  # a directory, no permission...
+        raise RecordError(f"cannot read the file: {error.strerror or error}") from None
+    except UnicodeDecodeError as error:
+        raise RecordError(f"the file is not UTF-8 text ({error.reason})") from None
     except json.JSONDecodeError as error:
-        raise RecordError(f"{path}: not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})") from None
-    check_structure(data, str(path))
+        raise RecordError(f"not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})") from None
+    check_structure(data, where=None)
     return data
 
 
-def check_structure(data: Any, where: str = "record") -> None:
-    """Check the keys and types a record must have; raise ``RecordError`` on the first problem."""
+JSON_KINDS = {str: "a string", int: "an integer", list: "a list", dict: "an object"}
+"""How a record's error messages name the JSON type a key must have."""
+
+
+def check_structure(data: Any, where: str | None = "record") -> None:
+    """Check the keys and types a record must have; raise ``RecordError`` on the first problem.
+
+    ``where`` prefixes each message (``None``: no prefix, for callers that name the file themselves).
+    """
+    prefix = "" if where is None else f"{where}: "
     if not isinstance(data, dict):
-        raise RecordError(f"{where}: a record is a JSON object")
+        raise RecordError(f"{prefix}a record is a JSON object")
     required = {"game": str, "seed": int, "actions": list}
     for key, kind in required.items():
         if key not in data:
-            raise RecordError(f"{where}: missing key {key!r}")
+            raise RecordError(f"{prefix}missing key {key!r}")
         if not isinstance(data[key], kind) or isinstance(data[key], bool):
-            raise RecordError(f"{where}: {key!r} must be a {kind.__name__}")
+            raise RecordError(f"{prefix}{key!r} must be {JSON_KINDS[kind]}")
     if data.get("format", RECORD_FORMAT) != RECORD_FORMAT:
-        raise RecordError(f"{where}: format {data['format']!r} is not {RECORD_FORMAT!r}")
+        raise RecordError(f"{prefix}format {data['format']!r} is not {RECORD_FORMAT!r}")
     for key, kind in (("options", dict), ("chance", list), ("seats", list), ("faults", list), ("result", dict)):
         if key in data and not isinstance(data[key], kind):
-            raise RecordError(f"{where}: {key!r} must be a {kind.__name__}")
+            raise RecordError(f"{prefix}{key!r} must be {JSON_KINDS[kind]}")
     for index, entry in enumerate(data["actions"]):
         if not isinstance(entry, dict) or "seat" not in entry or "action" not in entry:
-            raise RecordError(f"{where}: action {index} must be an object with 'seat' and 'action'")
+            raise RecordError(f"{prefix}action {index} must be an object with 'seat' and 'action'")
 
 
 def game_for_record(data: Mapping[str, Any], games: Mapping[str, Game]) -> Game:

@@ -19,7 +19,7 @@ SUBCOMMANDS = (run, results, play, replay, cards, listing, check_agent)
 
 def build_parser() -> argparse.ArgumentParser:
     """The top-level parser with every subcommand."""
-    parser = argparse.ArgumentParser(
+    parser = common.OneLineParser(
         prog="arena",
         description="A tournament arena for AI agents playing Lovat and Slovak Lorum.",
         epilog=(
@@ -33,7 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
             "\n"
             "Run 'arena COMMAND --help' for each command's options."
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=common.HelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"arena {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)

@@ -4,14 +4,39 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from arena.agent import AgentSpec
 from arena.games.base import Game
 from arena.plugins import DEFAULT_PLUGINS_DIR, Registry, load_registry, warn_plugin_errors
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose usage errors are one line: what was wrong, and where to read more."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print ``PROG: error: MESSAGE (see 'PROG --help')`` and exit with status 2."""
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """Descriptions wrapped to the terminal; indented lines (examples) kept exactly as written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        paragraphs = text.split("\n\n")
+        filled = []
+        for paragraph in paragraphs:
+            if any(line.startswith(" ") for line in paragraph.splitlines()):
+                filled.append("\n".join(indent + line for line in paragraph.splitlines()))
+            else:
+                filled.append(textwrap.fill(" ".join(paragraph.split()), width, initial_indent=indent,
+                                            subsequent_indent=indent))
+        return "\n\n".join(filled)
 
 
 class CliError(Exception):
@@ -59,6 +84,30 @@ def agent_for_game(loaded: Registry, name: str, game: Game) -> AgentSpec:
     return spec
 
 
+def check_output_file(path: Path | None, option: str) -> None:
+    """Fail before any work if ``path`` cannot be written: ``option`` names the flag in the one-line error."""
+    if path is None:
+        return
+    if path.is_dir():
+        raise CliError(f"{option} {path}: is a folder; give a file name")
+    folder = path.parent
+    if not folder.is_dir():
+        raise CliError(f"{option} {path}: folder {folder} does not exist")
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise CliError(f"{option} {path}: not writable")
+
+
+def seed_value(text: str) -> int:
+    """An ``argparse`` type: a seed, a whole number from 0 to 2**63 - 1 (as tournament configs accept)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 0 <= value < 2**63:
+        raise argparse.ArgumentTypeError(f"{value} is outside 0..2**63-1")
+    return value
+
+
 def print_json(data: Any) -> None:
     """Print JSON on stdout."""
     json.dump(data, sys.stdout, indent=2)
@@ -68,7 +117,7 @@ def print_json(data: Any) -> None:
 def add_command(
     subparsers: argparse._SubParsersAction, name: str, *, help: str, description: str, examples: Sequence[str]
 ) -> argparse.ArgumentParser:
-    """Register subcommand ``name``: its ``--help`` shows the description as written, then the examples."""
+    """Register subcommand ``name``: its ``--help`` shows the description wrapped, then the examples."""
     if isinstance(examples, str):
         raise TypeError("examples must be a sequence of command lines, not one string")
     return subparsers.add_parser(
@@ -76,5 +125,5 @@ def add_command(
         help=help,
         description=description,
         epilog="examples:\n" + "\n".join(f"  {line}" for line in examples),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )

@@ -8,7 +8,17 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from arena.cli.common import CliError, add_command, add_plugins_dir, agent_for_game, game_named, print_json, registry
+from arena.cli.common import (
+    CliError,
+    add_command,
+    add_plugins_dir,
+    agent_for_game,
+    check_output_file,
+    game_named,
+    print_json,
+    registry,
+    seed_value,
+)
 from arena.games.base import Game, GameError
 from arena.human import HumanAgent, InputEnded
 from arena.agent import AgentSpec
@@ -29,7 +39,7 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
         description="Play one game among installed agents and print a readable log, then the result.",
         examples=(
             "arena play lovat --players 5 --seed 42",
-            "arena play lovat --agents greedy,random,random --record game.json",
+            "arena play lovat --players 3 --agents greedy,random,random --record game.json",
             "arena play lorum --deals 8 --json",
             "arena play lovat --human 0        # you play seat 0 in the terminal",
         ),
@@ -37,7 +47,8 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("game", help="game name: lovat or lorum (see 'arena games')")
     parser.add_argument("--players", type=int, help="number of players (Lovat: 3-6, default 4; Lorum: 4)")
     parser.add_argument("--deals", type=int, help="number of deals (Lorum only; default 4)")
-    parser.add_argument("--seed", type=int, help="seed for the deal and every chance outcome (default: random, printed)")
+    parser.add_argument("--seed", type=seed_value,
+                        help="seed for the deal and every chance outcome, 0 to 2**63-1 (default: random, printed)")
     parser.add_argument("--agents", help="comma-separated agent per seat, or one name for every seat "
                         "(default: greedy and random alternating)")
     parser.add_argument("--record", type=Path, metavar="FILE", help="save the match record (JSON) to FILE")
@@ -49,6 +60,7 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Play the game and report it."""
+    check_output_file(args.record, "--record")  # before the game, not after it
     loaded = registry(args)
     game = game_named(loaded, args.game)
     options = _options(game, args)

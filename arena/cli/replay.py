@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from arena.cli.common import CliError, add_command, add_plugins_dir, print_json, registry
+from arena.cli.common import CliError, add_command, add_plugins_dir, check_output_file, print_json, registry
 from arena.cli.play import result_json
 from arena.records import RecordError, check_result, game_for_record, load_record, replay, save_record
 from arena.referee import RefereeError, SeatPlan, play_match
@@ -34,6 +34,7 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Replay the record; exit 1 with one line on any inconsistency."""
+    check_output_file(args.save, "--save")
     loaded = registry(args)
     try:
         data = load_record(args.file)
@@ -51,9 +52,18 @@ def run(args: argparse.Namespace) -> int:
     names = [seat.get("agent", "random") for seat in data.get("seats", [])] or ["random"] * options["players"]
     if len(names) != options["players"]:
         raise CliError(f"{args.file}: 'seats' lists {len(names)} seats for a {options['players']}-player game", 1)
+    # A seat names its entry ("greedy-2") and the plugin behind it ("greedy"); a hand-written one may name only an agent.
+    plugins = [seat.get("plugin") or seat.get("agent", "random") for seat in data.get("seats", [])] or names
     seats = []
-    for seat, name in enumerate(names):
-        spec = loaded.agents.get(name) or loaded.agent("random")
+    for seat, (name, plugin) in enumerate(zip(names, plugins)):
+        if plugin not in loaded.agents and not replayed.state.is_over():
+            try:
+                loaded.agent(plugin)
+            except KeyError as error:
+                raise CliError(f"{args.file}: seat {seat}: {error.args[0]}; it must play the rest of the record",
+                               status=1) from None
+        # In a complete record nobody decides anything, so an agent that is not installed does no harm.
+        spec = loaded.agents.get(plugin) or loaded.agent("random")
         seats.append(SeatPlan(name=name, spec=spec, seed=derive_seed(data["seed"], "agent", seat)))
     try:
         match = play_match(game, options, data["seed"], seats, substitute=loaded.agent("random"),
@@ -61,7 +71,10 @@ def run(args: argparse.Namespace) -> int:
     except RefereeError as error:
         raise CliError(f"{args.file}: {error}", status=1) from None
     if args.save is not None:
-        save_record(match.record, args.save)
+        try:
+            save_record(match.record, args.save)
+        except OSError as error:
+            raise CliError(f"--save {args.save}: {error.strerror or error}", status=1) from None
     if args.json:
         print_json(result_json(game, match))
     else:

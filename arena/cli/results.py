@@ -29,7 +29,7 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
         help="rate a stored tournament and show its leaderboard",
         description=(
             "Rate the stored results of tournament NAME, print the leaderboard (rank, agent, rating with its "
-            "95%% interval, games, mean score, win share, faults) and rewrite leaderboards/NAME/ files."
+            "95% interval, games, mean score, win share, faults) and rewrite leaderboards/NAME/ files."
         ),
         examples=(
             "arena leaderboard quickstart-lovat",

@@ -106,9 +106,13 @@ def test_hand_written_record_without_result_is_played_out(capsys: pytest.Capture
         (["play", "lovat", "--players", "7"], "Lovat is played by 3, 4, 5, 6 players, not 7"),
         (["play", "lovat", "--deals", "3"], "unknown Lovat option 'deals'"),
         (["play", "lovat", "--agents", "greedy,nobody,random,random"], "unknown agent 'nobody'"),
+        (["play", "lovat", "--agents", "gredy"], "unknown agent 'gredy'; did you mean 'greedy'?"),
+        (["play", "lovat", "--record", "/no/such/folder/game.json"],
+         "--record /no/such/folder/game.json: folder /no/such/folder does not exist"),
         (["play", "lovat", "--agents", "greedy,random"], "--agents names 2 agents for 4 seats"),
         (["play", "lovat", "--human", "9"], "--human 9: seats are 0 to 3"),
         (["replay", "/no/such/file.json"], "/no/such/file.json: no such file"),
+        (["replay", "/"], "/: cannot read the file: Is a directory"),
         (["cards", "lorum"], "knows the lovat deck only"),
     ],
 )
@@ -117,6 +121,49 @@ def test_bad_input_is_one_line_and_nonzero(capsys: pytest.CaptureFixture[str], a
     assert status != 0
     assert message in err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_the_record_is_checked_before_the_game_is_played(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run(capsys, "play", "lovat", "--record", "/no/such/folder/game.json")
+    assert status == 2 and out == "" and "does not exist" in err  # no game log printed first
+
+
+@pytest.mark.parametrize("seed", ["-5", str(2**63), "abc"])
+def test_a_seed_outside_what_configs_accept_is_one_line(capsys: pytest.CaptureFixture[str], seed: str) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["play", "lovat", "--seed", seed])
+    err = capsys.readouterr().err
+    assert exited.value.code == 2
+    assert err.startswith("arena play: error: argument --seed:") and err.rstrip().endswith("(see 'arena play --help')")
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_replay_errors_name_the_file_once(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    broken = tmp_path / "broken.json"
+    broken.write_bytes(b"\xff\xfe{}")
+    status, _, err = run(capsys, "replay", str(broken))
+    assert status == 1 and err.strip() == f"arena: error: {broken}: the file is not UTF-8 text (invalid start byte)"
+    broken.write_text(json.dumps({"game": "lovat-v1", "seed": "7", "actions": []}))
+    status, _, err = run(capsys, "replay", str(broken))
+    assert err.strip() == f"arena: error: {broken}: 'seed' must be an integer"
+
+
+def test_replay_refuses_to_play_on_with_an_agent_that_is_not_installed(capsys: pytest.CaptureFixture[str],
+                                                                       tmp_path: Path) -> None:
+    record = tmp_path / "game.json"
+    assert run(capsys, "play", "lovat", "--seed", "3", "--record", str(record))[0] == 0
+    data = json.loads(record.read_text())
+    data["seats"][1]["agent"] = data["seats"][1]["plugin"] = "nobody"
+    record.write_text(json.dumps(data))
+    assert run(capsys, "replay", str(record))[0] == 0  # complete: nobody decides anything
+    del data["result"]
+    data["actions"] = data["actions"][:10]
+    record.write_text(json.dumps(data))
+    status, _, err = run(capsys, "replay", str(record), "--save", str(tmp_path / "out.json"))
+    assert status == 1 and "seat 1: unknown agent 'nobody'" in err and "rest of the record" in err
+    assert not (tmp_path / "out.json").exists()
+    status, _, err = run(capsys, "replay", str(record), "--save", str(tmp_path / "none" / "out.json"))
+    assert status == 2 and "--save" in err and "does not exist" in err
 
 
 def test_cards_json_lists_the_whole_deck(capsys: pytest.CaptureFixture[str]) -> None:
@@ -146,3 +193,21 @@ def test_the_documented_example_record_replays(capsys: pytest.CaptureFixture[str
     done = json.loads((tmp_path / "done.json").read_text())
     assert done["actions"][0] == json.loads(example.read_text())["actions"][0]
     assert sorted(done["result"]["ranks"])[0] == 1
+
+
+def test_the_play_examples_in_help_work(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    import shlex
+
+    from arena.cli import build_parser
+
+    monkeypatch.chdir(tmp_path)
+    play = build_parser()._subparsers._group_actions[0].choices["play"]  # type: ignore[union-attr]
+    examples = [line.split("#")[0].strip() for line in play.epilog.splitlines()[1:]]
+    assert len(examples) >= 3
+    for example in examples:
+        argv = shlex.split(example)[1:]
+        if "--human" in argv:
+            continue  # needs a person at the terminal (tests/cli/test_human.py plays it)
+        status, _, err = run(capsys, *argv)
+        assert status == 0, f"{example}: {err}"
