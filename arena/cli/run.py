@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 
 from arena.cli.common import CliError, add_command, add_plugins_dir, print_json, registry
 from arena.plugins import Registry
@@ -39,7 +39,8 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("config", type=Path, help="the tournament config (TOML, see docs/configs.md)")
     parser.add_argument("--address", help="join this Ray cluster (default: $RAY_ADDRESS, else start a local Ray)")
     parser.add_argument("--workers", type=int, help="parallel workers (default: all cores; 1 plays serially without Ray)")
-    parser.add_argument("--resume", action="store_true", help="continue a stored tournament, playing only what is missing")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue a stored tournament, playing only what is missing (also after raising 'blocks')")
     parser.add_argument("--json", action="store_true", help="print a JSON summary instead of the live display")
     parser.add_argument("--leaderboards", type=Path, default=Path("leaderboards"), metavar="DIR",
                         help="where tournament folders go (default: ./leaderboards)")
@@ -68,10 +69,15 @@ def run(args: argparse.Namespace) -> int:
     if not args.json:
         console.print(f"[bold]{config.name}[/]: {config.game}, {schedule.design.describe()}, "
                       f"{config.blocks} duplicate blocks per table, {schedule.match_count} matches")
+    seen: list[RunProgress] = []
     try:
-        summary = _run_with_display(config, args, console, quiet=args.json)
+        summary = _run_with_display(config, args, console, quiet=args.json, seen=seen)
     except (StoreError, TournamentError) as error:
         raise CliError(str(error), status=1) from None
+    except KeyboardInterrupt:
+        stored = f"{seen[-1].done} of {seen[-1].total} matches are stored" if seen else "nothing new was stored"
+        raise CliError(f"interrupted: {stored}; run 'arena run {args.config} --resume' to play the rest",
+                       status=130) from None
     board = publish(config, args.leaderboards)
     if args.json:
         print_json(summary_json(config, summary, board))
@@ -83,7 +89,9 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_with_display(config: TournamentConfig, args: argparse.Namespace, console: Console, quiet: bool):
+def _run_with_display(config: TournamentConfig, args: argparse.Namespace, console: Console, quiet: bool,
+                      seen: list[RunProgress]):
+    """Run the tournament under a live progress bar; ``seen`` holds the latest progress report."""
     columns = (
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -93,10 +101,14 @@ def _run_with_display(config: TournamentConfig, args: argparse.Namespace, consol
         TextColumn("{task.fields[status]}"),
     )
     with Progress(*columns, console=console, disable=quiet, transient=False) as progress:
-        task = progress.add_task("matches", total=None, rate="", status="")
+        tasks: list[TaskID] = []  # the bar appears with the first report: a refused run shows none
         started = time.perf_counter()
 
         def update(state: RunProgress) -> None:
+            seen[:] = [state]
+            if not tasks:
+                tasks.append(progress.add_task("matches", total=None, rate="", status=""))
+            task = tasks[0]
             elapsed = time.perf_counter() - started
             rate = f"{state.played_now / elapsed:.1f}/s" if state.played_now and elapsed > 0 else ""
             leader = f" · leader {state.leader}" if state.leader else ""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import socket
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -23,7 +24,7 @@ from typing import Any
 from arena.plugins import DEFAULT_PLUGINS_DIR, Registry, load_registry
 from arena.referee import AgentHost, Limits, RefereeError, SeatPlan, play_match
 from arena.tournament.config import TournamentConfig
-from arena.tournament.schedule import Match
+from arena.tournament.schedule import Match, Schedule
 from arena.tournament.store import Store, pack_record, store_path
 
 MAX_BATCH = 32
@@ -90,7 +91,9 @@ def run_tournament(
     address = address or os.environ.get("RAY_ADDRESS") or None
     serial = address is None and workers == 1
     with Store(path) as store:
-        store.bind(config.to_json(), schedule.design.to_json(), total, resume)
+        if store.bind(config.to_json(), schedule.design.to_json(), total, resume):
+            _check_prefix(store, schedule)  # more blocks: only appended matches, or refuse
+            store.extend(config.to_json(), schedule.design.to_json(), total)
         done = store.done_indices()
         pending = total - len(done)
         serial = serial or not pending  # nothing to play: no need to start Ray
@@ -112,6 +115,17 @@ def run_tournament(
         name=config.name, total=total, played=pending, seconds=time.perf_counter() - started,
         workers=cpus, backend="serial" if serial else "ray", store=path,
     )
+
+
+def _check_prefix(store: Store, schedule: Schedule) -> None:
+    """After adding blocks: every stored match must still be the same match (id and deal) at the same place."""
+    expected = {match.index: (match.id, match.deal_seed) for match in schedule.iter_matches()}
+    for row in store.rows():
+        if expected.get(row.idx) != (row.id, row.deal_seed):
+            raise TournamentError(
+                f"{store.path}: with the added blocks, stored match {row.id} is no longer at place {row.idx}; "
+                "give the tournament a new name instead"
+            )
 
 
 def batch_size(remaining: int, workers: int) -> int:
@@ -236,6 +250,8 @@ def _backend(serial: bool, workers: int | None, address: str | None) -> Iterator
 
     started_here = not ray.is_initialized()
     if started_here:
+        if address is not None:
+            _check_reachable(address)
         try:
             with _quiet_stderr():  # Ray's services log to their session folder; keep the terminal for us
                 if address is None:
@@ -251,6 +267,25 @@ def _backend(serial: bool, workers: int | None, address: str | None) -> Iterator
     finally:
         if started_here:
             ray.shutdown()
+
+
+CONNECT_SECONDS = 10.0
+"""How long to wait for a Ray cluster's address to accept a connection before giving up."""
+
+
+def _check_reachable(address: str) -> None:
+    """Fail fast with one line when nothing listens at ``address`` (``ray.init`` would retry for minutes).
+
+    ``auto`` and addresses without a port are left to Ray.
+    """
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_SECONDS).close()
+    except OSError as error:
+        reason = error.strerror or type(error).__name__
+        raise TournamentError(f"cannot reach a Ray cluster at {address}: {reason}") from None
 
 
 @contextlib.contextmanager

@@ -95,6 +95,11 @@ class MatchRow:
         }
 
 
+def more_blocks_only(stored: Mapping[str, Any], config: Mapping[str, Any]) -> bool:
+    """Whether ``config`` is ``stored`` with more duplicate blocks and nothing else changed."""
+    return config.get("blocks", 0) > stored.get("blocks", 0) and {**stored, "blocks": config.get("blocks")} == config
+
+
 def pack_record(record: Mapping[str, Any]) -> bytes:
     """A match record as the store keeps it: zlib-compressed JSON.
 
@@ -154,27 +159,40 @@ class Store:
                 [(key, json.dumps(value, sort_keys=True)) for key, value in values.items()],
             )
 
-    def bind(self, config: Mapping[str, Any], schedule: Mapping[str, Any], total: int, resume: bool) -> None:
-        """Tie the store to a tournament config, or check that it already is.
+    def bind(self, config: Mapping[str, Any], schedule: Mapping[str, Any], total: int, resume: bool) -> bool:
+        """Tie the store to a tournament config, or check that it already is; True if the config grew.
 
         A fresh store records the config; an existing one must hold the same
         config, and a part-played one needs ``resume`` (so that two runs are
         never mixed by accident).  A complete one has nothing left to play.
+        With ``resume``, a config that differs only by more ``blocks`` is
+        accepted and True returned: matches run block by block, so the new
+        blocks only append; the caller checks that every stored match keeps its
+        id and seed, then calls ``extend``.
         """
         stored = self.meta("config")
         if stored is None:
             self.set_meta({"schema": SCHEMA_VERSION, "config": config, "schedule": schedule, "total": total})
-            return
+            return False
         if stored != config:
+            if resume and more_blocks_only(stored, config):
+                return True
+            only_blocks_differ = {**stored, "blocks": config.get("blocks")} == config
+            hint = "; to add blocks, raise only 'blocks' and run with --resume" if only_blocks_differ else ""
             raise StoreError(
                 f"{self.path} holds results of a different configuration of {config['name']!r}; "
-                "give the tournament a new name, or delete that folder to start over"
+                f"give the tournament a new name, or delete that folder to start over{hint}"
             )
         done = self.count()
         if done and done < total and not resume:
             raise StoreError(
                 f"{self.path} already holds {done} of {total} results; add --resume to play only what is missing"
             )
+        return False
+
+    def extend(self, config: Mapping[str, Any], schedule: Mapping[str, Any], total: int) -> None:
+        """Record the grown config (more blocks) that ``bind`` accepted."""
+        self.set_meta({"config": config, "schedule": schedule, "total": total})
 
     # -- matches -----------------------------------------------------------------------------
 

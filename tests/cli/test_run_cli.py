@@ -176,3 +176,38 @@ def test_run_prints_the_ratings_of_every_method_within_eighty_columns(capsys: py
     assert "arena leaderboard tiny" in out and "--method METHOD" in out
     board = next(line for line in lines if line.lstrip().startswith("#") and "Agent" in line)
     assert board.split() == ["#", "Agent", "Rating", "95%", "interval", "Games", "Score", "Wins", "Faults"]
+
+
+def test_an_unreachable_ray_address_fails_at_once(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    config = write_config(tmp_path)
+    status, _, err = run(capsys, "run", str(config), "--address", "127.0.0.1:1", "--leaderboards", str(tmp_path))
+    assert status == 1
+    assert err.strip() == "arena: error: cannot reach a Ray cluster at 127.0.0.1:1: Connection refused"
+
+
+def test_ctrl_c_says_what_is_stored_and_how_to_go_on(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    import arena.cli.run as run_command
+
+    config = write_config(tmp_path)
+    real = run_command.run_tournament
+
+    def interrupted(*args, on_progress, **kwargs):
+        def stop(progress):
+            on_progress(progress)
+            if progress.played_now >= 3:
+                raise KeyboardInterrupt
+
+        return real(*args, on_progress=stop, **kwargs)
+
+    monkeypatch.setattr(run_command, "run_tournament", interrupted)
+    status, _, err = run(capsys, "run", str(config), "--workers", "1", "--leaderboards", str(tmp_path / "boards"))
+    assert status == 130
+    assert err.strip() == (f"arena: error: interrupted: 4 of 8 matches are stored; run 'arena run {config} --resume' "
+                           "to play the rest")
+    monkeypatch.setattr(run_command, "run_tournament", real)
+    status, out, err = run(capsys, "run", str(config), "--workers", "1", "--leaderboards", str(tmp_path / "boards"))
+    assert status == 1 and "add --resume" in err
+    assert "matches " not in out  # a refused run shows no progress bar

@@ -96,6 +96,20 @@ def test_a_changed_config_under_the_same_name_is_refused(tmp_path: Path) -> None
         run_tournament(small_config(seed=6), leaderboards=tmp_path, plugins_dir=None, workers=1, resume=True)
 
 
+def test_more_blocks_with_resume_extend_a_tournament_and_equal_a_fresh_run(tmp_path: Path) -> None:
+    run_tournament(small_config(blocks=2), leaderboards=tmp_path / "grown", plugins_dir=None, workers=1)
+    with pytest.raises(StoreError, match="to add blocks, raise only 'blocks' and run with --resume"):
+        run_tournament(small_config(blocks=3), leaderboards=tmp_path / "grown", plugins_dir=None, workers=1)
+    grown = run_tournament(small_config(blocks=3), leaderboards=tmp_path / "grown", plugins_dir=None, workers=1,
+                           resume=True)
+    assert (grown.played, grown.total) == (20, 60)  # only the new block of each of the 5 tables
+    run_tournament(small_config(blocks=3), leaderboards=tmp_path / "fresh", plugins_dir=None, workers=1)
+    assert results(tmp_path / "grown") == results(tmp_path / "fresh")
+    with pytest.raises(StoreError, match="different configuration"):  # fewer blocks never fit the stored results
+        run_tournament(small_config(blocks=2), leaderboards=tmp_path / "grown", plugins_dir=None, workers=1,
+                       resume=True)
+
+
 def test_resume_after_an_interruption_equals_an_uninterrupted_run(tmp_path: Path) -> None:
     config = small_config()
     whole = tmp_path / "whole"
