@@ -506,7 +506,7 @@ def fit(
         raise ValueError(f"draw_probability must be in [0, 1), got {draw_probability}")
     scale = (
         f"TrueSkill conservative skill mu - {CONSERVATIVE_SIGMAS:g} sigma (prior mu {mu:g}, sigma {sigma:g}); "
-        f"interval mu -+ {z_value(level):.2f} sigma"
+        f"interval mu +/- {z_value(level):.2f} sigma (around mu, not the rating)"
     )
     arrays = as_arrays(outcomes)
     if arrays.n_matches == 0:
