@@ -11,8 +11,9 @@ from types import SimpleNamespace
 
 from rich.console import Console
 
-from arena.cli.common import CliError, add_command, print_json
+from arena.cli.common import CliError, add_command, check_output_file, print_json
 from arena.leaderboard import compare, render_comparison
+from arena.records import save_record
 from arena.ratings.registry import method_names
 from arena.tournament.publish import method_options, publish, stored_config
 from arena.tournament.store import Store, StoreError, store_path
@@ -52,15 +53,20 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     export = add_command(
         subparsers,
         "export",
-        help="write a stored tournament's match table as CSV or JSON lines",
-        description="Write every stored match of tournament NAME, in schedule order, as CSV or JSON lines.",
+        help="write a stored tournament's match table as CSV or JSON lines, or one match's record",
+        description=(
+            "Write every stored match of tournament NAME, in schedule order, as CSV or JSON lines; or, with "
+            "--match ID, that match's full record (JSON, the format 'arena replay' reads)."
+        ),
         examples=(
             "arena export quickstart-lovat --format csv > matches.csv",
             "arena export quickstart-lorum --format jsonl --output matches.jsonl",
+            "arena export quickstart-lovat --match t0003-b01-r2 --output match.json",
         ),
     )
     export.add_argument("name", help="tournament name")
     export.add_argument("--format", choices=("csv", "jsonl"), default="csv", help="output format (default: csv)")
+    export.add_argument("--match", metavar="ID", help="write this match's record instead (ids: the table's id column)")
     export.add_argument("--output", type=Path, metavar="FILE", help="write to FILE instead of standard output")
     export.add_argument("--leaderboards", type=Path, default=Path("leaderboards"), metavar="DIR",
                         help="where tournament folders are (default: ./leaderboards)")
@@ -106,12 +112,22 @@ def run_leaderboard(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    """Write the match table."""
+    """Write the match table, or one match's record."""
+    check_output_file(args.output, "--output")
     try:
         with Store.open_existing(store_path(args.leaderboards, args.name)) as store:
-            rows = [row.to_json() for row in store.rows()]
+            if args.match is not None:
+                record = store.record(args.match)
+            else:
+                rows = [row.to_json() for row in store.rows()]
     except StoreError as error:
         raise CliError(str(error), status=1) from None
+    if args.match is not None:
+        if args.output:
+            save_record(record, args.output)
+        else:
+            print_json(record)
+        return 0
     try:
         out = open(args.output, "w", newline="") if args.output else sys.stdout
     except OSError as error:

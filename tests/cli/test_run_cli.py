@@ -100,6 +100,15 @@ def test_leaderboard_and_export_read_the_store(capsys: pytest.CaptureFixture[str
     assert status == 0 and [row["idx"] for row in table] == [str(i) for i in range(8)]
     status, out, _ = run(capsys, "export", "tiny", "--format", "jsonl", "--leaderboards", str(boards))
     assert [json.loads(line)["id"] for line in out.splitlines()] == [row["id"] for row in table]
+    # One match's record comes out in the format 'arena replay' reads, and replays to the stored result.
+    saved = tmp_path / "match.json"
+    status, _, _ = run(capsys, "export", "tiny", "--match", table[5]["id"], "--output", str(saved),
+                       "--leaderboards", str(boards))
+    assert status == 0 and json.loads(saved.read_text())["match"] == table[5]["id"]
+    status, out, err = run(capsys, "replay", str(saved))
+    assert status == 0 and "recorded actions legal" in out, err
+    status, _, err = run(capsys, "export", "tiny", "--match", "t9999-b00-r0", "--leaderboards", str(boards))
+    assert status == 1 and "no match 't9999-b00-r0'" in err
 
 
 @pytest.mark.parametrize(
