@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -58,9 +59,9 @@ def run_plugins(args: argparse.Namespace) -> int:
     if args.json:
         print_json(rows)
         return 0
-    table = Table(title="Plugins")
+    table = Table(title="Plugins", box=box.SIMPLE_HEAD)
     for column in ("name", "version", "source", "games", "agents"):
-        table.add_column(column)
+        table.add_column(column, overflow="fold")
     for row in rows:
         table.add_row(row["name"], row["version"], row["source"], ", ".join(row["games"]), ", ".join(row["agents"]))
     Console().print(table)
@@ -85,13 +86,17 @@ def run_agents(args: argparse.Namespace) -> int:
     if args.json:
         print_json(rows)
         return 0
-    table = Table(title="Agents")
-    for column in ("name", "version", "plugin", "source", "games", "description"):
-        table.add_column(column)
+    # Descriptions follow the table, one paragraph each, so the columns (a drop-in's source is a path) keep their width.
+    table = Table(title="Agents", box=box.SIMPLE_HEAD)
+    for column in ("agent", "version", "games", "plugin"):
+        table.add_column(column, no_wrap=True)
+    table.add_column("source", overflow="fold")
     for row in rows:
-        table.add_row(row["name"], row["version"], row["plugin"], row["source"], ", ".join(row["games"]),
-                      row["description"])
-    Console().print(table)
+        table.add_row(row["name"], row["version"], ", ".join(row["games"]), row["plugin"], row["source"])
+    console = Console()
+    console.print(table)
+    for row in rows:
+        console.print(f"[bold]{row['name']}[/]: {row['description'] or '(no description)'}")
     return 0
 
 
@@ -108,11 +113,15 @@ def run_games(args: argparse.Namespace) -> int:
     if args.json:
         print_json(rows)
         return 0
-    table = Table(title="Games")
+    table = Table(title="Games", box=box.SIMPLE_HEAD)
     for column in ("name", "id", "title", "players", "options"):
         table.add_column(column)
     for row in rows:
         options = ", ".join(f"{name} (default {spec['default']})" for name, spec in row["options"].items())
-        table.add_row(row["name"], row["id"], row["title"], ", ".join(map(str, row["players"])), options or "-")
+        players = ", ".join(map(str, row["players"]))
+        default = next((game.info.default_players for game in loaded.games.values() if game.info.name == row["name"]),
+                       None)
+        table.add_row(row["name"], row["id"], row["title"], players + (f" (default {default})" if default else ""),
+                      options or "-")
     Console().print(table)
     return 0

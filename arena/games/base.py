@@ -88,7 +88,7 @@ class GameInfo:
         known = {spec.name: spec for spec in self.options}
         for key in given:
             if key not in known:
-                raise InvalidSetup(f"unknown {self.title} option {key!r} (known: {', '.join(known) or 'none'})")
+                raise InvalidSetup(f"unknown {self.title} option {key!r} (known: {', '.join(['players', *known])})")
         for spec in self.options:
             value = given.get(spec.name, spec.default)
             if spec.choices is not None and value not in spec.choices:

@@ -211,3 +211,13 @@ def test_the_play_examples_in_help_work(capsys: pytest.CaptureFixture[str], tmp_
             continue  # needs a person at the terminal (tests/cli/test_human.py plays it)
         status, _, err = run(capsys, *argv)
         assert status == 0, f"{example}: {err}"
+
+
+@pytest.mark.parametrize("command", ["agents", "games", "plugins"])
+def test_listings_fit_eighty_columns(capsys: pytest.CaptureFixture[str], command: str) -> None:
+    status, out, _ = run(capsys, command)
+    assert status == 0 and max(map(len, out.splitlines())) <= 80  # captured output: rich's 80 columns
+    if command == "agents":  # every agent's description, whole, after the table
+        assert "search: Determinized search: samples hidden deals" in out
+    if command == "games":
+        assert "3, 4, 5, 6 (default 4)" in out
