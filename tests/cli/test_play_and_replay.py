@@ -113,7 +113,7 @@ def test_hand_written_record_without_result_is_played_out(capsys: pytest.Capture
         (["play", "lovat", "--human", "9"], "--human 9: seats are 0 to 3"),
         (["replay", "/no/such/file.json"], "/no/such/file.json: no such file"),
         (["replay", "/"], "/: cannot read the file: Is a directory"),
-        (["cards", "lorum"], "knows the lovat deck only"),
+        (["cards", "chess"], "knows the decks of lovat and lorum, not 'chess'"),
     ],
 )
 def test_bad_input_is_one_line_and_nonzero(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
@@ -164,6 +164,16 @@ def test_replay_refuses_to_play_on_with_an_agent_that_is_not_installed(capsys: p
     assert not (tmp_path / "out.json").exists()
     status, _, err = run(capsys, "replay", str(record), "--save", str(tmp_path / "none" / "out.json"))
     assert status == 2 and "--save" in err and "does not exist" in err
+
+
+def test_lorum_cards_name_every_card_and_its_points(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "cards", "lorum", "--json")
+    cards = json.loads(out)
+    assert status == 0 and len(cards) == 32 and sum(card["points"] for card in cards) == 20  # S-9
+    assert {card["name"]: card["points"] for card in cards if card["points"] != 1} == {
+        **{card["name"]: 0 for card in cards if card["suit"] != "hearts"}, "Oa": 4, "Og": 8}
+    status, out, _ = run(capsys, "cards", "lorum")
+    assert "Og" in out and "green" in out and "Ober" in out
 
 
 def test_cards_json_lists_the_whole_deck(capsys: pytest.CaptureFixture[str]) -> None:
