@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -76,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
     if args.human is not None:
         seats[args.human] = SeatPlan(name="human", spec=_human_spec(game, players), seed=0)
     substitute = agent_for_game(loaded, "random", game)
-    log = None if args.json else (lambda event: print(game.describe_event(event)))
+    log = None if args.json else (lambda event: print(wrapped(game.describe_event(event))))
     if log is not None:
         print(f"{game.info.title}, {players} players, seed {seed}")
         for seat, plan in enumerate(seats):
@@ -100,6 +102,13 @@ def run(args: argparse.Namespace) -> int:
         if args.record is not None:
             print(f"record saved to {args.record}")
     return 0
+
+
+def wrapped(text: str) -> str:
+    """A log line folded to the terminal's width, continuation lines indented (card ids never split)."""
+    width = shutil.get_terminal_size().columns
+    return "\n".join(textwrap.fill(line, width=width, subsequent_indent="    ", break_long_words=False,
+                                    break_on_hyphens=False) for line in text.splitlines())
 
 
 def _options(game: Game, args: argparse.Namespace) -> dict[str, Any]:
