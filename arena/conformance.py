@@ -25,7 +25,10 @@ isolated host, so set-iteration and hash-order bugs show up too).
 from __future__ import annotations
 
 import os
+import re
+import shlex
 import statistics
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,7 +40,7 @@ from arena.plugins import DEFAULT_PLUGINS_DIR, Registry, load_registry
 from arena.records import action_from_json
 from arena.referee import AgentHost, Limits, MatchResult, SeatPlan, play_match
 from arena.referee.faults import CRASH, EXCEPTION, ILLEGAL, MEMORY, TIMEOUT
-from arena.referee.seats import plugin_folder
+from arena.referee.seats import AUTO, ISOLATED, plugin_folder, resolve_mode
 from arena.seeding import derive_seed
 
 OPPONENT = "random"
@@ -52,19 +55,50 @@ FIXES = {
              "rule describes the choice (a Lovat keep), a tuple of card ids that the rule allows "
              "(Game.action_error(observation, action) must return None); never a list of options, None or "
              "another type",
-    TIMEOUT: "decide faster: each decision gets {move} s, with a {bank} s bank for the whole match, and building "
-             "the agent gets {startup} s; load models when the plugin module is imported, not per move",
+    TIMEOUT: "decide faster: each decision gets {move} s, and the decisions of one match may overrun that by "
+             "{bank} s in all (the bank); load models when the plugin module is imported, not per move",
     CRASH: "the agent's process died: do not call os._exit(), sys.exit() or os.kill(), and avoid crashing native "
            "code",
     MEMORY: "use less memory: an isolated agent may allocate {memory} MB beyond the preloaded arena",
 }
-"""What to do about each fault kind."""
+"""What to do about each fault kind (a fault in a decision; see ``STARTUP_FIXES`` for building the agent)."""
+
+STARTUP_FIXES = {
+    EXCEPTION: "building the agent raised an exception (its factory or __init__, before any act()): fix the "
+               "error at the file and line named; an agent's constructor must never raise",
+    TIMEOUT: "build the agent faster: building it gets {startup} s; load models and build tables when the plugin "
+             "module is imported (once, shared by every match), not in __init__ (every match)",
+    CRASH: "the agent's process died while the agent was being built: do not call os._exit(), sys.exit() or "
+           "os.kill(), and avoid crashing native code",
+    MEMORY: "use less memory while building the agent: an isolated agent may allocate {memory} MB beyond the "
+            "preloaded arena",
+}
+"""What to do about a fault while the agent is built (its message starts ``start-up``)."""
 
 NONDETERMINISM_FIX = (
     "make the agent deterministic for a given seed: draw all randomness from random.Random(self.seed) created in "
     "__init__ (not the global random module, os.urandom or time), and do not let the order of a set or the id() "
     "of an object decide anything"
 )
+
+WIDTH = 80
+"""Columns ``CheckReport.summary`` and ``failure_message`` wrap to."""
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One problem in parts, so that a report can print each distinct fix once."""
+
+    title: str  # what and where, e.g. "timeout at move 11 (lorum, 4 players, seat 0, seed 7)"
+    detail: str  # what happened
+    fix: str  # what to do about it
+    reproduce: str  # a command that shows the problem again
+    note: str = ""  # a remark on the command (e.g. why it is not `arena play`)
+
+    def line(self) -> str:
+        """The problem as one line (``CheckReport.problems``)."""
+        note = f" ({self.note})" if self.note else ""
+        return f"{self.title}: {self.detail}. To fix: {self.fix}. Reproduce: {self.reproduce}{note}"
 
 
 @dataclass(slots=True)
@@ -76,11 +110,13 @@ class MatchCheck:
     seat: int  # the checked agent's seat
     decisions: int  # decisions the agent made itself
     faults: list[dict[str, Any]]  # the agent's faults (at most one: after it a substitute plays)
-    command: str  # an `arena play` command that replays the same match
+    command: str  # an `arena play` command that replays the same match (under arena play's own limits)
+    reproduce: str = ""  # a command that reproduces the match's fault: `command`, or an `arena check-agent`
+    # command where `arena play` cannot (a timeout or memory fault under other limits); empty if no fault
 
     def to_json(self) -> dict[str, Any]:
         return {"players": self.players, "seed": self.seed, "seat": self.seat, "decisions": self.decisions,
-                "faults": self.faults, "command": self.command}
+                "faults": self.faults, "command": self.command, "reproduce": self.reproduce}
 
 
 @dataclass(slots=True)
@@ -97,6 +133,13 @@ class CheckReport:
     peak_memory_mb: float | None = None  # largest peak resident memory of its process (isolated only)
     deterministic: bool | None = None  # same seed twice gave the same actions; None if not checked
     problems: list[str] = field(default_factory=list)  # one line each: what went wrong and what to fix
+    findings: list[Finding] = field(default_factory=list)  # the same problems in parts (summary groups fixes)
+    seed: int = 0  # the seed the matches derive from
+
+    def add(self, finding: Finding) -> None:
+        """Record a problem."""
+        self.findings.append(finding)
+        self.problems.append(finding.line())
 
     @property
     def passed(self) -> bool:
@@ -110,8 +153,9 @@ class CheckReport:
 
     @property
     def faults(self) -> list[dict[str, Any]]:
-        """Every fault, each with the match's players, seed and command added."""
-        return [dict(fault, players=match.players, seed=match.seed, command=match.command)
+        """Every fault, each with the match's players, seed, command and reproduce command added."""
+        return [dict(fault, players=match.players, seed=match.seed, command=match.command,
+                     reproduce=match.reproduce)
                 for match in self.matches for fault in match.faults]
 
     @property
@@ -134,7 +178,7 @@ class CheckReport:
     def to_json(self) -> dict[str, Any]:
         """The report as plain JSON data (``arena check-agent --json``)."""
         return {
-            "agent": self.agent, "version": self.version, "game": self.game, "passed": self.passed,
+            "agent": self.agent, "version": self.version, "game": self.game, "seed": self.seed, "passed": self.passed,
             "isolation": self.isolation, "limits": self.limits.to_json(), "decisions": self.decisions,
             "faults": self.counts(), "move_seconds": {"median": self.move_seconds_median, "max": self.move_seconds_max},
             "peak_memory_mb": self.peak_memory_mb, "deterministic": self.deterministic,
@@ -143,14 +187,16 @@ class CheckReport:
 
     def summary(self) -> str:
         """A readable report: what was played, the measurements, then PASS or FAIL with every problem."""
-        lines = [f"{self.agent} {self.version} on {self.game} ({self.isolation}, {self.limits.describe()}"
-                 + (f", {self.limits.memory_mb} MB" if self.isolation == "isolated" and self.limits.memory_mb else "")
-                 + ")"]
+        lines = _wrap(f"{self.agent} {self.version} on {self.game} ({self.isolation}, {self.limits.describe()}"
+                      + (f", {self.limits.memory_mb} MB" if self.isolation == "isolated" and self.limits.memory_mb
+                         else "")
+                      + ")", "", "  ")
         for players in sorted({match.players for match in self.matches}):
             played = [match for match in self.matches if match.players == players]
             faults = sum(len(match.faults) for match in played)
-            lines.append(f"  {players} players: {len(played)} matches, "
-                         f"{sum(match.decisions for match in played)} decisions, {faults} faults")
+            decisions = sum(match.decisions for match in played)
+            lines.append(f"  {players} players: {_count(len(played), 'match', 'matches')}, "
+                         f"{_count(decisions, 'decision')}, {_count(faults, 'fault')}")
         counts = ", ".join(f"{kind} {count}" for kind, count in self.counts().items())
         lines.append(f"  faults: {counts}")
         if self.move_seconds:
@@ -162,15 +208,34 @@ class CheckReport:
         if self.passed:
             lines.append("PASS")
         else:
-            lines.append(f"FAIL: {len(self.problems)} problem{'s' if len(self.problems) != 1 else ''}")
-            lines.extend(f"  - {problem}" for problem in self.problems)
+            lines.append(f"FAIL: {_count(len(self.problems), 'problem')}")
+            lines.extend(self._problem_lines())
         return "\n".join(lines)
 
     def failure_message(self) -> str:
-        """The assertion message of ``assert_agent_conforms``: every problem, each with what to fix."""
-        return f"agent {self.agent!r} does not conform on {self.game}:\n" + "\n".join(
-            f"  - {problem}" for problem in self.problems
-        )
+        """The assertion message of ``assert_agent_conforms``: every problem, and each distinct fix once."""
+        return f"agent {self.agent!r} does not conform on {self.game}:\n" + "\n".join(self._problem_lines())
+
+    def _problem_lines(self) -> list[str]:
+        """Every problem (what, where, how to reproduce), wrapped; after the problems sharing a fix, that fix."""
+        groups: dict[str, list[Finding]] = {}
+        for finding in self.findings:
+            groups.setdefault(finding.fix, []).append(finding)
+        lines: list[str] = []
+        for fix, findings in groups.items():
+            for finding in findings:
+                lines += _wrap(f"{finding.title}:", "  - ", "    ")
+                lines += _wrap(f"{finding.detail}.", "    ", "    ")
+                lines += _command_lines("Reproduce: ", finding.reproduce, "    ")
+                if finding.note:
+                    lines += _wrap(f"({finding.note})", "    ", "    ")
+            lead = "To fix:" if len(findings) == 1 else f"To fix the {len(findings)} problems above:"
+            lines += _wrap(f"{lead} {fix}.", "  ", "    ")
+        shown = {finding.line() for finding in self.findings}
+        for problem in self.problems:
+            if problem not in shown:  # added to problems directly
+                lines += _wrap(problem, "  - ", "    ")
+        return lines
 
 
 def check_agent(
@@ -210,7 +275,7 @@ def check_agent(
                              f"(allowed: {', '.join(map(str, game.info.player_counts))})")
     limits = limits or Limits()
     report = CheckReport(agent=spec.name, version=spec.version, game=game.info.name, isolation=isolation,
-                         limits=limits)
+                         limits=limits, seed=seed)
     opponent = registry.agent(OPPONENT)
     hosts: list[AgentHost] = []
 
@@ -233,12 +298,15 @@ def check_agent(
                                     isolation="trusted", host=host())
                 check = _match_check(spec, game, players, match_seed, seat, result)
                 report.matches.append(check)
+                for fault in check.faults:
+                    finding = _fault_finding(spec, game, check, fault, limits, isolation, seed, index,
+                                             result.move_seconds[seat])
+                    check.reproduce = finding.reproduce
+                    report.add(finding)
                 report.move_seconds.extend(result.move_seconds[seat])
                 memory = result.peak_memory_mb[seat]
                 if memory is not None:
                     report.peak_memory_mb = max(report.peak_memory_mb or 0.0, memory)
-                for fault in check.faults:
-                    report.problems.append(_fault_problem(game, check, fault, limits))
                 if index == 0:
                     firsts.append((check, result, seats, options))
         if determinism:
@@ -291,20 +359,96 @@ def _match_check(spec: AgentSpec, game: Game, players: int, match_seed: int, sea
                  result: MatchResult) -> MatchCheck:
     names = ",".join(spec.name if index == seat else OPPONENT for index in range(players))
     command = f"arena play {game.info.name} --players {players} --seed {match_seed} --agents {names}"
-    folder = plugin_folder(spec.factory)
-    if folder is not None and folder != DEFAULT_PLUGINS_DIR.resolve():
-        shown = os.path.relpath(folder)
-        command += f" --plugins-dir {folder if shown.startswith('..') else shown}"
+    command += _plugins_option(spec)
     faults = [dict(fault) for fault in result.record["faults"] if fault["seat"] == seat]
     return MatchCheck(players=players, seed=match_seed, seat=seat, decisions=result.decisions[seat],
                       faults=faults, command=command)
 
 
-def _fault_problem(game: Game, check: MatchCheck, fault: dict[str, Any], limits: Limits) -> str:
-    fix = FIXES.get(fault["kind"], "").format(move=f"{limits.move_seconds:g}", bank=f"{limits.bank_seconds:g}",
-                                              startup=f"{limits.startup_seconds:g}", memory=limits.memory_mb)
-    return (f"{fault['kind']} at move {fault['move']} ({game.info.name}, {check.players} players, seat "
-            f"{check.seat}, seed {check.seed}): {fault['message']}. To fix: {fix}. Reproduce: {check.command}")
+def _plugins_option(spec: AgentSpec) -> str:
+    """`` --plugins-dir DIR`` for an agent from a drop-in plugin outside ./plugins; else nothing."""
+    folder = plugin_folder(spec.factory)
+    if folder is None or folder == DEFAULT_PLUGINS_DIR.resolve():
+        return ""
+    shown = os.path.relpath(folder)
+    return f" --plugins-dir {shlex.quote(str(folder) if shown.startswith('..') else shown)}"
+
+
+def _fault_finding(spec: AgentSpec, game: Game, check: MatchCheck, fault: dict[str, Any], limits: Limits,
+                   isolation: str, seed: int, index: int, earlier: list[float]) -> Finding:
+    """A fault as a problem: where, what (a timeout explained), the fix for its kind and phase, a command."""
+    kind, message = fault["kind"], fault["message"]
+    startup = message.startswith("start-up")
+    fixes = STARTUP_FIXES if startup and kind in STARTUP_FIXES else FIXES
+    fix = fixes.get(kind, "").format(move=f"{limits.move_seconds:g}", bank=f"{limits.bank_seconds:g}",
+                                     startup=f"{limits.startup_seconds:g}", memory=limits.memory_mb)
+    when = "at start-up" if startup else f"at move {fault['move']}"
+    title = f"{kind} {when} ({game.info.name}, {check.players} players, seat {check.seat}, seed {check.seed})"
+    if kind == TIMEOUT and not startup:
+        message = _explain_timeout(message, limits, earlier)
+    reproduce, note = _reproduce(spec, game, check, kind, startup, limits, isolation, seed, index)
+    return Finding(title=title, detail=message, fix=fix, reproduce=reproduce, note=note)
+
+
+def _explain_timeout(message: str, limits: Limits, earlier: list[float]) -> str:
+    """A decision's timeout message, saying how long that decision had: the move time plus what was left of the bank.
+
+    The referee's message gives the limits as configured (``1 s per move plus a 10 s bank``) beside the time
+    the decision was allowed, which is less once earlier decisions of the match have drawn on the bank.
+    """
+    message = message.replace(f" ({limits.describe()})", "")
+    overrun = sum(max(0.0, seconds - limits.move_seconds) for seconds in earlier)
+    left = max(0.0, limits.bank_seconds - overrun)
+    explained = (f"{message}. That decision could take at most {limits.move_seconds + left:.2f} s: the "
+                 f"{limits.move_seconds:g} s per move plus the {left:.2f} s left of the {limits.bank_seconds:g} s "
+                 "bank")
+    if overrun > 0:
+        explained += (f" (the agent's {_count(len(earlier), 'earlier decision')} in this match had used "
+                      f"{min(overrun, limits.bank_seconds):.2f} s of it)")
+    return explained
+
+
+def _reproduce(spec: AgentSpec, game: Game, check: MatchCheck, kind: str, startup: bool, limits: Limits,
+               isolation: str, seed: int, index: int) -> tuple[str, str]:
+    """A command that reproduces a fault, and a note on it.
+
+    ``arena play`` replays the same match, but under the default ``Limits`` and with the agent isolated only
+    if it is third-party: where that differs from the check in a way the fault depends on (time limits for
+    a timeout, the memory limit for a memory fault, the isolation for those and a crash), the command is an
+    ``arena check-agent`` run of just that player count, up to and including the match.
+    """
+    default = Limits()
+    played = resolve_mode(AUTO, spec.trusted, spec.factory)
+    reasons = []
+    if kind == TIMEOUT:
+        if startup and limits.startup_seconds != default.startup_seconds:
+            reasons.append(f"it always gives an agent {default.startup_seconds:g} s to start")
+        if not startup and (limits.move_seconds, limits.bank_seconds) != (default.move_seconds,
+                                                                          default.bank_seconds):
+            reasons.append(f"it always allows {default.describe()}")
+    if kind == MEMORY and isolation == ISOLATED and limits.memory_mb != default.memory_mb:
+        reasons.append(f"it always allows {default.memory_mb} MB")
+    if kind in (TIMEOUT, MEMORY, CRASH) and played != isolation:
+        where = "in its own process (isolated)" if played == ISOLATED else "in-process (trusted)"
+        reasons.append(f"it runs {spec.name} {where}")
+    if not reasons:
+        return check.command, ""
+    parts = [f"arena check-agent {spec.name} --game {game.info.name} --players {check.players}",
+             f"--matches {index + 1} --seed {seed}"]
+    if isolation != ISOLATED:
+        parts.append(f"--isolation {isolation}")
+    for name in ("move_seconds", "bank_seconds", "startup_seconds"):
+        value = getattr(limits, name)
+        if value != getattr(default, name):
+            parts.append(f"--{name.replace('_', '-')} {value:g}")
+    if limits.memory_mb is not None and limits.memory_mb != default.memory_mb:
+        parts.append(f"--memory-mb {limits.memory_mb}")
+    command = " ".join(parts) + _plugins_option(spec)
+    played_matches = ("the same match" if index == 0
+                      else f"the first {index + 1} matches of {check.players} players, the last being this one,")
+    note = (f"`arena play` cannot reproduce this: {' and '.join(reasons)}; this command plays {played_matches} "
+            "under the same limits")
+    return command, note
 
 
 def _check_determinism(report: CheckReport, game: Game, opponent: AgentSpec,
@@ -327,11 +471,12 @@ def _check_determinism(report: CheckReport, game: Game, opponent: AgentSpec,
                 continue
             report.deterministic = False
             move, was, now = difference
-            report.problems.append(
-                f"not deterministic ({game.info.name}, {check.players} players, seat {check.seat}, seed "
-                f"{check.seed}): the same seed gave {was} at move {move} the first time and {now} the second. "
-                f"To fix: {NONDETERMINISM_FIX}. Reproduce: {check.command} (twice)"
-            )
+            report.add(Finding(
+                title=f"not deterministic ({game.info.name}, {check.players} players, seat {check.seat}, seed "
+                      f"{check.seed})",
+                detail=f"the same seed gave {was} at move {move} the first time and {now} the second",
+                fix=NONDETERMINISM_FIX, reproduce=check.command, note="twice",
+            ))
     finally:
         if second is not None:
             second.close()
@@ -354,3 +499,30 @@ def _show(entry: dict[str, Any]) -> str:
 
 def _ms(seconds: float | None) -> str:
     return "-" if seconds is None else f"{seconds * 1000:.1f} ms"
+
+
+def _count(number: int, singular: str, plural: str | None = None) -> str:
+    """``1 match``, ``2 matches``."""
+    return f"{number} {singular if number == 1 else plural or singular + 's'}"
+
+
+def _wrap(text: str, first: str, rest: str) -> list[str]:
+    """``text`` wrapped to ``WIDTH`` columns; words (paths, commands) and quantities (``10 s``) are never broken."""
+    kept = re.sub(r"(\d) (s|ms|MB)\b", "\\1\N{NO-BREAK SPACE}\\2", text)
+    lines = textwrap.wrap(kept, WIDTH, initial_indent=first, subsequent_indent=rest, break_long_words=False,
+                          break_on_hyphens=False)
+    return [line.replace("\N{NO-BREAK SPACE}", " ") for line in lines]
+
+
+def _command_lines(label: str, command: str, indent: str) -> list[str]:
+    """A shell command after ``label``, broken before its options with `` \\`` so it still pastes."""
+    chunks = command.split(" --")
+    chunks = chunks[:1] + [f"--{chunk}" for chunk in chunks[1:]]
+    lines = [f"{indent}{label}{chunks[0]}"]
+    for chunk in chunks[1:]:
+        if len(lines[-1]) + 1 + len(chunk) + 2 <= WIDTH:
+            lines[-1] += f" {chunk}"
+        else:
+            lines[-1] += " \\"
+            lines.append(f"{indent}  {chunk}")
+    return lines

@@ -28,12 +28,15 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
             "arena check-agent my-agent --game lorum --matches 5 --seed 7",
             "arena check-agent my-agent --game lovat --plugins-dir my_plugins --json",
             "arena check-agent my-agent --game lovat --move-seconds 0.2   # a tighter limit",
+            "arena check-agent my-agent --game lovat --players 4          # one player count",
         ),
     )
     parser.add_argument("agent", metavar="NAME", help="the agent's registered name (see 'arena agents')")
     parser.add_argument("--game", required=True, help="game name: lovat or lorum (see 'arena games')")
     parser.add_argument("--matches", type=int, default=DEFAULT_MATCHES,
                         help=f"matches per player count (default {DEFAULT_MATCHES})")
+    parser.add_argument("--players", type=int, metavar="N",
+                        help="check only this player count (default: every count the game allows)")
     parser.add_argument("--seed", type=int, default=0, help="seed the matches derive from (default 0)")
     parser.add_argument("--isolation", choices=("isolated", "trusted"), default="isolated",
                         help="run the agent in its own process (default; measures memory) or in-process")
@@ -42,6 +45,8 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
                         help=f"per-move time limit (default {defaults.move_seconds:g})")
     parser.add_argument("--bank-seconds", type=float, default=defaults.bank_seconds, metavar="S",
                         help=f"per-match time bank (default {defaults.bank_seconds:g})")
+    parser.add_argument("--startup-seconds", type=float, default=defaults.startup_seconds, metavar="S",
+                        help=f"time to build the agent (default {defaults.startup_seconds:g})")
     parser.add_argument("--memory-mb", type=int, default=defaults.memory_mb, metavar="MB",
                         help=f"memory an isolated agent may allocate (default {defaults.memory_mb})")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -55,15 +60,16 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"--matches {args.matches}: play at least 1 match per player count")
     try:
         limits = Limits(move_seconds=args.move_seconds, bank_seconds=args.bank_seconds,
-                        startup_seconds=Limits().startup_seconds, memory_mb=args.memory_mb)
+                        startup_seconds=args.startup_seconds, memory_mb=args.memory_mb)
     except ValueError as error:
         raise CliError(str(error)) from None
     loaded = registry(args)
     game = game_named(loaded, args.game)
     spec = agent_for_game(loaded, args.agent, game)
+    player_counts = None if args.players is None else [args.players]
     try:
-        report = check_agent(spec, game, matches=args.matches, seed=args.seed, limits=limits,
-                             isolation=args.isolation, registry=loaded, plugins_dir=args.plugins_dir)
+        report = check_agent(spec, game, matches=args.matches, seed=args.seed, player_counts=player_counts,
+                             limits=limits, isolation=args.isolation, registry=loaded, plugins_dir=args.plugins_dir)
     except (ValueError, RefereeError) as error:
         raise CliError(str(error)) from None
     if args.json:

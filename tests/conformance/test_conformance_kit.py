@@ -55,7 +55,8 @@ def test_trusted_checks_measure_no_memory(bad_registry: Registry) -> None:
         ("bad-raises", "exception", "fix the error at the file and line named"),
         ("bad-illegal", "illegal", "return exactly one of observation.legal"),
         ("bad-garbage", "illegal", "never a list of options, None or another type"),
-        ("bad-sleeper", "timeout", "decide faster: each decision gets 0.2 s, with a 0.2 s bank"),
+        ("bad-sleeper", "timeout", ("decide faster: each decision gets 0.2 s, and the decisions of one match "
+                                    "may overrun that by 0.2 s in all (the bank)")),
         ("bad-exiter", "crash", "do not call os._exit()"),
         ("bad-hog", "memory", "use less memory: an isolated agent may allocate 64 MB"),
     ],
@@ -69,9 +70,18 @@ def test_each_fault_is_a_problem_that_says_what_to_fix(bad_registry: Registry, a
     [problem] = report.problems
     assert problem.startswith(f"{kind} at move ")
     assert fix in problem
-    assert f"Reproduce: arena play lorum --players 4 --seed {report.matches[0].seed} --agents {agent},random" in problem
+    play = f"arena play lorum --players 4 --seed {report.matches[0].seed} --agents {agent},random"
+    if kind in ("timeout", "memory"):  # under limits other than arena play's: check-agent reproduces it
+        assert "Reproduce: arena check-agent " + agent + " --game lorum --players 4 --matches 1 --seed 0 " in problem
+        assert "`arena play` cannot reproduce this" in problem
+        assert report.matches[0].command.startswith(play)
+    else:
+        assert f"Reproduce: {play}" in problem
+        assert report.matches[0].reproduce == report.matches[0].command
     assert report.counts()[kind] == 1
     assert report.faults[0]["command"] == report.matches[0].command
+    assert report.faults[0]["reproduce"] == report.matches[0].reproduce
+    assert report.matches[0].reproduce.endswith("bad_agents")
     assert "--plugins-dir " in report.matches[0].command  # a drop-in plugin: name its folder
     assert report.matches[0].command.endswith("bad_agents")
 
