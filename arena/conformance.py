@@ -391,21 +391,16 @@ def _fault_finding(spec: AgentSpec, game: Game, check: MatchCheck, fault: dict[s
 
 
 def _explain_timeout(message: str, limits: Limits, earlier: list[float]) -> str:
-    """A decision's timeout message, saying how long that decision had: the move time plus what was left of the bank.
+    """A decision's timeout message, saying where the bank went when earlier decisions had drawn on it.
 
-    The referee's message gives the limits as configured (``1 s per move plus a 10 s bank``) beside the time
-    the decision was allowed, which is less once earlier decisions of the match have drawn on the bank.
+    The referee's message gives what that decision had (the move time plus what was left of the bank);
+    this adds which earlier decisions of the match had used the rest.
     """
-    message = message.replace(f" ({limits.describe()})", "")
     overrun = sum(max(0.0, seconds - limits.move_seconds) for seconds in earlier)
-    left = max(0.0, limits.bank_seconds - overrun)
-    explained = (f"{message}. That decision could take at most {limits.move_seconds + left:.2f} s: the "
-                 f"{limits.move_seconds:g} s per move plus the {left:.2f} s left of the {limits.bank_seconds:g} s "
-                 "bank")
-    if overrun > 0:
-        explained += (f" (the agent's {_count(len(earlier), 'earlier decision')} in this match had used "
-                      f"{min(overrun, limits.bank_seconds):.2f} s of it)")
-    return explained
+    if overrun <= 0:
+        return message
+    return (f"{message} (the agent's {_count(len(earlier), 'earlier decision')} in this match had used "
+            f"{min(overrun, limits.bank_seconds):.2f} s of the bank)")
 
 
 def _reproduce(spec: AgentSpec, game: Game, check: MatchCheck, kind: str, startup: bool, limits: Limits,

@@ -59,6 +59,15 @@ class Limits:
         """A short phrase for messages, e.g. ``1 s per move plus a 10 s bank``."""
         return f"{self.move_seconds:g} s per move plus a {self.bank_seconds:g} s bank"
 
+    def describe_allowance(self, allowance: float) -> str:
+        """What one decision was allowed, e.g. ``0.20 s (0.1 s per move plus 0.10 s left of the 0.5 s bank)``.
+
+        Earlier slow decisions of the match draw on the bank, so a decision may have less than the limits say.
+        """
+        left = max(0.0, allowance - self.move_seconds)
+        return f"{allowance:.2f} s ({self.move_seconds:g} s per move plus {left:.2f} s left of the " \
+               f"{self.bank_seconds:g} s bank)"
+
 
 class Clock:
     """One seat's remaining time: the per-move limit and what is left of the bank."""

@@ -99,10 +99,11 @@ class TrustedSeat:
         except Exception as error:
             raise Fault(EXCEPTION, describe_exception(error), time.perf_counter() - started) from None
         elapsed = time.perf_counter() - started
+        allowance = self.clock.allowance()
         if self.timed and not self.clock.charge(elapsed):
             # Trusted agents cannot be pre-empted: the late action is discarded, not played.
-            raise Fault(TIMEOUT, f"took {elapsed:.2f} s ({self.limits.describe()}); the late action was discarded",
-                        elapsed)
+            raise Fault(TIMEOUT, f"took {elapsed:.2f} s; this decision had {self.limits.describe_allowance(allowance)};"
+                                 " the late action was discarded", elapsed)
         return check_action(self.game, observation, action), elapsed
 
     def event(self, event: Mapping[str, Any]) -> None:
@@ -193,12 +194,13 @@ class IsolatedSeat:
         data = protocol.encode_act(self.pending, observation)
         self.pending = []
         started = time.monotonic()
-        deadline = started + self.clock.allowance()
+        allowance = self.clock.allowance()
+        deadline = started + allowance
         self._send(data, deadline)
         reply = self._receive(deadline, "")
         elapsed = time.monotonic() - started
         if not self.clock.charge(elapsed):  # the reply beat the deadline by less than a clock tick
-            raise self._stop(_timeout(elapsed, self.limits, elapsed))
+            raise self._stop(_timeout(elapsed, self.limits, allowance))
         if "action" not in reply:
             raise self._stop(self._reply_fault(reply, ""))
         try:
@@ -340,9 +342,11 @@ def _action_from_json(value: Any) -> Any:
     return tuple(value) if isinstance(value, list) else value
 
 
-def _timeout(elapsed: float, limits: Limits, waited: float) -> Fault:
-    seconds = max(elapsed, waited)
-    return Fault(TIMEOUT, f"no action after {seconds:.2f} s ({limits.describe()}); the process was killed", seconds)
+def _timeout(elapsed: float, limits: Limits, allowance: float) -> Fault:
+    """The fault of an isolated decision that used up its ``allowance`` (the move time plus what was left of the bank)."""
+    seconds = max(elapsed, allowance)
+    return Fault(TIMEOUT, f"no action after {seconds:.2f} s, all this decision had: "
+                          f"{limits.describe_allowance(allowance)}; the process was killed", seconds)
 
 
 def _signal_name(number: int) -> str:

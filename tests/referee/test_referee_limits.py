@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from referee_helpers import play
 
@@ -36,7 +38,9 @@ def test_the_bank_absorbs_slow_moves_until_it_runs_out(registry: Registry, host:
     [fault] = match.record["faults"]
     assert fault["kind"] == "timeout"
     assert fault["move"] == decision_moves(match.record, SLOW_SEAT)[2]
-    assert "0.1 s per move plus a 0.5 s bank" in fault["message"]
+    # The message says what that decision had: the move time plus what two slow decisions left of the bank.
+    assert re.search(r"this decision had:? \d\.\d\d s \(0\.1 s per move plus 0\.[01]\d s left of the 0\.5 s bank\)",
+                     fault["message"]), fault["message"]
 
 
 def test_isolated_start_up_limit_is_separate_and_enforced(registry: Registry, host: AgentHost) -> None:
