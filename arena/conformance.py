@@ -108,7 +108,7 @@ class MatchCheck:
     players: int  # seats at the table
     seed: int  # the match seed (the game's deal and every agent seed derive from it)
     seat: int  # the checked agent's seat
-    decisions: int  # decisions the agent made itself
+    decisions: int  # decisions asked of the agent itself (the one that faulted included)
     faults: list[dict[str, Any]]  # the agent's faults (at most one: after it a substitute plays)
     command: str  # an `arena play` command that replays the same match (under arena play's own limits)
     reproduce: str = ""  # a command that reproduces the match's fault: `command`, or an `arena check-agent`
@@ -148,8 +148,8 @@ class CheckReport:
 
     @property
     def decisions(self) -> int:
-        """Decisions the agent made itself, over every match."""
-        return len(self.move_seconds)
+        """Decisions asked of the agent itself over every match, a faulted one included (as each match counts)."""
+        return sum(match.decisions for match in self.matches)
 
     @property
     def faults(self) -> list[dict[str, Any]]:

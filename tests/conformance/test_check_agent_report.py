@@ -104,6 +104,7 @@ def test_a_timeout_under_other_limits_is_reproduced_by_check_agent_and_explained
     [problem] = report.problems
     [match] = report.matches
     assert problem.startswith("timeout at move ")
+    assert report.decisions == match.decisions == len(report.move_seconds) + 1  # the faulted decision counts too
     # The time the decision had is spelled out; the configured limits alone (0.1 s + 0.5 s) misled.
     assert "(0.1 s per move plus a 0.5 s bank)" not in problem
     assert re.search(r"this decision had: \d\.\d\d s \(0\.1 s per move plus \d\.\d\d s left of the 0\.5 s bank\); "
