@@ -7,6 +7,7 @@ import csv
 import json
 import sys
 from pathlib import Path
+from typing import Any
 from types import SimpleNamespace
 
 from rich.console import Console
@@ -65,7 +66,7 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     export.add_argument("name", help="tournament name")
-    export.add_argument("--format", choices=("csv", "jsonl"), default="csv", help="output format (default: csv)")
+    export.add_argument("--format", choices=("csv", "jsonl"), help="table format (default: csv; not with --match)")
     export.add_argument("--match", metavar="ID", help="write this match's record instead (ids: the table's id column)")
     export.add_argument("--output", type=Path, metavar="FILE", help="write to FILE instead of standard output")
     export.add_argument("--leaderboards", type=Path, default=Path("leaderboards"), metavar="DIR",
@@ -113,6 +114,8 @@ def run_leaderboard(args: argparse.Namespace) -> int:
 
 def run_export(args: argparse.Namespace) -> int:
     """Write the match table, or one match's record."""
+    if args.match is not None and args.format is not None:
+        raise CliError("--format applies to the match table; --match writes the record as JSON")
     check_output_file(args.output, "--output")
     try:
         with Store.open_existing(store_path(args.leaderboards, args.name)) as store:
@@ -122,18 +125,27 @@ def run_export(args: argparse.Namespace) -> int:
                 rows = [row.to_json() for row in store.rows()]
     except StoreError as error:
         raise CliError(str(error), status=1) from None
-    if args.match is not None:
-        if args.output:
-            save_record(record, args.output)
+    try:
+        if args.match is not None:
+            _write_record(record, args.output)
         else:
-            print_json(record)
-        return 0
-    try:
-        out = open(args.output, "w", newline="") if args.output else sys.stdout
+            _write_table(rows, args.format or "csv", args.output)
     except OSError as error:
-        raise CliError(f"--output {args.output}: {error.strerror}") from None
+        raise CliError(f"--output {args.output}: {error.strerror or error}", status=1) from None
+    return 0
+
+
+def _write_record(record: dict[str, Any], output: Path | None) -> None:
+    if output:
+        save_record(record, output)
+    else:
+        print_json(record)
+
+
+def _write_table(rows: list[dict[str, Any]], kind: str, output: Path | None) -> None:
+    out = open(output, "w", newline="") if output else sys.stdout
     try:
-        if args.format == "jsonl":
+        if kind == "jsonl":
             for row in rows:
                 out.write(json.dumps(row) + "\n")
         else:
@@ -143,6 +155,5 @@ def run_export(args: argparse.Namespace) -> int:
                 writer.writerow([json.dumps(row[c]) if isinstance(row[c], (list, dict)) else row[c]
                                  for c in EXPORT_COLUMNS])
     finally:
-        if args.output:
+        if output:
             out.close()
-    return 0

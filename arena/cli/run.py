@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 import time
 from pathlib import Path
 
@@ -10,12 +11,16 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 
 from arena.cli.common import CliError, add_command, add_plugins_dir, print_json, registry
-from arena.plugins import Registry
+from arena.plugins import DEFAULT_PLUGINS_DIR, Registry
 from arena.tournament.config import ConfigError, TournamentConfig, load_config
 from arena.tournament.publish import publish, summary_json
 from arena.tournament.runner import Progress as RunProgress
 from arena.tournament.runner import TournamentError, run_tournament
 from arena.tournament.store import StoreError
+
+
+DEFAULT_LEADERBOARDS = Path("leaderboards")
+"""Where tournament folders go unless --leaderboards says otherwise."""
 
 
 def add_parsers(subparsers: argparse._SubParsersAction) -> None:
@@ -42,7 +47,7 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--resume", action="store_true",
                         help="continue a stored tournament, playing only what is missing (also after raising 'blocks')")
     parser.add_argument("--json", action="store_true", help="print a JSON summary instead of the live display")
-    parser.add_argument("--leaderboards", type=Path, default=Path("leaderboards"), metavar="DIR",
+    parser.add_argument("--leaderboards", type=Path, default=DEFAULT_LEADERBOARDS, metavar="DIR",
                         help="where tournament folders go (default: ./leaderboards)")
     add_plugins_dir(parser)
     parser.set_defaults(run=run)
@@ -76,8 +81,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(str(error), status=1) from None
     except KeyboardInterrupt:
         stored = f"{seen[-1].done} of {seen[-1].total} matches are stored" if seen else "nothing new was stored"
-        raise CliError(f"interrupted: {stored}; run 'arena run {args.config} --resume' to play the rest",
-                       status=130) from None
+        raise CliError(f"interrupted: {stored}; run '{resume_command(args)}' to play the rest", status=130) from None
     board = publish(config, args.leaderboards)
     if args.json:
         print_json(summary_json(config, summary, board))
@@ -87,6 +91,20 @@ def run(args: argparse.Namespace) -> int:
                   f"{summary.total} stored in {summary.store}")
     board.print(console)
     return 0
+
+
+def resume_command(args: argparse.Namespace) -> str:
+    """The ``arena run ... --resume`` command that continues this run: the same config, store, plugins and Ray."""
+    words = ["arena", "run", str(args.config)]
+    if args.leaderboards != DEFAULT_LEADERBOARDS:
+        words += ["--leaderboards", str(args.leaderboards)]
+    if args.plugins_dir != DEFAULT_PLUGINS_DIR:
+        words += ["--plugins-dir", str(args.plugins_dir)]
+    if args.address:
+        words += ["--address", args.address]
+    if args.workers is not None:
+        words += ["--workers", str(args.workers)]
+    return shlex.join([*words, "--resume"])
 
 
 def _run_with_display(config: TournamentConfig, args: argparse.Namespace, console: Console, quiet: bool,

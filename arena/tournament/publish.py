@@ -27,6 +27,7 @@ class Published:
 
     name: str  # tournament name
     game: str  # the game played (names the score's unit)
+    leaderboards: Path  # the folder of tournament folders it was read from
     boards: Mapping[str, Leaderboard]  # method -> leaderboard, in the config's order
     files: Mapping[str, Path]  # file name -> path written
     matches: int  # matches rated
@@ -40,7 +41,8 @@ class Published:
         """The default leaderboard in full, then every method's rating side by side."""
         console.print(render_rich(self.default, title=f"{self.name}: {self.default.method}"))
         if len(self.boards) > 1:
-            console.print(side_by_side(self.boards, self.name, self.game))
+            where = "" if self.leaderboards == Path("leaderboards") else f" --leaderboards {self.leaderboards}"
+            console.print(side_by_side(self.boards, f"{self.name}{where}", self.game))
         console.print(f"leaderboard files: {', '.join(str(path) for path in self.files.values())}")
 
 
@@ -93,11 +95,15 @@ def publish(config: Any, leaderboards: Path | str, methods: Sequence[str] | None
     ratings_path = folder / RATINGS_FILE
     ratings_path.write_text(json.dumps({method: board.to_json() for method, board in boards.items()}, indent=1))
     files = {**files, RATINGS_FILE: ratings_path}
-    return Published(name=config.name, game=config.game, boards=boards, files=files, matches=len(outcomes))
+    return Published(name=config.name, game=config.game, leaderboards=Path(leaderboards), boards=boards, files=files,
+                     matches=len(outcomes))
 
 
 def side_by_side(boards: Mapping[str, Leaderboard], name: str, game: str) -> Table:
-    """Each agent's rating under every method, in the default method's order (intervals: one method at a time)."""
+    """Each agent's rating under every method, in the default method's order (intervals: one method at a time).
+
+    ``name`` is the tournament as ``arena leaderboard`` takes it (with ``--leaderboards DIR`` when not the default).
+    """
     table = Table(title="Ratings by method", box=box.SIMPLE_HEAD, caption_justify="left",
                   caption=f"each method's intervals: arena leaderboard {name} --method METHOD")
     table.add_column("agent", overflow="fold")

@@ -89,6 +89,8 @@ def run_tournament(
     path = store_path(leaderboards, config.name)
     plugins = None if plugins_dir is None else str(Path(plugins_dir).resolve())
     address = address or os.environ.get("RAY_ADDRESS") or None
+    if address is not None:
+        _check_reachable(address)  # before the store is touched: a dead address changes nothing
     serial = address is None and workers == 1
     with Store(path) as store:
         if store.bind(config.to_json(), schedule.design.to_json(), total, resume):
@@ -250,8 +252,6 @@ def _backend(serial: bool, workers: int | None, address: str | None) -> Iterator
 
     started_here = not ray.is_initialized()
     if started_here:
-        if address is not None:
-            _check_reachable(address)
         try:
             with _quiet_stderr():  # Ray's services log to their session folder; keep the terminal for us
                 if address is None:

@@ -109,6 +109,12 @@ def test_leaderboard_and_export_read_the_store(capsys: pytest.CaptureFixture[str
     assert status == 0 and "recorded actions legal" in out, err
     status, _, err = run(capsys, "export", "tiny", "--match", "t9999-b00-r0", "--leaderboards", str(boards))
     assert status == 1 and "no match 't9999-b00-r0'" in err
+    status, _, err = run(capsys, "export", "tiny", "--match", table[5]["id"], "--format", "jsonl",
+                         "--leaderboards", str(boards))
+    assert status == 2 and "--format applies to the match table" in err
+    for argv in (["--match", table[5]["id"]], ["--format", "csv"]):  # a write that fails is one line, not a traceback
+        status, _, err = run(capsys, "export", "tiny", *argv, "--output", "/proc/version", "--leaderboards", str(boards))
+        assert status != 0 and err.startswith("arena: error: --output /proc/version:") and "Traceback" not in err
 
 
 @pytest.mark.parametrize(
@@ -182,9 +188,11 @@ def test_run_prints_the_ratings_of_every_method_within_eighty_columns(capsys: py
     lines = out.splitlines()
     assert max(map(len, lines)) <= 80  # captured output is not a terminal: rich's 80 columns
     assert "Ratings by method" in out and "chips per deal" in out  # Lorum's score method is per deal
-    assert "arena leaderboard tiny" in out and "--method METHOD" in out
+    folded = "".join(out.split())  # a long path is folded across lines
+    assert "".join(f"arena leaderboard tiny --leaderboards {tmp_path / 'boards'}".split()) in folded
+    assert "--method METHOD" in out
     board = next(line for line in lines if line.lstrip().startswith("#") and "Agent" in line)
-    assert board.split() == ["#", "Agent", "Rating", "95%", "interval", "Games", "Score", "Wins", "Faults"]
+    assert board.split() == ["#", "Agent", "Rating", "95%", "interval", "Games", "Score/match", "Wins", "Faults"]
 
 
 def test_an_unreachable_ray_address_fails_at_once(capsys: pytest.CaptureFixture[str], tmp_path: Path,
@@ -214,8 +222,9 @@ def test_ctrl_c_says_what_is_stored_and_how_to_go_on(capsys: pytest.CaptureFixtu
     monkeypatch.setattr(run_command, "run_tournament", interrupted)
     status, _, err = run(capsys, "run", str(config), "--workers", "1", "--leaderboards", str(tmp_path / "boards"))
     assert status == 130
-    assert err.strip() == (f"arena: error: interrupted: 4 of 8 matches are stored; run 'arena run {config} --resume' "
-                           "to play the rest")
+    boards = tmp_path / "boards"
+    assert err.strip() == (f"arena: error: interrupted: 4 of 8 matches are stored; run 'arena run {config} "
+                           f"--leaderboards {boards} --workers 1 --resume' to play the rest")
     monkeypatch.setattr(run_command, "run_tournament", real)
     status, out, err = run(capsys, "run", str(config), "--workers", "1", "--leaderboards", str(tmp_path / "boards"))
     assert status == 1 and "add --resume" in err
