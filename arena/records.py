@@ -105,6 +105,12 @@ def check_structure(data: Any, where: str | None = "record") -> None:
     for index, entry in enumerate(data["actions"]):
         if not isinstance(entry, dict) or "seat" not in entry or "action" not in entry:
             raise RecordError(f"{prefix}action {index} must be an object with 'seat' and 'action'")
+    for index, seat in enumerate(data.get("seats", [])):
+        if not isinstance(seat, dict):
+            raise RecordError(f"{prefix}seat {index} must be an object, e.g. {{\"agent\": \"greedy\"}}")
+        for key in ("agent", "plugin"):
+            if key in seat and not isinstance(seat[key], str):
+                raise RecordError(f"{prefix}seat {index}: {key!r} must be a string")
 
 
 def game_for_record(data: Mapping[str, Any], games: Mapping[str, Game]) -> Game:

@@ -106,6 +106,7 @@ def run_games(args: argparse.Namespace) -> int:
     rows = [
         {"name": game.info.name, "id": game.info.id, "title": game.info.title,
          "players": list(game.info.player_counts),
+         "default_players": game.info.default_players or game.info.player_counts[0],  # as resolve_options picks
          "options": {spec.name: {"default": spec.default, "description": spec.description}
                      for spec in game.info.options}}
         for game in loaded.games.values()
@@ -119,9 +120,8 @@ def run_games(args: argparse.Namespace) -> int:
     for row in rows:
         options = ", ".join(f"{name} (default {spec['default']})" for name, spec in row["options"].items())
         players = ", ".join(map(str, row["players"]))
-        default = next((game.info.default_players for game in loaded.games.values() if game.info.name == row["name"]),
-                       None)
-        table.add_row(row["name"], row["id"], row["title"], players + (f" (default {default})" if default else ""),
-                      options or "-")
+        if len(row["players"]) > 1:
+            players += f" (default {row['default_players']})"
+        table.add_row(row["name"], row["id"], row["title"], players, options or "-")
     Console().print(table)
     return 0

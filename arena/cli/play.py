@@ -105,7 +105,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def wrapped(text: str) -> str:
-    """A log line folded to the terminal's width, continuation lines indented (card ids never split)."""
+    """A log line folded to the terminal's width, continuation lines indented (card ids never split).
+
+    Output to a file or a pipe is left unfolded, one event per line, for grep.
+    """
+    if not sys.stdout.isatty():
+        return text
     width = shutil.get_terminal_size().columns
     return "\n".join(textwrap.fill(line, width=width, subsequent_indent="    ", break_long_words=False,
                                     break_on_hyphens=False) for line in text.splitlines())

@@ -52,7 +52,8 @@ def run(args: argparse.Namespace) -> int:
     names = [seat.get("agent", "random") for seat in data.get("seats", [])] or ["random"] * options["players"]
     if len(names) != options["players"]:
         raise CliError(f"{args.file}: 'seats' lists {len(names)} seats for a {options['players']}-player game", 1)
-    # A seat names its entry ("greedy-2") and the plugin behind it ("greedy"); a hand-written one may name only an agent.
+    # A seat names its entry ("greedy-2") and the plugin behind it ("greedy"); a hand-written one may name
+    # only an agent.
     plugins = [seat.get("plugin") or seat.get("agent", "random") for seat in data.get("seats", [])] or names
     seats = []
     for seat, (name, plugin) in enumerate(zip(names, plugins)):

@@ -33,8 +33,8 @@ FAULT_LABELS: tuple[tuple[str, str], ...] = (
 def render_rich(leaderboard: Leaderboard, title: str | None = None) -> Table:
     """The leaderboard as a ``rich.table.Table``: one row per agent, best first.
 
-    Narrow enough for an 80-column terminal or a CI log: light borders and one Faults column ("0", or the counts by kind: T/O timeouts,
-    illegal actions, exc exceptions, crash, mem memory limit).
+    Narrow enough for an 80-column terminal or a CI log: light borders and one Faults column
+    ("0", or the counts by kind: T/O timeouts, illegal actions, exc exceptions, crash, mem memory limit).
     """
     digits = rating_digits(leaderboard.method)
     table = Table(
@@ -52,7 +52,7 @@ def render_rich(leaderboard: Leaderboard, title: str | None = None) -> Table:
     table.add_column("Rating", justify="right", no_wrap=True)
     table.add_column(f"{leaderboard.level:.0%} interval", justify="right", no_wrap=True)
     table.add_column("Games", justify="right")
-    table.add_column("Score", justify="right")  # mean score per match (the caption names the scale)
+    table.add_column("Score/match", justify="right")  # points (Lovat) or chips (Lorum) per match, as stored
     table.add_column("Wins", justify="right")  # share of matches finished first (ties shared)
     table.add_column("Faults", justify="right", overflow="fold")
     for row in leaderboard.rows:

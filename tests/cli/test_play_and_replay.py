@@ -148,6 +148,18 @@ def test_replay_errors_name_the_file_once(capsys: pytest.CaptureFixture[str], tm
     assert err.strip() == f"arena: error: {broken}: 'seed' must be an integer"
 
 
+@pytest.mark.parametrize(("seats", "message"), [
+    (["greedy"] * 4, "seat 0 must be an object"),
+    ([{"agent": 3}] * 4, "seat 0: 'agent' must be a string"),
+])
+def test_replay_checks_the_seats(capsys: pytest.CaptureFixture[str], tmp_path: Path, seats: list, message: str) -> None:
+    record = tmp_path / "game.json"
+    record.write_text(json.dumps({"game": "lovat-v1", "seed": 1, "actions": [], "seats": seats}))
+    status, _, err = run(capsys, "replay", str(record))
+    assert status == 1 and err.strip() == f"arena: error: {record}: {message}" + (
+        ', e.g. {"agent": "greedy"}' if "object" in message else "")
+
+
 def test_replay_refuses_to_play_on_with_an_agent_that_is_not_installed(capsys: pytest.CaptureFixture[str],
                                                                        tmp_path: Path) -> None:
     record = tmp_path / "game.json"
@@ -231,3 +243,19 @@ def test_listings_fit_eighty_columns(capsys: pytest.CaptureFixture[str], command
         assert "search: Determinized search: samples hidden deals" in out
     if command == "games":
         assert "3, 4, 5, 6 (default 4)" in out
+
+
+def test_log_lines_fold_to_a_terminal_and_stay_whole_in_a_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+    import sys
+
+    from arena.cli.play import wrapped
+
+    line = "hands kept: " + ", ".join(f"seat {seat} L1-0{seat} L2-1{seat} L3-0{seat}" for seat in range(6))
+    assert wrapped(line) == line  # captured output is not a terminal: one event per line, for grep
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    monkeypatch.setattr("shutil.get_terminal_size", lambda: os.terminal_size((40, 24)))
+    folded = wrapped(line).splitlines()
+    assert len(folded) > 1 and all(len(part) <= 40 for part in folded)
+    assert all(part.startswith("    ") for part in folded[1:])
+    assert " ".join(part.strip() for part in folded) == line  # card ids such as L1-01 are never split
