@@ -269,6 +269,8 @@ def check_agent(
         registry = load_registry(plugins_dir=plugins_dir, entry_points=entry_points).registry
     spec, game = _resolve(registry, agent, game)
     counts = tuple(player_counts) if player_counts is not None else game.info.player_counts
+    if not counts:
+        raise ValueError("player_counts is empty: give at least one player count (or None for all)")
     for players in counts:
         if players not in game.info.player_counts:
             raise ValueError(f"{game.info.title} is not played by {players} players "

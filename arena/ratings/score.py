@@ -87,6 +87,8 @@ def fit(
     RatingTable
         ``rating`` is the mean score per match (divided by ``divisor``).
     """
+    if isinstance(bootstrap, bool) or not isinstance(bootstrap, int) or bootstrap < 1:
+        raise ValueError(f"bootstrap replicates must be at least 1, got {bootstrap}")
     unit = "score per match" if divisor is None else "score per match / divisor"
     scale = f"mean {unit} (points in Lovat, chips in Lorum); percentile intervals from a block bootstrap"
     arrays = as_arrays(outcomes)
@@ -109,14 +111,14 @@ def fit(
     mean = sums[:n] / sums[n:]
     by_agent = per_block.T  # CSC: streams through the blocks in order
     samples = np.empty((bootstrap, n))
-    columns = np.empty(0)  # the chunk transposed, as the sparse product wants it; reused like the chunk
+    transposed = np.empty(0)  # the chunk transposed, as the sparse product wants it; reused like the chunk
     done = 0
     with np.errstate(invalid="ignore", divide="ignore"):
         for chunk in multiplicity_chunks(n_blocks, bootstrap, seed):
-            if columns.shape != chunk.shape[::-1]:
-                columns = np.empty(chunk.shape[::-1])
-            np.copyto(columns, chunk.T)
-            resampled = by_agent @ columns  # (2N, c)
+            if transposed.shape != chunk.shape[::-1]:
+                transposed = np.empty(chunk.shape[::-1])
+            np.copyto(transposed, chunk.T)
+            resampled = by_agent @ transposed  # (2N, c)
             samples[done : done + len(chunk)] = (resampled[:n] / resampled[n:]).T
             done += len(chunk)
     samples[~np.isfinite(samples)] = np.nan  # an agent absent from a replicate

@@ -36,8 +36,9 @@ class Limits:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0 or math.isnan(value):
                 raise ValueError(f"limit {name} must be a number of seconds >= 0, not {value!r}")
-        if self.move_seconds <= 0:
-            raise ValueError(f"limit move_seconds must be > 0, not {self.move_seconds!r}")
+        for name in ("move_seconds", "startup_seconds"):  # zero would fail every agent; only the bank may be empty
+            if getattr(self, name) <= 0:
+                raise ValueError(f"limit {name} must be > 0, not {getattr(self, name)!r}")
         memory = self.memory_mb
         if memory is not None and (isinstance(memory, bool) or not isinstance(memory, int) or memory <= 0):
             raise ValueError(f"limit memory_mb must be a whole number of megabytes > 0 (or None), not {memory!r}")

@@ -19,6 +19,7 @@ is never "fixed".
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -177,9 +178,12 @@ def _play(
         for runner in runners
     ]
 
+    # GameState.events gained its ``start`` argument later; a game plugin written before still works.
+    takes_start = bool(inspect.signature(state.events).parameters)
+
     def publish() -> None:
         nonlocal seen_events
-        events = state.events(seen_events)
+        events = state.events(seen_events) if takes_start else state.events()[seen_events:]
         if not events:
             return
         listeners = [runner for seat, runner in enumerate(runners) if listening[seat] and seat not in substitutes]

@@ -102,8 +102,8 @@ class TrustedSeat:
         allowance = self.clock.allowance()
         if self.timed and not self.clock.charge(elapsed):
             # Trusted agents cannot be pre-empted: the late action is discarded, not played.
-            raise Fault(TIMEOUT, f"took {elapsed:.2f} s; this decision had {self.limits.describe_allowance(allowance)};"
-                                 " the late action was discarded", elapsed)
+            raise Fault(TIMEOUT, f"took {elapsed:.2f} s, more than all this decision had: "
+                                 f"{self.limits.describe_allowance(allowance)}; the late action was discarded", elapsed)
         return check_action(self.game, observation, action), elapsed
 
     def event(self, event: Mapping[str, Any]) -> None:
@@ -343,7 +343,7 @@ def _action_from_json(value: Any) -> Any:
 
 
 def _timeout(elapsed: float, limits: Limits, allowance: float) -> Fault:
-    """The fault of an isolated decision that used up its ``allowance`` (the move time plus what was left of the bank)."""
+    """The fault of an isolated decision that used up its ``allowance`` (the move time plus what the bank had left)."""
     seconds = max(elapsed, allowance)
     return Fault(TIMEOUT, f"no action after {seconds:.2f} s, all this decision had: "
                           f"{limits.describe_allowance(allowance)}; the process was killed", seconds)

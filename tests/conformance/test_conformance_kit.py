@@ -116,6 +116,8 @@ def test_bad_requests_are_one_line_value_errors(bad_registry: Registry) -> None:
         check(bad_registry, lovat_only)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="Lorum is not played by 3 players"):
         check(bad_registry, "greedy", player_counts=[3])
+    with pytest.raises(ValueError, match="player_counts is empty"):
+        check_agent("random", "lovat", player_counts=[])
     with pytest.raises(ValueError, match="matches must be a whole number >= 1"):
         check(bad_registry, "greedy", matches=0)
 

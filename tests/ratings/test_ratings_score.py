@@ -56,3 +56,10 @@ def test_intervals_cover_the_expected_score():
         table = score.fit(simulate_outcomes(truth, blocks=30, players=4, seed=4000 + rep), bootstrap=400, seed=rep)
         hits += [table[a].lower <= e <= table[a].upper for a, e in expected.items()]
     assert 0.88 <= np.mean(hits) <= 0.99
+
+
+@pytest.mark.parametrize("replicates", [0, -5, True])
+def test_a_bootstrap_needs_at_least_one_replicate(replicates):
+    outcomes = simulate_outcomes({"a": 0.0, "b": 1.0}, blocks=2, players=2, seed=1)
+    with pytest.raises(ValueError, match=f"bootstrap replicates must be at least 1, got {replicates}"):
+        score.fit(outcomes, bootstrap=replicates)

@@ -39,7 +39,7 @@ def test_the_bank_absorbs_slow_moves_until_it_runs_out(registry: Registry, host:
     assert fault["kind"] == "timeout"
     assert fault["move"] == decision_moves(match.record, SLOW_SEAT)[2]
     # The message says what that decision had: the move time plus what two slow decisions left of the bank.
-    assert re.search(r"this decision had:? \d\.\d\d s \(0\.1 s per move plus 0\.[01]\d s left of the 0\.5 s bank\)",
+    assert re.search(r"all this decision had: \d\.\d\d s \(0\.1 s per move plus 0\.[01]\d s left of the 0\.5 s bank\)",
                      fault["message"]), fault["message"]
 
 

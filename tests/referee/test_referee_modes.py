@@ -213,3 +213,15 @@ def test_events_from_an_offset_are_the_tail_of_the_log(registry: Registry, game:
             assert state.events(start) == whole[start:]
         heard += state.events(len(heard))
     assert heard == state.events()
+
+
+def test_a_game_whose_events_take_no_start_still_plays(registry: Registry, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A game plugin written before GameState.events(start): the referee slices the whole log itself.
+    from arena.games.lovat.state import LovatState
+
+    engine = registry.game("lovat")
+    seats = [SeatPlan(name="random", spec=registry.agent("random"), seed=seat) for seat in range(4)]
+    new = play_match(engine, {"players": 4}, 5, seats, substitute=registry.agent("random"))
+    monkeypatch.setattr(LovatState, "events", lambda self: list(self.log))
+    old = play_match(engine, {"players": 4}, 5, seats, substitute=registry.agent("random"))
+    assert old.record == new.record

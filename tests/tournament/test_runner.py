@@ -9,7 +9,7 @@ import pytest
 
 from arena.plugins import load_registry
 from arena.tournament.config import TournamentConfig, config_from_dict
-from arena.tournament.runner import MAX_BATCH, Progress, batch_size, run_tournament
+from arena.tournament.runner import MAX_BATCH, Progress, _batches, run_tournament
 from arena.tournament.store import Store, StoreError, store_path
 
 REGISTRY = load_registry(plugins_dir=None, entry_points=False).registry
@@ -65,13 +65,10 @@ def test_serial_run_stores_every_match_in_schedule_order(tmp_path: Path) -> None
 
 @pytest.mark.parametrize("pending, workers", [(800, 2), (1, 2), (37, 1), (10_000, 8), (5, 64)])
 def test_batches_cover_the_run_and_shrink_towards_its_end(pending: int, workers: int) -> None:
-    sizes = []
-    remaining = pending
-    while remaining:
-        size = min(batch_size(remaining, workers), remaining)
-        sizes.append(size)
-        remaining -= size
-    assert sum(sizes) == pending
+    matches = [next(small_config().schedule().iter_matches())] * pending
+    batches = list(_batches(iter(matches), pending, workers))
+    sizes = [len(batch) for batch in batches]
+    assert sum(sizes) == pending and batches[0][0] == matches[0].to_json()
     assert all(1 <= size <= MAX_BATCH for size in sizes)
     assert sizes == sorted(sizes, reverse=True)  # big batches first, the last ones small: workers end together
     assert sizes[-1] == 1
