@@ -157,6 +157,16 @@ def _turns_after(seat: int, turn: int, first: int, players: int, turns: int) -> 
     return 0 if remaining <= 0 else (remaining - 1) // players + 1
 
 
+def _best_play(plays: Iterable[tuple[int, str]], colour: int) -> tuple[int, int, int]:
+    """(seat, card index, strength) of the turn's best play so far in ``colour``; (-1, -1, -1) before any."""
+    best = (-1, -1, -1)
+    for seat, card_id in plays:
+        strength = STRENGTH[card_id][colour]
+        if strength > best[2]:  # L-13: a tie goes to the card played first
+            best = (seat, _INDEX[card_id], strength)
+    return best
+
+
 class Playout:
     """The rest of one Lovat game on small integers: just the rules needed to play it out (L-10..L-16).
 
@@ -235,11 +245,7 @@ class Playout:
         self.points = [len(cards) for cards in state.points]
         self.levels = list(state.level_sums())
         self.passed = list(state.passed)
-        self.best_seat = self.best_card = self.best_strength = -1
-        for seat, card_id in state.plays:
-            strength = STRENGTH[card_id][self.colour]
-            if strength > self.best_strength:  # L-13: a tie goes to the card played first
-                self.best_seat, self.best_card, self.best_strength = seat, _INDEX[card_id], strength
+        self.best_seat, self.best_card, self.best_strength = _best_play(state.plays, self.colour)
         self.dice = dice
         self.die_index = 0
         return self
@@ -298,11 +304,7 @@ class Playout:
         self.points = [len(cards) for cards in obs.point_cards]
         self.levels = [sum(LEVEL[card_id] for card_id in cards) for cards in obs.point_cards]
         self.passed = list(obs.passes)
-        self.best_seat = self.best_card = self.best_strength = -1
-        for seat, card_id in obs.plays:
-            strength = STRENGTH[card_id][self.colour]
-            if strength > self.best_strength:  # L-13: a tie goes to the card played first
-                self.best_seat, self.best_card, self.best_strength = seat, _INDEX[card_id], strength
+        self.best_seat, self.best_card, self.best_strength = _best_play(obs.plays, self.colour)
         self.dice = ()
         self.die_index = 0
         return self

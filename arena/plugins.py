@@ -15,7 +15,6 @@ Environment variables (comma-separated plugin names):
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import importlib
 import importlib.metadata
@@ -34,6 +33,7 @@ import pluggy
 from arena import hookspecs
 from arena.agent import AgentSpec
 from arena.games.base import Game
+from arena.suggest import closest
 
 DEFAULT_PLUGINS: tuple[tuple[str, str], ...] = (
     ("lovat", "arena.games.lovat.plugin"),
@@ -109,8 +109,8 @@ class Registry:
 
 def _suggest(name: str, known: Iterable[str]) -> str:
     """``; did you mean 'x'?`` when ``name`` is close to one of ``known``, else ""."""
-    close = difflib.get_close_matches(str(name), list(known), n=1)
-    return f"; did you mean {close[0]!r}?" if close else ""
+    close = closest(name, known)
+    return f"; did you mean {close!r}?" if close else ""
 
 
 class PluginManager:
@@ -275,14 +275,12 @@ def _agent_problem(spec: object, known: Mapping[str, AgentSpec]) -> str | None:
 
 def _hook_problem(error: pluggy.PluginValidationError) -> str:
     """Turn pluggy's validation error into one line, with a did-you-mean for misspelled hooks."""
-    import difflib
-
     text = _one_line(error)
     match = re.search(r"unknown hook '(\w+)'", text)
     if match:
         known = [name for name in dir(hookspecs) if name.startswith("arena_")]
-        close = difflib.get_close_matches(match.group(1), known, n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else f"; known hooks: {', '.join(known)}"
+        close = closest(match.group(1), known)
+        hint = f"; did you mean {close!r}?" if close else f"; known hooks: {', '.join(known)}"
         return f"unknown hook {match.group(1)!r}{hint}"
     return text
 

@@ -9,6 +9,7 @@ cores slows both sides rather than one.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import platform
 import statistics
@@ -114,6 +115,14 @@ def median_time(run: Callable[[], object], repeats: int, clock: Callable[[], flo
 def median(values: Sequence[float]) -> float:
     """The median of ``values``."""
     return statistics.median(values)
+
+
+def mean_interval(values: Sequence[float], unit: str, digits: int = 3) -> str:
+    """``+1.234 unit (95% CI +0.987 .. +1.481)``: the mean and its normal-approximation 95% interval over
+    independent runs (the half width is nan for a single run)."""
+    mean = statistics.mean(values)
+    half = 1.96 * statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else float("nan")
+    return f"{mean:+.{digits}f} {unit} (95% CI {mean - half:+.{digits}f} .. {mean + half:+.{digits}f})"
 
 
 def us(seconds: float) -> str:

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import statistics
 import sys
 import time
@@ -39,6 +38,7 @@ from arena.agent import Agent
 from arena.games.lorum import GAME
 from arena_agents.lorum import GreedyLorumAgent, RandomLorumAgent
 from arena_agents.search_lorum import SearchLorumAgent
+from benchmarks.common import mean_interval
 
 AGENTS: dict[str, type[Agent]] = {"random": RandomLorumAgent, "greedy": GreedyLorumAgent, "search": SearchLorumAgent}
 """Agent names this script knows."""
@@ -85,13 +85,6 @@ def one_seed(args: tuple[int, str, str, int, dict[str, Any]]) -> tuple[float, fl
     return statistics.mean(gains), statistics.mean(margins), times
 
 
-def interval(values: list[float]) -> str:
-    """Mean and 95% interval (normal approximation over independent seeds)."""
-    mean = statistics.mean(values)
-    half = 1.96 * statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else float("nan")
-    return f"{mean:+.2f} chips/game (95% CI {mean - half:+.2f} .. {mean + half:+.2f})"
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--agent", default="search", choices=sorted(AGENTS))
@@ -124,8 +117,8 @@ def main(argv: list[str] | None = None) -> None:
         f"{args.agent} vs {args.baseline}: {args.seeds} seeds x 4 rotations x {args.deals} deals "
         f"({4 * args.seeds} games against the baseline, {4 * args.seeds * args.deals} deals), options {options}"
     )
-    print(f"  gain over the {args.baseline} in the same seat:  {interval(gains)}")
-    print(f"  margin over its own table (mean of 3):     {interval(margins)}")
+    print(f"  gain over the {args.baseline} in the same seat:  {mean_interval(gains, 'chips/game', digits=2)}")
+    print(f"  margin over its own table (mean of 3):     {mean_interval(margins, 'chips/game', digits=2)}")
     for label, index in (("CPU", 0), ("wall-clock", 1)):
         if moves:
             times = sorted(move[index] for move in moves)

@@ -30,7 +30,6 @@ choice only: keeps, and other decisions with more than one legal action).
 from __future__ import annotations
 
 import argparse
-import math
 import statistics
 import sys
 import time
@@ -44,6 +43,7 @@ from arena.agent import Agent  # noqa: E402
 from arena.games.lovat import GAME  # noqa: E402
 from arena_agents.lovat import GreedyLovatAgent, RandomLovatAgent  # noqa: E402
 from arena_agents.search_lovat import SearchLovatAgent  # noqa: E402
+from benchmarks.common import mean_interval  # noqa: E402
 
 AGENTS: dict[str, type[Agent]] = {"random": RandomLovatAgent, "greedy": GreedyLovatAgent, "search": SearchLovatAgent}
 """Agent names this script knows."""
@@ -95,13 +95,6 @@ def one_seed(args: tuple[int, int, str, str, dict[str, Any]]) -> tuple[list[floa
     return [statistics.mean(values) for values in measures], times
 
 
-def interval(values: list[float], unit: str) -> str:
-    """Mean and 95% interval (normal approximation over independent seeds)."""
-    mean = statistics.mean(values)
-    half = 1.96 * statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else float("nan")
-    return f"{mean:+.3f} {unit} (95% CI {mean - half:+.3f} .. {mean + half:+.3f})"
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--agent", default="search", choices=sorted(AGENTS))
@@ -134,10 +127,10 @@ def main(argv: list[str] | None = None) -> None:
         f"{args.agent} vs {args.baseline}, {args.players} players: {args.seeds} deals (seeds {args.first_seed}.."
         f"{args.first_seed + args.seeds - 1}) x {args.players} rotations, options {options}"
     )
-    print(f"  margin over its table, points:  {interval(list(columns[0]), 'points/game')}")
-    print(f"  margin over its table, rank:    {interval(list(columns[1]), 'ranks/game')}")
-    print(f"  gain over {args.baseline} in its seat, points: {interval(list(columns[2]), 'points/game')}")
-    print(f"  gain over {args.baseline} in its seat, rank:   {interval(list(columns[3]), 'ranks/game')}")
+    print(f"  margin over its table, points:  {mean_interval(list(columns[0]), 'points/game')}")
+    print(f"  margin over its table, rank:    {mean_interval(list(columns[1]), 'ranks/game')}")
+    print(f"  gain over {args.baseline} in its seat, points: {mean_interval(list(columns[2]), 'points/game')}")
+    print(f"  gain over {args.baseline} in its seat, rank:   {mean_interval(list(columns[3]), 'ranks/game')}")
     if args.agent == "search" and times:
         print(
             f"  search CPU time per move: median {statistics.median(times):.1f} ms, "

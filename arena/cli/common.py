@@ -14,6 +14,7 @@ from typing import Any, NoReturn
 from arena.agent import AgentSpec
 from arena.games.base import Game
 from arena.plugins import DEFAULT_PLUGINS_DIR, Registry, load_registry, warn_plugin_errors
+from arena.tournament.store import DEFAULT_LEADERBOARDS
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -56,6 +57,12 @@ def add_plugins_dir(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="folder of drop-in plugin files and packages (default: ./plugins)",
     )
+
+
+def add_leaderboards_dir(parser: argparse.ArgumentParser) -> None:
+    """Add the ``--leaderboards`` option every command that reads or writes a tournament store shares."""
+    parser.add_argument("--leaderboards", type=Path, default=DEFAULT_LEADERBOARDS, metavar="DIR",
+                        help=f"the folder of tournament folders (default: ./{DEFAULT_LEADERBOARDS})")
 
 
 def registry(args: argparse.Namespace) -> Registry:

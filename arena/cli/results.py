@@ -12,7 +12,7 @@ from types import SimpleNamespace
 
 from rich.console import Console
 
-from arena.cli.common import CliError, add_command, check_output_file, print_json
+from arena.cli.common import CliError, add_command, add_leaderboards_dir, check_output_file, print_json
 from arena.leaderboard import compare, render_comparison
 from arena.records import save_record
 from arena.ratings.registry import method_names
@@ -47,8 +47,7 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
                             "(default: from the curvature)")
     board.add_argument("--vs", nargs=2, metavar=("A", "B"), help="A's record against B and P(A is stronger)")
     board.add_argument("--json", action="store_true", help="print JSON")
-    board.add_argument("--leaderboards", type=Path, default=Path("leaderboards"), metavar="DIR",
-                       help="where tournament folders are (default: ./leaderboards)")
+    add_leaderboards_dir(board)
     board.set_defaults(run=run_leaderboard)
 
     export = add_command(
@@ -69,8 +68,7 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     export.add_argument("--format", choices=("csv", "jsonl"), help="table format (default: csv; not with --match)")
     export.add_argument("--match", metavar="ID", help="write this match's record instead (ids: the table's id column)")
     export.add_argument("--output", type=Path, metavar="FILE", help="write to FILE instead of standard output")
-    export.add_argument("--leaderboards", type=Path, default=Path("leaderboards"), metavar="DIR",
-                        help="where tournament folders are (default: ./leaderboards)")
+    add_leaderboards_dir(export)
     export.set_defaults(run=run_export)
 
 

@@ -10,17 +10,13 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 
-from arena.cli.common import CliError, add_command, add_plugins_dir, print_json, registry
+from arena.cli.common import CliError, add_command, add_leaderboards_dir, add_plugins_dir, print_json, registry
 from arena.plugins import DEFAULT_PLUGINS_DIR, Registry
 from arena.tournament.config import ConfigError, TournamentConfig, load_config
 from arena.tournament.publish import publish, summary_json
 from arena.tournament.runner import Progress as RunProgress
 from arena.tournament.runner import TournamentError, run_tournament
-from arena.tournament.store import StoreError
-
-
-DEFAULT_LEADERBOARDS = Path("leaderboards")
-"""Where tournament folders go unless --leaderboards says otherwise."""
+from arena.tournament.store import DEFAULT_LEADERBOARDS, StoreError
 
 
 def add_parsers(subparsers: argparse._SubParsersAction) -> None:
@@ -47,8 +43,7 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--resume", action="store_true",
                         help="continue a stored tournament, playing only what is missing (also after raising 'blocks')")
     parser.add_argument("--json", action="store_true", help="print a JSON summary instead of the live display")
-    parser.add_argument("--leaderboards", type=Path, default=DEFAULT_LEADERBOARDS, metavar="DIR",
-                        help="where tournament folders go (default: ./leaderboards)")
+    add_leaderboards_dir(parser)
     add_plugins_dir(parser)
     parser.set_defaults(run=run)
 

@@ -19,6 +19,7 @@ is never "fixed".
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -126,6 +127,15 @@ def play_match(
         close_all(runners)
 
 
+@functools.cache
+def _events_take_start(events: Callable[..., Any]) -> bool:
+    """Whether a state class's ``events`` function takes the ``start`` index (a game plugin written before does not).
+
+    Asked once per function, not per match: ``inspect.signature`` costs more than a short match's events.
+    """
+    return len(inspect.signature(events).parameters) > 1  # self, start
+
+
 def _play(
     game: Game,
     options: Mapping[str, Any],
@@ -178,8 +188,7 @@ def _play(
         for runner in runners
     ]
 
-    # GameState.events gained its ``start`` argument later; a game plugin written before still works.
-    takes_start = bool(inspect.signature(state.events).parameters)
+    takes_start = _events_take_start(type(state).events)
 
     def publish() -> None:
         nonlocal seen_events

@@ -14,7 +14,6 @@ Every key is described in ``docs/configs.md``.
 
 from __future__ import annotations
 
-import difflib
 import json
 import math
 import re
@@ -26,6 +25,7 @@ from typing import Any
 
 from arena.games.base import GameInfo, InvalidSetup
 from arena.referee.limits import Limits
+from arena.suggest import closest
 from arena.tournament.schedule import FORMATS, GAUNTLET, ROUND_ROBIN, Schedule, build_schedule
 
 NAME_PATTERN = re.compile(r"[a-z0-9][a-z0-9_-]*")
@@ -255,8 +255,8 @@ def _show(value: Any) -> str:
 
 def _suggest(word: str, known: Collection[str]) -> str:
     """``; did you mean "x"?`` when ``word`` is close to one of ``known``, else ""."""
-    close = difflib.get_close_matches(word, sorted(known), n=1, cutoff=0.6)
-    return f'; did you mean "{close[0]}"?' if close else ""
+    close = closest(word, known)
+    return f'; did you mean "{close}"?' if close else ""
 
 
 def _listing(known: Collection[str]) -> str:

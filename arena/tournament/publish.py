@@ -15,7 +15,7 @@ from rich.table import Table
 from arena.leaderboard import Leaderboard, build_leaderboard, head_to_head, render_rich, write_leaderboard_files
 from arena.leaderboard.terminal import format_number, rating_digits
 from arena.ratings.data import MatchOutcome
-from arena.tournament.store import Store, store_path
+from arena.tournament.store import DEFAULT_LEADERBOARDS, Store, store_path
 
 RATINGS_FILE = "ratings.json"
 """Every configured method's leaderboard side by side, beside the default method's files."""
@@ -41,7 +41,7 @@ class Published:
         """The default leaderboard in full, then every method's rating side by side."""
         console.print(render_rich(self.default, title=f"{self.name}: {self.default.method}"))
         if len(self.boards) > 1:
-            where = "" if self.leaderboards == Path("leaderboards") else f" --leaderboards {self.leaderboards}"
+            where = "" if self.leaderboards == DEFAULT_LEADERBOARDS else f" --leaderboards {self.leaderboards}"
             console.print(side_by_side(self.boards, f"{self.name}{where}", self.game))
         console.print(f"leaderboard files: {', '.join(str(path) for path in self.files.values())}")
 

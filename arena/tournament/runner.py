@@ -25,7 +25,7 @@ from arena.plugins import DEFAULT_PLUGINS_DIR, Registry, load_registry
 from arena.referee import AgentHost, Limits, RefereeError, SeatPlan, play_match
 from arena.tournament.config import TournamentConfig
 from arena.tournament.schedule import Match, Schedule
-from arena.tournament.store import Store, pack_record, store_path
+from arena.tournament.store import DEFAULT_LEADERBOARDS, Store, pack_record, store_path
 
 MAX_BATCH = 32
 """Most matches in one batch: enough to make Ray's cost per task small next to the matches."""
@@ -70,7 +70,7 @@ class RunSummary:
 def run_tournament(
     config: TournamentConfig,
     *,
-    leaderboards: Path | str = "leaderboards",
+    leaderboards: Path | str = DEFAULT_LEADERBOARDS,
     plugins_dir: Path | str | None = DEFAULT_PLUGINS_DIR,
     workers: int | None = None,
     address: str | None = None,
@@ -120,10 +120,14 @@ def run_tournament(
 
 
 def _check_prefix(store: Store, schedule: Schedule) -> None:
-    """After adding blocks: every stored match must still be the same match (id and deal) at the same place."""
-    expected = {match.index: (match.id, match.deal_seed) for match in schedule.iter_matches()}
+    """After adding blocks: every stored match must still be the same match (id and deal) at the same place.
+
+    Stored rows and the schedule both come in schedule order, so they are walked side by side.
+    """
+    matches = schedule.iter_matches()
     for row in store.rows():
-        if expected.get(row.idx) != (row.id, row.deal_seed):
+        match = next((match for match in matches if match.index >= row.idx), None)
+        if match is None or (match.index, match.id, match.deal_seed) != (row.idx, row.id, row.deal_seed):
             raise TournamentError(
                 f"{store.path}: with the added blocks, stored match {row.id} is no longer at place {row.idx}; "
                 "give the tournament a new name instead"

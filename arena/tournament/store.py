@@ -21,6 +21,9 @@ from typing import Any
 from arena.ratings.data import MatchOutcome
 
 STORE_FILE = "results.sqlite"
+
+DEFAULT_LEADERBOARDS = Path("leaderboards")
+"""The folder of tournament folders unless told otherwise (``--leaderboards``)."""
 SCHEMA_VERSION = 1
 
 SCHEMA = """
@@ -93,11 +96,6 @@ class MatchRow:
             "scores": list(self.scores), "ranks": list(self.ranks), "faults": [dict(f) for f in self.faults],
             "think_seconds": list(self.think_seconds), "wall_seconds": self.wall_seconds,
         }
-
-
-def more_blocks_only(stored: Mapping[str, Any], config: Mapping[str, Any]) -> bool:
-    """Whether ``config`` is ``stored`` with more duplicate blocks and nothing else changed."""
-    return config.get("blocks", 0) > stored.get("blocks", 0) and {**stored, "blocks": config.get("blocks")} == config
 
 
 def pack_record(record: Mapping[str, Any]) -> bytes:
@@ -175,9 +173,9 @@ class Store:
             self.set_meta({"schema": SCHEMA_VERSION, "config": config, "schedule": schedule, "total": total})
             return False
         if stored != config:
-            if resume and more_blocks_only(stored, config):
-                return True
             only_blocks_differ = {**stored, "blocks": config.get("blocks")} == config
+            if resume and only_blocks_differ and config["blocks"] > stored["blocks"]:
+                return True
             hint = "; to add blocks, raise only 'blocks' and run with --resume" if only_blocks_differ else ""
             raise StoreError(
                 f"{self.path} holds results of a different configuration of {config['name']!r}; "
