@@ -63,6 +63,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     started = time.perf_counter()
     for name in chosen:
         section_started = time.perf_counter()
+        print(f"[{name}: running]", file=sys.stderr, flush=True)  # progress: sections take seconds to minutes
         rows.extend(section(name)(size))
         print(f"[{name}: {time.perf_counter() - section_started:.0f} s]", file=sys.stderr, flush=True)
     print(common.markdown(rows))
