@@ -1,15 +1,25 @@
 """The deck: names, ranks, suits and card points (S-6, S-9)."""
 
+import pytest
+
 from arena.games.lorum.cards import (
     ABOVE_MASKS,
     DECK,
     INDEX,
     POINTS,
+    RANKS,
     SUIT_MASKS,
+    SUITS,
     TOTAL_POINTS,
     describe_card,
     mask_of,
     names_of,
+    points,
+    rank,
+    rank_number,
+    rank_of,
+    suit,
+    suit_of,
 )
 
 
@@ -48,3 +58,25 @@ def test_describe_card():
     assert describe_card("Og") == "Ober of green (8 points)"
     assert describe_card("7h") == "Seven of hearts (1 point)"
     assert describe_card("10b") == "Ten of bells"
+
+
+def test_name_helpers_agree_with_the_index_helpers_on_every_card():
+    for index, name in enumerate(DECK):
+        assert rank(name) == RANKS[rank_of(index)] and name == rank(name) + suit(name)
+        assert suit(name) == SUITS[suit_of(index)]
+        assert points(name) == POINTS[index]
+        assert rank_number(name) == rank_of(index)
+    assert (rank("Og"), suit("Og"), points("Og"), rank_number("Og")) == ("O", "g", 8, 2)
+    assert (rank("10b"), suit("10b"), points("10b"), rank_number("10b")) == ("10", "b", 0, 4)
+    assert rank_number("Ah") < rank_number("Kh") < rank_number("7h")  # lower beats higher (S-6)
+
+
+@pytest.mark.parametrize("bad", ["OG", "Ox", "1b", "", " Og", "Ober", 12, None])
+def test_name_helpers_refuse_a_bad_name_naming_it_and_the_form(bad):
+    for helper in (rank, suit, points, rank_number):
+        with pytest.raises(ValueError) as raised:
+            helper(bad)
+        message = str(raised.value)
+        assert message.startswith(f"no Lorum card {bad!r}: a card name is rank (A K O U 10 9 8 7) then suit")
+    with pytest.raises(ValueError, match="rank_of and suit_of take indices"):
+        rank(12)

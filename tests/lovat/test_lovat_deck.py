@@ -98,3 +98,25 @@ def test_lookup_and_json() -> None:
     assert len(data) == 80
     assert data[0] == {"id": "L1-01", "level": 1, "strengths": dict(zip(COLOURS, CARDS[0].strengths))}
     assert list(data[-1]["strengths"]) == list(COLOURS)
+
+
+def test_author_helpers_look_up_every_card_by_id() -> None:
+    for c in CARDS:
+        assert deck.level(c.id) == c.level
+        for index, colour in enumerate(COLOURS):
+            assert deck.strength(c.id, colour) == c.strengths[index] == c.strength(colour)
+
+
+@pytest.mark.parametrize("bad", ["L4-01", "l1-01", "L1-1", "", 7, None, ["L1-01"]])
+def test_author_helpers_refuse_a_bad_id_naming_it_and_the_form(bad: object) -> None:
+    for lookup in (lambda: deck.level(bad), lambda: deck.strength(bad, "phlox")):  # type: ignore[arg-type]
+        with pytest.raises(ValueError) as raised:
+            lookup()
+        message = str(raised.value)
+        assert message.startswith(f"no Lovat card {bad!r}: ") and "L1-01..L1-40" in message
+
+
+@pytest.mark.parametrize("bad", ["red", "Phlox", "blank", 0])
+def test_strength_refuses_a_bad_colour_naming_the_five(bad: object) -> None:
+    with pytest.raises(ValueError, match=f"no Lovat colour {bad!r}: the colours are rufous, gingerline, phlox"):
+        deck.strength("L1-01", bad)  # type: ignore[arg-type]

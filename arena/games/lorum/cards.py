@@ -5,6 +5,9 @@ A card has a short conventional name, rank then suit: ranks ``A K O U 10 9 8 7``
 (leaves), ``h`` hearts, ``b`` bells.  So ``Ah`` is the ace of hearts, ``Og`` the
 green Ober and ``10b`` the ten of bells.
 
+Agents work with names: ``rank``, ``suit``, ``points`` and ``rank_number``
+take a card name and raise ``ValueError`` for anything else.
+
 Inside the engine a card is an index ``0..31`` in the canonical deck order
 (suits ``a g h b``, each from the ace down), so ``index // 8`` is the suit and a
 *smaller* index within a suit is a *higher* card.  A set of cards (a hand) is a
@@ -75,6 +78,45 @@ POINT_MASK = sum(1 << card for card in range(32) if POINTS[card])
 """Mask of the 10 cards that carry points."""
 
 _MASK_NAMES: dict[int, tuple[str, ...]] = {}
+
+
+NAME_FORM = "a card name is rank (A K O U 10 9 8 7) then suit (a g h b), e.g. 'Og', '10b'"
+"""How a card name is written, for error messages."""
+
+
+def _index_of_name(name: str) -> int:
+    """The index of a card name; ``ValueError`` naming the bad name and the valid form."""
+    index = INDEX.get(name) if isinstance(name, str) else None
+    if index is None:
+        hint = " (this helper takes names; rank_of and suit_of take indices)" if isinstance(name, int) else ""
+        raise ValueError(f"no Lorum card {name!r}: {NAME_FORM}{hint}")
+    return index
+
+
+# -- helpers by card name, for agents -----------------------------------------------------------
+
+
+def rank(name: str) -> str:
+    """The rank of a card name: ``rank("Og") == "O"``, ``rank("10b") == "10"`` (one of ``RANKS``)."""
+    return RANKS[_index_of_name(name) & 7]
+
+
+def suit(name: str) -> str:
+    """The suit letter of a card name: ``suit("Og") == "g"`` (one of ``SUITS``)."""
+    return SUITS[_index_of_name(name) >> 3]
+
+
+def points(name: str) -> int:
+    """The card points of a card name (S-9): ``points("Og") == 8``, ``points("7h") == 1``, ``points("Ab") == 0``."""
+    return POINTS[_index_of_name(name)]
+
+
+def rank_number(name: str) -> int:
+    """How high a card ranks in its suit: 0 for the ace (highest) to 7 for the seven (S-6); lower beats higher."""
+    return _index_of_name(name) & 7
+
+
+# -- helpers by card index, for the engine's hot paths ------------------------------------------
 
 
 def suit_of(card: int) -> int:

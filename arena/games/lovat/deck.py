@@ -2,8 +2,9 @@
 
 The table was made by ``make_deck.py`` (kept beside it) and is never generated
 at run time.  Strengths are stored in colour order ``COLOURS`` (the order of the
-rule text).  The engine's hot path uses the plain dicts ``LEVEL`` and
-``STRENGTH`` keyed by card id rather than ``Card`` objects.
+rule text).  Agents look cards up by id with ``level`` and ``strength``,
+which raise ``ValueError`` for an unknown id or colour; the engine's hot path
+uses the plain dicts ``LEVEL`` and ``STRENGTH`` keyed by card id (no checks).
 """
 
 from __future__ import annotations
@@ -70,12 +71,33 @@ LEVEL_COUNT: dict[int, int] = {1: 40, 2: 30, 3: 10}
 """D-2: the number of cards of each level."""
 
 
+ID_FORM = "a card id is L<level>-<number>: L1-01..L1-40, L2-01..L2-30 or L3-01..L3-10"
+"""How a card id is written, for error messages."""
+
+
 def card(card_id: str) -> Card:
     """The card with id ``card_id``; ``KeyError`` naming the id if there is none."""
     try:
         return BY_ID[card_id]
     except KeyError:
-        raise KeyError(f"no Lovat card {card_id!r} (ids run L1-01..L1-40, L2-01..L2-30, L3-01..L3-10)") from None
+        raise KeyError(f"no Lovat card {card_id!r} ({ID_FORM})") from None
+
+
+def level(card_id: str) -> int:
+    """The level (1, 2 or 3) of the card ``card_id``: ``level("L2-07") == 2``; ``ValueError`` for an unknown id."""
+    try:
+        return LEVEL[card_id]
+    except (KeyError, TypeError):  # TypeError: an unhashable value such as a list
+        raise ValueError(f"no Lovat card {card_id!r}: {ID_FORM}") from None
+
+
+def strength(card_id: str, colour: str) -> int:
+    """The strength of the card ``card_id`` in ``colour`` (one of ``COLOURS``); ``ValueError`` for a bad id or colour."""
+    level(card_id)  # the same check and message for a bad id
+    index = COLOUR_INDEX.get(colour) if isinstance(colour, str) else None
+    if index is None:
+        raise ValueError(f"no Lovat colour {colour!r}: the colours are {', '.join(COLOURS)}")
+    return STRENGTH[card_id][index]
 
 
 def deck_json() -> list[dict[str, Any]]:
