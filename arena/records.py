@@ -134,7 +134,8 @@ def replay(data: Mapping[str, Any], game: Game) -> Replay:
     """Re-run ``data`` through ``game``'s engine, checking every action.
 
     Raises ``RecordError`` naming the action's index and the reason on an
-    illegal action, and on a result that differs from the recorded one.
+    illegal action, and naming the first unused chance outcome when the actions
+    end the game before the record's chance list is used up.
     Stops after the last recorded action; the caller may play on if the game
     is not over (a hand-written record without a result).
     """
@@ -159,7 +160,28 @@ def replay(data: Mapping[str, Any], game: Game) -> Replay:
         except GameError as error:
             raise RecordError(f"action {index} (seat {seat}, {json.dumps(entry['action'])}): {error}") from None
         actions.append((seat, action))
+    if state.is_over():
+        check_chance_used(data.get("chance", []), state.chance.log)
     return Replay(state=state, actions=actions)
+
+
+def check_chance_used(script: Sequence[Any], log: Sequence[Any]) -> None:
+    """A finished game must have used every scripted chance outcome: ``RecordError`` names the first unused one.
+
+    ``log`` is the finished game's chance log.  The engine takes scripted outcomes
+    first and in order, and logs each, so while any are left the log holds only
+    scripted ones and ``script[len(log)]`` is the first the game never asked for:
+    a mis-scripted record (a die for a void turn, a deal too many) is an error,
+    not silently ignored.
+    """
+    if len(script) > len(log):
+        first = json.dumps(script[len(log)])
+        if len(first) > 80:  # a whole deal would make a very long line
+            first = first[:76] + " ..."
+        raise RecordError(
+            f"chance outcome {len(log)} ({first}) is never used: the game is over after {len(log)} chance "
+            f"outcome{'s' if len(log) != 1 else ''}, and the record lists {len(script) - len(log)} more"
+        )
 
 
 def check_result(data: Mapping[str, Any], result: Result) -> None:

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from arena.cli.common import CliError, add_command, add_plugins_dir, check_output_file, print_json, registry
 from arena.cli.play import result_json
-from arena.records import RecordError, check_result, game_for_record, load_record, replay, save_record
+from arena.records import (RecordError, check_chance_used, check_result, game_for_record, load_record, replay,
+                           save_record)
 from arena.referee import RefereeError, SeatPlan, play_match
 from arena.seeding import derive_seed
 
@@ -69,7 +70,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         match = play_match(game, options, data["seed"], seats, substitute=loaded.agent("random"),
                            script=data.get("chance", []), prefix=replayed.actions)
-    except RefereeError as error:
+        check_chance_used(data.get("chance", []), match.record["chance"])  # a played-out game used them all
+    except (RefereeError, RecordError) as error:
         raise CliError(f"{args.file}: {error}", status=1) from None
     if args.save is not None:
         try:
