@@ -1,8 +1,7 @@
 """The Slovak Lorum engine: one ``LorumState`` per game, settled deal by deal.
 
-Rulings S-1..S-19 (``/work/shared/rules/RULINGS.md``) decide every gap in the
-rule text and are cited by label.  The rules as implemented are written up in
-``docs/rules/lorum.md``.
+Rulings S-1..S-19 decide every gap in the rules and are cited by label; the
+rules as implemented, with every ruling, are written up in ``docs/rules/lorum.md``.
 
 Seats are numbered in play order: the next player is ``(i + 1) % 4`` (S-1).
 A game is ``deals`` deals (S-16); each deal is a bidding circuit (phase

@@ -1,7 +1,7 @@
 """The Lovat engine: setup, keeps, turns, void turns, die and result.
 
-Rulings are cited by label (L-n, D-n) from the project's RULINGS.md; the
-rules as implemented are written up in ``docs/rules/lovat.md``.
+Rulings are cited by label (L-n, D-n); the rules as implemented, with every
+ruling, are written up in ``docs/rules/lovat.md``.
 
 Phases and actions (every decision is asked, even a forced one, so that a
 record lists every decision explicitly):
@@ -90,7 +90,7 @@ _ONE_SEAT: tuple[tuple[int], ...] = tuple((seat,) for seat in range(6))
 
 @dataclass(frozen=True, slots=True)
 class Variant:
-    """One row of the variant table (RULINGS, Lovat)."""
+    """One row of the variant table (``docs/rules/lovat.md``, Variants)."""
 
     players: int  # number of seats
     dealt: int  # cards dealt to each seat (L-3)
