@@ -1,8 +1,8 @@
 """The Lovat deck: 80 unique cards loaded once from the checked-in ``deck.csv`` (D-1).
 
 The table was made by ``make_deck.py`` (kept beside it) and is never generated
-at run time.  Strengths are stored in colour order ``COLOURS`` (the order of the
-rule text).  Agents look cards up by id with ``level`` and ``strength``,
+at run time.  Strengths are stored in colour order ``COLOURS`` (the order
+``docs/rules/lovat.md`` lists them in).  Agents look cards up by id with ``level`` and ``strength``,
 which raise ``ValueError`` for an unknown id or colour; the engine's hot path
 uses the plain dicts ``LEVEL`` and ``STRENGTH`` keyed by card id (no checks).
 """
@@ -16,7 +16,7 @@ from importlib import resources
 from typing import Any
 
 COLOURS: tuple[str, ...] = ("rufous", "gingerline", "phlox", "zaffre", "skobeloff")
-"""The five colours, in the rule text's order (also the die's first five faces, L-14)."""
+"""The five colours, in the rules' order (also the die's first five faces, L-14)."""
 
 COLOUR_INDEX: dict[str, int] = {colour: index for index, colour in enumerate(COLOURS)}
 """Colour name -> position in a card's strengths tuple."""
