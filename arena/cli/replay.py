@@ -7,6 +7,7 @@ from pathlib import Path
 
 from arena.cli.common import CliError, add_command, add_plugins_dir, check_output_file, print_json, registry
 from arena.cli.play import result_json
+from arena.games.base import InvalidSetup
 from arena.records import (RecordError, check_chance_used, check_result, game_for_record, load_record, replay,
                            save_record)
 from arena.referee import RefereeError, SeatPlan, play_match
@@ -73,6 +74,8 @@ def run(args: argparse.Namespace) -> int:
         check_chance_used(data.get("chance", []), match.record["chance"])  # a played-out game used them all
     except (RefereeError, RecordError) as error:
         raise CliError(f"{args.file}: {error}", status=1) from None
+    except InvalidSetup as error:  # a scripted chance outcome that only the play-out reached is wrong
+        raise CliError(f"{args.file}: playing the record out: {error}", status=1) from None
     if args.save is not None:
         try:
             save_record(match.record, args.save)

@@ -59,3 +59,14 @@ def test_a_complete_record_with_an_extra_entry_fails(tmp_path: Path, capsys: pyt
     assert status == 1
     assert err.endswith('chance outcome 2 ({"kind": "dealer", "value": 0}) is never used: the game is over after '
                         "2 chance outcomes, and the record lists 1 more\n")
+
+
+def test_a_bad_scripted_deal_reached_while_playing_out_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    record = deals_record(2, 1)
+    record["chance"].append({"kind": "deal", "value": [hand[:7] for hand in HANDS]})  # deal 2: 7 cards each
+    status, out, err = replay(tmp_path, capsys, record)
+    assert status == 1 and out == ""
+    assert err == (f"arena: error: {tmp_path / 'deal.json'}: playing the record out: scripted deal: seat 0 must "
+                   f"hold a list of 8 cards, not {HANDS[0][:7]!r}\n")

@@ -96,3 +96,14 @@ def test_forced_declarations_and_void_discards_are_actions_and_turns_in_messages
     voids = [i for i, entry in enumerate(record["actions"]) if entry["action"] == "counter"]
     del record["actions"][voids[0]:voids[0] + 2]
     assert replay(tmp_path, capsys, record)[0] == 1
+
+
+def test_a_bad_scripted_die_reached_while_playing_out_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    record = story_record(["purple"])
+    record["actions"] = record["actions"][:3]  # the keeps: the seats' agents play every turn
+    status, out, err = replay(tmp_path, capsys, record)
+    assert status == 1 and out == ""
+    assert err == (f"arena: error: {tmp_path / 'story.json'}: playing the record out: scripted die roll must be "
+                   "one of rufous, gingerline, phlox, zaffre, skobeloff, blank, got 'purple'\n")
