@@ -2,9 +2,10 @@
 
 The table was made by ``make_deck.py`` (kept beside it) and is never generated
 at run time.  Strengths are stored in colour order ``COLOURS`` (the order
-``docs/rules/lovat.md`` lists them in).  Agents look cards up by id with ``level`` and ``strength``,
-which raise ``ValueError`` for an unknown id or colour; the engine's hot path
-uses the plain dicts ``LEVEL`` and ``STRENGTH`` keyed by card id (no checks).
+``docs/rules/lovat.md`` lists them in).  Agents look cards up by id with
+``level`` and ``strength``, which raise ``ValueError`` for an unknown id or
+colour; the engine's hot path uses the plain dicts ``LEVEL`` and ``STRENGTH``
+keyed by card id (no checks).
 """
 
 from __future__ import annotations
