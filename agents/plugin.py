@@ -13,6 +13,7 @@ from typing import Any
 from arena import __version__, hookimpl
 from arena.agent import Agent, AgentSpec
 from arena.games.base import GameInfo
+from arena.options import NO_OPTIONS, AgentOptions, OptionSpec
 
 
 def _by_game(implementations: Mapping[str, Callable[[], type[Agent]]]) -> Callable[..., Agent]:
@@ -48,6 +49,21 @@ DESCRIPTIONS = {
 }
 
 
+SEARCH_OPTIONS = AgentOptions((
+    OptionSpec("iterations", "int", default=320, minimum=1, games=("lovat",),
+               help="playouts per move (deterministic for a seed); with ms, whichever limit comes first"),
+    OptionSpec("iterations", "int", default=240, minimum=1, games=("lorum",),
+               help="playouts per move (deterministic for a seed); with ms, whichever limit comes first"),
+    OptionSpec("ms", "float", minimum=1, help="milliseconds per move (then play depends on the machine's speed)"),
+    OptionSpec("value", "str", default="rank", choices=("rank", "points"), games=("lovat",),
+               help="what a playout scores: rank (opponents beaten) or points"),
+))
+"""The search agents' options (``Budget.from_options``; Lovat's ``value``): defaults as the modules define them."""
+
+OPTIONS = {"random": NO_OPTIONS, "greedy": NO_OPTIONS, "search": SEARCH_OPTIONS}
+"""What each first-party agent accepts (random and greedy: nothing)."""
+
+
 @hookimpl
 def arena_register_agents(register: Callable[[AgentSpec], None]) -> None:
     """Register `random`, `greedy` and `search` for both games."""
@@ -55,4 +71,4 @@ def arena_register_agents(register: Callable[[AgentSpec], None]) -> None:
         factory = _by_game({"lovat": _implementation(lovat_module, lovat_class),
                             "lorum": _implementation(lorum_module, lorum_class)})
         register(AgentSpec(name=name, games=("lovat", "lorum"), factory=factory, description=DESCRIPTIONS[name],
-                           version=__version__, trusted=True))
+                           version=__version__, trusted=True, options=OPTIONS[name]))

@@ -206,8 +206,10 @@ class PluginManager:
     # -- typed hook calls ------------------------------------------------------------------------
 
     def match_finished(self, record: Mapping[str, Any]) -> None:
-        """Tell every reporter plugin that a match finished."""
-        self.pm.hook.arena_match_finished(record=record)
+        """Tell every reporter plugin that a match finished, each on its own (one failing silences no other)."""
+        from arena.reporters import call_each_reporter  # imports pluggy only; kept local to this one caller
+
+        call_each_reporter(self.pm, record)
 
 
 def load_registry(plugins_dir: Path | str | None = DEFAULT_PLUGINS_DIR, entry_points: bool = True) -> PluginManager:
