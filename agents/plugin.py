@@ -51,10 +51,10 @@ DESCRIPTIONS = {
 
 SEARCH_OPTIONS = AgentOptions((
     OptionSpec("iterations", "int", default=320, minimum=1, games=("lovat",),
-               help="playouts per move (deterministic for a seed); with ms, whichever limit comes first"),
+               help="playouts per move; deterministic for a seed"),
     OptionSpec("iterations", "int", default=240, minimum=1, games=("lorum",),
-               help="playouts per move (deterministic for a seed); with ms, whichever limit comes first"),
-    OptionSpec("ms", "float", minimum=1, help="milliseconds per move (then play depends on the machine's speed)"),
+               help="playouts per move; deterministic for a seed"),
+    OptionSpec("ms", "float", minimum=1, help="milliseconds per move (with iterations: whichever ends first); play then depends on the machine"),
     OptionSpec("value", "str", default="rank", choices=("rank", "points"), games=("lovat",),
                help="what a playout scores: rank (opponents beaten) or points"),
 ))
