@@ -22,7 +22,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import socket
 import time
 import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -35,6 +34,8 @@ from arena.plugins import DEFAULT_PLUGINS_DIR, PluginManager, Registry, load_reg
 from arena.provenance import files_hash, plugin_source
 from arena.referee import AgentHost, Limits, RefereeError, SeatPlan, play_match
 from arena.tournament.config import TournamentConfig
+from arena.tournament.cluster import ClusterError, check_reachable, connection_problem, probe
+from arena.tournament.ray_output import RAY_LOG, all_output_to, ray_output_to
 from arena.tournament.schedule import Match, Schedule
 from arena.tournament.store import DEFAULT_LEADERBOARDS, Store, pack_record, store_path
 
@@ -103,7 +104,10 @@ def run_tournament(
     manager = load_registry(plugins_dir=plugins_dir)
     versions = entry_versions(config, manager.registry, plugins_dir)  # checks every entry's options first
     if address is not None:
-        _check_reachable(address)  # before the store is touched: a dead address changes nothing
+        try:
+            check_reachable(address)  # before the store is touched: a dead address changes nothing
+        except ClusterError as error:
+            raise TournamentError(str(error)) from None
     serial = address is None and workers == 1
     with Store(path) as store:
         if store.bind(config.to_json(), schedule.design.to_json(), total, resume):
@@ -124,7 +128,7 @@ def run_tournament(
         parallel = 1 if serial else (workers or os.cpu_count() or 1)
         # Matches stream from the schedule into batches and out to the store: memory stays flat.
         batches = _batches((match for match in schedule.iter_matches() if match.index not in done), pending, parallel)
-        with _backend(serial, workers, address) as cpus:
+        with _backend(serial, workers, address, path.parent / RAY_LOG) as cpus:
             if serial:
                 finished: Iterator[list[dict[str, Any]]] = (_play_batch(context, batch) for batch in batches)
             else:
@@ -348,63 +352,38 @@ def play_scheduled_match(
 
 
 @contextlib.contextmanager
-def _backend(serial: bool, workers: int | None, address: str | None) -> Iterator[int]:
-    """Yield the number of parallel workers; start Ray for the run (and stop it after) unless serial or running."""
+def _backend(serial: bool, workers: int | None, address: str | None, log_path: Path) -> Iterator[int]:
+    """Yield the number of parallel workers; start Ray for the run (and stop it after) unless serial or running.
+
+    Everything Ray prints while it runs goes to ``log_path`` (``arena.tournament.ray_output``).
+    """
     if serial:
         yield 1
         return
     import ray
 
     started_here = not ray.is_initialized()
-    if started_here:
-        try:
-            with _quiet_stderr():  # Ray's services log to their session folder; keep the terminal for us
-                if address is None:
-                    ray.init(num_cpus=workers or os.cpu_count(), include_dashboard=False, log_to_driver=False,
-                             configure_logging=False)
-                else:
-                    ray.init(address=address, log_to_driver=False, configure_logging=False)
-        except Exception as error:  # Ray raises several kinds for an unreachable cluster
-            where = address or "a local Ray"
-            raise TournamentError(f"cannot start or reach {where}: {' '.join(str(error).split())[:200]}") from None
-    try:
-        yield int(ray.cluster_resources().get("CPU", 1))
-    finally:
+    with ray_output_to(log_path) as log:
         if started_here:
-            ray.shutdown()
-
-
-CONNECT_SECONDS = 10.0
-"""How long to wait for a Ray cluster's address to accept a connection before giving up."""
-
-
-def _check_reachable(address: str) -> None:
-    """Fail fast with one line when nothing listens at ``address`` (``ray.init`` would retry for minutes).
-
-    ``auto`` and addresses without a port are left to Ray.
-    """
-    host, _, port = address.removeprefix("ray://").rpartition(":")
-    if not host or not port.isdigit():
-        return
-    try:
-        socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_SECONDS).close()
-    except OSError as error:
-        reason = error.strerror or type(error).__name__
-        raise TournamentError(f"cannot reach a Ray cluster at {address}: {reason}") from None
-
-
-@contextlib.contextmanager
-def _quiet_stderr() -> Iterator[None]:
-    """Point file descriptor 2 at /dev/null for the block (Ray's native code writes there directly)."""
-    saved = os.dup(2)
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(devnull, 2)
-        yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-        os.close(devnull)
+            try:
+                if address is not None:
+                    probe(address)  # the real cause in one line, within seconds (ray.init waits 20 s or more)
+                with all_output_to(log):
+                    if address is None:
+                        ray.init(num_cpus=workers or os.cpu_count(), include_dashboard=False, log_to_driver=False,
+                                 configure_logging=False)
+                    else:
+                        ray.init(address=address, log_to_driver=False, configure_logging=False)
+            except ClusterError as error:
+                raise TournamentError(str(error)) from None
+            except Exception as error:  # Ray raises several kinds for an unreachable cluster
+                raise TournamentError(connection_problem(address, error, log_path)) from None
+        try:
+            yield int(ray.cluster_resources().get("CPU", 1))
+        finally:
+            if started_here:
+                with all_output_to(log):
+                    ray.shutdown()
 
 
 def _ray_batches(context: Mapping[str, Any], batches: Iterator[list[dict[str, Any]]], cpus: int
