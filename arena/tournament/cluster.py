@@ -10,11 +10,14 @@ same Ray and Python versions as this machine (Ray refuses a mismatch).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import platform
 import socket
+import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -42,8 +45,8 @@ def check_reachable(address: str, seconds: float = PROBE_SECONDS) -> None:
 def probe(address: str, seconds: float = PROBE_SECONDS) -> None:
     """Check that ``address`` is a Ray GCS this machine may join, with matching versions; ``ClusterError`` if not.
 
-    Ray Client addresses (``ray://``) and ``auto`` are only checked for a listener.  Ray's own
-    native messages during the probe go wherever descriptor 2 points (the run's Ray log).
+    Ray Client addresses (``ray://``) and ``auto`` are only checked for a listener.  Ray's native
+    retry messages during the probe are discarded: the one line raised says what they would.
     """
     check_reachable(address, seconds)
     host, port = _host_port(address)
@@ -62,14 +65,30 @@ def probe(address: str, seconds: float = PROBE_SECONDS) -> None:
             outcome["error"] = error
 
     thread = threading.Thread(target=ask, name="arena-ray-probe", daemon=True)
-    thread.start()
-    thread.join(seconds)
+    with _native_stderr_discarded():
+        thread.start()
+        thread.join(seconds)
     if thread.is_alive():
         raise ClusterError(f"{address} accepts connections but no Ray cluster answered within {seconds:g} s; "
                            "give the head's GCS address (ray start --head --port, 6379 by default)")
     if "error" in outcome:
         raise ClusterError(_explain(address, outcome["error"]))
     _check_versions(address, outcome.get("metadata"))
+
+
+@contextlib.contextmanager
+def _native_stderr_discarded() -> Iterator[None]:
+    """Point descriptor 2 at /dev/null for the block (Ray's native client writes its retries there)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
 
 
 def _explain(address: str, error: BaseException) -> str:

@@ -34,7 +34,7 @@ from arena.plugins import DEFAULT_PLUGINS_DIR, PluginManager, Registry, load_reg
 from arena.provenance import files_hash, plugin_source
 from arena.referee import AgentHost, Limits, RefereeError, SeatPlan, play_match
 from arena.tournament.config import TournamentConfig
-from arena.tournament.cluster import ClusterError, check_reachable, connection_problem, probe
+from arena.tournament.cluster import ClusterError, connection_problem, probe
 from arena.tournament.ray_output import RAY_LOG, all_output_to, ray_output_to
 from arena.tournament.schedule import Match, Schedule
 from arena.tournament.store import DEFAULT_LEADERBOARDS, Store, pack_record, store_path
@@ -105,7 +105,7 @@ def run_tournament(
     versions = entry_versions(config, manager.registry, plugins_dir)  # checks every entry's options first
     if address is not None:
         try:
-            check_reachable(address)  # before the store is touched: a dead address changes nothing
+            probe(address)  # before the store is touched: a dead or wrong address changes nothing
         except ClusterError as error:
             raise TournamentError(str(error)) from None
     serial = address is None and workers == 1
@@ -366,8 +366,6 @@ def _backend(serial: bool, workers: int | None, address: str | None, log_path: P
     with ray_output_to(log_path) as log:
         if started_here:
             try:
-                if address is not None:
-                    probe(address)  # the real cause in one line, within seconds (ray.init waits 20 s or more)
                 with all_output_to(log):
                     if address is None:
                         ray.init(num_cpus=workers or os.cpu_count(), include_dashboard=False, log_to_driver=False,
