@@ -368,8 +368,10 @@ def _backend(serial: bool, workers: int | None, address: str | None, log_path: P
             try:
                 with all_output_to(log):
                     if address is None:
-                        ray.init(num_cpus=workers or os.cpu_count(), include_dashboard=False, log_to_driver=False,
-                                 configure_logging=False)
+                        # "local": a new Ray of our own, never a cluster someone else started on this machine
+                        # (a bare ray.init() joins the last `ray start` recorded in Ray's temp folder).
+                        ray.init(address="local", num_cpus=workers or os.cpu_count(), include_dashboard=False,
+                                 log_to_driver=False, configure_logging=False)
                     else:
                         ray.init(address=address, log_to_driver=False, configure_logging=False)
             except ClusterError as error:

@@ -52,7 +52,15 @@ def test_nothing_listening_is_one_line_naming_the_address() -> None:
 
 @pytest.fixture(scope="module")
 def token_head(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A Ray head on a free loopback port that requires a token."""
+    """A Ray head on a free loopback port that requires a token.
+
+    ``ray start`` records its address in Ray's ``ray_current_cluster`` file, where a bare ``ray.init()`` on this
+    machine would look for a cluster to join: the file is put back as it was when the head stops.
+    """
+    from ray._common.utils import get_ray_address_file
+
+    current = Path(get_ray_address_file(None))
+    before = current.read_bytes() if current.exists() else None
     port = free_port()
     env = {**os.environ, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": TOKEN}
     env.pop("RAY_ADDRESS", None)
@@ -73,6 +81,10 @@ def token_head(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     finally:
         os.killpg(head.pid, signal.SIGKILL)  # the head's whole process group: only what this test started
         head.wait(timeout=30)
+        if before is None:
+            current.unlink(missing_ok=True)
+        else:
+            current.write_bytes(before)
 
 
 @pytest.mark.parametrize("auth, expected", [
