@@ -223,8 +223,5 @@ def _number(value: float) -> str:
 
 
 def _show(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (dict, list, tuple)) or value is None:
-        return json.dumps(value) if value is not None else "null"
-    return json.dumps(value) if isinstance(value, str) else repr(value)
+    """A value as a config or command line writes it: ``"80"``, ``80``, ``true``, ``[1, 2]``."""
+    return json.dumps(value, default=repr)

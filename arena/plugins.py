@@ -32,6 +32,7 @@ import pluggy
 
 from arena import hookspecs
 from arena.agent import AgentSpec
+from arena.options import AgentOptions
 from arena.games.base import Game
 from arena.suggest import closest
 
@@ -272,6 +273,8 @@ def _agent_problem(spec: object, known: Mapping[str, AgentSpec]) -> str | None:
         return f"agent {spec.name!r}: version must be a non-empty string"
     if not isinstance(spec.description, str):
         return f"agent {spec.name!r}: description must be a string"
+    if not isinstance(spec.options, AgentOptions):
+        return f"agent {spec.name!r}: options must be an arena.options.AgentOptions"
     return None
 
 
