@@ -45,7 +45,8 @@ FIRST_PARTY: tuple[tuple[str, str, str, str, str], ...] = (
 DESCRIPTIONS = {
     "random": "Uniform over the legal actions (a uniformly random legal keep in Lovat).",
     "greedy": "A one-ply heuristic: strong keeps and cheap winning plays; avoids points in Lorum.",
-    "search": "Determinized search: samples hidden deals consistent with what it saw and plays them out.",
+    "search": "Determinized search: samples hidden deals consistent with what it saw and plays them out "
+              "(docs/agents/search-lovat.md, docs/agents/search-lorum.md).",
 }
 
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from arena.agent import AgentSpec
@@ -23,11 +24,14 @@ def agent_named(loaded: Registry, name: str) -> AgentSpec:
 
 
 def print_agent_options(row: dict[str, Any]) -> None:
-    """An agent's facts, then one table row per option; options in configs go under ``[agents.options]``."""
+    """An agent's facts, then one table row per option; options in configs go under ``[agents.options]``.
+
+    What a plugin wrote (description, help) is shown as text, never read as console markup.
+    """
     console = Console()
-    console.print(f"[bold]{row['name']}[/] {row['version']} (plugin {row['plugin']}, {row['source']}): "
-                  f"plays {', '.join(row['games'])}")
-    console.print(row["description"] or "(no description)")
+    console.print(f"[bold]{escape(row['name'])}[/] {escape(row['version'])} (plugin {escape(row['plugin'])}, "
+                  f"{escape(row['source'])}): plays {escape(', '.join(row['games']))}")
+    console.print(escape(row["description"] or "(no description)"))
     if not row["options"]:
         console.print("options: none (any option given to it is refused)")
         return
@@ -38,6 +42,6 @@ def print_agent_options(row: dict[str, Any]) -> None:
     for data in row["options"]:
         option = OptionSpec.from_json(data)
         default = "unset" if option.default is None else str(option.default)
-        table.add_row(option.name, option.type, option.expected(), default, ", ".join(option.games) or "all",
-                      option.help)
+        table.add_row(*(escape(cell) for cell in (option.name, option.type, option.expected(), default,
+                                                  ", ".join(option.games) or "all", option.help)))
     console.print(table)

@@ -134,6 +134,7 @@ def run_tournament(
             else:
                 finished = _ray_batches(context, batches, cpus)
             for rows in finished:
+                _check_worker_versions(rows, versions)
                 failure = watch.first_failure(rows)
                 if failure is not None:
                     store.add(rows[:failure.position])  # the store stays a prefix of the schedule
@@ -169,6 +170,20 @@ def entry_versions(config: TournamentConfig, registry: Registry, plugins_dir: Pa
         versions[entry.name] = {"agent": spec.name, "plugin": plugin, "version": spec.version,
                                 "files": files_hash(plugin_source(plugin, plugins_dir))}
     return versions
+
+
+def _check_worker_versions(rows: Sequence[Mapping[str, Any]], versions: Mapping[str, Mapping[str, str]]) -> None:
+    """Refuse results played with another version of an entry's agent than the driver's (a node with an
+    older plugin installed), before they are stored under the driver's version."""
+    for row in rows:
+        for entry, version in zip(row["agents"], row["versions"]):
+            expected = versions[entry]["version"]
+            if version != expected:
+                raise TournamentError(
+                    f"match {row['id']}: a worker played entry {entry!r} with {versions[entry]['agent']} {version}, "
+                    f"but this machine has {expected}; install the same plugin version on every node "
+                    "(docs/cluster.md), then run again with --resume"
+                )
 
 
 def _report(manager: PluginManager, rows: Sequence[Mapping[str, Any]]) -> None:
@@ -345,6 +360,7 @@ def play_scheduled_match(
         "agents": list(match["seats"]), "scores": record["result"]["scores"], "ranks": record["result"]["ranks"],
         "faults": record["faults"], "think_seconds": result.think_seconds,
         "wall_seconds": time.perf_counter() - started, "record": pack_record(record),
+        "versions": [plan.spec.version for plan in seats],  # as this worker has them; the driver compares
     }
 
 

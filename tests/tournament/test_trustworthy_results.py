@@ -178,3 +178,16 @@ def test_the_live_leader_after_resume_counts_every_stored_match(tmp_path: Path) 
                    on_progress=resumed.append)
     assert resumed[0].played_now == 0 and resumed[0].leader is not None  # known before this session plays
     assert resumed[-1].leader == whole[-1].leader
+
+
+def test_results_from_a_worker_with_another_plugin_version_are_refused(tmp_path: Path) -> None:
+    folder = plugins(tmp_path / "plugins")
+    run_tournament(config(folder, name="old"), leaderboards=tmp_path, plugins_dir=folder, workers=1)
+    # The driver now has 1.1; the worker process kept the plugins it loaded (1.0), as a node that was not
+    # updated would.
+    plugins(folder, version="1.1")
+    with pytest.raises(TournamentError, match=r"^match t\d{4}-b00-r\d: a worker played entry 'mine' with mine 1\.0, "
+                                              r"but this machine has 1\.1; install the same plugin version"):
+        run_tournament(config(folder, name="new"), leaderboards=tmp_path, plugins_dir=folder, workers=1)
+    with Store.open_readonly(store_path(tmp_path, "new")) as store:
+        assert store.count() == 0
