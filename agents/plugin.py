@@ -13,6 +13,7 @@ from typing import Any
 from arena import __version__, hookimpl
 from arena.agent import Agent, AgentSpec
 from arena.games.base import GameInfo
+from arena.options import NO_OPTIONS, AgentOptions, OptionSpec
 
 
 def _by_game(implementations: Mapping[str, Callable[[], type[Agent]]]) -> Callable[..., Agent]:
@@ -44,8 +45,24 @@ FIRST_PARTY: tuple[tuple[str, str, str, str, str], ...] = (
 DESCRIPTIONS = {
     "random": "Uniform over the legal actions (a uniformly random legal keep in Lovat).",
     "greedy": "A one-ply heuristic: strong keeps and cheap winning plays; avoids points in Lorum.",
-    "search": "Determinized search: samples hidden deals consistent with what it saw and plays them out.",
+    "search": "Determinized search: samples hidden deals consistent with what it saw and plays them out "
+              "(docs/agents/search-lovat.md, docs/agents/search-lorum.md).",
 }
+
+
+SEARCH_OPTIONS = AgentOptions((
+    OptionSpec("iterations", "int", default=320, minimum=1, games=("lovat",),
+               help="playouts per move; deterministic for a seed"),
+    OptionSpec("iterations", "int", default=240, minimum=1, games=("lorum",),
+               help="playouts per move; deterministic for a seed"),
+    OptionSpec("ms", "float", minimum=1, help="milliseconds per move (with iterations: whichever ends first); play then depends on the machine"),
+    OptionSpec("value", "str", default="rank", choices=("rank", "points"), games=("lovat",),
+               help="what a playout scores: rank (opponents beaten) or points"),
+))
+"""The search agents' options (``Budget.from_options``; Lovat's ``value``): defaults as the modules define them."""
+
+OPTIONS = {"random": NO_OPTIONS, "greedy": NO_OPTIONS, "search": SEARCH_OPTIONS}
+"""What each first-party agent accepts (random and greedy: nothing)."""
 
 
 @hookimpl
@@ -55,4 +72,4 @@ def arena_register_agents(register: Callable[[AgentSpec], None]) -> None:
         factory = _by_game({"lovat": _implementation(lovat_module, lovat_class),
                             "lorum": _implementation(lorum_module, lorum_class)})
         register(AgentSpec(name=name, games=("lovat", "lorum"), factory=factory, description=DESCRIPTIONS[name],
-                           version=__version__, trusted=True))
+                           version=__version__, trusted=True, options=OPTIONS[name]))

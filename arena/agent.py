@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.games.base import Action, GameInfo, Observation
+from arena.options import NO_OPTIONS, AgentOptions
 
 
 class Agent:
@@ -50,6 +51,7 @@ class AgentSpec:
     description: str  # one line for `arena agents`
     version: str  # the agent's own version, recorded with every match
     trusted: bool = False  # first-party agents run in-process; third-party ones isolated by default
+    options: AgentOptions = NO_OPTIONS  # the options it accepts (arena.options); by default none
 
     def plays(self, game_name: str) -> bool:
         """Whether this agent plays the game with short name ``game_name``."""

@@ -13,8 +13,11 @@ plugin authors call the same functions from their own test suites::
         assert report.move_seconds_max < 0.1
 
 The agent plays every supported player count against the first-party
-``random`` agent, in a different seat each match, under the tournament
-referee (isolated by default, with the default ``Limits``).  The report lists
+``random`` agent (or the ``opponents`` chosen), in a different seat each match,
+then the scenarios of the game's coverage plan (``arena.coverage``: scripted
+deals and forced bidding) until it has decided in every phase and case of the
+game at every player count; a case never reached fails the check.  All of it
+runs under the tournament referee (isolated by default, with the default ``Limits``).  The report lists
 illegal or malformed actions, exceptions, timeouts, crashes and memory
 exhaustion (each with the match's seed and a command that reproduces it),
 time per move (median and maximum), peak memory (isolated only), and whether
@@ -24,17 +27,19 @@ isolated host, so set-iteration and hash-order bugs show up too).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
 import statistics
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from arena.agent import AgentSpec
+from arena.coverage import ATTEMPTS, PLANS, Coverage, Scenario, scenarios_for
 from arena.games.base import Game
 from arena.plugins import DEFAULT_PLUGINS_DIR, Registry, load_registry
 from arena.records import action_from_json
@@ -135,6 +140,7 @@ class CheckReport:
     problems: list[str] = field(default_factory=list)  # one line each: what went wrong and what to fix
     findings: list[Finding] = field(default_factory=list)  # the same problems in parts (summary groups fixes)
     seed: int = 0  # the seed the matches derive from
+    coverage: Coverage | None = None  # decisions per case and player count; None for a game without a plan
 
     def add(self, finding: Finding) -> None:
         """Record a problem."""
@@ -183,6 +189,7 @@ class CheckReport:
             "faults": self.counts(), "move_seconds": {"median": self.move_seconds_median, "max": self.move_seconds_max},
             "peak_memory_mb": self.peak_memory_mb, "deterministic": self.deterministic,
             "problems": list(self.problems), "matches": [match.to_json() for match in self.matches],
+            "coverage": None if self.coverage is None else self.coverage.to_json(),
         }
 
     def summary(self) -> str:
@@ -205,6 +212,10 @@ class CheckReport:
             lines.append(f"  peak memory: {self.peak_memory_mb:.0f} MB (resident, including the preloaded arena)")
         determinism = {True: "yes", False: "NO", None: "not checked"}[self.deterministic]
         lines.append(f"  deterministic for a fixed seed: {determinism}")
+        if self.coverage is not None:
+            lines.append("  coverage: the agent's own decisions per case"
+                         + ("" if self.passed else " (stopped at the first problem)"))
+            lines += ["  " + line for line in self.coverage.table()]
         if self.passed:
             lines.append("PASS")
         else:
@@ -251,15 +262,19 @@ def check_agent(
     plugins_dir: Path | str | None = DEFAULT_PLUGINS_DIR,
     entry_points: bool = True,
     determinism: bool = True,
+    options: Mapping[str, Any] | None = None,
+    opponents: Sequence[str] | None = None,
 ) -> CheckReport:
-    """Play ``agent`` at every supported player count against random opponents and report what went wrong.
+    """Play ``agent`` at every supported player count, then through every case of the game; report what went wrong.
 
     ``agent`` and ``game`` are names (or a registered ``AgentSpec`` and a
-    ``Game``).  ``registry`` defaults to the plugins loaded from ``plugins_dir``
+    ``Game``).  ``options`` are the agent's own (checked against what it
+    declares); ``opponents`` names the agents in the other seats, in turn
+    (default: ``random``).  ``registry`` defaults to the plugins loaded from ``plugins_dir``
     and entry points.  ``isolation`` is ``"isolated"`` (as tournaments run
     third-party agents; measures memory) or ``"trusted"``.  Raises
     ``ValueError`` (one line) for an unknown agent or game, or an agent that
-    does not play the game.
+    does not play the game, options it does not accept, or an opponent that cannot play.
     """
     if isinstance(matches, bool) or not isinstance(matches, int) or matches < 1:
         raise ValueError(f"matches must be a whole number >= 1, not {matches!r}")
@@ -268,6 +283,9 @@ def check_agent(
     if registry is None:
         registry = load_registry(plugins_dir=plugins_dir, entry_points=entry_points).registry
     spec, game = _resolve(registry, agent, game)
+    options = dict(options or {})
+    spec.options.check(options, spec.name, game.info.name)  # OptionError is a ValueError: one line
+    rivals = [_resolve(registry, name, game)[0] for name in (opponents or [OPPONENT])]
     counts = tuple(player_counts) if player_counts is not None else game.info.player_counts
     if not counts:
         raise ValueError("player_counts is empty: give at least one player count (or None for all)")
@@ -278,7 +296,9 @@ def check_agent(
     limits = limits or Limits()
     report = CheckReport(agent=spec.name, version=spec.version, game=game.info.name, isolation=isolation,
                          limits=limits, seed=seed)
-    opponent = registry.agent(OPPONENT)
+    plan = PLANS.get(game.info.name)
+    report.coverage = None if plan is None else Coverage(plan, counts)
+    opponent = registry.agent(OPPONENT)  # the substitute after a fault, as in tournaments
     hosts: list[AgentHost] = []
 
     def host() -> AgentHost | None:
@@ -290,27 +310,38 @@ def check_agent(
 
     try:
         firsts: list[tuple[MatchCheck, MatchResult, list[SeatPlan], dict[str, Any]]] = []
+        def play(players: int, game_options: dict[str, Any], match_seed: int, seat: int, index: int,
+                 scenario: Scenario | None = None) -> tuple[MatchCheck, MatchResult, list[SeatPlan]]:
+            seats = _seats(spec, rivals, players, seat, match_seed, isolation, options)
+            result = play_match(game, game_options, match_seed, seats, substitute=opponent, limits=limits,
+                                isolation="trusted", host=host(), script=scenario.script if scenario else (),
+                                prefix=scenario.prefix if scenario else ())
+            check = _match_check(spec, game, players, match_seed, seat, result, seats, options)
+            if scenario is not None:  # `arena play` cannot force a deal's bidding: the check itself reproduces it
+                check.command = _check_command(spec, game, players, seed, options, opponents)
+            report.matches.append(check)
+            for fault in check.faults:
+                finding = _fault_finding(spec, game, check, fault, limits, isolation, seed, index,
+                                         result.move_seconds[seat])
+                check.reproduce = finding.reproduce
+                report.add(finding)
+            report.move_seconds.extend(result.move_seconds[seat])
+            memory = result.peak_memory_mb[seat]
+            if memory is not None:
+                report.peak_memory_mb = max(report.peak_memory_mb or 0.0, memory)
+            if report.coverage is not None:
+                report.coverage.add_match(game, result.record, seat, len(scenario.prefix) if scenario else 0)
+            return check, result, seats
+
         for players in counts:
-            options = game.info.resolve_options(players, {})
+            game_options = game.info.resolve_options(players, {})
             for index in range(matches):
                 match_seed = derive_seed(seed, "check-agent", game.info.name, players, index)
-                seat = index % players
-                seats = _seats(spec, opponent, players, seat, match_seed, isolation)
-                result = play_match(game, options, match_seed, seats, substitute=opponent, limits=limits,
-                                    isolation="trusted", host=host())
-                check = _match_check(spec, game, players, match_seed, seat, result)
-                report.matches.append(check)
-                for fault in check.faults:
-                    finding = _fault_finding(spec, game, check, fault, limits, isolation, seed, index,
-                                             result.move_seconds[seat])
-                    check.reproduce = finding.reproduce
-                    report.add(finding)
-                report.move_seconds.extend(result.move_seconds[seat])
-                memory = result.peak_memory_mb[seat]
-                if memory is not None:
-                    report.peak_memory_mb = max(report.peak_memory_mb or 0.0, memory)
+                check, result, seats = play(players, game_options, match_seed, index % players, index)
                 if index == 0:
-                    firsts.append((check, result, seats, options))
+                    firsts.append((check, result, seats, game_options))
+        if report.coverage is not None and report.passed:  # a failing agent's problems come first, unflooded
+            _cover(report, report.coverage, game, counts, seed, play)
         if determinism:
             _check_determinism(report, game, opponent, firsts, limits, isolation, plugins_dir, entry_points)
     finally:
@@ -330,6 +361,45 @@ def assert_agent_conforms(agent: str | AgentSpec, game: str | Game, **options: A
 # -- internals -----------------------------------------------------------------------------------
 
 
+def _cover(report: CheckReport, coverage: Coverage, game: Game, counts: Sequence[int], seed: int,
+           play: Callable[..., Any]) -> None:
+    """Play the coverage plan's scenarios (the agent in seat 0) until every case is reached; report the rest.
+
+    Cases left unreached after a fault are not reported as well: the fault is the problem to fix first.
+    """
+    for attempt in range(ATTEMPTS):
+        todo = [(players, scenario) for players in counts for scenario in scenarios_for(coverage, game, players)]
+        if not todo:
+            break
+        for players, scenario in todo:
+            scenario_seed = derive_seed(seed, "check-agent coverage", game.info.name, players, attempt, scenario.label)
+            game_options = game.info.resolve_options(players, dict(scenario.game_options))
+            play(players, game_options, scenario_seed, 0, attempt, scenario)
+    if not report.passed:
+        return
+    for players, case in coverage.missing():
+        aimed = [s.label for s in coverage.plan.scenarios(game, players) if case in s.targets]
+        report.add(Finding(
+            title=f"never reached: {case} ({game.info.name}, {players} players)",
+            detail=f"in {ATTEMPTS} tries of {', '.join(aimed) or 'every scenario'} the agent never decided in this "
+                   "case, so the check cannot say it plays it",
+            fix="a case the agent's own choices always avoid cannot be checked: make sure it can play every "
+                "phase, or try other --opponents and --seed",
+            reproduce=_check_command(report.agent, game, players, seed, {}, None),
+        ))
+
+
+def _check_command(spec: AgentSpec | str, game: Game, players: int, seed: int, options: Mapping[str, Any],
+                   opponents: Sequence[str] | None) -> str:
+    """An ``arena check-agent`` command that plays the same check at one player count."""
+    name = spec if isinstance(spec, str) else spec.name
+    parts = [f"arena check-agent {name} --game {game.info.name} --players {players} --seed {seed}"]
+    parts += [f"--option {shlex.quote(f'{key}={json.dumps(value)}')}" for key, value in options.items()]
+    if opponents:
+        parts.append(f"--opponents {','.join(opponents)}")
+    return " ".join(parts) + ("" if isinstance(spec, str) else _plugins_option(spec))
+
+
 def _resolve(registry: Registry, agent: str | AgentSpec, game: str | Game) -> tuple[AgentSpec, Game]:
     if isinstance(game, str):
         try:
@@ -346,21 +416,27 @@ def _resolve(registry: Registry, agent: str | AgentSpec, game: str | Game) -> tu
     return agent, game
 
 
-def _seats(spec: AgentSpec, opponent: AgentSpec, players: int, seat: int, match_seed: int,
-           isolation: str) -> list[SeatPlan]:
-    """The checked agent at ``seat``, random elsewhere, seeded as ``arena play`` seeds them."""
-    return [
-        SeatPlan(name=spec.name, spec=spec, seed=derive_seed(match_seed, "agent", index), isolation=isolation)
-        if index == seat
-        else SeatPlan(name=opponent.name, spec=opponent, seed=derive_seed(match_seed, "agent", index))
-        for index in range(players)
-    ]
+def _seats(spec: AgentSpec, opponents: Sequence[AgentSpec], players: int, seat: int, match_seed: int,
+           isolation: str, options: Mapping[str, Any]) -> list[SeatPlan]:
+    """The checked agent at ``seat``, the opponents in turn elsewhere, seeded as ``arena play`` seeds them."""
+    others = iter(opponents[k % len(opponents)] for k in range(players))
+    plans = []
+    for index in range(players):
+        if index == seat:
+            plans.append(SeatPlan(name=spec.name, spec=spec, options=dict(options),
+                                  seed=derive_seed(match_seed, "agent", index), isolation=isolation))
+        else:
+            rival = next(others)
+            plans.append(SeatPlan(name=rival.name, spec=rival, seed=derive_seed(match_seed, "agent", index)))
+    return plans
 
 
 def _match_check(spec: AgentSpec, game: Game, players: int, match_seed: int, seat: int,
-                 result: MatchResult) -> MatchCheck:
-    names = ",".join(spec.name if index == seat else OPPONENT for index in range(players))
+                 result: MatchResult, seats: Sequence[SeatPlan], options: Mapping[str, Any]) -> MatchCheck:
+    names = ",".join(plan.name for plan in seats)
     command = f"arena play {game.info.name} --players {players} --seed {match_seed} --agents {names}"
+    command += "".join(f" --option {shlex.quote(f'{spec.name}.{key}={json.dumps(value)}')}"
+                       for key, value in options.items())
     command += _plugins_option(spec)
     faults = [dict(fault) for fault in result.record["faults"] if fault["seat"] == seat]
     return MatchCheck(players=players, seed=match_seed, seat=seat, decisions=result.decisions[seat],

@@ -32,6 +32,7 @@ import pluggy
 
 from arena import hookspecs
 from arena.agent import AgentSpec
+from arena.options import AgentOptions
 from arena.games.base import Game
 from arena.suggest import closest
 
@@ -206,8 +207,10 @@ class PluginManager:
     # -- typed hook calls ------------------------------------------------------------------------
 
     def match_finished(self, record: Mapping[str, Any]) -> None:
-        """Tell every reporter plugin that a match finished."""
-        self.pm.hook.arena_match_finished(record=record)
+        """Tell every reporter plugin that a match finished, each on its own (one failing silences no other)."""
+        from arena.reporters import call_each_reporter  # imports pluggy only; kept local to this one caller
+
+        call_each_reporter(self.pm, record)
 
 
 def load_registry(plugins_dir: Path | str | None = DEFAULT_PLUGINS_DIR, entry_points: bool = True) -> PluginManager:
@@ -270,6 +273,8 @@ def _agent_problem(spec: object, known: Mapping[str, AgentSpec]) -> str | None:
         return f"agent {spec.name!r}: version must be a non-empty string"
     if not isinstance(spec.description, str):
         return f"agent {spec.name!r}: description must be a string"
+    if not isinstance(spec.options, AgentOptions):
+        return f"agent {spec.name!r}: options must be an arena.options.AgentOptions"
     return None
 
 

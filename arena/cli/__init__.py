@@ -7,6 +7,7 @@ printed as one line on stderr with a non-zero exit status, never a traceback.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -55,6 +56,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("arena: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
+        # The reader closed the pipe (`arena export ... | head`): normal. Point stdout at /dev/null so that
+        # the interpreter's final flush cannot fail and print "Broken pipe" at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
 
 

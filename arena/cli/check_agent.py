@@ -6,6 +6,7 @@ import argparse
 
 from arena.cli.common import CliError, add_command, add_plugins_dir, agent_for_game, game_named, print_json, registry
 from arena.conformance import DEFAULT_MATCHES, check_agent
+from arena.options import parse_assignments
 from arena.referee import Limits, RefereeError
 
 
@@ -16,11 +17,12 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
         "check-agent",
         help="check that an agent plays legally, in time and reproducibly",
         description=(
-            "Play an agent at every supported player count against random opponents, under the\n"
-            "tournament referee, and report illegal or malformed actions, exceptions, timeouts,\n"
+            "Play an agent at every supported player count against random opponents (or --opponents),\n"
+            "then through every phase and case of the game (scripted deals and forced bidding reach the\n"
+            "rare ones), under the tournament referee, print a coverage table, and report illegal or malformed actions, exceptions, timeouts,\n"
             "crashes, memory exhaustion, time per move (median and max), peak memory, and whether\n"
-            "the same seed twice gives the same actions. Each problem says what to fix and how to\n"
-            "reproduce it.\n\n"
+            "the same seed twice gives the same actions. A case the agent never decided in is a failure.\n"
+            "Each problem says what to fix and how to reproduce it.\n\n"
             "Exit status: 0 if the agent passes, 1 if it fails."
         ),
         examples=(
@@ -29,6 +31,7 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
             "arena check-agent my-agent --game lovat --plugins-dir my_plugins --json",
             "arena check-agent my-agent --game lovat --move-seconds 0.2   # a tighter limit",
             "arena check-agent my-agent --game lovat --players 4          # one player count",
+            "arena check-agent search --game lorum --option iterations=40 --opponents greedy,random,greedy",
         ),
     )
     parser.add_argument("agent", metavar="NAME", help="the agent's registered name (see 'arena agents')")
@@ -49,6 +52,10 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
                         help=f"time to build the agent (default {defaults.startup_seconds:g})")
     parser.add_argument("--memory-mb", type=int, default=defaults.memory_mb, metavar="MB",
                         help=f"memory an isolated agent may allocate (default {defaults.memory_mb})")
+    parser.add_argument("--option", action="append", metavar="KEY=VALUE",
+                        help="an option for the checked agent (repeatable; see 'arena agents NAME')")
+    parser.add_argument("--opponents", metavar="A,B,C",
+                        help="agents for the other seats, in turn (default: random)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     add_plugins_dir(parser)
     parser.set_defaults(run=run)
@@ -67,9 +74,17 @@ def run(args: argparse.Namespace) -> int:
     game = game_named(loaded, args.game)
     spec = agent_for_game(loaded, args.agent, game)
     player_counts = None if args.players is None else [args.players]
+    opponents = None
+    if args.opponents is not None:
+        opponents = [name.strip() for name in args.opponents.split(",")]
+        if not all(opponents):
+            raise CliError(f"--opponents {args.opponents!r}: an agent name is empty")
     try:
+        options = {key: spec.options.parse(key, text, game.info.name)
+                   for key, text in parse_assignments(args.option, "--option")}
         report = check_agent(spec, game, matches=args.matches, seed=args.seed, player_counts=player_counts,
-                             limits=limits, isolation=args.isolation, registry=loaded, plugins_dir=args.plugins_dir)
+                             limits=limits, isolation=args.isolation, registry=loaded, plugins_dir=args.plugins_dir,
+                             options=options, opponents=opponents)
     except (ValueError, RefereeError) as error:
         raise CliError(str(error)) from None
     if args.json:

@@ -8,6 +8,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from arena.cli.agent_options import agent_named, print_agent_options
 from arena.cli.common import add_command, add_plugins_dir, game_named, print_json, registry
 
 
@@ -28,9 +29,11 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
         subparsers,
         "agents",
         help="list installed agents",
-        description="List installed agents: name, version, plugin, where it came from, games it plays.",
-        examples=("arena agents", "arena agents --game lorum --json"),
+        description="List installed agents: name, version, plugin, where it came from, games it plays, options; "
+                    "with NAME, one agent and each of its options (type, allowed values, default, help).",
+        examples=("arena agents", "arena agents --game lorum --json", "arena agents search"),
     )
+    agents.add_argument("name", nargs="?", metavar="NAME", help="show this agent and its options")
     agents.add_argument("--game", help="only agents that play this game")
     agents.add_argument("--json", action="store_true", help="print JSON")
     add_plugins_dir(agents)
@@ -76,15 +79,20 @@ def run_agents(args: argparse.Namespace) -> int:
         specs = loaded.agents_for(args.game)
     else:
         specs = [loaded.agents[name] for name in sorted(loaded.agents)]
+    if args.name is not None:
+        specs = [spec for spec in specs if spec.name == args.name] or [agent_named(loaded, args.name)]
     sources = {info.name: info.source for info in loaded.plugins}
     rows = [
         {"name": spec.name, "version": spec.version, "plugin": loaded.agent_plugin[spec.name],
          "source": sources[loaded.agent_plugin[spec.name]], "games": list(spec.games),
-         "trusted": spec.trusted, "description": spec.description}
+         "trusted": spec.trusted, "description": spec.description, "options": spec.options.to_json()}
         for spec in specs
     ]
     if args.json:
-        print_json(rows)
+        print_json(rows[0] if args.name is not None else rows)
+        return 0
+    if args.name is not None:
+        print_agent_options(rows[0])
         return 0
     # Descriptions follow the table, one paragraph each, so the columns (a drop-in's source is a path) keep their width.
     table = Table(title="Agents", box=box.SIMPLE_HEAD)
@@ -97,6 +105,7 @@ def run_agents(args: argparse.Namespace) -> int:
     console.print(table)
     for row in rows:
         console.print(f"[bold]{row['name']}[/]: {row['description'] or '(no description)'}")
+    console.print("each agent's options: arena agents NAME")
     return 0
 
 

@@ -24,6 +24,7 @@ from arena.cli.common import (
 from arena.games.base import Game, GameError
 from arena.human import HumanAgent, InputEnded
 from arena.agent import AgentSpec
+from arena.options import OptionError, parse_assignments
 from arena.records import save_record
 from arena.referee import MatchResult, RefereeError, SeatPlan, play_match
 from arena.seeding import derive_seed
@@ -44,6 +45,7 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
             "arena play lovat --players 3 --agents greedy,random,random --record game.json",
             "arena play lorum --deals 8 --json",
             "arena play lovat --human 0        # you play seat 0 in the terminal",
+            "arena play lorum --agents search,greedy,random,random --option search.iterations=80",
         ),
     )
     parser.add_argument("game", help="game name: lovat or lorum (see 'arena games')")
@@ -56,6 +58,8 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--record", type=Path, metavar="FILE", help="save the match record (JSON) to FILE")
     parser.add_argument("--json", action="store_true", help="print the result as JSON instead of the log")
     parser.add_argument("--human", type=int, metavar="SEAT", help="play SEAT yourself in the terminal")
+    parser.add_argument("--option", action="append", metavar="AGENT.KEY=VALUE",
+                        help="an option for every seat of AGENT (repeatable; see 'arena agents AGENT')")
     add_plugins_dir(parser)
     parser.set_defaults(run=run)
 
@@ -71,8 +75,11 @@ def run(args: argparse.Namespace) -> int:
     names = _agent_names(args.agents, players)
     if args.human is not None and not 0 <= args.human < players:
         raise CliError(f"--human {args.human}: seats are 0 to {players - 1}")
+    specs = {name: agent_for_game(loaded, name, game) for name in names}
+    agent_options = _agent_options(args.option, specs, game)
     seats = [
-        SeatPlan(name=name, spec=agent_for_game(loaded, name, game), seed=derive_seed(seed, "agent", seat))
+        SeatPlan(name=name, spec=specs[name], options=agent_options.get(name, {}),
+                 seed=derive_seed(seed, "agent", seat))
         for seat, name in enumerate(names)
     ]
     if args.human is not None:
@@ -124,6 +131,25 @@ def _options(game: Game, args: argparse.Namespace) -> dict[str, Any]:
         return game.info.resolve_options(args.players, given)
     except GameError as error:
         raise CliError(str(error)) from None
+
+
+def _agent_options(pairs: list[str] | None, specs: dict[str, AgentSpec], game: Game) -> dict[str, dict[str, Any]]:
+    """``--option AGENT.KEY=VALUE`` values by agent, each checked against the agent's declared options."""
+    chosen: dict[str, dict[str, Any]] = {}
+    try:
+        for target, text in parse_assignments(pairs, "--option"):
+            agent, dot, key = target.rpartition(".")
+            if not dot or not agent:
+                raise OptionError(f"--option {target}={text}: expected AGENT.KEY=VALUE, e.g. search.iterations=80")
+            if agent not in specs:
+                raise OptionError(f"--option {target}={text}: no seat plays {agent!r} (seats: {', '.join(specs)})")
+            options = specs[agent].options
+            chosen.setdefault(agent, {})[key] = options.parse(key, text, game.info.name)
+        for agent, given in chosen.items():
+            specs[agent].options.check(given, agent, game.info.name)
+    except OptionError as error:
+        raise CliError(str(error)) from None
+    return chosen
 
 
 def _agent_names(value: str | None, players: int) -> list[str]:

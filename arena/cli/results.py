@@ -1,4 +1,5 @@
-"""``arena leaderboard`` and ``arena export``: read a stored tournament."""
+"""``arena leaderboard`` and ``arena export`` read a stored tournament (and write nothing); ``arena publish``
+rewrites its leaderboard files."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ from arena.cli.common import CliError, add_command, add_leaderboards_dir, check_
 from arena.leaderboard import compare, render_comparison
 from arena.records import save_record
 from arena.ratings.registry import method_names
-from arena.tournament.publish import method_options, publish, stored_config
+from arena.tournament.config import DEFAULT_FAULT_SHARE
+from arena.tournament.publish import method_options, publish, rate_stored, stored_config
 from arena.tournament.store import Store, StoreError, store_path
 
 EXPORT_COLUMNS = ("idx", "id", "block_id", "table", "block", "rotation", "deal_seed", "agents", "scores", "ranks",
@@ -30,8 +32,10 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
         "leaderboard",
         help="rate a stored tournament and show its leaderboard",
         description=(
-            "Rate the stored results of tournament NAME, print the leaderboard (rank, agent, rating with its "
-            "95% interval, games, mean score, win share, faults) and rewrite leaderboards/NAME/ files."
+            "Rate the stored results of tournament NAME and print the leaderboard (rank, agent and its version, "
+            "rating with its 95% interval, games, mean score, win share, faults; '!' flags an entry that faulted "
+            "in more than fault_share of its matches). A query: it writes nothing; 'arena publish' rewrites the "
+            "files under leaderboards/NAME/."
         ),
         examples=(
             "arena leaderboard quickstart-lovat",
@@ -49,6 +53,28 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     board.add_argument("--json", action="store_true", help="print JSON")
     add_leaderboards_dir(board)
     board.set_defaults(run=run_leaderboard)
+
+    publish_parser = add_command(
+        subparsers,
+        "publish",
+        help="rewrite a stored tournament's leaderboard files",
+        description=(
+            "Rate the stored results of tournament NAME and write leaderboards/NAME/ files (leaderboard.md, "
+            ".csv, .json, index.html for the first method, ratings.json for every method), as 'arena run' does "
+            "when it finishes; --method chooses the methods instead of the config's list."
+        ),
+        examples=(
+            "arena publish quickstart-lovat",
+            "arena publish quickstart-lovat --method score --method elo",
+        ),
+    )
+    publish_parser.add_argument("name", help="tournament name (its folder under --leaderboards)")
+    publish_parser.add_argument("--method", action="append", choices=method_names(),
+                                help="rating method; repeat for several, the first names the files' leaderboard")
+    publish_parser.add_argument("--bootstrap", type=int, default=0, metavar="N",
+                                help="Elo and Plackett-Luce intervals from N bootstrap replicates")
+    add_leaderboards_dir(publish_parser)
+    publish_parser.set_defaults(run=run_publish)
 
     export = add_command(
         subparsers,
@@ -78,17 +104,18 @@ def _config(args: argparse.Namespace) -> SimpleNamespace:
     except StoreError as error:
         raise CliError(str(error), status=1) from None
     return SimpleNamespace(name=data["name"], game=data["game"], game_options=data["game_options"],
-                           ratings=tuple(data["ratings"]))
+                           ratings=tuple(data["ratings"]),
+                           fault_share=data.get("fault_share", DEFAULT_FAULT_SHARE))
 
 
 def run_leaderboard(args: argparse.Namespace) -> int:
-    """Print (and rewrite) the leaderboard, or a head-to-head comparison."""
+    """Print the leaderboard, or a head-to-head comparison; write nothing."""
     config = _config(args)
     console = Console()
     if args.vs:
         a, b = args.vs
         method = (args.method or list(config.ratings))[0]
-        with Store.open_existing(store_path(args.leaderboards, args.name)) as store:
+        with Store.open_readonly(store_path(args.leaderboards, args.name)) as store:
             outcomes = store.outcomes()
         options = method_options(method, config.game, config.game_options, args.bootstrap)
         try:
@@ -102,11 +129,20 @@ def run_leaderboard(args: argparse.Namespace) -> int:
         return 0
     if args.bootstrap < 0:
         raise CliError(f"--bootstrap must be 0 or more, not {args.bootstrap}")
-    published = publish(config, args.leaderboards, methods=args.method, bootstrap=args.bootstrap)
+    published, _ = rate_stored(config, args.leaderboards, methods=args.method, bootstrap=args.bootstrap)
     if args.json:
         print_json({method: board.to_json() for method, board in published.boards.items()})
     else:
         published.print(console)
+    return 0
+
+
+def run_publish(args: argparse.Namespace) -> int:
+    """Write the leaderboard files and print the leaderboard."""
+    if args.bootstrap < 0:
+        raise CliError(f"--bootstrap must be 0 or more, not {args.bootstrap}")
+    published = publish(_config(args), args.leaderboards, methods=args.method, bootstrap=args.bootstrap)
+    published.print(Console())
     return 0
 
 
@@ -116,7 +152,7 @@ def run_export(args: argparse.Namespace) -> int:
         raise CliError("--format applies to the match table; --match writes the record as JSON")
     check_output_file(args.output, "--output")
     try:
-        with Store.open_existing(store_path(args.leaderboards, args.name)) as store:
+        with Store.open_readonly(store_path(args.leaderboards, args.name)) as store:
             if args.match is not None:
                 record = store.record(args.match)
             else:
@@ -128,6 +164,8 @@ def run_export(args: argparse.Namespace) -> int:
             _write_record(record, args.output)
         else:
             _write_table(rows, args.format or "csv", args.output)
+    except BrokenPipeError:
+        raise  # the reader stopped early (`| head`): normal, and main() exits quietly
     except OSError as error:
         raise CliError(f"--output {args.output}: {error.strerror or error}", status=1) from None
     return 0

@@ -52,8 +52,9 @@ def load_tournament(path: Path, loaded: Registry) -> TournamentConfig:
     """Read and validate a config against what is installed; one line per problem."""
     known_agents = {name: set(spec.games) for name, spec in loaded.agents.items()}
     known_games = {name: game.info for name, game in loaded.games.items()}
+    agent_options = {name: spec.options for name, spec in loaded.agents.items()}
     try:
-        return load_config(path, known_games, known_agents)
+        return load_config(path, known_games, known_agents, agent_options=agent_options)
     except ConfigError as error:
         raise CliError(str(error)) from None
 

@@ -41,6 +41,8 @@ class LeaderboardRow:
     exceptions: int  # exceptions raised by the agent
     crashes: int  # agent process crashes
     memory: int  # memory-limit faults
+    version: str = ""  # the entry's agent version, as the store keeps it ("" if unknown)
+    flagged: bool = False  # faults in more than the tournament's fault_share of its matches
 
     @property
     def faults(self) -> int:
@@ -63,6 +65,8 @@ class LeaderboardRow:
             "exceptions": self.exceptions,
             "crashes": self.crashes,
             "memory": self.memory,
+            "version": self.version,
+            "flagged": self.flagged,
         }
 
 

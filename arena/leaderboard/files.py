@@ -20,7 +20,7 @@ from pathlib import Path
 from arena.leaderboard.build import Leaderboard, LeaderboardRow
 from arena.leaderboard.charts import head_to_head_svg, ratings_svg
 from arena.leaderboard.head_to_head import HeadToHead
-from arena.leaderboard.terminal import format_number, rating_digits
+from arena.leaderboard.terminal import FLAG, FLAG_NOTE, format_number, rating_digits
 
 CSV_COLUMNS: tuple[str, ...] = (
     "rank",
@@ -36,6 +36,8 @@ CSV_COLUMNS: tuple[str, ...] = (
     "exceptions",
     "crashes",
     "memory",
+    "version",
+    "flagged",
 )
 """Columns of ``leaderboard.csv``, in order (the LeaderboardRow fields)."""
 
@@ -80,15 +82,17 @@ def to_markdown(leaderboard: Leaderboard, title: str) -> str:
         "",
         f"Method: `{leaderboard.method}`. {_markdown_text(leaderboard.scale)}.",
         f"{leaderboard.matches} matches in {leaderboard.blocks} duplicate blocks; "
-        f"intervals cover {leaderboard.level:.0%}.",
+        f"intervals cover {leaderboard.level:.0%}."
+        + (f" {FLAG_NOTE}." if any(row.flagged for row in leaderboard.rows) else ""),
         "",
-        "| # | Agent | Rating | Interval | Games | Mean score | Win share | Timeouts | Illegal | Exceptions "
+        "| # | Agent | Version | Rating | Interval | Games | Mean score | Win share | Timeouts | Illegal | Exceptions "
         "| Crashes | Memory |",
-        "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in leaderboard.rows:
         lines.append(
-            f"| {r.rank} | {_markdown_text(r.agent)} | {format_number(r.rating, digits)} | "
+            f"| {r.rank} | {FLAG if r.flagged else ''}{_markdown_text(r.agent)} | {_markdown_text(r.version or '-')} | "
+            f"{format_number(r.rating, digits)} | "
             f"{format_number(r.lower, digits)} to {format_number(r.upper, digits)} | {r.games} | "
             f"{format_number(r.mean_score, 2)} | {r.win_share:.1%} | {r.timeouts} | {r.illegal} | "
             f"{r.exceptions} | {r.crashes} | {r.memory} |"
@@ -117,9 +121,10 @@ def _row_html(row: LeaderboardRow, digits: int) -> str:
         f'<td class="num{" fault" if count else ""}">{count}</td>'
         for count in (row.timeouts, row.illegal, row.exceptions, row.crashes, row.memory)
     )
+    flagged = f' data-flagged="true" title="{html.escape(FLAG_NOTE)}"' if row.flagged else ""
     return (
-        f'<tr data-agent="{agent}" data-rank="{row.rank}">'
-        f'<td class="num">{row.rank}</td><th scope="row">{agent}</th>'
+        f'<tr data-agent="{agent}" data-rank="{row.rank}"{flagged}>'
+        f'<td class="num">{row.rank}</td><th scope="row">{FLAG if row.flagged else ""}{agent}</th><td>{html.escape(row.version or "-")}</td>'
         f'<td class="num">{format_number(row.rating, digits)}</td>'
         f'<td class="num">{format_number(row.lower, digits)} to {format_number(row.upper, digits)}</td>'
         f'<td class="num">{row.games}</td><td class="num">{format_number(row.mean_score, 2)}</td>'
@@ -132,10 +137,10 @@ def to_html(leaderboard: Leaderboard, head_to_head: HeadToHead, title: str) -> s
     digits = rating_digits(leaderboard.method)
     same_agents = set(head_to_head.agents) == set(leaderboard.agents)
     ordered = head_to_head.reordered(leaderboard.agents) if same_agents else head_to_head
-    headers = ("#", "Agent", "Rating", f"{leaderboard.level:.0%} interval", "Games", "Mean score", "Win share",
+    headers = ("#", "Agent", "Version", "Rating", f"{leaderboard.level:.0%} interval", "Games", "Mean score", "Win share",
                "Timeouts", "Illegal", "Exceptions", "Crashes", "Memory")
     numeric = ' class="num"'
-    head = "".join(f'<th scope="col"{"" if h == "Agent" else numeric}>{html.escape(h)}</th>' for h in headers)
+    head = "".join(f'<th scope="col"{"" if h in ("Agent", "Version") else numeric}>{html.escape(h)}</th>' for h in headers)
     body = "\n".join(_row_html(row, digits) for row in leaderboard.rows)
     if not leaderboard.rows:
         body = f'<tr class="empty"><td colspan="{len(headers)}">No matches yet.</td></tr>'

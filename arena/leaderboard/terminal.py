@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from rich import box
+from rich.markup import escape
 from rich.table import Table
 
 from arena.leaderboard.build import Leaderboard, LeaderboardRow
@@ -30,6 +31,13 @@ FAULT_LABELS: tuple[tuple[str, str], ...] = (
 """(``LeaderboardRow`` attribute, short label) of each fault kind, in the order the Faults column lists them."""
 
 
+FLAG = "! "
+"""Marks the faults of an entry that faulted in more than the tournament's ``fault_share`` of its matches."""
+
+FLAG_NOTE = "! = faults in more than the tournament's fault_share of the entry's matches"
+"""The legend every view that shows ``FLAG`` prints."""
+
+
 def render_rich(leaderboard: Leaderboard, title: str | None = None) -> Table:
     """The leaderboard as a ``rich.table.Table``: one row per agent, best first.
 
@@ -39,7 +47,8 @@ def render_rich(leaderboard: Leaderboard, title: str | None = None) -> Table:
     digits = rating_digits(leaderboard.method)
     table = Table(
         title=title or f"Leaderboard ({leaderboard.method})",
-        caption=f"{leaderboard.scale}; {leaderboard.matches} matches in {leaderboard.blocks} duplicate blocks",
+        caption=f"{leaderboard.scale}; {leaderboard.matches} matches in {leaderboard.blocks} duplicate blocks"
+                + (f"; {FLAG_NOTE}" if any(row.flagged for row in leaderboard.rows) else ""),
         caption_justify="left",
         box=box.SIMPLE_HEAD,
         pad_edge=False,
@@ -48,7 +57,7 @@ def render_rich(leaderboard: Leaderboard, title: str | None = None) -> Table:
     table.add_column("#", justify="right")
     # Names are identifiers: keep them whole (up to AGENT_WIDTH) and let the numbers' headers wrap instead.
     longest = max((len(row.agent) for row in leaderboard.rows), default=5)
-    table.add_column("Agent", overflow="fold", min_width=min(AGENT_WIDTH, longest))
+    table.add_column("Agent", overflow="fold", min_width=min(AGENT_WIDTH, longest))  # name, then its version
     table.add_column("Rating", justify="right", no_wrap=True)
     table.add_column(f"{leaderboard.level:.0%} interval", justify="right", no_wrap=True)
     table.add_column("Games", justify="right")
@@ -58,7 +67,7 @@ def render_rich(leaderboard: Leaderboard, title: str | None = None) -> Table:
     for row in leaderboard.rows:
         table.add_row(
             str(row.rank),
-            row.agent,
+            row.agent + (f" [dim]{escape(row.version)}[/]" if row.version else ""),
             format_number(row.rating, digits),
             f"{format_number(row.lower, digits)} to {format_number(row.upper, digits)}",
             str(row.games),
@@ -73,7 +82,8 @@ def fault_cell(row: LeaderboardRow) -> str:
     """``"0"``, or the non-zero fault counts by kind in red, e.g. ``"2 T/O, 1 exc"``."""
     counts = [(getattr(row, name), label) for name, label in FAULT_LABELS]
     found = ", ".join(f"{count} {label}" for count, label in counts if count)
-    return f"[bold red]{found}[/]" if found else "0"
+    flag = FLAG if row.flagged else ""
+    return f"[bold red]{flag}{found}[/]" if found else "0"
 
 
 def render_comparison(comparison: Comparison) -> Table:

@@ -8,7 +8,8 @@ line per problem, each naming the file, the dotted key and what is expected::
     configs/x.toml: agents[2].plugin: unknown agent "gredy"; did you mean "greedy"? (known: greedy, random)
 
 The games and agents a config may name are passed in (``known_games``,
-``known_agents``), so this module does not depend on the plugin registry.
+``known_agents``, and the options each agent declares, ``agent_options``), so
+this module does not depend on the plugin registry.
 Every key is described in ``docs/configs.md``.
 """
 
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.games.base import GameInfo, InvalidSetup
+from arena.options import NO_OPTIONS, AgentOptions, OptionError
 from arena.referee.limits import Limits
 from arena.suggest import closest
 from arena.tournament.schedule import FORMATS, GAUNTLET, ROUND_ROBIN, Schedule, build_schedule
@@ -53,6 +55,8 @@ DEFAULT_MOVE_SECONDS = 1.0
 DEFAULT_BANK_SECONDS = 10.0
 DEFAULT_STARTUP_SECONDS = 10.0
 DEFAULT_MEMORY_MB = 1024
+DEFAULT_MAX_STARTUP_FAULTS = 3
+DEFAULT_FAULT_SHARE = 0.05
 
 TOP_KEYS = (
     "name",
@@ -67,6 +71,8 @@ TOP_KEYS = (
     "limits",
     "agents",
     "gauntlet",
+    "max_startup_faults",
+    "fault_share",
 )
 LIMIT_KEYS = ("move_seconds", "bank_seconds", "startup_seconds", "memory_mb")
 AGENT_KEYS = ("name", "plugin", "options", "isolation")
@@ -115,6 +121,10 @@ class TournamentConfig:
     agents: tuple[AgentEntry, ...]  # the entries, in file order
     candidates: tuple[str, ...] = ()  # gauntlet candidates (entry names); () for round-robin
     source: str = "<config>"  # the file it came from, for messages
+    max_startup_faults: int = DEFAULT_MAX_STARTUP_FAULTS  # an entry failing to start in this many first matches
+    # in a row stops the run
+    fault_share: float = DEFAULT_FAULT_SHARE  # leaderboards flag an entry with faults in more than this share
+    # of its matches
 
     @property
     def seats(self) -> int:
@@ -174,6 +184,11 @@ class TournamentConfig:
         }
         if self.format == GAUNTLET:
             data["gauntlet"] = {"candidates": list(self.candidates)}
+        # Written only when set, so that stores made before these keys existed still match their config.
+        if self.max_startup_faults != DEFAULT_MAX_STARTUP_FAULTS:
+            data["max_startup_faults"] = self.max_startup_faults
+        if self.fault_share != DEFAULT_FAULT_SHARE:
+            data["fault_share"] = self.fault_share
         return data
 
 
@@ -182,6 +197,7 @@ def load_config(
     known_games: Mapping[str, GameInfo],
     known_agents: Mapping[str, Collection[str]],
     known_ratings: Collection[str] = RATING_METHODS,
+    agent_options: Mapping[str, AgentOptions] | None = None,
 ) -> TournamentConfig:
     """Read and validate a tournament TOML file.
 
@@ -195,6 +211,9 @@ def load_config(
         Registered agent name -> short names of the games it plays.
     known_ratings
         Rating method names ``ratings`` may list.
+    agent_options
+        Registered agent name -> the options it declares (``AgentSpec.options``); every entry's
+        ``options`` are checked against them.  None skips the check (an agent missing from it accepts none).
 
     Raises
     ------
@@ -212,7 +231,8 @@ def load_config(
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError([_syntax_problem(source, str(error))]) from None
-    return config_from_dict(data, known_games, known_agents, source=source, known_ratings=known_ratings)
+    return config_from_dict(data, known_games, known_agents, source=source, known_ratings=known_ratings,
+                            agent_options=agent_options)
 
 
 def config_from_dict(
@@ -221,9 +241,10 @@ def config_from_dict(
     known_agents: Mapping[str, Collection[str]],
     source: str = "<config>",
     known_ratings: Collection[str] = RATING_METHODS,
+    agent_options: Mapping[str, AgentOptions] | None = None,
 ) -> TournamentConfig:
     """Validate parsed config data (as ``tomllib`` gives it); see ``load_config``."""
-    return _Validator(source, known_games, known_agents, known_ratings).run(data)
+    return _Validator(source, known_games, known_agents, known_ratings, agent_options).run(data)
 
 
 def _syntax_problem(source: str, message: str) -> str:
@@ -293,8 +314,10 @@ class _Validator:
         known_games: Mapping[str, GameInfo],
         known_agents: Mapping[str, Collection[str]],
         known_ratings: Collection[str],
+        agent_options: Mapping[str, AgentOptions] | None = None,
     ) -> None:
         self.source = source
+        self.agent_options = agent_options
         self.known_games = known_games
         self.known_agents = known_agents
         self.known_ratings = tuple(known_ratings)
@@ -367,6 +390,12 @@ class _Validator:
         agents = self.check_agents(data, info)
         candidates = self.check_gauntlet(data, format, agents)
         self.check_seats(format, game_options, agents, candidates)
+        max_startup_faults = self.integer(data, "max_startup_faults", DEFAULT_MAX_STARTUP_FAULTS, 1,
+                                          "a positive integer (matches in a row an entry may fail to start)")
+        fault_share = data.get("fault_share", DEFAULT_FAULT_SHARE)
+        if not _is_number(fault_share) or not 0 <= fault_share <= 1:
+            self.problem("fault_share", f"expected a number from 0 to 1 (a share of matches), got {_show(fault_share)}")
+            fault_share = DEFAULT_FAULT_SHARE
 
         if self.problems:
             raise ConfigError(self.problems)
@@ -385,6 +414,8 @@ class _Validator:
             agents=tuple(agents or ()),
             candidates=candidates,
             source=self.source,
+            max_startup_faults=max_startup_faults,
+            fault_share=float(fault_share),
         )
 
     def check_game(self, data: Mapping[str, Any]) -> GameInfo | None:
@@ -511,11 +542,24 @@ class _Validator:
                 options = {}
             elif not _is_json(options):
                 self.problem(f"{prefix}.options", "expected JSON-like values (no dates or times)")
+            elif plugin is not None:
+                self.check_agent_options(options, plugin, f"{prefix}.options", info)
             isolation = item.get("isolation")
             if isolation is not None:
                 isolation = self.choice(isolation, f"{prefix}.isolation", ISOLATION_MODES, "an isolation mode")
             entries.append(AgentEntry(name=name, plugin=plugin or name, options=dict(options), isolation=isolation))
         return entries
+
+    def check_agent_options(self, options: Mapping[str, Any], plugin: str, prefix: str, info: GameInfo | None) -> None:
+        """One problem per option the agent does not declare, or whose value it does not accept."""
+        if self.agent_options is None:
+            return
+        declared = self.agent_options.get(plugin, NO_OPTIONS)
+        for key, value in options.items():
+            try:
+                declared.check({key: value}, plugin, info.name if info is not None else None)
+            except OptionError as error:
+                self.problem(f"{prefix}.{key}", str(error))
 
     def check_plugin(self, item: Mapping[str, Any], prefix: str, name: str, info: GameInfo | None) -> str | None:
         given = "plugin" in item

@@ -1,9 +1,15 @@
-"""Turn a tournament's stored results into leaderboards: rated tables, files and terminal output."""
+"""Turn a tournament's stored results into leaderboards: rated tables, files and terminal output.
+
+``rate_stored`` only reads (``arena leaderboard``); ``publish`` also writes the files under
+``leaderboards/<name>/`` (``arena run`` when it finishes, and ``arena publish``).  Every view carries each
+entry's version and flags an entry with faults in more than the tournament's ``fault_share`` of its matches.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,7 +21,8 @@ from rich.table import Table
 from arena.leaderboard import Leaderboard, build_leaderboard, head_to_head, render_rich, write_leaderboard_files
 from arena.leaderboard.terminal import format_number, rating_digits
 from arena.ratings.data import MatchOutcome
-from arena.tournament.store import DEFAULT_LEADERBOARDS, Store, store_path
+from arena.tournament.config import DEFAULT_FAULT_SHARE
+from arena.tournament.store import DEFAULT_LEADERBOARDS, MatchRow, Store, store_path
 
 RATINGS_FILE = "ratings.json"
 """Every configured method's leaderboard side by side, beside the default method's files."""
@@ -43,7 +50,8 @@ class Published:
         if len(self.boards) > 1:
             where = "" if self.leaderboards == DEFAULT_LEADERBOARDS else f" --leaderboards {self.leaderboards}"
             console.print(side_by_side(self.boards, f"{self.name}{where}", self.game))
-        console.print(f"leaderboard files: {', '.join(str(path) for path in self.files.values())}")
+        if self.files:
+            console.print(f"leaderboard files: {', '.join(str(path) for path in self.files.values())}")
 
 
 def score_options(game: str, game_options: Mapping[str, Any]) -> dict[str, Any]:
@@ -76,27 +84,58 @@ def rate(outcomes: Sequence[MatchOutcome], methods: Sequence[str], game: str,
     }
 
 
+def fault_flags(rows: Iterable[MatchRow], share: float) -> set[str]:
+    """Entries that faulted in more than ``share`` of their matches (a match with several faults counts once)."""
+    games: dict[str, int] = {}
+    faulted: dict[str, int] = {}
+    for row in rows:
+        seats = {int(fault["seat"]) for fault in row.faults}
+        for seat, entry in enumerate(row.agents):
+            games[entry] = games.get(entry, 0) + 1
+            faulted[entry] = faulted.get(entry, 0) + (seat in seats)
+    return {entry for entry, count in faulted.items() if count > share * games[entry]}
+
+
+def annotate(board: Leaderboard, versions: Mapping[str, Mapping[str, str]], flagged: set[str]) -> Leaderboard:
+    """The leaderboard with each row's entry version and fault flag filled in."""
+    rows = tuple(dataclasses.replace(row, version=versions.get(row.agent, {}).get("version", ""),
+                                     flagged=row.agent in flagged) for row in board.rows)
+    return dataclasses.replace(board, rows=rows)
+
+
+def rate_stored(config: Any, leaderboards: Path | str, methods: Sequence[str] | None = None,
+                bootstrap: int = 0) -> tuple[Published, list[MatchOutcome]]:
+    """Rate the stored results without writing anything; also return the outcomes rated.
+
+    ``config`` is a ``TournamentConfig`` or its JSON shape read back (anything with ``name``, ``game``,
+    ``game_options``, ``ratings`` and optionally ``fault_share``); ``methods`` overrides its ``ratings``;
+    ``bootstrap`` > 0 takes Elo and Plackett-Luce intervals from that many bootstrap replicates over
+    duplicate blocks.
+    """
+    with Store.open_readonly(store_path(leaderboards, config.name)) as store:
+        rows = list(store.rows())
+        versions = store.versions()
+    outcomes = [row.outcome() for row in rows]
+    flagged = fault_flags(rows, getattr(config, "fault_share", DEFAULT_FAULT_SHARE))
+    chosen = list(methods or config.ratings)
+    boards = {method: annotate(board, versions, flagged)
+              for method, board in rate(outcomes, chosen, config.game, config.game_options, bootstrap).items()}
+    published = Published(name=config.name, game=config.game, leaderboards=Path(leaderboards), boards=boards,
+                          files={}, matches=len(outcomes))
+    return published, outcomes
+
+
 def publish(config: Any, leaderboards: Path | str, methods: Sequence[str] | None = None,
             bootstrap: int = 0) -> Published:
-    """Rate the stored results and write ``leaderboards/<name>/`` files for the default method.
-
-    ``config`` is a ``TournamentConfig`` (or anything with ``name``, ``game``,
-    ``game_options`` and ``ratings``); ``methods`` overrides its ``ratings``;
-    ``bootstrap`` > 0 takes Elo and Plackett-Luce intervals from that many
-    bootstrap replicates over duplicate blocks.
-    """
-    with Store.open_existing(store_path(leaderboards, config.name)) as store:
-        outcomes = store.outcomes()
-    chosen = list(methods or config.ratings)
-    boards = rate(outcomes, chosen, config.game, config.game_options, bootstrap)
+    """Rate the stored results (``rate_stored``) and write ``leaderboards/<name>/`` files for the first method."""
+    published, outcomes = rate_stored(config, leaderboards, methods, bootstrap)
     folder = Path(leaderboards) / config.name
-    files = write_leaderboard_files(boards[chosen[0]], head_to_head(outcomes), folder,
+    files = write_leaderboard_files(published.default, head_to_head(outcomes), folder,
                                     title=f"{config.name} ({config.game})")
     ratings_path = folder / RATINGS_FILE
-    ratings_path.write_text(json.dumps({method: board.to_json() for method, board in boards.items()}, indent=1))
-    files = {**files, RATINGS_FILE: ratings_path}
-    return Published(name=config.name, game=config.game, leaderboards=Path(leaderboards), boards=boards, files=files,
-                     matches=len(outcomes))
+    ratings_path.write_text(json.dumps({method: board.to_json() for method, board in published.boards.items()},
+                                       indent=1))
+    return dataclasses.replace(published, files={**files, RATINGS_FILE: ratings_path})
 
 
 def side_by_side(boards: Mapping[str, Leaderboard], name: str, game: str) -> Table:
@@ -141,5 +180,5 @@ def summary_json(config: Any, summary: Any, published: Published) -> dict[str, A
 
 def stored_config(leaderboards: Path | str, name: str) -> dict[str, Any]:
     """The config a stored tournament was started with (JSON)."""
-    with Store.open_existing(store_path(leaderboards, name)) as store:
+    with Store.open_readonly(store_path(leaderboards, name)) as store:
         return store.meta("config")

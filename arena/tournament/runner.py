@@ -8,22 +8,34 @@ not completion order, so fast matches bias nothing and an interrupted run
 leaves a prefix-consistent store that ``resume`` completes.  Ray retries the
 batch of a worker or node that dies; the store's primary key guarantees that
 no match is ever counted twice.
+
+Before anything is played the driver checks every entry's options against
+its agent's declaration and binds each entry's version and plugin files hash
+to the store (a changed one refuses ``resume``).  Reporter plugins hear each
+match on the driver, after it is committed, in schedule order: a retried
+batch is committed once, so it is reported once.  An entry that fails to
+start in its first ``max_startup_faults`` matches in a row stops the run.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
-import socket
 import time
+import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.plugins import DEFAULT_PLUGINS_DIR, Registry, load_registry
+from arena.options import OptionError
+from arena.plugins import DEFAULT_PLUGINS_DIR, PluginManager, Registry, load_registry
+from arena.provenance import files_hash, plugin_source
 from arena.referee import AgentHost, Limits, RefereeError, SeatPlan, play_match
 from arena.tournament.config import TournamentConfig
+from arena.tournament.cluster import ClusterError, connection_problem, probe
+from arena.tournament.ray_output import RAY_LOG, all_output_to, ray_output_to
 from arena.tournament.schedule import Match, Schedule
 from arena.tournament.store import DEFAULT_LEADERBOARDS, Store, pack_record, store_path
 
@@ -51,7 +63,7 @@ class Progress:
     total: int  # matches in the schedule
     played_now: int  # matches played by this run
     faults: int  # faults recorded by this run
-    leader: str | None  # the entry with the best mean rank so far (this run's matches)
+    leader: str | None  # the entry with the best mean rank so far (every stored match)
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,8 +101,13 @@ def run_tournament(
     path = store_path(leaderboards, config.name)
     plugins = None if plugins_dir is None else str(Path(plugins_dir).resolve())
     address = address or os.environ.get("RAY_ADDRESS") or None
+    manager = load_registry(plugins_dir=plugins_dir)
+    versions = entry_versions(config, manager.registry, plugins_dir)  # checks every entry's options first
     if address is not None:
-        _check_reachable(address)  # before the store is touched: a dead address changes nothing
+        try:
+            probe(address)  # before the store is touched: a dead or wrong address changes nothing
+        except ClusterError as error:
+            raise TournamentError(str(error)) from None
     serial = address is None and workers == 1
     with Store(path) as store:
         if store.bind(config.to_json(), schedule.design.to_json(), total, resume):
@@ -98,25 +115,124 @@ def run_tournament(
             store.extend(config.to_json(), schedule.design.to_json(), total)
         done = store.done_indices()
         pending = total - len(done)
+        if pending:
+            store.bind_versions(versions)  # a changed entry refuses before anything is played
         serial = serial or not pending  # nothing to play: no need to start Ray
         tracker = _Tracker(len(done), total, on_progress)
+        watch = StartupWatch(config.max_startup_faults)
+        for row in store.rows():  # the leader and the start-up streaks count every stored match
+            tracker.count(row.agents, row.ranks)
+            watch.first_failure([row.to_json()])
         tracker.report()
         context = {"config": config.to_json(), "plugins_dir": plugins}
         parallel = 1 if serial else (workers or os.cpu_count() or 1)
         # Matches stream from the schedule into batches and out to the store: memory stays flat.
         batches = _batches((match for match in schedule.iter_matches() if match.index not in done), pending, parallel)
-        with _backend(serial, workers, address) as cpus:
+        with _backend(serial, workers, address, path.parent / RAY_LOG) as cpus:
             if serial:
                 finished: Iterator[list[dict[str, Any]]] = (_play_batch(context, batch) for batch in batches)
             else:
                 finished = _ray_batches(context, batches, cpus)
             for rows in finished:
+                _check_worker_versions(rows, versions)
+                failure = watch.first_failure(rows)
+                if failure is not None:
+                    store.add(rows[:failure.position])  # the store stays a prefix of the schedule
+                    raise TournamentError(failure.message(store.count(), total))
                 store.add(rows)
                 tracker.add(rows)
+                _report(manager, rows)
     return RunSummary(
         name=config.name, total=total, played=pending, seconds=time.perf_counter() - started,
         workers=cpus, backend="serial" if serial else "ray", store=path,
     )
+
+
+def entry_versions(config: TournamentConfig, registry: Registry, plugins_dir: Path | str | None
+                   ) -> dict[str, dict[str, str]]:
+    """Each entry's agent, plugin, version and plugin files hash; ``TournamentError`` for an entry that cannot play.
+
+    Checks that every entry's agent is installed, plays the game and accepts the entry's options (as the
+    config loader does, for configs built in Python), before the store is touched.
+    """
+    versions = {}
+    for entry in config.agents:
+        try:
+            spec = registry.agent(entry.plugin)
+            spec.options.check(entry.options, spec.name, config.game)
+        except KeyError as error:
+            raise TournamentError(f"entry {entry.name!r}: {error.args[0]}") from None
+        except OptionError as error:
+            raise TournamentError(f"entry {entry.name!r}: {error}") from None
+        if not spec.plays(config.game):
+            raise TournamentError(f"entry {entry.name!r}: agent {spec.name!r} does not play {config.game}")
+        plugin = registry.agent_plugin.get(spec.name, "unknown")
+        versions[entry.name] = {"agent": spec.name, "plugin": plugin, "version": spec.version,
+                                "files": files_hash(plugin_source(plugin, plugins_dir))}
+    return versions
+
+
+def _check_worker_versions(rows: Sequence[Mapping[str, Any]], versions: Mapping[str, Mapping[str, str]]) -> None:
+    """Refuse results played with another version of an entry's agent than the driver's (a node with an
+    older plugin installed), before they are stored under the driver's version."""
+    for row in rows:
+        for entry, version in zip(row["agents"], row["versions"]):
+            expected = versions[entry]["version"]
+            if version != expected:
+                raise TournamentError(
+                    f"match {row['id']}: a worker played entry {entry!r} with {versions[entry]['agent']} {version}, "
+                    f"but this machine has {expected}; install the same plugin version on every node "
+                    "(docs/cluster.md), then run again with --resume"
+                )
+
+
+def _report(manager: PluginManager, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Tell the reporter plugins about committed matches, in order (records unpacked only if someone listens)."""
+    if not manager.pm.hook.arena_match_finished.get_hookimpls():
+        return
+    for row in rows:
+        manager.match_finished(json.loads(zlib.decompress(row["record"])))
+
+
+@dataclass(frozen=True, slots=True)
+class StartupFailure:
+    """An entry that failed to start in each of its first matches."""
+
+    entry: str  # the entry name
+    matches: int  # how many first matches in a row it failed to start in
+    cause: str  # the last start-up fault's message
+    position: int  # index in the batch of the match that reached the limit
+
+    def message(self, stored: int, total: int) -> str:
+        """The one line the run stops with."""
+        return (f"entry {self.entry!r} failed to start in its first {self.matches} matches "
+                f"({' '.join(self.cause.split())[:200]}); the run stopped with {stored} of {total} matches stored "
+                "and nothing after them: fix the agent (try 'arena check-agent'), then run again with --resume")
+
+
+class StartupWatch:
+    """Counts each entry's start-up faults in a row from its first match, until it once starts cleanly."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.streak: dict[str, int] = {}
+        self.started: set[str] = set()
+
+    def first_failure(self, rows: Sequence[Mapping[str, Any]]) -> StartupFailure | None:
+        """Feed committed-to-be rows in order; the first one at which an entry reaches the limit, if any."""
+        for position, row in enumerate(rows):
+            causes = {fault["seat"]: fault["message"] for fault in row["faults"]
+                      if str(fault["message"]).startswith("start-up")}
+            for seat, entry in enumerate(row["agents"]):
+                if entry in self.started:
+                    continue
+                if seat not in causes:
+                    self.started.add(entry)
+                    continue
+                self.streak[entry] = self.streak.get(entry, 0) + 1
+                if self.streak[entry] >= self.limit:
+                    return StartupFailure(entry, self.streak[entry], causes[seat], position)
+        return None
 
 
 def _check_prefix(store: Store, schedule: Schedule) -> None:
@@ -167,14 +283,19 @@ class _Tracker:
         self.on_progress = on_progress
 
     def add(self, rows: Sequence[Mapping[str, Any]]) -> None:
+        """Count newly stored rows and report."""
         for row in rows:
             self.done += 1
             self.played += 1
             self.faults += len(row["faults"])
-            for agent, rank in zip(row["agents"], row["ranks"]):
-                self.rank_sum[agent] = self.rank_sum.get(agent, 0.0) + rank
-                self.games[agent] = self.games.get(agent, 0) + 1
+            self.count(row["agents"], row["ranks"])
         self.report()
+
+    def count(self, agents: Sequence[str], ranks: Sequence[int]) -> None:
+        """Add one stored match to the leader's tally."""
+        for agent, rank in zip(agents, ranks):
+            self.rank_sum[agent] = self.rank_sum.get(agent, 0.0) + rank
+            self.games[agent] = self.games.get(agent, 0) + 1
 
     def report(self) -> None:
         if self.on_progress is None:
@@ -233,13 +354,13 @@ def play_scheduled_match(
     except RefereeError as error:
         raise TournamentError(f"match {match['id']}: {error}") from None
     record = result.record
-    registry.match_finished(record)
     return {
         "idx": match["index"], "id": match["id"], "block_id": match["block_id"], "table_idx": match["table"],
         "block": match["block"], "rotation": match["rotation"], "deal_seed": match["deal_seed"],
         "agents": list(match["seats"]), "scores": record["result"]["scores"], "ranks": record["result"]["ranks"],
         "faults": record["faults"], "think_seconds": result.think_seconds,
         "wall_seconds": time.perf_counter() - started, "record": pack_record(record),
+        "versions": [plan.spec.version for plan in seats],  # as this worker has them; the driver compares
     }
 
 
@@ -247,63 +368,38 @@ def play_scheduled_match(
 
 
 @contextlib.contextmanager
-def _backend(serial: bool, workers: int | None, address: str | None) -> Iterator[int]:
-    """Yield the number of parallel workers; start Ray for the run (and stop it after) unless serial or running."""
+def _backend(serial: bool, workers: int | None, address: str | None, log_path: Path) -> Iterator[int]:
+    """Yield the number of parallel workers; start Ray for the run (and stop it after) unless serial or running.
+
+    Everything Ray prints while it runs goes to ``log_path`` (``arena.tournament.ray_output``).
+    """
     if serial:
         yield 1
         return
     import ray
 
     started_here = not ray.is_initialized()
-    if started_here:
-        try:
-            with _quiet_stderr():  # Ray's services log to their session folder; keep the terminal for us
-                if address is None:
-                    ray.init(num_cpus=workers or os.cpu_count(), include_dashboard=False, log_to_driver=False,
-                             configure_logging=False)
-                else:
-                    ray.init(address=address, log_to_driver=False, configure_logging=False)
-        except Exception as error:  # Ray raises several kinds for an unreachable cluster
-            where = address or "a local Ray"
-            raise TournamentError(f"cannot start or reach {where}: {' '.join(str(error).split())[:200]}") from None
-    try:
-        yield int(ray.cluster_resources().get("CPU", 1))
-    finally:
+    with ray_output_to(log_path) as log:
         if started_here:
-            ray.shutdown()
-
-
-CONNECT_SECONDS = 10.0
-"""How long to wait for a Ray cluster's address to accept a connection before giving up."""
-
-
-def _check_reachable(address: str) -> None:
-    """Fail fast with one line when nothing listens at ``address`` (``ray.init`` would retry for minutes).
-
-    ``auto`` and addresses without a port are left to Ray.
-    """
-    host, _, port = address.removeprefix("ray://").rpartition(":")
-    if not host or not port.isdigit():
-        return
-    try:
-        socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_SECONDS).close()
-    except OSError as error:
-        reason = error.strerror or type(error).__name__
-        raise TournamentError(f"cannot reach a Ray cluster at {address}: {reason}") from None
-
-
-@contextlib.contextmanager
-def _quiet_stderr() -> Iterator[None]:
-    """Point file descriptor 2 at /dev/null for the block (Ray's native code writes there directly)."""
-    saved = os.dup(2)
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(devnull, 2)
-        yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-        os.close(devnull)
+            try:
+                with all_output_to(log):
+                    if address is None:
+                        # "local": a new Ray of our own, never a cluster someone else started on this machine
+                        # (a bare ray.init() joins the last `ray start` recorded in Ray's temp folder).
+                        ray.init(address="local", num_cpus=workers or os.cpu_count(), include_dashboard=False,
+                                 log_to_driver=False, configure_logging=False)
+                    else:
+                        ray.init(address=address, log_to_driver=False, configure_logging=False)
+            except ClusterError as error:
+                raise TournamentError(str(error)) from None
+            except Exception as error:  # Ray raises several kinds for an unreachable cluster
+                raise TournamentError(connection_problem(address, error, log_path)) from None
+        try:
+            yield int(ray.cluster_resources().get("CPU", 1))
+        finally:
+            if started_here:
+                with all_output_to(log):
+                    ray.shutdown()
 
 
 def _ray_batches(context: Mapping[str, Any], batches: Iterator[list[dict[str, Any]]], cpus: int

@@ -48,7 +48,17 @@ CREATE TABLE IF NOT EXISTS matches (
     record BLOB NOT NULL              -- zlib-compressed JSON match record
 );
 CREATE INDEX IF NOT EXISTS matches_block ON matches (block_id);
+CREATE TABLE IF NOT EXISTS entries (
+    name TEXT PRIMARY KEY,            -- entry name, as in the config
+    agent TEXT NOT NULL,              -- the registered agent it seats
+    plugin TEXT NOT NULL,             -- the plugin that registered the agent
+    version TEXT NOT NULL,            -- the agent's version when its first match was stored
+    files TEXT NOT NULL               -- SHA-256 of the plugin's files then (arena.provenance)
+);
 """
+
+ENTRY_FIELDS = ("agent", "plugin", "version", "files")
+"""What ``Store.bind_versions`` keeps per entry."""
 
 RESULT_COLUMNS = ("idx", "id", "block_id", "table_idx", "block", "rotation", "deal_seed", "agents", "scores", "ranks",
                   "faults")
@@ -132,6 +142,23 @@ class Store:
             raise StoreError(f"{path}: no tournament results there (run 'arena run CONFIG' first)")
         return cls(path)
 
+    @classmethod
+    def open_readonly(cls, path: Path | str) -> Store:
+        """Open an existing store for queries only: no file under its folder is created, written or touched.
+
+        Without a write-ahead log beside it (no run is writing) the database is opened as immutable, which
+        creates no ``-wal`` or ``-shm`` file; while a run writes, as an ordinary read-only reader.
+        """
+        path = Path(path)
+        if not path.is_file():
+            raise StoreError(f"{path}: no tournament results there (run 'arena run CONFIG' first)")
+        wal = path.with_name(path.name + "-wal")
+        mode = "mode=ro" if wal.exists() else "mode=ro&immutable=1"
+        store = cls.__new__(cls)
+        store.path = path
+        store.db = sqlite3.connect(f"{path.resolve().as_uri()}?{mode}", uri=True, isolation_level=None)
+        return store
+
     def close(self) -> None:
         """Close the database."""
         self.db.close()
@@ -187,6 +214,44 @@ class Store:
                 f"{self.path} already holds {done} of {total} results; add --resume to play only what is missing"
             )
         return False
+
+    def versions(self) -> dict[str, dict[str, str]]:
+        """Entry name -> its stored ``agent``, ``plugin``, ``version`` and ``files`` hash ({} if none stored)."""
+        try:
+            cursor = self.db.execute(f"SELECT name, {', '.join(ENTRY_FIELDS)} FROM entries ORDER BY name")
+        except sqlite3.OperationalError:  # a store from before versions were kept, opened read-only
+            return {}
+        return {row[0]: dict(zip(ENTRY_FIELDS, row[1:])) for row in cursor}
+
+    def bind_versions(self, current: Mapping[str, Mapping[str, str]]) -> None:
+        """Record each entry's agent version and plugin files hash, or check them against the stored ones.
+
+        Entries not yet recorded (a new store, or one from before versions were kept) are recorded; a
+        recorded entry whose version or files differ raises ``StoreError`` naming the entry and what
+        changed, since resuming would rate two versions under one name.
+        """
+        stored = self.versions()
+        for name, now in current.items():
+            before = stored.get(name)
+            if before is None or self.count() == 0:
+                continue
+            changes = [f"{field} {before[field]} -> {now[field]}" if field == "version"
+                       else f"plugin files changed (hash {before[field][:12]} -> {now[field][:12]})"
+                       for field in ("version", "files") if before[field] != now[field]]
+            if before["agent"] != now["agent"]:
+                changes.insert(0, f"agent {before['agent']} -> {now['agent']}")
+            if changes:
+                raise StoreError(
+                    f"{self.path}: entry {name!r} changed since its matches were stored ({'; '.join(changes)}); "
+                    f"resuming would rate two versions as one. To rate the new version, add it as a new entry "
+                    f"(e.g. name = \"{name}-{now['version']}\", plugin = \"{now['agent']}\") in a tournament with a "
+                    f"new name; to finish this one, reinstall {before['agent']} {before['version']}"
+                )
+        with self._transaction():
+            self.db.executemany(
+                f"INSERT OR REPLACE INTO entries (name, {', '.join(ENTRY_FIELDS)}) VALUES (?, ?, ?, ?, ?)",
+                [(name, *(str(values[field]) for field in ENTRY_FIELDS)) for name, values in current.items()],
+            )
 
     def extend(self, config: Mapping[str, Any], schedule: Mapping[str, Any], total: int) -> None:
         """Record the grown config (more blocks) that ``bind`` accepted."""

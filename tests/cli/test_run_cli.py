@@ -201,7 +201,9 @@ def test_an_unreachable_ray_address_fails_at_once(capsys: pytest.CaptureFixture[
     config = write_config(tmp_path)
     status, _, err = run(capsys, "run", str(config), "--address", "127.0.0.1:1", "--leaderboards", str(tmp_path))
     assert status == 1
-    assert err.strip() == "arena: error: cannot reach a Ray cluster at 127.0.0.1:1: Connection refused"
+    assert err.strip() == ("arena: error: cannot reach a Ray cluster at 127.0.0.1:1: Connection refused (wrong "
+                           "address or port? the head prints its address when started: ray start --head)")
+    assert not (tmp_path / "tiny").exists()  # refused before the store was made
 
 
 def test_ctrl_c_says_what_is_stored_and_how_to_go_on(capsys: pytest.CaptureFixture[str], tmp_path: Path,

@@ -158,5 +158,5 @@ def test_a_failing_reporter_is_one_line_and_play_goes_on(tmp_path: Path, capsys:
     registry = load_registry(plugins_dir=tmp_path, entry_points=False).registry
     registry.match_finished({"match": "t0000-b00-r0", "game": "lovat-v1"})
     assert capsys.readouterr().err == (
-        "arena: a reporter plugin failed on match t0000-b00-r0: RuntimeError: disk full\n"
+        "arena: reporter plugin 'loud' failed on match t0000-b00-r0: RuntimeError: disk full\n"
     )

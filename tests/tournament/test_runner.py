@@ -138,10 +138,29 @@ def test_same_seed_same_results_different_seed_different_deals(tmp_path: Path) -
     assert [row[6] for row in results(tmp_path / "a")] != [row[6] for row in results(tmp_path / "c")]
 
 
-def test_a_node_killed_mid_run_loses_nothing_and_counts_nothing_twice(tmp_path: Path) -> None:
-    """A three-node Ray cluster on this machine; one worker node is removed while it holds work."""
+REPORTER = """
+from arena import hookimpl
+
+@hookimpl
+def arena_match_finished(record):
+    with open({path!r}, "a") as out:
+        out.write(record["match"] + "\\n")
+"""
+
+
+def test_a_node_killed_mid_run_loses_nothing_and_counts_nothing_twice(
+        tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """A three-node Ray cluster on this machine; one worker node is removed while it holds work.
+
+    Ray retries the lost batches; reporters still hear every match once, in schedule order, and whatever
+    Ray prints about the dead node goes to the tournament's ray.log, not to stdout or stderr.
+    """
     from ray.cluster_utils import Cluster
 
+    heard = tmp_path / "heard.txt"
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    (plugins / "reporter.py").write_text(REPORTER.format(path=str(heard)))
     config = small_config(blocks=4)
     run_tournament(config, leaderboards=tmp_path / "serial", plugins_dir=None, workers=1)
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0})  # work goes to the worker nodes
@@ -156,10 +175,15 @@ def test_a_node_killed_mid_run_loses_nothing_and_counts_nothing_twice(tmp_path: 
             killed.append(progress.played_now)
 
     try:
-        summary = run_tournament(config, leaderboards=tmp_path / "cluster", plugins_dir=None,
+        capfd.readouterr()  # the cluster's own start-up output is not the run's
+        summary = run_tournament(config, leaderboards=tmp_path / "cluster", plugins_dir=plugins,
                                  address=cluster.address, on_progress=kill_a_node)
+        streams = capfd.readouterr()
     finally:
         cluster.shutdown()
     assert killed and killed[0] < summary.total
     assert summary.played == summary.total == 80
     assert results(tmp_path / "cluster") == results(tmp_path / "serial")
+    assert heard.read_text().split() == [match.id for match in config.schedule().iter_matches()]
+    assert streams.out == "" and streams.err == ""
+    assert (tmp_path / "cluster" / "small" / "ray.log").is_file()

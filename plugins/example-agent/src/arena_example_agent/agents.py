@@ -30,7 +30,8 @@ from arena.games.lorum.cards import RANKS
 from arena.games.lovat.deck import CARD_IDS, COLOUR_INDEX, COLOURS, LEVEL, STRENGTH
 
 PLAY_CONFIDENCE = 0.5
-"""Lovat: declare "play" when the estimated chance of winning the turn is at least this."""
+"""Lovat: declare "play" when the estimated chance of winning the turn is at least this (option
+``play_confidence``, declared in ``plugin.py``)."""
 
 KEEP_EXPONENT = 5
 """Lovat: a card's keep score is its percentile in its best colour to this power (only strong cards count)."""
@@ -72,6 +73,8 @@ class ExampleLovatAgent(Agent):
     def __init__(self, seat: int, game: GameInfo, players: int, seed: int, options: Mapping[str, Any]) -> None:
         super().__init__(seat=seat, game=game, players=players, seed=seed, options=options)
         self.rng = random.Random(self.seed)
+        # arena checked the option against the declaration in plugin.py before the match.
+        self.play_confidence = float(self.options.get("play_confidence", PLAY_CONFIDENCE))
 
     def act(self, observation: Observation) -> Action:
         phase = observation.phase
@@ -86,7 +89,7 @@ class ExampleLovatAgent(Agent):
         if phase == "declare":
             if len(observation.hand) <= self.own_turns_left(observation):
                 return "pass"  # keep a card for each of our own turns: a void turn loses every point (L-12)
-            return "play" if self.chance_to_win(observation) >= PLAY_CONFIDENCE else "pass"
+            return "play" if self.chance_to_win(observation) >= self.play_confidence else "pass"
         if phase == "play":
             return self.play(observation, legal)
         if phase == "void":

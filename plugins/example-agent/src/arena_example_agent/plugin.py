@@ -6,8 +6,9 @@ from collections.abc import Callable
 
 from arena import hookimpl
 from arena.agent import AgentSpec
+from arena.options import AgentOptions, OptionSpec
 from arena_example_agent import __version__
-from arena_example_agent.agents import make_agent
+from arena_example_agent.agents import PLAY_CONFIDENCE, make_agent
 
 
 @hookimpl
@@ -21,5 +22,10 @@ def arena_register_agents(register: Callable[[AgentSpec], None]) -> None:
             description="Counts unseen cards: plays only when likely to win (Lovat), ducks under the trick (Lorum).",
             version=__version__,
             # trusted is left False: a third-party agent runs in its own process by default.
+            # Declared options are checked before any match; an option not declared here is refused.
+            options=AgentOptions((
+                OptionSpec("play_confidence", "float", default=PLAY_CONFIDENCE, minimum=0.0, maximum=1.0,
+                           games=("lovat",), help="declare play when the chance to win the turn is at least this"),
+            )),
         )
     )

@@ -1,0 +1,80 @@
+"""Where an agent's code came from: its plugin's version and a hash of the plugin's files.
+
+A tournament stores both for every entry (``Store.bind_versions``) so that a
+resumed run never rates two versions of an agent under one name.  The files
+are read, never imported: a plugin's source is its file or folder in the
+plugins folder, the top-level package an entry point names, or, for the
+built-ins, the package of arena's first-party plugin module.  A plugin's own
+``version`` string is self-reported; the hash is what catches an edit that
+forgot to bump it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import importlib.util
+from collections.abc import Iterator
+from pathlib import Path
+
+from arena import hookspecs
+from arena.plugins import DEFAULT_PLUGINS
+
+SKIPPED_PARTS = ("__pycache__",)
+"""Folders whose files are not source (bytecode caches change on every import)."""
+
+
+def plugin_source(plugin: str, plugins_dir: Path | str | None) -> Path | None:
+    """The file or folder holding plugin ``plugin``'s code, found without importing it; None if unknown."""
+    modules = dict(DEFAULT_PLUGINS)
+    if plugin in modules:
+        return _module_location(modules[plugin])
+    if plugins_dir is not None:
+        folder = Path(plugins_dir)
+        for candidate in (folder / f"{plugin}.py", folder / plugin):
+            if candidate.exists():
+                return candidate
+    for entry in importlib.metadata.entry_points(group=hookspecs.PROJECT_NAME):
+        if entry.name == plugin:
+            return _module_location(entry.module)
+    return None
+
+
+def files_hash(source: Path | None) -> str:
+    """A SHA-256 over the relative paths and contents of every file under ``source`` (or of the file itself).
+
+    ``"unknown"`` when there is no source to read.
+    """
+    if source is None:
+        return "unknown"
+    digest = hashlib.sha256()
+    root = source if source.is_dir() else source.parent
+    for path in _files(source):
+        digest.update(str(path.relative_to(root)).encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def _files(source: Path) -> Iterator[Path]:
+    if source.is_file():
+        yield source
+        return
+    for path in sorted(source.rglob("*")):
+        relative = path.relative_to(source).parts
+        if path.is_file() and not any(part in SKIPPED_PARTS or part.startswith(".") for part in relative) \
+                and path.suffix not in (".pyc", ".pyo"):
+            yield path
+
+
+def _module_location(module: str) -> Path | None:
+    """The package folder (or module file) of ``module``'s top-level package, located without importing it."""
+    top = module.split(".")[0]
+    try:
+        spec = importlib.util.find_spec(top)
+    except (ImportError, ValueError):
+        return None
+    if spec is None:
+        return None
+    if spec.submodule_search_locations:
+        return Path(next(iter(spec.submodule_search_locations)))
+    return Path(spec.origin) if spec.origin and spec.origin not in ("built-in", "frozen") else None

@@ -1,0 +1,148 @@
+"""check-agent covers the game: every phase and case is reached, and one never reached fails the check."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from arena.cli import main
+from arena.conformance import check_agent
+from arena.coverage import LORUM_CASES, LOVAT_CASES
+from arena.plugins import Registry, load_registry
+
+PLUGIN = '''
+from arena_agents.lorum import RandomLorumAgent
+from arena_agents.lovat import RandomLovatAgent
+
+from arena import hookimpl
+from arena.agent import Agent, AgentSpec
+
+
+class Random(Agent):
+    def __init__(self, seat, game, players, seed, options):
+        super().__init__(seat=seat, game=game, players=players, seed=seed, options=options)
+        inner = RandomLovatAgent if game.name == "lovat" else RandomLorumAgent
+        self.inner = inner(seat=seat, game=game, players=players, seed=seed, options={})
+
+    def act(self, observation):
+        return self.inner.act(observation)
+
+
+class BuggyInRegularGames(Random):
+    """Bids big or small whenever it can, and raises on any card play of a regular (all-pass) game."""
+
+    def act(self, observation):
+        if observation.contract is None:
+            return "big" if "big" in observation.legal else observation.legal[0]
+        if observation.contract == "regular":
+            raise RuntimeError("regular games are not written yet")
+        return super().act(observation)
+
+
+class BuggyOnVoidTurns(Random):
+    def act(self, observation):
+        if observation.phase == "void":
+            raise RuntimeError("void turns are not written yet")
+        return super().act(observation)
+
+
+class NeverBids(Random):
+    """Passes whenever it bids and plays randomly: fine, though it never leads a big game on its own."""
+
+    def act(self, observation):
+        if getattr(observation, "contract", "") is None:
+            return "pass"
+        return super().act(observation)
+
+
+@hookimpl
+def arena_register_agents(register):
+    for name, factory, games in (("cov-regular-bug", BuggyInRegularGames, ("lorum",)),
+                                 ("cov-void-bug", BuggyOnVoidTurns, ("lovat",)),
+                                 ("cov-never-bids", NeverBids, ("lorum",))):
+        register(AgentSpec(name=name, games=games, factory=factory, description=name, version="1.0"))
+'''
+
+
+@pytest.fixture(scope="module")
+def plugins_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("coverage") / "plugins"
+    folder.mkdir()
+    (folder / "coverage_agents.py").write_text(PLUGIN)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def registry(plugins_dir: Path) -> Registry:
+    loaded = load_registry(plugins_dir=plugins_dir, entry_points=False).registry
+    assert loaded.errors == []
+    return loaded
+
+
+def check(registry: Registry, plugins_dir: Path, agent: str, game: str):
+    return check_agent(agent, game, registry=registry, plugins_dir=plugins_dir, entry_points=False,
+                       isolation="trusted", determinism=False)
+
+
+@pytest.mark.parametrize("game, cases", [("lorum", LORUM_CASES), ("lovat", LOVAT_CASES)])
+def test_random_passes_with_every_case_reached(registry: Registry, plugins_dir: Path, game: str,
+                                               cases: tuple[str, ...]) -> None:
+    report = check(registry, plugins_dir, "random", game)
+    assert report.passed, report.summary()
+    table = report.to_json()["coverage"]
+    counts = ["4"] if game == "lorum" else ["3", "4", "5", "6"]
+    assert sorted(table) == counts
+    assert all(list(table[count]) == list(cases) and all(table[count].values()) for count in counts), table
+    assert "MISSING" not in report.summary() and cases[-1] in report.summary()
+
+
+def test_an_agent_that_raises_only_in_regular_lorum_games_fails(registry: Registry, plugins_dir: Path) -> None:
+    # It bids big or small at every chance, so left to its own bidding it would never play a regular game.
+    report = check(registry, plugins_dir, "cov-regular-bug", "lorum")
+    assert not report.passed
+    assert any("regular games are not written yet" in problem for problem in report.problems), report.problems
+    assert report.coverage.decisions.get((4, "regular: lead"), 0) + \
+        report.coverage.decisions.get((4, "regular: follow"), 0) >= 1
+
+
+def test_an_agent_that_raises_only_on_lovat_void_turns_fails(registry: Registry, plugins_dir: Path) -> None:
+    report = check(registry, plugins_dir, "cov-void-bug", "lovat")
+    assert not report.passed
+    assert any("void turns are not written yet" in problem for problem in report.problems), report.problems
+
+
+def test_an_agent_that_never_bids_is_still_driven_through_big_and_small_games(registry: Registry,
+                                                                               plugins_dir: Path) -> None:
+    report = check(registry, plugins_dir, "cov-never-bids", "lorum")
+    assert report.passed, report.summary()
+    assert report.coverage.decisions[(4, "big: lead")] >= 1  # its bid was forced by the scenario
+
+
+def test_a_case_never_reached_is_a_failure(registry: Registry, plugins_dir: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    from arena import coverage
+
+    plan = coverage.PLANS["lorum"]
+    cut = coverage.CoveragePlan(plan.cases, plan.classify,
+                                lambda game, players: tuple(s for s in plan.scenarios(game, players)
+                                                            if "big: lead" not in s.targets))
+    monkeypatch.setitem(coverage.PLANS, "lorum", cut)
+    report = check(registry, plugins_dir, "cov-never-bids", "lorum")
+    assert not report.passed
+    assert report.problems == [problem for problem in report.problems if "never reached: big: lead" in problem]
+    assert "MISSING" in report.summary()
+
+
+def test_the_command_line_takes_opponents_and_options(capsys: pytest.CaptureFixture[str]) -> None:
+    status = main(["check-agent", "search", "--game", "lorum", "--isolation", "trusted", "--matches", "1",
+                   "--option", "iterations=8", "--opponents", "greedy,random", "--plugins-dir", "no-such-folder"])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert out.rstrip().endswith("PASS") and "small: follow, must beat" in out
+    status = main(["check-agent", "search", "--game", "lorum", "--option", "iteration=8"])
+    assert status == 2
+    assert capsys.readouterr().err == (
+        "arena: error: agent 'search' has no option 'iteration' in lorum; did you mean 'iterations'? "
+        "(its options: iterations, ms)\n"
+    )
