@@ -78,7 +78,7 @@ def _config(args: argparse.Namespace) -> SimpleNamespace:
     except StoreError as error:
         raise CliError(str(error), status=1) from None
     return SimpleNamespace(name=data["name"], game=data["game"], game_options=data["game_options"],
-                           ratings=tuple(data["ratings"]))
+                           ratings=tuple(data["ratings"]), seed=data.get("seed"))
 
 
 def run_leaderboard(args: argparse.Namespace) -> int:

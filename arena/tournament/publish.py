@@ -31,6 +31,7 @@ class Published:
     boards: Mapping[str, Leaderboard]  # method -> leaderboard, in the config's order
     files: Mapping[str, Path]  # file name -> path written
     matches: int  # matches rated
+    public_seed: int | None = None  # the config's seed when its deals were public (computable from it)
 
     @property
     def default(self) -> Leaderboard:
@@ -43,7 +44,14 @@ class Published:
         if len(self.boards) > 1:
             where = "" if self.leaderboards == DEFAULT_LEADERBOARDS else f" --leaderboards {self.leaderboards}"
             console.print(side_by_side(self.boards, f"{self.name}{where}", self.game))
+        if self.public_seed is not None:
+            console.print(public_deals_note(self.public_seed))
         console.print(f"leaderboard files: {', '.join(str(path) for path in self.files.values())}")
+
+
+def public_deals_note(seed: int) -> str:
+    """The caption of a tournament whose config set ``seed``: anyone with the config can compute its deals."""
+    return f"public deals: every deal follows from the config's seed ({seed})"
 
 
 def score_options(game: str, game_options: Mapping[str, Any]) -> dict[str, Any]:
@@ -90,13 +98,15 @@ def publish(config: Any, leaderboards: Path | str, methods: Sequence[str] | None
     chosen = list(methods or config.ratings)
     boards = rate(outcomes, chosen, config.game, config.game_options, bootstrap)
     folder = Path(leaderboards) / config.name
+    public_seed = getattr(config, "seed", None)
+    deals = "" if public_seed is None else f"; {public_deals_note(public_seed)}"
     files = write_leaderboard_files(boards[chosen[0]], head_to_head(outcomes), folder,
-                                    title=f"{config.name} ({config.game})")
+                                    title=f"{config.name} ({config.game}{deals})")
     ratings_path = folder / RATINGS_FILE
     ratings_path.write_text(json.dumps({method: board.to_json() for method, board in boards.items()}, indent=1))
     files = {**files, RATINGS_FILE: ratings_path}
     return Published(name=config.name, game=config.game, leaderboards=Path(leaderboards), boards=boards, files=files,
-                     matches=len(outcomes))
+                     matches=len(outcomes), public_seed=public_seed)
 
 
 def side_by_side(boards: Mapping[str, Leaderboard], name: str, game: str) -> Table:
@@ -134,6 +144,7 @@ def summary_json(config: Any, summary: Any, published: Published) -> dict[str, A
         "backend": summary.backend,
         "workers": summary.workers,
         "store": str(summary.store),
+        "deals": "public" if published.public_seed is not None else "secret",
         "leaderboards": {method: board.to_json()["rows"] for method, board in published.boards.items()},
         "files": {name: str(path) for name, path in published.files.items()},
     }
