@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from arena import bounded_json
+from arena.records import MAX_RECORD_BYTES
 from arena.ratings.data import MatchOutcome
 from arena.seeding import new_secret
 
@@ -316,7 +317,14 @@ class Store:
         row = self.db.execute("SELECT record FROM matches WHERE id = ?", (match_id,)).fetchone()
         if row is None:
             raise StoreError(f"{self.path}: no match {match_id!r}")
-        return json.loads(zlib.decompress(row[0]))
+        try:
+            inflater = zlib.decompressobj()
+            data = inflater.decompress(row[0], MAX_RECORD_BYTES)
+            if inflater.unconsumed_tail:
+                raise ValueError(f"larger than {MAX_RECORD_BYTES >> 20} MiB")
+            return bounded_json.loads(data)
+        except (TypeError, ValueError, zlib.error) as error:
+            raise StoreError(f"{self.path}: match {match_id}: damaged record ({error})") from None
 
     def result_table(self) -> list[tuple[Any, ...]]:
         """The timing-free result columns of every match, for comparing runs."""

@@ -8,6 +8,7 @@ import os
 import shutil
 import sqlite3
 import tempfile
+import zlib
 from pathlib import Path
 
 import pytest
@@ -210,3 +211,15 @@ def test_read_only_stores_and_folders_are_refused_for_an_unprivileged_user(tmp_p
         assert digest(store) == before
     finally:
         shutil.rmtree(top, ignore_errors=True)
+
+
+def test_a_stored_record_that_inflates_past_the_bound_is_refused(tmp_path: Path, monkeypatch) -> None:
+    path = store_path(tmp_path, "small")
+    row = {"idx": 0, "id": "t0000-b00-r0", "block_id": "t0000-b00", "table_idx": 0, "block": 0, "rotation": 0,
+           "deal_seed": 1, "agents": [], "scores": [], "ranks": [], "faults": [], "think_seconds": [],
+           "wall_seconds": 0.0, "record": zlib.compress(b"[" + b" " * 5000 + b"]")}
+    with Store(path) as store:
+        store.add([row])
+    monkeypatch.setattr("arena.tournament.store.MAX_RECORD_BYTES", 1000)  # a small bomb stands for a big one
+    with Store.open_existing(path) as store, pytest.raises(StoreError, match="damaged record .larger than"):
+        store.record("t0000-b00-r0")
