@@ -242,6 +242,11 @@ def load_config(
         raise ConfigError([f"{source}: the file is not UTF-8 text ({error.reason})"]) from None
     except ValueError as error:
         raise ConfigError([f"{source}: {error}"]) from None
+    long_key = _LONG_KEY.search(text)
+    if long_key is not None:  # tomllib takes time quadratic in a dotted key's length: refuse it unparsed
+        line = text.count("\n", 0, long_key.start()) + 1
+        raise ConfigError([f"{source}: line {line}: a dotted key of more than {bounded_json.MAX_DEPTH} parts "
+                           "(nested too deeply)"])
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
@@ -251,6 +256,11 @@ def load_config(
     except ValueError as error:  # tomllib lets int()'s digit limit through
         raise ConfigError([f"{source}: a value TOML cannot hold: {' '.join(str(error).split())[:100]}"]) from None
     return config_from_dict(data, known_games, known_agents, source=source, known_ratings=known_ratings)
+
+
+_LONG_KEY = re.compile(r"""(?<![A-Za-z0-9_-])(?:(?:[A-Za-z0-9_-]+|"[^"\n]*"|'[^'\n]*')[ \t]*\.[ \t]*){%d}""" % bounded_json.MAX_DEPTH)
+"""``MAX_DEPTH`` dotted parts in a row: a key (or a table header) nested deeper than any config may be.
+Matches start only at the start of a word, so the search stays linear in the text."""
 
 
 def _read_bounded(path: Path) -> bytes:

@@ -57,7 +57,9 @@ def config_text(game: str = "lovat", extra: str = "", options: str = "", limits:
     [
         ("x = " + "[" * 100_000 + "]" * 100_000, "nested too deeply"),  # RecursionError inside tomllib
         (config_text(extra="seed = " + "9" * 5000), "a value TOML cannot hold"),  # int() digit limit
-        (config_text(extra="[agents2]\n" + "a." * 30_000 + "b = 1"), "nested more than 64 levels"),  # dotted keys
+        (config_text(extra="[x]\n" + "a." * 300_000 + "b = 1"), "a dotted key of more than 64 parts"),  # quadratic
+        (config_text(extra="[" + "\"a\"." * 70 + "b]"), "a dotted key of more than 64 parts"),
+        (config_text(extra="x = " + "{a = " * 70 + "1" + "}" * 70), "nested more than 64 levels"),
         (config_text(limits="move_seconds = 1e308"), "limits.move_seconds: expected a positive number up to 86400"),
         (config_text(limits="bank_seconds = inf"), "limits.bank_seconds: expected a number >= 0 up to 86400"),
         (config_text(limits="startup_seconds = nan"), "limits.startup_seconds: expected a positive number"),
