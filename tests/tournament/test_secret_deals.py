@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
-import zlib
-import json
 from pathlib import Path
 
 import pytest
-from test_runner import Interrupt, results, small_config, stop_after, twin_stores
+from test_runner import KNOWN_AGENTS, KNOWN_GAMES, Interrupt, results, small_config, stop_after, twin_stores
 
 from arena.seeding import derive_seed, secret_seed
 from arena.tournament.config import load_config
@@ -16,7 +14,6 @@ from arena.tournament.publish import publish
 from arena.tournament.runner import run_tournament
 from arena.tournament.schedule import SEED_TAG
 from arena.tournament.store import Store, store_path
-from test_runner import KNOWN_AGENTS, KNOWN_GAMES
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 
@@ -60,7 +57,7 @@ def test_resume_after_an_interruption_equals_an_uninterrupted_run_with_a_secret_
     assert results(tmp_path / "parts") == results(tmp_path / "whole")
 
 
-def test_records_and_the_leaderboard_say_whether_deals_were_public(tmp_path: Path, capsys) -> None:
+def test_records_and_the_leaderboard_say_whether_deals_were_public(tmp_path: Path) -> None:
     for config, deals in ((secret_config(), "secret"), (small_config(blocks=1), "public")):
         folder = tmp_path / deals
         run_tournament(config, leaderboards=folder, plugins_dir=None, workers=1)
