@@ -389,7 +389,7 @@ class _Validator:
 
     def integer(self, data: Mapping[str, Any], key: str, default: Any, minimum: int, what: str,
                 maximum: int = MAX_SEED) -> Any:
-        if key not in data:
+        if data.get(key) is None and (key not in data or default is None):  # JSON null: to_json's "no seed"
             return default
         value = data[key]
         if not _is_int(value) or not minimum <= value <= maximum:

@@ -9,7 +9,7 @@ import pytest
 from test_runner import KNOWN_AGENTS, KNOWN_GAMES, Interrupt, results, small_config, stop_after, twin_stores
 
 from arena.seeding import derive_seed, secret_seed
-from arena.tournament.config import load_config
+from arena.tournament.config import config_from_dict, load_config
 from arena.tournament.publish import publish
 from arena.tournament.runner import run_tournament
 from arena.tournament.schedule import SEED_TAG
@@ -77,3 +77,9 @@ def test_the_public_derivation_is_unchanged_so_seeded_configs_reproduce(tmp_path
     assert config.seed == 7 and config.public_deals
     assert first.deal_seed == derive_seed(SEED_TAG, 7, "deal", 0, 0) == 1357242243899458733
     assert first.agent_seeds[0] == derive_seed(SEED_TAG, 7, "agent", 0, 0, 0, 0)
+
+
+def test_a_config_without_seed_reads_back_from_its_json() -> None:
+    config = secret_config()
+    assert config.to_json()["seed"] is None and not config.public_deals
+    assert config_from_dict(config.to_json(), KNOWN_GAMES, KNOWN_AGENTS) == config
