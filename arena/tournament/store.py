@@ -369,6 +369,9 @@ def _create(path: Path) -> None:
             os.link(temporary, path)
         except FileExistsError:
             pass  # another run made it meanwhile: use that one
+        except OSError:  # a file system without hard links: a rename, which cannot refuse to replace
+            if not os.path.lexists(path):
+                os.replace(temporary, path)
     except (OSError, sqlite3.Error) as error:
         reason = getattr(error, "strerror", None) or error
         raise StoreError(f"{folder}: cannot create the results store there: {reason}") from None
