@@ -11,12 +11,18 @@ hand-written record can set up any situation with an explicit deal.
 from __future__ import annotations
 
 import json
+import os
+import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arena import bounded_json
 from arena.games.base import Action, Game, GameError, GameState, Result, to_json
+
+MAX_RECORD_BYTES = 64 << 20
+"""Largest record file read (64 MiB; a long Slovak Lorum session's record is well under a megabyte)."""
 
 RECORD_FORMAT = "arena-record-1"
 """Value of a record's ``format`` key; bumped on any incompatible change."""
@@ -66,7 +72,7 @@ def make_record(
 def load_record(path: Path | str) -> dict[str, Any]:
     """Read and structurally check a record file; ``RecordError`` names the problem (not the path: callers do)."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = bounded_json.loads(_read_bounded(Path(path)))
     except FileNotFoundError:
         raise RecordError("no such file") from None
     except OSError as error:  # a directory, no permission...
@@ -75,7 +81,20 @@ def load_record(path: Path | str) -> dict[str, Any]:
         raise RecordError(f"the file is not UTF-8 text ({error.reason})") from None
     except json.JSONDecodeError as error:
         raise RecordError(f"not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})") from None
+    except ValueError as error:  # over a bound: size, nesting, numbers
+        raise RecordError(str(error)) from None
     check_structure(data, where=None)
+    return data
+
+
+def _read_bounded(path: Path) -> bytes:
+    """A regular file's bytes, at most ``MAX_RECORD_BYTES``; ``ValueError`` (one line) otherwise."""
+    with open(path, "rb", opener=lambda name, flags: os.open(name, flags | os.O_NONBLOCK)) as file:
+        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+            raise ValueError("not a regular file")
+        data = file.read(MAX_RECORD_BYTES + 1)
+    if len(data) > MAX_RECORD_BYTES:
+        raise ValueError(f"larger than {MAX_RECORD_BYTES >> 20} MiB: not a match record")
     return data
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sqlite3
 import sys
 from collections.abc import Sequence
 
@@ -52,6 +53,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except common.CliError as error:
         print(f"arena: error: {error}", file=sys.stderr)
         return error.status
+    except sqlite3.DatabaseError as error:  # a store damaged after it was opened (truncated, overwritten)
+        print(f"arena: error: the results store is damaged: {' '.join(str(error).split())[:200]}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("arena: interrupted", file=sys.stderr)
         return 130

@@ -105,7 +105,8 @@ def _config(args: argparse.Namespace) -> SimpleNamespace:
         raise CliError(str(error), status=1) from None
     return SimpleNamespace(name=data["name"], game=data["game"], game_options=data["game_options"],
                            ratings=tuple(data["ratings"]),
-                           fault_share=data.get("fault_share", DEFAULT_FAULT_SHARE))
+                           fault_share=data.get("fault_share", DEFAULT_FAULT_SHARE),
+                           seed=data.get("seed"))
 
 
 def run_leaderboard(args: argparse.Namespace) -> int:

@@ -78,7 +78,11 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         stored = f"{seen[-1].done} of {seen[-1].total} matches are stored" if seen else "nothing new was stored"
         raise CliError(f"interrupted: {stored}; run '{resume_command(args)}' to play the rest", status=130) from None
-    board = publish(config, args.leaderboards)
+    try:
+        board = publish(config, args.leaderboards)
+    except OSError as error:
+        raise CliError(f"{args.leaderboards / config.name}: cannot write the leaderboard files: "
+                       f"{error.strerror or error}", status=1) from None
     if args.json:
         print_json(summary_json(config, summary, board))
         return 0

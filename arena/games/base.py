@@ -56,6 +56,7 @@ class OptionSpec:
     choices: tuple[Any, ...] | None  # allowed values, or None for any integer >= minimum
     minimum: int | None  # smallest allowed integer when choices is None
     description: str  # one line for --help and `arena games`
+    maximum: int | None = None  # largest allowed integer when choices is None (None: no bound)
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +98,9 @@ class GameInfo:
                 isinstance(value, bool) or not isinstance(value, int) or value < (spec.minimum or 0)
             ):
                 raise InvalidSetup(f"option {spec.name!r} must be an integer >= {spec.minimum or 0}, not {value!r}")
+            if spec.choices is None and spec.maximum is not None and value > spec.maximum:
+                raise InvalidSetup(f"option {spec.name!r} must be an integer from {spec.minimum or 0} to "
+                                   f"{spec.maximum}, not {value!r}")
             resolved[spec.name] = value
         return resolved
 

@@ -247,8 +247,8 @@ def _child(fd: int, spec: AgentSpec, game: Game, request: dict[str, Any], folder
         return _serve_agent(sock, spec, game, request)
     except MemoryError:
         try:
-            sock.sendall(out_of_memory)
-        except OSError:
+            protocol.send(sock, out_of_memory)  # send: the reply must carry its request's token
+        except (OSError, MemoryError, protocol.ChannelClosed, protocol.ChannelTimeout):
             pass
         return MEMORY_EXIT
 

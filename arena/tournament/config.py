@@ -17,18 +17,21 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
+import stat
 import tomllib
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena import bounded_json
 from arena.games.base import GameInfo, InvalidSetup
 from arena.options import NO_OPTIONS, AgentOptions, OptionError
 from arena.referee.limits import Limits
 from arena.suggest import closest
-from arena.tournament.schedule import FORMATS, GAUNTLET, ROUND_ROBIN, Schedule, build_schedule
+from arena.tournament.schedule import FORMATS, GAUNTLET, ROUND_ROBIN, Schedule, build_schedule, table_count
 
 NAME_PATTERN = re.compile(r"[a-z0-9][a-z0-9_-]*")
 """A tournament name: it names the folder ``leaderboards/<name>/``."""
@@ -45,7 +48,10 @@ RATING_METHODS = ("elo", "plackett-luce", "trueskill", "score")
 ISOLATION_MODES = ("auto", "trusted", "isolated")
 """``auto``: first-party agents run in-process, third-party ones isolated; or force one for all."""
 
-DEFAULT_SEED = 0
+DEFAULT_SEED = None
+"""No ``seed``: deal and agent seeds come from the store's secret key (tables and seatings from seed 0)."""
+SCHEDULE_SEED = 0
+"""The seed of the tables, design and seatings when the config sets none (they are not secret)."""
 DEFAULT_FORMAT = ROUND_ROBIN
 DEFAULT_BLOCKS = 4
 DEFAULT_MAX_TABLES = 500
@@ -74,6 +80,23 @@ TOP_KEYS = (
     "max_startup_faults",
     "fault_share",
 )
+MAX_CONFIG_BYTES = 1 << 20
+"""Largest config file read (1 MiB: a config with thousands of entries is a few hundred KiB)."""
+MAX_SEED = 2**63 - 1
+"""Largest seed: the same range as ``arena play --seed`` and the store's 64-bit integers."""
+MAX_MATCHES = 1_000_000
+"""Most matches in one schedule: about a day at a thousand matches a minute (more: split the tournament)."""
+MAX_TABLES = 100_000
+"""Largest ``max_tables``: the tables are built in memory before the first match."""
+MAX_ENTRIES = 10_000
+"""Most ``[[agents]]`` entries."""
+MAX_SECONDS = 86_400.0
+"""Longest time limit of any kind (a day); beyond it a limit is a typo, and too long for the clocks."""
+MAX_MEMORY_MB = 1 << 20
+"""Largest ``memory_mb`` (1 TiB): beyond it the address-space limit would overflow."""
+MAX_OPTION_INTEGER = 2**63 - 1
+"""Agent options are JSON for the agent's process: integers must fit 64 bits (TOML's own range)."""
+
 LIMIT_KEYS = ("move_seconds", "bank_seconds", "startup_seconds", "memory_mb")
 AGENT_KEYS = ("name", "plugin", "options", "isolation")
 GAUNTLET_KEYS = ("candidates",)
@@ -110,7 +133,7 @@ class TournamentConfig:
 
     name: str  # tournament name; results go to leaderboards/<name>/
     game: str  # game short name, e.g. "lovat"
-    seed: int  # tournament seed: the schedule, the deals and the agents' seeds derive from it
+    seed: int | None  # public tournament seed: the deals and agent seeds derive from it; None: secret deals
     format: str  # "round-robin" or "gauntlet"
     blocks: int  # duplicate blocks per table
     max_tables: int  # cap on tables before a balanced incomplete design is used
@@ -155,14 +178,23 @@ class TournamentConfig:
             return "trusted" if trusted else "isolated"
         return mode
 
+    @property
+    def public_deals(self) -> bool:
+        """Whether anyone with this config can compute every deal (it sets ``seed``)."""
+        return self.seed is not None
+
     def schedule(self) -> Schedule:
-        """The tournament's schedule (a pure function of this config)."""
+        """The tournament's schedule (a pure function of this config).
+
+        Without ``seed`` its deal and agent seeds are placeholders until keyed
+        with the store's secret (``Schedule.with_secret``), as the runner does.
+        """
         return build_schedule(
             entries=self.entry_names,
             seats=self.seats,
             blocks=self.blocks,
             format=self.format,
-            seed=self.seed,
+            seed=self.seed if self.seed is not None else SCHEDULE_SEED,
             max_tables=self.max_tables,
             candidates=self.candidates,
         )
@@ -222,17 +254,44 @@ def load_config(
     """
     source = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = _read_bounded(Path(path)).decode("utf-8")
     except OSError as error:
         raise ConfigError([f"{source}: cannot read the file: {error.strerror or error}"]) from None
     except UnicodeDecodeError as error:
         raise ConfigError([f"{source}: the file is not UTF-8 text ({error.reason})"]) from None
+    except ValueError as error:
+        raise ConfigError([f"{source}: {error}"]) from None
+    long_key = _LONG_KEY.search(text)
+    if long_key is not None:  # tomllib takes time quadratic in a dotted key's length: refuse it unparsed
+        line = text.count("\n", 0, long_key.start()) + 1
+        raise ConfigError([f"{source}: line {line}: a dotted key of more than {bounded_json.MAX_DEPTH} parts "
+                           "(nested too deeply)"])
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError([_syntax_problem(source, str(error))]) from None
+    except RecursionError:
+        raise ConfigError([f"{source}: arrays or tables nested too deeply"]) from None
+    except ValueError as error:  # tomllib lets int()'s digit limit through
+        raise ConfigError([f"{source}: a value TOML cannot hold: {' '.join(str(error).split())[:100]}"]) from None
     return config_from_dict(data, known_games, known_agents, source=source, known_ratings=known_ratings,
                             agent_options=agent_options)
+
+
+_LONG_KEY = re.compile(r"""(?<![A-Za-z0-9_-])(?:(?:[A-Za-z0-9_-]+|"[^"\n]*"|'[^'\n]*')[ \t]*\.[ \t]*){%d}""" % bounded_json.MAX_DEPTH)
+"""``MAX_DEPTH`` dotted parts in a row: a key (or a table header) nested deeper than any config may be.
+Matches start only at the start of a word, so the search stays linear in the text."""
+
+
+def _read_bounded(path: Path) -> bytes:
+    """The bytes of a regular file of at most ``MAX_CONFIG_BYTES``; ``ValueError`` (one line) otherwise."""
+    with open(path, "rb", opener=lambda name, flags: os.open(name, flags | os.O_NONBLOCK)) as file:
+        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+            raise ValueError("not a regular file")
+        data = file.read(MAX_CONFIG_BYTES + 1)
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ValueError(f"larger than {MAX_CONFIG_BYTES // 1024} KiB; a config is a short text file")
+    return data
 
 
 def config_from_dict(
@@ -264,7 +323,10 @@ def _show(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
+        shown = json.dumps(value[:SHOWN_CHARACTERS], ensure_ascii=False)
+        return shown if len(value) <= SHOWN_CHARACTERS else f"{shown[:-1]}...\" ({len(value)} characters)"
+    if isinstance(value, int) and abs(value) >= 10**SHOWN_CHARACTERS:
+        return f"an integer of {len(str(abs(value)))} digits"
     if isinstance(value, (int, float)):
         return repr(value)
     if isinstance(value, Mapping):
@@ -272,6 +334,10 @@ def _show(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         return "an array"
     return f"{value} ({type(value).__name__})"
+
+
+SHOWN_CHARACTERS = 40
+"""Longest piece of a value quoted in a message: a 10,000-character name is still one short line."""
 
 
 def _suggest(word: str, known: Collection[str]) -> str:
@@ -293,9 +359,12 @@ def _is_number(value: Any) -> bool:
 
 
 def _is_json(value: Any) -> bool:
-    """Whether a TOML value is plain JSON data (no dates or times)."""
-    if value is None or isinstance(value, (str, bool, int)):
+    """Whether a TOML value (nested at most ``bounded_json.MAX_DEPTH``: checked first) is plain JSON data:
+    no dates or times, finite numbers, 64-bit integers."""
+    if value is None or isinstance(value, (str, bool)):
         return True
+    if isinstance(value, int):
+        return abs(value) <= MAX_OPTION_INTEGER
     if isinstance(value, float):
         return math.isfinite(value)
     if isinstance(value, (list, tuple)):
@@ -341,17 +410,21 @@ class _Validator:
             return {}
         return value
 
-    def integer(self, data: Mapping[str, Any], key: str, default: int, minimum: int, what: str) -> int:
-        value = data.get(key, default)
-        if not _is_int(value) or value < minimum:
+    def integer(self, data: Mapping[str, Any], key: str, default: Any, minimum: int, what: str,
+                maximum: int = MAX_SEED) -> Any:
+        if data.get(key) is None and (key not in data or default is None):  # JSON null: to_json's "no seed"
+            return default
+        value = data[key]
+        if not _is_int(value) or not minimum <= value <= maximum:
             self.problem(key, f"expected {what}, got {_show(value)}")
             return default
         return value
 
     def number(self, data: Mapping[str, Any], key: str, default: float, positive: bool, prefix: str) -> float:
         value = data.get(key, default)
-        if not _is_number(value) or value < 0 or (positive and value == 0):
+        if not _is_number(value) or value < 0 or (positive and value == 0) or value > MAX_SECONDS:
             what = "a positive number" if positive else "a number >= 0"
+            what += f" up to {MAX_SECONDS:g}"
             self.problem(prefix + key, f"expected {what} (seconds), got {_show(value)}")
             return default
         return float(value)
@@ -366,6 +439,10 @@ class _Validator:
     def run(self, data: Mapping[str, Any]) -> TournamentConfig:
         if not isinstance(data, Mapping):
             raise ConfigError([f"{self.source}: expected a TOML document (a table), got {_show(data)}"])
+        try:  # before anything walks the data recursively
+            bounded_json.check_value(data)
+        except bounded_json.JSONLimitError as error:
+            raise ConfigError([f"{self.source}: {error}"]) from None
         self.unknown_keys(data, TOP_KEYS)
 
         name = data.get("name")
@@ -379,10 +456,12 @@ class _Validator:
             )
 
         info = self.check_game(data)
-        seed = self.integer(data, "seed", DEFAULT_SEED, 0, "a non-negative integer")
+        seed = self.integer(data, "seed", DEFAULT_SEED, 0, "an integer from 0 to 2**63-1 (or no seed: secret deals)")
         format = self.choice(data.get("format", DEFAULT_FORMAT), "format", FORMATS, "a tournament format")
-        blocks = self.integer(data, "blocks", DEFAULT_BLOCKS, 1, "a positive integer (duplicate blocks per table)")
-        max_tables = self.integer(data, "max_tables", DEFAULT_MAX_TABLES, 1, "a positive integer (a table cap)")
+        blocks = self.integer(data, "blocks", DEFAULT_BLOCKS, 1, "a positive integer (duplicate blocks per table)",
+                              MAX_MATCHES)
+        max_tables = self.integer(data, "max_tables", DEFAULT_MAX_TABLES, 1,
+                                  f"a positive integer up to {MAX_TABLES:,} (a table cap)", MAX_TABLES)
         ratings = self.check_ratings(data)
         isolation = self.choice(data.get("isolation", DEFAULT_ISOLATION), "isolation", ISOLATION_MODES, "a mode")
         game_options = self.check_game_options(data, info)
@@ -396,6 +475,9 @@ class _Validator:
         if not _is_number(fault_share) or not 0 <= fault_share <= 1:
             self.problem("fault_share", f"expected a number from 0 to 1 (a share of matches), got {_show(fault_share)}")
             fault_share = DEFAULT_FAULT_SHARE
+        if not self.problems:
+            assert format is not None and game_options is not None and agents is not None
+            self.check_size(format, game_options["players"], len(agents), len(candidates), blocks, max_tables)
 
         if self.problems:
             raise ConfigError(self.problems)
@@ -486,8 +568,9 @@ class _Validator:
         limits = self.table(data, "limits")
         self.unknown_keys(limits, LIMIT_KEYS, "limits.")
         memory = limits.get("memory_mb", DEFAULT_MEMORY_MB)
-        if not _is_int(memory) or memory < 1:
-            self.problem("limits.memory_mb", f"expected a positive integer (megabytes), got {_show(memory)}")
+        if not _is_int(memory) or not 1 <= memory <= MAX_MEMORY_MB:
+            self.problem("limits.memory_mb",
+                         f"expected a positive integer up to {MAX_MEMORY_MB:,} (megabytes), got {_show(memory)}")
             memory = DEFAULT_MEMORY_MB
         return Limits(
             move_seconds=self.number(limits, "move_seconds", DEFAULT_MOVE_SECONDS, True, "limits."),
@@ -507,6 +590,9 @@ class _Validator:
             return None
         if not value:
             self.problem("agents", "expected at least one [[agents]] entry, got an empty array")
+            return None
+        if len(value) > MAX_ENTRIES:
+            self.problem("agents", f"expected at most {MAX_ENTRIES:,} [[agents]] entries, got {len(value):,}")
             return None
         entries: list[AgentEntry] = []
         first_index: dict[str, int] = {}
@@ -616,6 +702,16 @@ class _Validator:
             else:
                 candidates.append(candidate)
         return tuple(candidates)
+
+    def check_size(self, format: str, seats: int, entries: int, candidates: int, blocks: int,
+                   max_tables: int) -> None:
+        """A schedule of at most ``MAX_MATCHES`` matches (counted without building it)."""
+        tables = table_count(entries, seats, format, max_tables, candidates)
+        matches = tables * blocks * seats
+        if matches > MAX_MATCHES:
+            self.problem("blocks", f"the schedule would have {matches:,} matches ({tables:,} tables x {blocks:,} "
+                                   f"blocks x {seats} seats), over the limit of {MAX_MATCHES:,}; lower blocks "
+                                   "or max_tables, or split the tournament")
 
     def check_seats(
         self,

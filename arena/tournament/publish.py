@@ -38,6 +38,7 @@ class Published:
     boards: Mapping[str, Leaderboard]  # method -> leaderboard, in the config's order
     files: Mapping[str, Path]  # file name -> path written
     matches: int  # matches rated
+    public_seed: int | None = None  # the config's seed when its deals were public (computable from it)
 
     @property
     def default(self) -> Leaderboard:
@@ -50,8 +51,15 @@ class Published:
         if len(self.boards) > 1:
             where = "" if self.leaderboards == DEFAULT_LEADERBOARDS else f" --leaderboards {self.leaderboards}"
             console.print(side_by_side(self.boards, f"{self.name}{where}", self.game))
+        if self.public_seed is not None:
+            console.print(public_deals_note(self.public_seed))
         if self.files:
             console.print(f"leaderboard files: {', '.join(str(path) for path in self.files.values())}")
+
+
+def public_deals_note(seed: int) -> str:
+    """The caption of a tournament whose config set ``seed``: anyone with the config can compute its deals."""
+    return f"public deals: every deal follows from the config's seed ({seed})"
 
 
 def score_options(game: str, game_options: Mapping[str, Any]) -> dict[str, Any]:
@@ -121,7 +129,7 @@ def rate_stored(config: Any, leaderboards: Path | str, methods: Sequence[str] | 
     boards = {method: annotate(board, versions, flagged)
               for method, board in rate(outcomes, chosen, config.game, config.game_options, bootstrap).items()}
     published = Published(name=config.name, game=config.game, leaderboards=Path(leaderboards), boards=boards,
-                          files={}, matches=len(outcomes))
+                          files={}, matches=len(outcomes), public_seed=getattr(config, "seed", None))
     return published, outcomes
 
 
@@ -130,8 +138,9 @@ def publish(config: Any, leaderboards: Path | str, methods: Sequence[str] | None
     """Rate the stored results (``rate_stored``) and write ``leaderboards/<name>/`` files for the first method."""
     published, outcomes = rate_stored(config, leaderboards, methods, bootstrap)
     folder = Path(leaderboards) / config.name
+    deals = "" if published.public_seed is None else f"; {public_deals_note(published.public_seed)}"
     files = write_leaderboard_files(published.default, head_to_head(outcomes), folder,
-                                    title=f"{config.name} ({config.game})")
+                                    title=f"{config.name} ({config.game}{deals})")
     ratings_path = folder / RATINGS_FILE
     ratings_path.write_text(json.dumps({method: board.to_json() for method, board in published.boards.items()},
                                        indent=1))
@@ -173,6 +182,7 @@ def summary_json(config: Any, summary: Any, published: Published) -> dict[str, A
         "backend": summary.backend,
         "workers": summary.workers,
         "store": str(summary.store),
+        "deals": "public" if published.public_seed is not None else "secret",
         "leaderboards": {method: board.to_json()["rows"] for method, board in published.boards.items()},
         "files": {name: str(path) for name, path in published.files.items()},
     }

@@ -110,6 +110,8 @@ def run_tournament(
             raise TournamentError(str(error)) from None
     serial = address is None and workers == 1
     with Store(path) as store:
+        if not config.public_deals:  # deal and agent seeds keyed by the store's secret: no agent can compute them
+            schedule = schedule.with_secret(store.secret)
         if store.bind(config.to_json(), schedule.design.to_json(), total, resume):
             _check_prefix(store, schedule)  # more blocks: only appended matches, or refuse
             store.extend(config.to_json(), schedule.design.to_json(), total)
@@ -354,6 +356,7 @@ def play_scheduled_match(
     except RefereeError as error:
         raise TournamentError(f"match {match['id']}: {error}") from None
     record = result.record
+    record["deals"] = "public" if config["seed"] is not None else "secret"  # see docs/records.md
     return {
         "idx": match["index"], "id": match["id"], "block_id": match["block_id"], "table_idx": match["table"],
         "block": match["block"], "rotation": match["rotation"], "deal_seed": match["deal_seed"],

@@ -4,7 +4,11 @@ A schedule is a pure function of its inputs (the entry names, the seats per
 table, the number of duplicate blocks, the format, the seed and the table cap):
 the same inputs give the same tables, match ids, seatings and seeds on every
 machine, serially or on Ray.  Nothing here uses Python's ``hash()`` or global
-randomness; every seed comes from ``arena.seeding.derive_seed`` (BLAKE2b).
+randomness; every seed comes from ``arena.seeding``.  Deal and agent seeds
+come from the tournament's secret key when the schedule has one
+(``Schedule.with_secret``: HMAC-SHA256, so no agent can compute a deal), else
+from the public seed (BLAKE2b); the tables, the design and the seatings always
+come from the public seed, so the schedule's shape is known before any store.
 
 Vocabulary
 ----------
@@ -66,7 +70,7 @@ from typing import Any
 
 import numpy as np
 
-from arena.seeding import derive_seed
+from arena.seeding import derive_seed, secret_seed
 
 ROUND_ROBIN = "round-robin"
 GAUNTLET = "gauntlet"
@@ -213,13 +217,18 @@ def match_id(table: int, block: int, rotation: int) -> str:
     return f"t{table:04d}-b{block:02d}-r{rotation}"
 
 
-def deal_seed(seed: int, group: int, block: int) -> int:
-    """The game seed of one block: a 63-bit hash of the tournament seed, the table's group and the block."""
+def deal_seed(seed: int, group: int, block: int, secret: bytes | None = None) -> int:
+    """The game seed of one block: a 63-bit hash of the table's group and the block, keyed by ``secret``
+    (HMAC) or, without one, of the public tournament seed too."""
+    if secret is not None:
+        return secret_seed(secret, SEED_TAG, "deal", group, block)
     return derive_seed(SEED_TAG, seed, "deal", group, block)
 
 
-def agent_seed(seed: int, group: int, block: int, rotation: int, seat: int) -> int:
-    """The seed handed to the agent in ``seat`` of one match."""
+def agent_seed(seed: int, group: int, block: int, rotation: int, seat: int, secret: bytes | None = None) -> int:
+    """The seed handed to the agent in ``seat`` of one match (keyed like ``deal_seed``, on its own parts)."""
+    if secret is not None:
+        return secret_seed(secret, SEED_TAG, "agent", group, block, rotation, seat)
     return derive_seed(SEED_TAG, seed, "agent", group, block, rotation, seat)
 
 
@@ -249,6 +258,11 @@ class Schedule:
     blocks: int  # duplicate blocks per table
     seed: int  # tournament seed
     tables: tuple[Table, ...]  # every table, in table-index order
+    secret: bytes | None = dataclasses.field(default=None, repr=False, compare=False)  # deal key; None: public
+
+    def with_secret(self, secret: bytes | None) -> Schedule:
+        """The same schedule with deal and agent seeds keyed by ``secret`` (a store's key; None: the public seed)."""
+        return dataclasses.replace(self, secret=secret)
 
     def __len__(self) -> int:
         return self.match_count
@@ -298,7 +312,7 @@ class Schedule:
         k = self.seats
         order = seating_order(self.seed, table.group, block, k)
         base = tuple(table.entries[i] for i in order)
-        deal = deal_seed(self.seed, table.group, block)
+        deal = deal_seed(self.seed, table.group, block, self.secret)
         bid = block_id(table.index, block)
         matches = []
         for rotation in range(k):
@@ -314,7 +328,8 @@ class Schedule:
                     rotation=rotation,
                     seats=seats,
                     deal_seed=deal,
-                    agent_seeds=tuple(agent_seed(self.seed, table.group, block, rotation, s) for s in range(k)),
+                    agent_seeds=tuple(agent_seed(self.seed, table.group, block, rotation, s, self.secret)
+                                      for s in range(k)),
                 )
             )
         return matches
@@ -458,6 +473,29 @@ def _check_inputs(
         )
 
 
+def table_count(entries: int, seats: int, format: str = ROUND_ROBIN, max_tables: int = 500,
+                candidates: int = 0) -> int:
+    """How many tables ``build_schedule`` makes for these counts, without building them (valid inputs)."""
+    copies = candidates if format == GAUNTLET else 1
+    pool = entries - candidates if format == GAUNTLET else entries
+    size = seats - 1 if format == GAUNTLET else seats
+    return _group_count(pool, size, max(1, max_tables // copies)) * copies
+
+
+def _group_count(pool: int, size: int, max_groups: int) -> int:
+    """Groups of a design: every subset when there are at most ``max_groups`` (or ``pool == size``), else
+    ``ceil(pool * appearances / size)`` (see ``_choose_groups``)."""
+    total = math.comb(pool, size)
+    if total <= max_groups or pool == size:
+        return total
+    return -(-pool * _appearances(pool, size, max_groups) // size)
+
+
+def _appearances(pool: int, size: int, max_groups: int) -> int:
+    """Groups per pool entry in a balanced incomplete design."""
+    return max(1, max_groups * size // pool)
+
+
 def _choose_groups(pool: int, size: int, max_groups: int, seed: int) -> tuple[list[tuple[int, ...]], dict[str, Any]]:
     """Choose the groups (sets of pool indices) of a design, and describe it."""
     total = math.comb(pool, size)
@@ -469,8 +507,8 @@ def _choose_groups(pool: int, size: int, max_groups: int, seed: int) -> tuple[li
         info = {"kind": COMPLETE, "method": METHOD_ALL_SUBSETS, "pair_min": pair, "pair_max": pair}
         info.update(appearances=math.comb(pool - 1, size - 1), extra=0)
         return groups, info
-    appearances = max(1, max_groups * size // pool)
-    count = -(-pool * appearances // size)  # ceil
+    appearances = _appearances(pool, size, max_groups)
+    count = _group_count(pool, size, max_groups)
     extra = count * size - pool * appearances
     rng = random.Random(seed)
     info = {"kind": BALANCED, "appearances": appearances, "extra": extra, "pair_min": None, "pair_max": None}

@@ -6,11 +6,19 @@ seats, agents, seed, per-seat scores and ranks, faults, timings and the
 compressed match record.  Rows are committed in schedule order, each batch in
 one transaction, so a run killed at any moment (``kill -9`` included) leaves a
 prefix-consistent store that ``--resume`` completes.
+
+A store is created whole or not at all (built under a temporary name, then
+linked into place) with its format version and a random secret key, the key
+of the tournament's deal and agent seeds when the config sets no ``seed``
+(``arena.seeding.secret_seed``); the key never leaves the store.  Opening
+checks that the file is an arena store of a format this arena reads before
+anything is written to it, and readers open it read-only.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -18,7 +26,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arena import bounded_json
+from arena.records import MAX_RECORD_BYTES
 from arena.ratings.data import MatchOutcome
+from arena.seeding import new_secret
 
 STORE_FILE = "results.sqlite"
 
@@ -119,45 +130,88 @@ def pack_record(record: Mapping[str, Any]) -> bytes:
 
 
 def store_path(leaderboards: Path | str, name: str) -> Path:
-    """Where tournament ``name``'s database lives."""
+    """Where tournament ``name``'s database lives; ``StoreError`` for a name that is not a tournament name
+    (``../x``, a slash, control characters...: it must name one folder inside ``leaderboards``)."""
+    from arena.tournament.config import NAME_MAX, NAME_PATTERN  # the config defines what a name is
+
+    if not NAME_PATTERN.fullmatch(name) or len(name) > NAME_MAX:
+        shown = json.dumps(name[:40]) + ("..." if len(name) > 40 else "")
+        raise StoreError(f"tournament name {shown}: expected lowercase letters, digits, '-' and '_', starting "
+                         f"with a letter or digit, at most {NAME_MAX} characters (the config's name)")
     return Path(leaderboards) / name / STORE_FILE
 
 
 class Store:
     """An open tournament database."""
 
-    def __init__(self, path: Path | str) -> None:
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(self.path, isolation_level=None)
-        # WAL: a committed batch survives the process being killed; readers never block the writer.
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.executescript(SCHEMA)
+    def __init__(self, path: Path | str, readonly: bool = False) -> None:
+        """Open the store at ``path`` to write, creating it if missing; or, ``readonly``, one that exists.
 
-    @classmethod
-    def open_existing(cls, path: Path | str) -> Store:
-        """Open a store that must already exist."""
-        if not Path(path).is_file():
-            raise StoreError(f"{path}: no tournament results there (run 'arena run CONFIG' first)")
-        return cls(path)
+        ``StoreError`` (one line, nothing written) for a folder that cannot be
+        made, a file that is not an arena store or is damaged, a store of a
+        newer format, or one that cannot be written (read-only, in use).
+        """
+        self.path = Path(path)
+        if not readonly and not os.path.lexists(self.path):
+            _create(self.path)
+        try:
+            if readonly:
+                # Without a write-ahead log beside it (no run is writing) the database is opened as immutable,
+                # which creates no -wal or -shm file; while a run writes, as an ordinary read-only reader.
+                wal = self.path.with_name(self.path.name + "-wal")
+                mode = "mode=ro" if wal.exists() else "mode=ro&immutable=1"
+                self.db = sqlite3.connect(f"{self.path.resolve().as_uri()}?{mode}", uri=True, isolation_level=None)
+            else:
+                self.db = sqlite3.connect(self.path, isolation_level=None)
+        except sqlite3.Error as error:
+            raise StoreError(f"{self.path}: cannot open the results store: {error}") from None
+        try:
+            self._check(readonly)
+            if not readonly:
+                # WAL: a committed batch survives the process being killed; readers never block the writer.
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("PRAGMA synchronous=NORMAL")
+                self.db.executescript(SCHEMA)
+        except sqlite3.Error as error:
+            self.db.close()
+            raise StoreError(_explain(self.path, error)) from None
+        except StoreError:
+            self.db.close()
+            raise
+
+    def _check(self, readonly: bool) -> None:
+        """Refuse, before writing anything, a file that is not an arena store of a format this arena reads."""
+        tables = {row[0] for row in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not {"meta", "matches"} <= tables:
+            raise StoreError(f"{self.path}: not an arena results store (no meta and matches tables); move it away "
+                             "or give the tournament another name")
+        schema = self.meta("schema")
+        if schema is not None and (not isinstance(schema, int) or schema > SCHEMA_VERSION):
+            raise StoreError(f"{self.path}: a results store of format {schema!r}, newer than this arena reads "
+                             f"(format {SCHEMA_VERSION}); upgrade arena to use it")
+        if not readonly:
+            # Claim the write lock now: a read-only file or another run's lock fails here, not after a match.
+            self.db.execute("BEGIN IMMEDIATE")
+            self.db.execute("ROLLBACK")
+
+    @property
+    def secret(self) -> bytes:
+        """The store's secret key for deal and agent seeds (made with the store; added to an older store)."""
+        value = self.meta("secret")
+        if not isinstance(value, str):
+            self.set_meta({"secret": new_secret().hex()})
+            value = self.meta("secret")
+        try:
+            return bytes.fromhex(value)
+        except ValueError:
+            raise StoreError(f"{self.path}: the store's secret key is damaged") from None
 
     @classmethod
     def open_readonly(cls, path: Path | str) -> Store:
-        """Open an existing store for queries only: no file under its folder is created, written or touched.
-
-        Without a write-ahead log beside it (no run is writing) the database is opened as immutable, which
-        creates no ``-wal`` or ``-shm`` file; while a run writes, as an ordinary read-only reader.
-        """
-        path = Path(path)
-        if not path.is_file():
+        """Open an existing store for queries only: no file under its folder is created, written or touched."""
+        if not Path(path).is_file():
             raise StoreError(f"{path}: no tournament results there (run 'arena run CONFIG' first)")
-        wal = path.with_name(path.name + "-wal")
-        mode = "mode=ro" if wal.exists() else "mode=ro&immutable=1"
-        store = cls.__new__(cls)
-        store.path = path
-        store.db = sqlite3.connect(f"{path.resolve().as_uri()}?{mode}", uri=True, isolation_level=None)
-        return store
+        return cls(path, readonly=True)
 
     def close(self) -> None:
         """Close the database."""
@@ -174,7 +228,12 @@ class Store:
     def meta(self, key: str) -> Any | None:
         """A JSON value stored under ``key``, or None."""
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return None if row is None else json.loads(row[0])
+        if row is None:
+            return None
+        try:
+            return bounded_json.loads(row[0])
+        except (TypeError, ValueError) as error:
+            raise StoreError(f"{self.path}: damaged metadata {key!r}: {' '.join(str(error).split())[:100]}") from None
 
     def set_meta(self, values: Mapping[str, Any]) -> None:
         """Store JSON values under their keys, in one transaction."""
@@ -310,7 +369,14 @@ class Store:
         row = self.db.execute("SELECT record FROM matches WHERE id = ?", (match_id,)).fetchone()
         if row is None:
             raise StoreError(f"{self.path}: no match {match_id!r}")
-        return json.loads(zlib.decompress(row[0]))
+        try:
+            inflater = zlib.decompressobj()
+            data = inflater.decompress(row[0], MAX_RECORD_BYTES)
+            if inflater.unconsumed_tail:
+                raise ValueError(f"larger than {MAX_RECORD_BYTES >> 20} MiB")
+            return bounded_json.loads(data)
+        except (TypeError, ValueError, zlib.error) as error:
+            raise StoreError(f"{self.path}: match {match_id}: damaged record ({error})") from None
 
     def result_table(self) -> list[tuple[Any, ...]]:
         """The timing-free result columns of every match, for comparing runs."""
@@ -331,6 +397,54 @@ class _Transaction:
 
     def __exit__(self, kind: type[BaseException] | None, *rest: object) -> None:
         self.db.execute("COMMIT" if kind is None else "ROLLBACK")
+
+
+def _create(path: Path) -> None:
+    """Make a new store at ``path`` whole: schema, format and secret key, under a temporary name, then linked
+    into place (so a run killed meanwhile leaves no half-made store, and an existing one is never replaced)."""
+    folder = path.parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise StoreError(f"{folder}: cannot make the tournament folder: {error.strerror or error}") from None
+    temporary = folder / f".{path.name}.{os.getpid()}.new"
+    try:
+        db = sqlite3.connect(temporary, isolation_level=None)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.executescript(SCHEMA)
+            db.executemany("INSERT INTO meta (key, value) VALUES (?, ?)",
+                           [("schema", json.dumps(SCHEMA_VERSION)), ("secret", json.dumps(new_secret().hex()))])
+        finally:
+            db.close()
+        try:
+            os.link(temporary, path)
+        except FileExistsError:
+            pass  # another run made it meanwhile: use that one
+        except OSError:  # a file system without hard links: a rename, which cannot refuse to replace
+            if not os.path.lexists(path):
+                os.replace(temporary, path)
+    except (OSError, sqlite3.Error) as error:
+        reason = getattr(error, "strerror", None) or error
+        raise StoreError(f"{folder}: cannot create the results store there: {reason}") from None
+    finally:
+        for leftover in (temporary, Path(f"{temporary}-wal"), Path(f"{temporary}-shm")):
+            try:
+                leftover.unlink()
+            except OSError:
+                pass
+
+
+def _explain(path: Path, error: sqlite3.Error) -> str:
+    """One line for an SQLite error on opening ``path``."""
+    text = str(error)
+    if "readonly" in text or "read-only" in text:
+        return f"{path}: the results store is read-only; make it writable or copy it elsewhere"
+    if "locked" in text or "busy" in text:
+        return f"{path}: the results store is in use by another run; wait for it or stop it"
+    if isinstance(error, sqlite3.DatabaseError) and not isinstance(error, sqlite3.OperationalError):
+        return f"{path}: not a readable arena results store ({text}); move it away or give the tournament another name"
+    return f"{path}: cannot use the results store: {text}"
 
 
 def rows_for_export(rows: Sequence[MatchRow]) -> list[dict[str, Any]]:

@@ -70,7 +70,7 @@ def test_run_writes_store_and_leaderboard_files(capsys: pytest.CaptureFixture[st
     rows = list(csv.DictReader((folder / "leaderboard.csv").open()))
     assert sorted(row["agent"] for row in rows) == ["greedy", "greedy-2", "random", "random-2"]
     # Lorum's score is chips per deal: the score method's mean equals the stored chips / 2 deals.
-    with Store.open_existing(store_path(boards, "tiny")) as store:
+    with Store.open_readonly(store_path(boards, "tiny")) as store:
         chips = [(agent, score) for row in store.rows() for agent, score in zip(row.agents, row.scores)]
     greedy_mean = sum(score for agent, score in chips if agent == "greedy") / 8 / 2
     [score_row] = [row for row in summary["leaderboards"]["score"] if row["agent"] == "greedy"]
@@ -169,14 +169,14 @@ def test_kill_minus_nine_then_resume_equals_an_uninterrupted_run(capsys: pytest.
         time.sleep(0.02)
     os.kill(child.pid, signal.SIGKILL)
     child.wait()
-    with Store.open_existing(database) as store:
+    with Store.open_readonly(database) as store:
         interrupted = store.count()
     assert 10 <= interrupted < 120, "the run should have been killed part-way"
     status, out, err = run(capsys, "run", str(config), "--workers", "1", "--resume", "--json",
                            "--leaderboards", str(parts))
     assert status == 0, err
     assert json.loads(out)["played"] == 120 - interrupted
-    with Store.open_existing(database) as resumed, Store.open_existing(store_path(whole, "killed")) as reference:
+    with Store.open_readonly(database) as resumed, Store.open_readonly(store_path(whole, "killed")) as reference:
         assert resumed.result_table() == reference.result_table()
 
 

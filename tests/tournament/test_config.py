@@ -89,7 +89,7 @@ def test_minimal_config_gets_every_default() -> None:
     assert config == TournamentConfig(
         name="demo",
         game="lovat",
-        seed=0,
+        seed=None,
         format="round-robin",
         blocks=4,
         max_tables=500,
@@ -200,7 +200,7 @@ def test_unknown_keys_suggest_the_closest() -> None:
     [
         ({"name": "My Cup"}, "name", ["lowercase letters", 'got "My Cup"']),
         ({"name": 3}, "name", ["got 3"]),
-        ({"seed": -1}, "seed", ["expected a non-negative integer, got -1"]),
+        ({"seed": -1}, "seed", ["expected an integer from 0 to 2**63-1 (or no seed: secret deals), got -1"]),
         ({"seed": "lucky"}, "seed", ['got "lucky"']),
         ({"seed": True}, "seed", ["got true"]),
         ({"format": "swiss"}, "format", ["one of round-robin, gauntlet", 'got "swiss"']),
@@ -211,11 +211,11 @@ def test_unknown_keys_suggest_the_closest() -> None:
         ({"ratings": []}, "ratings", ["non-empty array"]),
         ({"ratings": "elo"}, "ratings", ['got "elo"']),
         ({"isolation": "sandbox"}, "isolation", ["auto, trusted, isolated", 'got "sandbox"']),
-        ({"limits": {"move_seconds": "fast"}}, "limits.move_seconds", ['a positive number (seconds), got "fast"']),
+        ({"limits": {"move_seconds": "fast"}}, "limits.move_seconds", ['a positive number up to 86400 (seconds), got "fast"']),
         ({"limits": {"move_seconds": 0}}, "limits.move_seconds", ["positive number"]),
         ({"limits": {"bank_seconds": -1}}, "limits.bank_seconds", ["a number >= 0", "got -1"]),
         ({"limits": {"startup_seconds": float("nan")}}, "limits.startup_seconds", ["positive number"]),
-        ({"limits": {"memory_mb": 1.5}}, "limits.memory_mb", ["positive integer (megabytes), got 1.5"]),
+        ({"limits": {"memory_mb": 1.5}}, "limits.memory_mb", ["positive integer up to 1,048,576 (megabytes), got 1.5"]),
         ({"limits": 5}, "limits", ["expected a table ([limits] section), got 5"]),
         ({"game_options": [1]}, "game_options", ["expected a table", "got an array"]),
     ],
@@ -368,4 +368,4 @@ def test_file_errors_name_the_file_as_given(tmp_path: Path, monkeypatch: pytest.
     (tmp_path / "configs" / "x.toml").write_text(text, encoding="utf-8")
     with pytest.raises(ConfigError) as caught:
         load_config("configs/x.toml", GAMES, AGENTS)
-    assert str(caught.value) == 'configs/x.toml: limits.move_seconds: expected a positive number (seconds), got "fast"'
+    assert str(caught.value) == 'configs/x.toml: limits.move_seconds: expected a positive number up to 86400 (seconds), got "fast"'

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import shutil
 from pathlib import Path
 
 import pytest
@@ -31,7 +32,7 @@ def small_config(name: str = "small", blocks: int = 2, seed: int = 5) -> Tournam
 
 
 def results(leaderboards: Path, name: str = "small") -> list[tuple]:
-    with Store.open_existing(store_path(leaderboards, name)) as store:
+    with Store.open_readonly(store_path(leaderboards, name)) as store:
         return store.result_table()
 
 
@@ -55,7 +56,7 @@ def test_serial_run_stores_every_match_in_schedule_order(tmp_path: Path) -> None
     rows = results(tmp_path)
     assert [row[0] for row in rows] == list(range(schedule.match_count))
     assert [row[1] for row in rows] == [match.id for match in schedule.iter_matches()]
-    with Store.open_existing(store_path(tmp_path, "small")) as store:
+    with Store.open_readonly(store_path(tmp_path, "small")) as store:
         first = next(store.rows())
         record = store.record(first.id)
     assert record["match"] == first.id and record["seed"] == first.deal_seed
@@ -121,8 +122,18 @@ def test_resume_after_an_interruption_equals_an_uninterrupted_run(tmp_path: Path
     assert results(parts) == results(whole)
 
 
-def test_ray_run_equals_serial_run(tmp_path: Path) -> None:
-    config = small_config()
+def twin_stores(name: str, *leaderboards: Path) -> None:
+    """Empty stores of tournament ``name`` that share one secret key (copies of one new store)."""
+    first = store_path(leaderboards[0], name)
+    Store(first).close()
+    for folder in leaderboards[1:]:
+        store_path(folder, name).parent.mkdir(parents=True)
+        shutil.copyfile(first, store_path(folder, name))
+
+
+def test_ray_run_equals_serial_run_with_secret_deals(tmp_path: Path) -> None:
+    config = dataclasses.replace(small_config(), seed=None)  # deals keyed by the store's secret
+    twin_stores("small", tmp_path / "serial", tmp_path / "ray")
     run_tournament(config, leaderboards=tmp_path / "serial", plugins_dir=None, workers=1)
     summary = run_tournament(config, leaderboards=tmp_path / "ray", plugins_dir=None, workers=2)
     assert summary.backend == "ray" and summary.workers == 2

@@ -15,6 +15,9 @@ from arena.games.lorum.state import BIG, GAME_ID, PASS, PLAYERS, REGULAR, SMALL,
 DEFAULT_DEALS = 4
 """S-16: a game is 4 deals by default, so everyone deals once."""
 
+MAX_DEALS = 1000
+"""Most deals in one game: far beyond any real session, short of a game that never ends in a tournament."""
+
 INFO = GameInfo(
     id=GAME_ID,
     name="lorum",
@@ -27,6 +30,7 @@ INFO = GameInfo(
             choices=None,
             minimum=1,
             description="number of deals in a game (S-16; 4 lets everyone deal once)",
+            maximum=MAX_DEALS,
         ),
     ),
     simultaneous_phases=(),
