@@ -163,7 +163,8 @@ def test_entries_faulting_in_more_than_fault_share_of_matches_are_flagged(tmp_pa
 def test_the_live_leader_after_resume_counts_every_stored_match(tmp_path: Path) -> None:
     folder = plugins(tmp_path / "plugins")
     whole: list[Progress] = []
-    run_tournament(config(folder, name="a"), leaderboards=tmp_path, plugins_dir=folder, workers=1,
+    # Public deals (a seed): stores "a" and "b" then play the same deals, so their final leaders agree.
+    run_tournament(config(folder, name="a", seed=5), leaderboards=tmp_path, plugins_dir=folder, workers=1,
                    on_progress=whole.append)
 
     def stop(progress: Progress) -> None:
@@ -171,10 +172,10 @@ def test_the_live_leader_after_resume_counts_every_stored_match(tmp_path: Path) 
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        run_tournament(config(folder, name="b"), leaderboards=tmp_path, plugins_dir=folder, workers=1,
+        run_tournament(config(folder, name="b", seed=5), leaderboards=tmp_path, plugins_dir=folder, workers=1,
                        on_progress=stop)
     resumed: list[Progress] = []
-    run_tournament(config(folder, name="b"), leaderboards=tmp_path, plugins_dir=folder, workers=1, resume=True,
+    run_tournament(config(folder, name="b", seed=5), leaderboards=tmp_path, plugins_dir=folder, workers=1, resume=True,
                    on_progress=resumed.append)
     assert resumed[0].played_now == 0 and resumed[0].leader is not None  # known before this session plays
     assert resumed[-1].leader == whole[-1].leader
