@@ -88,7 +88,8 @@ def to_markdown(leaderboard: Leaderboard, title: str) -> str:
     ]
     for r in leaderboard.rows:
         lines.append(
-            f"| {r.rank} | {_markdown_text(r.agent)} | {format_number(r.rating, digits)} | "
+            f"| {r.rank} | {_markdown_text(r.agent)}{' (trusted)' * (r.agent in leaderboard.trusted)} | "
+            f"{format_number(r.rating, digits)} | "
             f"{format_number(r.lower, digits)} to {format_number(r.upper, digits)} | {r.games} | "
             f"{format_number(r.mean_score, 2)} | {r.win_share:.1%} | {r.timeouts} | {r.illegal} | "
             f"{r.exceptions} | {r.crashes} | {r.memory} |"
@@ -111,15 +112,16 @@ svg { max-width: 100%; height: auto; }
 """
 
 
-def _row_html(row: LeaderboardRow, digits: int) -> str:
+def _row_html(row: LeaderboardRow, digits: int, trusted: bool = False) -> str:
     agent = html.escape(row.agent)
+    mark = " <small>(trusted)</small>" if trusted else ""
     faults = "".join(
         f'<td class="num{" fault" if count else ""}">{count}</td>'
         for count in (row.timeouts, row.illegal, row.exceptions, row.crashes, row.memory)
     )
     return (
         f'<tr data-agent="{agent}" data-rank="{row.rank}">'
-        f'<td class="num">{row.rank}</td><th scope="row">{agent}</th>'
+        f'<td class="num">{row.rank}</td><th scope="row">{agent}{mark}</th>'
         f'<td class="num">{format_number(row.rating, digits)}</td>'
         f'<td class="num">{format_number(row.lower, digits)} to {format_number(row.upper, digits)}</td>'
         f'<td class="num">{row.games}</td><td class="num">{format_number(row.mean_score, 2)}</td>'
@@ -136,7 +138,7 @@ def to_html(leaderboard: Leaderboard, head_to_head: HeadToHead, title: str) -> s
                "Timeouts", "Illegal", "Exceptions", "Crashes", "Memory")
     numeric = ' class="num"'
     head = "".join(f'<th scope="col"{"" if h == "Agent" else numeric}>{html.escape(h)}</th>' for h in headers)
-    body = "\n".join(_row_html(row, digits) for row in leaderboard.rows)
+    body = "\n".join(_row_html(row, digits, row.agent in leaderboard.trusted) for row in leaderboard.rows)
     if not leaderboard.rows:
         body = f'<tr class="empty"><td colspan="{len(headers)}">No matches yet.</td></tr>'
     escaped_title = html.escape(title)

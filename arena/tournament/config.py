@@ -40,8 +40,8 @@ NAME_MAX = 64
 RATING_METHODS = ("elo", "plackett-luce", "trueskill", "score")
 """Rating methods a config may list (``ratings``); the first listed is the default view."""
 
-ISOLATION_MODES = ("auto", "trusted", "isolated")
-"""``auto``: first-party agents run in-process, third-party ones isolated; or force one for all."""
+ISOLATION_MODES = ("auto", "trusted", "isolated", "sandboxed")
+"""``auto``: arena's own agents in-process, third-party ones in the strongest sandbox available; or force one."""
 
 DEFAULT_SEED = 0
 DEFAULT_FORMAT = ROUND_ROBIN
@@ -88,7 +88,7 @@ class AgentEntry:
     name: str  # entry name, unique in the tournament
     plugin: str  # name of the registered agent it uses (defaults to the entry name)
     options: Mapping[str, Any] = field(default_factory=dict)  # passed to the agent's factory; JSON data
-    isolation: str | None = None  # "auto", "trusted" or "isolated"; None: the tournament's setting
+    isolation: str | None = None  # one of ISOLATION_MODES; None: the tournament's setting
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON data, shaped like an ``[[agents]]`` table."""
@@ -109,7 +109,7 @@ class TournamentConfig:
     blocks: int  # duplicate blocks per table
     max_tables: int  # cap on tables before a balanced incomplete design is used
     ratings: tuple[str, ...]  # rating methods shown; the first is the default
-    isolation: str  # "auto", "trusted" or "isolated"
+    isolation: str  # one of ISOLATION_MODES
     game_options: Mapping[str, Any]  # resolved game options, "players" included (read-only by convention)
     limits: Limits  # time and memory limits
     agents: tuple[AgentEntry, ...]  # the entries, in file order
@@ -138,12 +138,9 @@ class TournamentConfig:
                 return entry
         raise KeyError(f"no entry {name!r} in tournament {self.name!r} (entries: {', '.join(self.entry_names)})")
 
-    def isolation_of(self, name: str, trusted: bool) -> str:
-        """``"trusted"`` or ``"isolated"`` for an entry; ``trusted`` is its plugin's first-party flag."""
-        mode = self.entry(name).isolation or self.isolation
-        if mode == "auto":
-            return "trusted" if trusted else "isolated"
-        return mode
+    def trusted_entries(self) -> frozenset[str]:
+        """Entries the config explicitly runs ``trusted`` (in-process), which the leaderboard marks."""
+        return frozenset(entry.name for entry in self.agents if (entry.isolation or self.isolation) == "trusted")
 
     def schedule(self) -> Schedule:
         """The tournament's schedule (a pure function of this config)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -89,6 +90,8 @@ def publish(config: Any, leaderboards: Path | str, methods: Sequence[str] | None
         outcomes = store.outcomes()
     chosen = list(methods or config.ratings)
     boards = rate(outcomes, chosen, config.game, config.game_options, bootstrap)
+    trusted = config.trusted_entries() if hasattr(config, "trusted_entries") else frozenset()
+    boards = {method: dataclasses.replace(board, trusted=trusted) for method, board in boards.items()}
     folder = Path(leaderboards) / config.name
     files = write_leaderboard_files(boards[chosen[0]], head_to_head(outcomes), folder,
                                     title=f"{config.name} ({config.game})")

@@ -57,7 +57,7 @@ def test_pip_install_makes_the_agent_appear_in_arena_agents(installed: tuple[Pat
     assert rows["example"]["plugin"] == "example-agent"
     assert rows["example"]["source"] == "entry point of arena-example-agent"
     assert rows["example"]["games"] == ["lovat", "lorum"]
-    assert rows["example"]["trusted"] is False
+    assert rows["example"]["builtin"] is False
 
 
 def test_the_installed_agent_passes_check_agent_isolated(installed: tuple[Path, dict[str, str]]) -> None:
