@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from arena.sandbox import kernel
 from arena.sandbox.policy import Policy
-from arena.sandbox.probe import SandboxError, probe, require_level
+from arena.sandbox.capabilities import SandboxError, probe, require_level
 
 READ = kernel.ACCESS_FS_READ_FILE | kernel.ACCESS_FS_READ_DIR | kernel.ACCESS_FS_EXECUTE
 """Rights on a readable folder (a file gets the file rights among them)."""
@@ -126,6 +126,7 @@ def confine(policy: Policy, *, require: str = "partial", temp_root: str | None =
 def _enter_namespaces() -> None:
     """New user namespace (uid and gid 0 inside mapped to ours), mount, network, IPC and UTS namespaces."""
     uid, gid = os.geteuid(), os.getegid()
+    kernel.prctl(kernel.PR_SET_DUMPABLE, 1)  # a process that changed user is not, and could not write its maps
     kernel.unshare(NAMESPACES)
     with open("/proc/self/setgroups", "w") as file:
         file.write("deny")

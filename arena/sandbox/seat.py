@@ -27,7 +27,7 @@ from typing import Any
 
 from arena.sandbox import cgroups, confinement, kernel
 from arena.sandbox.policy import Policy
-from arena.sandbox.probe import LEVELS, SandboxError
+from arena.sandbox.capabilities import LEVELS, SandboxError
 
 START = signal.SIGUSR1
 """Sent to the init by ``place`` once the seat is in its groups: the agent process may start."""
