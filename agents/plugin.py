@@ -55,4 +55,4 @@ def arena_register_agents(register: Callable[[AgentSpec], None]) -> None:
         factory = _by_game({"lovat": _implementation(lovat_module, lovat_class),
                             "lorum": _implementation(lorum_module, lorum_class)})
         register(AgentSpec(name=name, games=("lovat", "lorum"), factory=factory, description=DESCRIPTIONS[name],
-                           version=__version__, trusted=True))
+                           version=__version__))

@@ -40,7 +40,8 @@ from arena.plugins import DEFAULT_PLUGINS_DIR, FILE, Registry, load_registry, or
 from arena.records import action_from_json
 from arena.referee import AgentHost, Limits, MatchResult, RefereeError, SeatPlan, play_match
 from arena.referee.faults import CRASH, EXCEPTION, ILLEGAL, MEMORY, TIMEOUT
-from arena.referee.seats import AUTO, ISOLATED, TRUSTED, resolve_mode
+from arena.referee.confinement import sandbox_level
+from arena.referee.seats import AUTO, ISOLATED, SANDBOXED, TRUSTED, resolve_mode
 from arena.seeding import derive_seed
 
 CHECK_MODES = ("isolated", "sandboxed", "trusted")
@@ -249,7 +250,7 @@ def check_agent(
     seed: int = 0,
     player_counts: Sequence[int] | None = None,
     limits: Limits | None = None,
-    isolation: str = "isolated",
+    isolation: str | None = None,
     registry: Registry | None = None,
     plugins_dir: Path | str | None = DEFAULT_PLUGINS_DIR,
     entry_points: bool = True,
@@ -260,13 +261,16 @@ def check_agent(
     ``agent`` and ``game`` are names (or a registered ``AgentSpec`` and a
     ``Game``).  ``registry`` defaults to the plugins loaded from ``plugins_dir``
     and entry points.  ``isolation`` is ``"isolated"`` (its own process;
-    measures memory), ``"sandboxed"`` (the full sandbox, as tournaments run
-    third-party agents where the machine offers it) or ``"trusted"``.  Raises
+    measures memory), ``"sandboxed"`` (the full sandbox) or ``"trusted"``;
+    by default, where tournaments run a third-party agent on this machine
+    (``sandboxed`` if ``arena doctor`` reports a sandbox, else ``isolated``).  Raises
     ``ValueError`` (one line) for an unknown agent or game, or an agent that
     does not play the game.
     """
     if isinstance(matches, bool) or not isinstance(matches, int) or matches < 1:
         raise ValueError(f"matches must be a whole number >= 1, not {matches!r}")
+    if isolation is None:
+        isolation = ISOLATED if sandbox_level() == "none" else SANDBOXED
     if isolation not in CHECK_MODES:
         raise ValueError(f"isolation must be {' or '.join(map(repr, CHECK_MODES))}, not {isolation!r}")
     if registry is None:
@@ -447,7 +451,7 @@ def _reproduce(spec: AgentSpec, game: Game, check: MatchCheck, kind: str, startu
         return check.command, ""
     parts = [f"arena check-agent {spec.name} --game {game.info.name} --players {check.players}",
              f"--matches {index + 1} --seed {seed}"]
-    if isolation != ISOLATED:
+    if isolation != (ISOLATED if sandbox_level() == "none" else SANDBOXED):  # check-agent's default
         parts.append(f"--isolation {isolation}")
     for name in ("move_seconds", "bank_seconds", "startup_seconds"):
         value = getattr(limits, name)

@@ -102,19 +102,20 @@ def max_fd() -> int:
 
 def sandbox_level() -> str:
     """The strongest sandbox this machine offers: ``"full"``, ``"partial"`` or ``"none"``."""
-    try:
-        from arena.sandbox import probe
-    except ImportError:  # until arena.sandbox is merged
-        return "none"
+    from arena.sandbox import probe
+
     return probe().level
 
 
-def confine_for(source: PluginSource, memory_mb: int | None, purpose: str, require: str | None = None) -> str:
+def confine_for(source: PluginSource, memory_mb: int | None, purpose: str, require: str | None = None,
+                temp_root: str | None = None) -> str:
     """Confine this (fresh, single-threaded) process for running ``source``'s code; the level achieved.
 
     ``require`` is the least acceptable level (default: what the machine offers);
     ``"none"`` or a machine without a sandbox only bounds the address space.
-    Raises ``arena.sandbox.SandboxError`` (one line, naming ``arena doctor``) below ``require``.
+    ``temp_root`` is the one folder it may write in (made by whoever started
+    the process, who removes it).  Raises ``arena.sandbox.SandboxError`` (one
+    line, naming ``arena doctor``) below ``require``.
     """
     wanted = require if require is not None else sandbox_level()
     if wanted == "none":
@@ -126,7 +127,7 @@ def confine_for(source: PluginSource, memory_mb: int | None, purpose: str, requi
 
     policy = Policy(read_paths=default_read_paths(*source.read_paths()), memory_mb=memory_mb,
                     label=f"{purpose}-{source.name}")
-    return confine(policy, require=wanted)
+    return confine(policy, require=wanted, temp_root=temp_root)
 
 
 def address_space_kb() -> int:

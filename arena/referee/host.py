@@ -22,6 +22,7 @@ from __future__ import annotations
 import atexit
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -54,7 +55,8 @@ class Zygote:
         self._owner = 0  # pid of the process that started the zygote (a forked copy must not use it)
         self._stderr: Any = None
         self.errors: list[str] = []  # plugin problems the zygote met while loading
-        self.level = "none"  # the sandbox level the zygote achieved
+        self.level = "none"  # the sandbox level the zygote achieved, as it said before it ran plugin code
+        self.temp_root: str | None = None  # the only folder a confined zygote may write in (its seats' folders)
 
     @property
     def pid(self) -> int | None:
@@ -113,6 +115,9 @@ class Zygote:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         command = [sys.executable, "-m", "arena.referee.zygote", "--control", str(theirs.fileno()),
                    "--plugin", json.dumps(self.plugin.to_json()), "--require", self.require]
+        if self.require != "none":
+            self.temp_root = os.path.realpath(tempfile.mkdtemp(prefix="arena-zygote-"))
+            command += ["--temp-root", self.temp_root]
         # The zygote sees the modules (and entry points) this process sees.
         path = [entry or os.getcwd() for entry in sys.path]
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(path))
@@ -128,17 +133,23 @@ class Zygote:
         self._control = ours
         try:
             ours.settimeout(START_SECONDS)
-            hello = json.loads(ours.recv(CONTROL_LIMIT) or b"null")
+            # Two messages: the level, sent before the plugin's code ran (so the plugin cannot forge it), and
+            # once the plugin is loaded, the hello.
+            confined = json.loads(ours.recv(CONTROL_LIMIT) or b"null")
+            hello = json.loads(ours.recv(CONTROL_LIMIT) or b"null") if isinstance(confined, dict) and \
+                "level" in confined else confined
             ours.settimeout(REQUEST_SECONDS)
         except (OSError, ValueError, RecursionError):
-            hello = None
+            confined = hello = None
         if not isinstance(hello, dict) or not hello.get("ready"):
             detail = hello.get("error") if isinstance(hello, dict) and hello.get("error") else self._stderr_tail()
             self._stop()
             raise RefereeError(f"the host of plugin {self.plugin.name!r} did not start"
                                f"{': ' + str(detail)[:300] if detail else ''}")
-        self.errors = [str(line)[:300] for line in hello.get("errors", [])][:20]
-        self.level = str(hello.get("level", "none"))
+        errors = hello.get("errors")
+        self.errors = [str(line)[:300] for line in errors][:20] if isinstance(errors, list) else []
+        level = confined.get("level") if isinstance(confined, dict) else None
+        self.level = level if level in ("none", "partial", "full") else "none"
 
     def _reply(self) -> dict[str, Any]:
         assert self._control is not None
@@ -162,6 +173,9 @@ class Zygote:
                 self._process.kill()
                 self._process.wait()
         self._process = None
+        if self.temp_root is not None:
+            shutil.rmtree(self.temp_root, ignore_errors=True)
+            self.temp_root = None
         if self._stderr is not None:
             self._stderr.close()
             self._stderr = None

@@ -63,6 +63,7 @@ class ProcessSeat:
         self.peak_memory_mb: float | None = None
         self.finishing = False
         self.listens = True
+        self.failed: Fault | None = None  # a start-up failure that comes from the plugin's side
 
     def launch(self) -> None:
         """Ask the plugin's zygote for the seat (a fork: the agent builds in parallel with the other seats')."""
@@ -84,31 +85,62 @@ class ProcessSeat:
         self.zygote = self.host.zygote(source, self.require)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         self.launched = time.monotonic()
+        # Whatever goes wrong from here on comes from the plugin's side (its zygote ran its code): a start-up
+        # fault of this seat, never a reason to stop the match or the tournament.
         try:
-            reply = self.zygote.spawn(request, theirs)
-        finally:
-            theirs.close()
-        if self.mode == SANDBOXED and LEVELS.index(self.zygote.level) < LEVELS.index(self.require):
-            ours.close()
-            raise RefereeError(f"the sandbox of plugin {source.name!r} reached level {self.zygote.level!r}, not "
-                               f"{self.require!r}; run 'arena doctor'")
+            try:
+                self.zygote.start()
+                if self.mode == SANDBOXED and LEVELS.index(self.zygote.level) < LEVELS.index(self.require):
+                    raise RefereeError(f"the sandbox of plugin {source.name!r} reached level "
+                                       f"{self.zygote.level!r}, not {self.require!r}; run 'arena doctor'")
+                reply = self.zygote.spawn(request, theirs)
+            finally:
+                theirs.close()
+            self.sock = ours
+            self._adopt(reply)
+        except RefereeError as error:
+            if "arena doctor" in str(error):
+                ours.close()
+                raise
+            self.failed = Fault(CRASH, f"start-up: {error}")
+            self.close()
+            if self.sock is None:
+                ours.close()
+
+    def _adopt(self, reply: dict[str, Any]) -> None:
+        """Take the seat the zygote says it started, after checking that it is one of the zygote's own."""
+        assert self.zygote is not None
         if "error" in reply:
-            ours.close()
             raise RefereeError(str(reply["error"])[:500])
         pid = reply.get("pid")
-        if not isinstance(pid, int) or isinstance(pid, bool) or not _descends_from(pid, self.zygote.pid):
-            ours.close()
-            raise RefereeError(f"the host of plugin {source.name!r} named process {pid!r}, which is not its own")
-        self.sock = ours
+        if isinstance(pid, bool) or not isinstance(pid, int) or not _descends_from(pid, self.zygote.pid):
+            raise RefereeError(f"the host of plugin {self.zygote.plugin.name!r} named process {pid!r}, which is "
+                               "not one of its own")
         self.pid = pid
-        self.level = self.zygote.level
-        if reply.get("box") is not None:
-            from arena.sandbox import SeatBox
+        self.level = "none"
+        if reply.get("box") is None:
+            if self.mode == SANDBOXED:
+                raise RefereeError(f"the host of plugin {self.zygote.plugin.name!r} started no sandbox")
+            return
+        from arena.sandbox import Policy, SandboxError, SeatBox, place
 
-            self.box = SeatBox.from_json(reply["box"])
+        policy = Policy(read_paths=(), memory_mb=self.limits.memory_mb, cpus=self.limits.cpus,
+                        label=f"seat{self.seat}-{self.plan.spec.name}")
+        try:
+            box = SeatBox.from_json(reply["box"])
+            if box.pid != pid:
+                raise ValueError(f"its box names process {box.pid}, not {pid}")
+            self.box = place(box, policy, parent=self.zygote.pid or 0, temp_root=self.zygote.temp_root or "/")
+        except (SandboxError, ValueError, TypeError) as error:
+            raise RefereeError(f"the host of plugin {self.zygote.plugin.name!r} started a seat that cannot be "
+                               f"placed: {error}") from None
+        # The level the zygote said before it ran plugin code, or less if placing found less.
+        self.level = min(self.zygote.level, self.box.level, key=LEVELS.index)
 
     def start(self) -> None:
         """Wait for the agent to be built, at most ``startup_seconds`` after the fork; then freeze it."""
+        if self.failed is not None:
+            raise self.failed
         reply = self._receive(self.launched + self.limits.startup_seconds, "start-up")
         if "ready" not in reply:
             raise self._stop(self._reply_fault(reply, "start-up: "))
@@ -163,8 +195,9 @@ class ProcessSeat:
         if self.pid is None or self.zygote is None:
             self.closed({})
             return {}
-        _kill(self)
-        status = self.zygote.reap([self.pid])[self.pid]
+        memory = _kill(self)
+        status = dict(self.zygote.reap([self.pid])[self.pid])
+        status.update({key: value for key, value in memory.items() if value is not None})
         self.closed(status)
         return status
 
@@ -259,8 +292,7 @@ class ProcessSeat:
 def reap_all(seats: Sequence[ProcessSeat]) -> None:
     """Kill every live seat at once, then reap them with one request per zygote (their teardowns overlap)."""
     live = [seat for seat in seats if seat.pid is not None and seat.zygote is not None]
-    for seat in live:
-        _kill(seat)
+    memory = {id(seat): _kill(seat) for seat in live}
     by_zygote: dict[int, list[ProcessSeat]] = {}
     for seat in live:
         by_zygote.setdefault(id(seat.zygote), []).append(seat)
@@ -269,17 +301,29 @@ def reap_all(seats: Sequence[ProcessSeat]) -> None:
         assert zygote is not None
         statuses = zygote.reap([seat.pid for seat in group if seat.pid is not None])
         for seat in group:
-            seat.closed(statuses.get(seat.pid, {}))  # type: ignore[arg-type]
+            status = dict(statuses.get(seat.pid, {}))  # type: ignore[arg-type]
+            status.update({key: value for key, value in memory[id(seat)].items() if value is not None})
+            seat.closed(status)
 
 
-def _kill(seat: ProcessSeat) -> None:
-    """SIGKILL an isolated seat's process group at once, without waiting for the zygote to do it.
+def _kill(seat: ProcessSeat) -> dict[str, Any]:
+    """Kill a seat at once, without waiting for the zygote: an isolated seat's process group by SIGKILL, a
+    sandboxed seat's whole tree by ``arena.sandbox.reap`` (which also reports the tree's peak memory and
+    whether it hit its limit, and removes its groups).
 
-    The pid cannot have been reused: the zygote reaps its seats only when asked, after this.  A sandboxed
-    seat's whole tree is killed by the zygote's ``reap``.
+    The pid cannot have been reused: the zygote waits for its seats only when asked, after this.
     """
-    if seat.box is None and seat.pid is not None:
+    if seat.box is not None:
+        from arena.sandbox import SandboxError, reap
+
+        try:
+            report = reap(seat.box)
+        except (SandboxError, OSError):
+            return {}
+        return {"maxrss_kb": report.get("maxrss_kb"), "memory_exceeded": report.get("memory_exceeded")}
+    if seat.pid is not None:
         _signal_group(seat.pid, signal.SIGKILL)
+    return {}
 
 
 def _signal_group(pid: int, number: int) -> None:

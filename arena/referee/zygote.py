@@ -83,7 +83,7 @@ the same by importing what they need at module level."""
 class Zygote:
     """The server loop; one instance per zygote process, serving one plugin."""
 
-    def __init__(self, control: socket.socket, plugin: PluginSource, require: str) -> None:
+    def __init__(self, control: socket.socket, plugin: PluginSource, require: str, temp_root: str | None) -> None:
         self.control = control
         self.plugin = plugin
         self.children: dict[int, Any] = {}  # pid -> SeatBox (sandboxed) or private temporary folder (isolated)
@@ -95,14 +95,16 @@ class Zygote:
             _preload(PRELOAD_PACKAGE)
         gc.collect()
         gc.freeze()  # seats then never touch these objects' pages (cheaper copy-on-write)
-        self.level = confine_for(plugin, ZYGOTE_MEMORY_MB, "zygote", require=require)
+        self.level = confine_for(plugin, ZYGOTE_MEMORY_MB, "zygote", require=require, temp_root=temp_root)
+        # Said before the plugin's code runs: the referee believes this level, not anything said later.
+        control.send(json.dumps({"level": self.level}).encode())
         if not plugin.builtin:
             manager.add(plugin)  # the plugin's own code runs only from here on, confined
         self.registry = manager.registry
 
     def serve(self) -> None:
         """Answer requests until the referee closes the control socket."""
-        hello = {"ready": True, "pid": os.getpid(), "errors": self.registry.errors, "level": self.level}
+        hello = {"ready": True, "pid": os.getpid(), "errors": self.registry.errors}
         self.control.send(json.dumps(hello).encode())
         try:
             while True:
@@ -151,7 +153,7 @@ class Zygote:
         def run() -> int:
             return _run_seat(fd, spec, game, request)
 
-        box = spawn_seat(run, policy, [fd])
+        box = spawn_seat(run, policy, [fd], await_placement=True)  # the referee places it in its groups
         self.children[box.pid] = box
         return {"pid": box.pid, "box": box.to_json()}
 
@@ -341,13 +343,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--control", type=int, required=True, help="fd of the control socket")
     parser.add_argument("--plugin", required=True, help="the plugin's source, as JSON")
     parser.add_argument("--require", choices=("none", "partial", "full"), default="none")
+    parser.add_argument("--temp-root", default=None, help="the folder a confined zygote may write in")
     args = parser.parse_args(argv)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the referee's to handle
     make_subreaper()
     control = socket.socket(fileno=args.control)
     plugin = PluginSource.from_json(json.loads(args.plugin))
     try:
-        zygote = Zygote(control, plugin, args.require)
+        zygote = Zygote(control, plugin, args.require, args.temp_root)
     except Exception as error:  # arena.sandbox.SandboxError above all: one line for the referee
         control.send(json.dumps({"ready": False, "error": one_line(error)}).encode())
         return 1

@@ -68,7 +68,7 @@ TOP_KEYS = (
     "agents",
     "gauntlet",
 )
-LIMIT_KEYS = ("move_seconds", "bank_seconds", "startup_seconds", "memory_mb")
+LIMIT_KEYS = ("move_seconds", "bank_seconds", "startup_seconds", "memory_mb", "cpus")
 AGENT_KEYS = ("name", "plugin", "options", "isolation")
 GAUNTLET_KEYS = ("candidates",)
 
@@ -455,11 +455,16 @@ class _Validator:
         if not _is_int(memory) or memory < 1:
             self.problem("limits.memory_mb", f"expected a positive integer (megabytes), got {_show(memory)}")
             memory = DEFAULT_MEMORY_MB
+        cpus = limits.get("cpus", 1.0)
+        if not _is_number(cpus) or not 0 < cpus <= 64:
+            self.problem("limits.cpus", f"expected a number of cores > 0 and <= 64, got {_show(cpus)}")
+            cpus = 1.0
         return Limits(
             move_seconds=self.number(limits, "move_seconds", DEFAULT_MOVE_SECONDS, True, "limits."),
             bank_seconds=self.number(limits, "bank_seconds", DEFAULT_BANK_SECONDS, False, "limits."),
             startup_seconds=self.number(limits, "startup_seconds", DEFAULT_STARTUP_SECONDS, True, "limits."),
             memory_mb=memory,
+            cpus=float(cpus),
         )
 
     def check_agents(self, data: Mapping[str, Any], info: GameInfo | None) -> list[AgentEntry] | None:

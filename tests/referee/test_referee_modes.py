@@ -77,9 +77,17 @@ def test_a_host_restarts_its_zygote_if_it_died(registry: Registry) -> None:
     assert own.pids == []
 
 
-def test_auto_trusts_first_party_agents_and_isolates_the_rest(registry: Registry, host: AgentHost) -> None:
+def test_auto_trusts_first_party_agents_and_sandboxes_the_rest(registry: Registry, host: AgentHost) -> None:
+    from arena.referee.confinement import sandbox_level
+
+    level = sandbox_level()
+    third = "isolated" if level == "none" else "sandboxed"
     match = play(registry, host, "lorum", ["greedy", "bad-printer", "random", "bad-snoop"], isolation="auto")
-    assert match.isolation == ["trusted", "isolated", "trusted", "isolated"]
+    assert match.isolation == ["trusted", third, "trusted", third]
+    assert match.sandbox == ["none", level, "none", level]
+    # Every record names each seat's mode and sandbox level.
+    assert [(seat["isolation"], seat["sandbox"]) for seat in match.record["seats"]] == \
+        list(zip(match.isolation, match.sandbox, strict=True))
     # The match-level mode applies where the seat says "auto"; a seat's own mode wins.
     seats = plans(registry, ["greedy", "bad-printer", "random", "random"], 3,
                   ["isolated", "trusted", "auto", "auto"])
