@@ -34,7 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from arena.plugins import PluginManager, PluginSource, one_line, spec_to_json
-from arena.referee.confinement import child_hygiene, confine_for, make_subreaper, reap_descendants
+from arena.referee.zygote import PRELOAD_PACKAGE, preload
+from arena.referee.confinement import child_hygiene, confine_for, make_subreaper, reap_descendants, sandbox_level
 
 DISCOVERY_SECONDS = 30.0
 """How long all plugins together may take to import and register."""
@@ -100,6 +101,8 @@ def _run(sources: list[PluginSource]) -> list[dict[str, Any]]:
 def _serve(sources: list[PluginSource]) -> list[dict[str, Any]]:
     """Fork a confined child per plugin, collect each report, kill everything the plugins started."""
     make_subreaper()
+    sandbox_level()  # probed once here, so that every child inherits the answer instead of probing again
+    preload(PRELOAD_PACKAGE)  # arena's own agents, which plugins often build on: imported once, not per child
     selector = selectors.DefaultSelector()
     buffers: dict[int, bytearray] = {}
     reports: list[dict[str, Any]] = [{"error": "discovery failed"}] * len(sources)

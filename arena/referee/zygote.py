@@ -92,7 +92,7 @@ class Zygote:
             if source.builtin and (source.name != "builtin-agents" or plugin.name == "builtin-agents"):
                 manager.add(source)  # arena's own games everywhere; the first-party agents only in their own zygote
         if plugin.builtin:
-            _preload(PRELOAD_PACKAGE)
+            preload(PRELOAD_PACKAGE)
         gc.collect()
         gc.freeze()  # seats then never touch these objects' pages (cheaper copy-on-write)
         self.level = confine_for(plugin, ZYGOTE_MEMORY_MB, "zygote", require=require, temp_root=temp_root)
@@ -324,7 +324,7 @@ def _action_reply(action: Any) -> bytes | dict[str, Any]:
     return data
 
 
-def _preload(package_name: str) -> None:
+def preload(package_name: str) -> None:
     """Import every module of ``package_name``; one that fails shows up when its agent is built instead."""
     try:
         package = importlib.import_module(package_name)
