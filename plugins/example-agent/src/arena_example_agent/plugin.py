@@ -20,6 +20,6 @@ def arena_register_agents(register: Callable[[AgentSpec], None]) -> None:
             factory=make_agent,
             description="Counts unseen cards: plays only when likely to win (Lovat), ducks under the trick (Lorum).",
             version=__version__,
-            # trusted is left False: a third-party agent runs in its own process by default.
+            # No trusted flag: a third-party agent runs in its own sandbox, decided by where it comes from.
         )
     )
