@@ -6,10 +6,7 @@ sandboxed child (discovery) and in its own zygote, never in this process.
 
 from __future__ import annotations
 
-import os
 import random
-import subprocess
-import sys
 
 import pytest
 from hostile_helpers import HOSTILE, LIMITS, needs_sandbox, play, report_of
@@ -19,6 +16,7 @@ import arena.plugins
 import arena.referee.faults
 import arena.referee.match
 import arena.referee.seats
+from arena.cli import main
 from arena.plugins import PluginFactory, Registry, is_builtin
 from arena.referee import AgentHost
 
@@ -110,26 +108,24 @@ def test_a_third_party_game_is_refused_unless_trusted_by_name(registry: Registry
     assert registry.game("lorum").__module__.startswith("arena.games.lorum")  # arena's own, untouched
 
 
-def arena_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True, timeout=300,
-                          env=dict(os.environ, COLUMNS="200"))
-
-
-def test_listings_print_plugin_text_literally() -> None:
-    listed = arena_cli("agents", "--plugins-dir", str(HOSTILE))
-    assert listed.returncode == 0, listed.stderr
-    out = listed.stdout
+def test_listings_print_plugin_text_literally(capsys: pytest.CaptureFixture[str],
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    assert main(["agents", "--plugins-dir", str(HOSTILE)]) == 0
+    out, err = capsys.readouterr()
     assert "[red]red[/red] [link=https://example.invalid]click[/link] \\x1b[31mansi\\r\\x07" in out
     assert "[bold red]9[/]\\x1b[2J" in out
     assert "\x1b" not in out and "\r" not in out and "\x07" not in out
-    plugins = arena_cli("plugins", "--plugins-dir", str(HOSTILE))
-    assert "arena.games" in plugins.stdout and "\x1b" not in plugins.stdout
+    assert main(["plugins", "--plugins-dir", str(HOSTILE)]) == 0
+    out, err = capsys.readouterr()
+    assert "arena.games" in out and "\x1b" not in out
     # Each problem is one line on stderr, whatever the plugin put in its names.
-    assert all(len(line) < 420 for line in plugins.stderr.splitlines())
+    assert err and all(len(line) < 420 for line in err.splitlines())
 
 
-def test_a_plugin_exiting_0_in_act_never_makes_arena_exit_0() -> None:
-    checked = arena_cli("check-agent", "exit-act", "--game", "lorum", "--players", "4", "--matches", "1",
-                        "--plugins-dir", str(HOSTILE))
-    assert checked.returncode == 1, checked.stdout + checked.stderr
-    assert "exception at move" in checked.stdout and "SystemExit" in checked.stdout
+def test_a_plugin_exiting_0_in_act_never_makes_arena_exit_0(capsys: pytest.CaptureFixture[str]) -> None:
+    status = main(["check-agent", "exit-act", "--game", "lorum", "--players", "4", "--matches", "1",
+                   "--plugins-dir", str(HOSTILE)])
+    out = capsys.readouterr().out
+    assert status == 1, out
+    assert "exception at move" in out and "SystemExit" in out
