@@ -247,3 +247,17 @@ def test_a_game_whose_events_take_no_start_still_plays(registry: Registry, monke
     monkeypatch.setattr(LovatState, "events", lambda self: list(self.log))
     old = play_match(engine, {"players": 4}, 5, seats, substitute=registry.agent("random"))
     assert old.record == new.record
+
+
+def test_sandboxed_refuses_in_one_line_without_the_full_sandbox(registry: Registry, host: AgentHost,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    import arena.referee.seats
+
+    monkeypatch.setattr(arena.referee.seats, "sandbox_level", lambda: "partial")
+    with pytest.raises(RefereeError) as refused:
+        play(registry, host, "lorum", ["random", "bad-printer", "random", "random"], isolation="sandboxed")
+    message = str(refused.value)
+    assert "\n" not in message and "only a partial one" in message and "run 'arena doctor'" in message
+    assert seats_left(host) == []
+    # auto takes what there is: the partial sandbox.
+    assert resolve_mode("auto", registry.agent("bad-printer")) == ("sandboxed", "partial")
