@@ -20,7 +20,7 @@ from hostile_helpers import needs_sandbox, play, processes_named, report_of
 
 from arena.agent import Agent, AgentSpec
 from arena.plugins import Registry
-from arena.referee import AgentHost, SeatPlan, play_match
+from arena.referee import AgentHost, Limits, SeatPlan, play_match
 from arena.referee.sandboxed import ProcessSeat
 from arena.seeding import derive_seed
 
@@ -188,3 +188,19 @@ def test_base_exceptions_from_an_agent_seated_trusted_do_not_stop_the_referee(re
     match = play(registry, host, ["greedy", name, "random", "random"], isolation="trusted")
     [fault] = match.record["faults"]
     assert (fault["seat"], fault["kind"]) == (1, "exception")
+
+
+def test_memory_spread_over_children_is_bounded_for_the_whole_tree(registry: Registry, host: AgentHost) -> None:
+    # 6 x 48 MB in child processes, under a 128 MB limit: each process alone stays under it, the tree does not.
+    from arena.sandbox import probe
+
+    if not probe().memory_limit:
+        pytest.skip("no tree-wide memory bound here (cgroup memory controller): run 'arena doctor'")
+    limits = Limits(move_seconds=5.0, bank_seconds=5.0, startup_seconds=10.0, memory_mb=128)
+    match = play(registry, host, ["greedy", "tree-hog", "random", "random"], limits=limits)
+    # However the tree is stopped (a child killed at the limit, a fork refused), only the hog's seat faults,
+    # and the whole tree's peak stayed within its limit.
+    [fault] = match.record["faults"]
+    assert fault["seat"] == 1 and fault["kind"] in ("memory", "exception", "crash")
+    assert "result" in match.record
+    assert match.peak_memory_mb[1] is not None and match.peak_memory_mb[1] <= 128
