@@ -72,4 +72,4 @@ def arena_register_agents(register: Callable[[AgentSpec], None]) -> None:
         factory = _by_game({"lovat": _implementation(lovat_module, lovat_class),
                             "lorum": _implementation(lorum_module, lorum_class)})
         register(AgentSpec(name=name, games=("lovat", "lorum"), factory=factory, description=DESCRIPTIONS[name],
-                           version=__version__, trusted=True, options=OPTIONS[name]))
+                           version=__version__, options=OPTIONS[name]))

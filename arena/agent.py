@@ -50,7 +50,7 @@ class AgentSpec:
     factory: AgentFactory  # builds a fresh agent for one match
     description: str  # one line for `arena agents`
     version: str  # the agent's own version, recorded with every match
-    trusted: bool = False  # first-party agents run in-process; third-party ones isolated by default
+    trusted: bool = False  # ignored: where an agent runs comes from its origin (arena.plugins), not from its plugin
     options: AgentOptions = NO_OPTIONS  # the options it accepts (arena.options); by default none
 
     def plays(self, game_name: str) -> bool:

@@ -41,12 +41,16 @@ from typing import Any
 from arena.agent import AgentSpec
 from arena.coverage import ATTEMPTS, PLANS, Coverage, Scenario, scenarios_for
 from arena.games.base import Game
-from arena.plugins import DEFAULT_PLUGINS_DIR, Registry, load_registry
+from arena.plugins import DEFAULT_PLUGINS_DIR, FILE, Registry, load_registry, origin
 from arena.records import action_from_json
-from arena.referee import AgentHost, Limits, MatchResult, SeatPlan, play_match
+from arena.referee import AgentHost, Limits, MatchResult, RefereeError, SeatPlan, play_match
 from arena.referee.faults import CRASH, EXCEPTION, ILLEGAL, MEMORY, TIMEOUT
-from arena.referee.seats import AUTO, ISOLATED, plugin_folder, resolve_mode
+from arena.referee.confinement import sandbox_level
+from arena.referee.seats import AUTO, ISOLATED, SANDBOXED, TRUSTED, resolve_mode
 from arena.seeding import derive_seed
+
+CHECK_MODES = ("isolated", "sandboxed", "trusted")
+"""Where the checked agent may run: its own process (rlimits), the full sandbox, or in-process."""
 
 OPPONENT = "random"
 """The agent every other seat is given."""
@@ -131,7 +135,7 @@ class CheckReport:
     agent: str  # the agent's registered name
     version: str  # the agent's version
     game: str  # the game's short name
-    isolation: str  # "isolated" or "trusted"
+    isolation: str  # "isolated", "sandboxed" or "trusted"
     limits: Limits  # the limits the agent played under
     matches: list[MatchCheck] = field(default_factory=list)  # every match played, in order
     move_seconds: list[float] = field(default_factory=list)  # seconds of every decision the agent made
@@ -195,7 +199,7 @@ class CheckReport:
     def summary(self) -> str:
         """A readable report: what was played, the measurements, then PASS or FAIL with every problem."""
         lines = _wrap(f"{self.agent} {self.version} on {self.game} ({self.isolation}, {self.limits.describe()}"
-                      + (f", {self.limits.memory_mb} MB" if self.isolation == "isolated" and self.limits.memory_mb
+                      + (f", {self.limits.memory_mb} MB" if self.isolation != TRUSTED and self.limits.memory_mb
                          else "")
                       + ")", "", "  ")
         for players in sorted({match.players for match in self.matches}):
@@ -257,7 +261,7 @@ def check_agent(
     seed: int = 0,
     player_counts: Sequence[int] | None = None,
     limits: Limits | None = None,
-    isolation: str = "isolated",
+    isolation: str | None = None,
     registry: Registry | None = None,
     plugins_dir: Path | str | None = DEFAULT_PLUGINS_DIR,
     entry_points: bool = True,
@@ -271,15 +275,19 @@ def check_agent(
     ``Game``).  ``options`` are the agent's own (checked against what it
     declares); ``opponents`` names the agents in the other seats, in turn
     (default: ``random``).  ``registry`` defaults to the plugins loaded from ``plugins_dir``
-    and entry points.  ``isolation`` is ``"isolated"`` (as tournaments run
-    third-party agents; measures memory) or ``"trusted"``.  Raises
+    and entry points.  ``isolation`` is ``"isolated"`` (its own process;
+    measures memory), ``"sandboxed"`` (the full sandbox) or ``"trusted"``;
+    by default, where tournaments run a third-party agent on this machine
+    (``sandboxed`` if ``arena doctor`` reports a sandbox, else ``isolated``).  Raises
     ``ValueError`` (one line) for an unknown agent or game, or an agent that
     does not play the game, options it does not accept, or an opponent that cannot play.
     """
     if isinstance(matches, bool) or not isinstance(matches, int) or matches < 1:
         raise ValueError(f"matches must be a whole number >= 1, not {matches!r}")
-    if isolation not in ("isolated", "trusted"):
-        raise ValueError(f"isolation must be 'isolated' or 'trusted', not {isolation!r}")
+    if isolation is None:
+        isolation = ISOLATED if sandbox_level() == "none" else SANDBOXED
+    if isolation not in CHECK_MODES:
+        raise ValueError(f"isolation must be {' or '.join(map(repr, CHECK_MODES))}, not {isolation!r}")
     if registry is None:
         registry = load_registry(plugins_dir=plugins_dir, entry_points=entry_points).registry
     spec, game = _resolve(registry, agent, game)
@@ -302,10 +310,10 @@ def check_agent(
     hosts: list[AgentHost] = []
 
     def host() -> AgentHost | None:
-        if isolation != "isolated":
+        if isolation == TRUSTED:
             return None
         if not hosts:
-            hosts.append(AgentHost(plugins_dir=plugins_dir, entry_points=entry_points))
+            hosts.append(AgentHost())
         return hosts[0]
 
     try:
@@ -343,7 +351,7 @@ def check_agent(
         if report.coverage is not None and report.passed:  # a failing agent's problems come first, unflooded
             _cover(report, report.coverage, game, counts, seed, play)
         if determinism:
-            _check_determinism(report, game, opponent, firsts, limits, isolation, plugins_dir, entry_points)
+            _check_determinism(report, game, opponent, firsts, limits, isolation)
     finally:
         for made in hosts:
             made.close()
@@ -400,6 +408,14 @@ def _check_command(spec: AgentSpec | str, game: Game, players: int, seed: int, o
     return " ".join(parts) + ("" if isinstance(spec, str) else _plugins_option(spec))
 
 
+def _auto_mode(spec: AgentSpec) -> str:
+    """The mode ``arena play`` gives ``spec`` (``auto``), or "unavailable" if it cannot seat it at all."""
+    try:
+        return resolve_mode(AUTO, spec)[0]
+    except RefereeError:
+        return "unavailable"
+
+
 def _resolve(registry: Registry, agent: str | AgentSpec, game: str | Game) -> tuple[AgentSpec, Game]:
     if isinstance(game, str):
         try:
@@ -445,8 +461,11 @@ def _match_check(spec: AgentSpec, game: Game, players: int, match_seed: int, sea
 
 def _plugins_option(spec: AgentSpec) -> str:
     """`` --plugins-dir DIR`` for an agent from a drop-in plugin outside ./plugins; else nothing."""
-    folder = plugin_folder(spec.factory)
-    if folder is None or folder == DEFAULT_PLUGINS_DIR.resolve():
+    source = origin(spec)
+    if source is None or source.kind != FILE:
+        return ""
+    folder = Path(source.target).parent
+    if folder == DEFAULT_PLUGINS_DIR.resolve():
         return ""
     shown = os.path.relpath(folder)
     return f" --plugins-dir {shlex.quote(str(folder) if shown.startswith('..') else shown)}"
@@ -491,7 +510,7 @@ def _reproduce(spec: AgentSpec, game: Game, check: MatchCheck, kind: str, startu
     ``arena check-agent`` run of just that player count, up to and including the match.
     """
     default = Limits()
-    played = resolve_mode(AUTO, spec.trusted, spec.factory)
+    played = _auto_mode(spec)
     reasons = []
     if kind == TIMEOUT:
         if startup and limits.startup_seconds != default.startup_seconds:
@@ -499,16 +518,16 @@ def _reproduce(spec: AgentSpec, game: Game, check: MatchCheck, kind: str, startu
         if not startup and (limits.move_seconds, limits.bank_seconds) != (default.move_seconds,
                                                                           default.bank_seconds):
             reasons.append(f"it always allows {default.describe()}")
-    if kind == MEMORY and isolation == ISOLATED and limits.memory_mb != default.memory_mb:
+    if kind == MEMORY and isolation != TRUSTED and limits.memory_mb != default.memory_mb:
         reasons.append(f"it always allows {default.memory_mb} MB")
     if kind in (TIMEOUT, MEMORY, CRASH) and played != isolation:
-        where = "in its own process (isolated)" if played == ISOLATED else "in-process (trusted)"
+        where = f"in its own process ({played})" if played != TRUSTED else "in-process (trusted)"
         reasons.append(f"it runs {spec.name} {where}")
     if not reasons:
         return check.command, ""
     parts = [f"arena check-agent {spec.name} --game {game.info.name} --players {check.players}",
              f"--matches {index + 1} --seed {seed}"]
-    if isolation != ISOLATED:
+    if isolation != (ISOLATED if sandbox_level() == "none" else SANDBOXED):  # check-agent's default
         parts.append(f"--isolation {isolation}")
     for name in ("move_seconds", "bank_seconds", "startup_seconds"):
         value = getattr(limits, name)
@@ -526,12 +545,12 @@ def _reproduce(spec: AgentSpec, game: Game, check: MatchCheck, kind: str, startu
 
 def _check_determinism(report: CheckReport, game: Game, opponent: AgentSpec,
                        firsts: list[tuple[MatchCheck, MatchResult, list[SeatPlan], dict[str, Any]]],
-                       limits: Limits, isolation: str, plugins_dir: Path | str | None, entry_points: bool) -> None:
+                       limits: Limits, isolation: str) -> None:
     """Replay each player count's first match with the same seed (in a fresh host) and compare the actions."""
     comparable = [item for item in firsts if not item[0].faults]
     if not comparable:
         return
-    second = AgentHost(plugins_dir=plugins_dir, entry_points=entry_points) if isolation == "isolated" else None
+    second = AgentHost() if isolation != TRUSTED else None
     try:
         report.deterministic = True
         for check, first, seats, options in comparable:

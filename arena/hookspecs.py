@@ -4,6 +4,11 @@ The pluggy marker name and the entry-point group are both ``arena``.  Plugins
 register things by calling the ``register`` callback they are handed; behaviour
 lives on the registered objects (``arena.agent.Agent``, ``arena.games.base.Game``),
 not in hooks, because pluggy calls every implementation of a hook.
+
+A third-party plugin's hooks run only in sandboxed processes of that plugin
+(discovery, its zygote); its games and reporters, which would run in the
+referee's process, load only when ``ARENA_PLUGINS_TRUST`` names it
+(``arena.plugins``, docs/security-trust.md).
 """
 
 from __future__ import annotations

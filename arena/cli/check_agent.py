@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from arena.cli.common import CliError, add_command, add_plugins_dir, agent_for_game, game_named, print_json, registry
-from arena.conformance import DEFAULT_MATCHES, check_agent
+from arena.conformance import CHECK_MODES, DEFAULT_MATCHES, check_agent
 from arena.options import parse_assignments
 from arena.referee import Limits, RefereeError
 
@@ -41,8 +41,10 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--players", type=int, metavar="N",
                         help="check only this player count (default: every count the game allows)")
     parser.add_argument("--seed", type=int, default=0, help="seed the matches derive from (default 0)")
-    parser.add_argument("--isolation", choices=("isolated", "trusted"), default="isolated",
-                        help="run the agent in its own process (default; measures memory) or in-process")
+    parser.add_argument("--isolation", choices=CHECK_MODES, default=None,
+                        help="run the agent in its own process with rlimits, in the full sandbox, or in-process "
+                             "(default: as tournaments run it: sandboxed where 'arena doctor' reports a sandbox, "
+                             "else isolated)")
     defaults = Limits()
     parser.add_argument("--move-seconds", type=float, default=defaults.move_seconds, metavar="S",
                         help=f"per-move time limit (default {defaults.move_seconds:g})")

@@ -7,9 +7,21 @@ import argparse
 from rich import box
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from arena.cli.agent_options import agent_named, print_agent_options
 from arena.cli.common import add_command, add_plugins_dir, game_named, print_json, registry
+from arena.plugins import is_builtin
+
+
+def literal(value: object) -> Text:
+    """Plugin-provided text shown exactly as written: no rich markup, control characters and escapes made visible.
+
+    A description like ``[red]x[/]`` or ``[link=...]`` prints as those characters; an ANSI escape or a
+    carriage return prints as ``\\x1b`` or ``\\r`` instead of acting on the terminal.
+    """
+    text = str(value)
+    return Text("".join(char if char.isprintable() else repr(char)[1:-1] for char in text))
 
 
 def add_parsers(subparsers: argparse._SubParsersAction) -> None:
@@ -66,7 +78,8 @@ def run_plugins(args: argparse.Namespace) -> int:
     for column in ("name", "version", "source", "games", "agents"):
         table.add_column(column, overflow="fold")
     for row in rows:
-        table.add_row(row["name"], row["version"], row["source"], ", ".join(row["games"]), ", ".join(row["agents"]))
+        table.add_row(literal(row["name"]), literal(row["version"]), literal(row["source"]),
+                      literal(", ".join(row["games"])), literal(", ".join(row["agents"])))
     Console().print(table)
     return 0
 
@@ -85,7 +98,8 @@ def run_agents(args: argparse.Namespace) -> int:
     rows = [
         {"name": spec.name, "version": spec.version, "plugin": loaded.agent_plugin[spec.name],
          "source": sources[loaded.agent_plugin[spec.name]], "games": list(spec.games),
-         "trusted": spec.trusted, "description": spec.description, "options": spec.options.to_json()}
+         "builtin": is_builtin(spec), "description": spec.description,
+         "options": spec.options.to_json()}
         for spec in specs
     ]
     if args.json:
@@ -100,11 +114,12 @@ def run_agents(args: argparse.Namespace) -> int:
         table.add_column(column, no_wrap=True)
     table.add_column("source", overflow="fold")
     for row in rows:
-        table.add_row(row["name"], row["version"], ", ".join(row["games"]), row["plugin"], row["source"])
+        table.add_row(literal(row["name"]), literal(row["version"]), literal(", ".join(row["games"])),
+                      literal(row["plugin"]), literal(row["source"]))
     console = Console()
     console.print(table)
     for row in rows:
-        console.print(f"[bold]{row['name']}[/]: {row['description'] or '(no description)'}")
+        console.print(Text.assemble((row["name"], "bold"), ": ", literal(row["description"] or "(no description)")))
     console.print("each agent's options: arena agents NAME")
     return 0
 
@@ -131,6 +146,6 @@ def run_games(args: argparse.Namespace) -> int:
         players = ", ".join(map(str, row["players"]))
         if len(row["players"]) > 1:
             players += f" (default {row['default_players']})"
-        table.add_row(row["name"], row["id"], row["title"], players, options or "-")
+        table.add_row(literal(row["name"]), literal(row["id"]), literal(row["title"]), players, literal(options or "-"))
     Console().print(table)
     return 0

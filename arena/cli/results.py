@@ -106,7 +106,14 @@ def _config(args: argparse.Namespace) -> SimpleNamespace:
     return SimpleNamespace(name=data["name"], game=data["game"], game_options=data["game_options"],
                            ratings=tuple(data["ratings"]),
                            fault_share=data.get("fault_share", DEFAULT_FAULT_SHARE),
-                           seed=data.get("seed"))
+                           seed=data.get("seed"), trusted_entries=lambda: _trusted_entries(data))
+
+
+def _trusted_entries(data: dict) -> frozenset[str]:
+    """Entries a stored config runs ``trusted``, as ``TournamentConfig.trusted_entries`` says of a live one."""
+    default = data.get("isolation")
+    return frozenset(entry.get("name") for entry in data.get("agents", ())
+                     if (entry.get("isolation") or default) == "trusted")
 
 
 def run_leaderboard(args: argparse.Namespace) -> int:

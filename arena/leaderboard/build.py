@@ -85,6 +85,7 @@ class Leaderboard:
     blocks: int  # duplicate blocks in the data
     rows: tuple[LeaderboardRow, ...]  # best first
     table: RatingTable  # the method's full result (superiority matrix, extras)
+    trusted: frozenset[str] = frozenset()  # entries the config ran in-process ("trusted"): marked beside them
 
     @property
     def agents(self) -> tuple[str, ...]:
@@ -101,6 +102,7 @@ class Leaderboard:
             "blocks": self.blocks,
             "rows": [row.to_json() for row in self.rows],
             "ratings": self.table.to_json(),
+            "trusted": sorted(self.trusted),
         }
 
 

@@ -91,7 +91,7 @@ def to_markdown(leaderboard: Leaderboard, title: str) -> str:
     ]
     for r in leaderboard.rows:
         lines.append(
-            f"| {r.rank} | {FLAG if r.flagged else ''}{_markdown_text(r.agent)} | {_markdown_text(r.version or '-')} | "
+            f"| {r.rank} | {FLAG if r.flagged else ''}{_markdown_text(r.agent)}{' (trusted)' * (r.agent in leaderboard.trusted)} | {_markdown_text(r.version or '-')} | "
             f"{format_number(r.rating, digits)} | "
             f"{format_number(r.lower, digits)} to {format_number(r.upper, digits)} | {r.games} | "
             f"{format_number(r.mean_score, 2)} | {r.win_share:.1%} | {r.timeouts} | {r.illegal} | "
@@ -115,8 +115,9 @@ svg { max-width: 100%; height: auto; }
 """
 
 
-def _row_html(row: LeaderboardRow, digits: int) -> str:
+def _row_html(row: LeaderboardRow, digits: int, trusted: bool = False) -> str:
     agent = html.escape(row.agent)
+    mark = " <small>(trusted)</small>" if trusted else ""
     faults = "".join(
         f'<td class="num{" fault" if count else ""}">{count}</td>'
         for count in (row.timeouts, row.illegal, row.exceptions, row.crashes, row.memory)
@@ -124,7 +125,7 @@ def _row_html(row: LeaderboardRow, digits: int) -> str:
     flagged = f' data-flagged="true" title="{html.escape(FLAG_NOTE)}"' if row.flagged else ""
     return (
         f'<tr data-agent="{agent}" data-rank="{row.rank}"{flagged}>'
-        f'<td class="num">{row.rank}</td><th scope="row">{FLAG if row.flagged else ""}{agent}</th><td>{html.escape(row.version or "-")}</td>'
+        f'<td class="num">{row.rank}</td><th scope="row">{FLAG if row.flagged else ""}{agent}{mark}</th><td>{html.escape(row.version or "-")}</td>'
         f'<td class="num">{format_number(row.rating, digits)}</td>'
         f'<td class="num">{format_number(row.lower, digits)} to {format_number(row.upper, digits)}</td>'
         f'<td class="num">{row.games}</td><td class="num">{format_number(row.mean_score, 2)}</td>'
@@ -141,7 +142,7 @@ def to_html(leaderboard: Leaderboard, head_to_head: HeadToHead, title: str) -> s
                "Timeouts", "Illegal", "Exceptions", "Crashes", "Memory")
     numeric = ' class="num"'
     head = "".join(f'<th scope="col"{"" if h in ("Agent", "Version") else numeric}>{html.escape(h)}</th>' for h in headers)
-    body = "\n".join(_row_html(row, digits) for row in leaderboard.rows)
+    body = "\n".join(_row_html(row, digits, row.agent in leaderboard.trusted) for row in leaderboard.rows)
     if not leaderboard.rows:
         body = f'<tr class="empty"><td colspan="{len(headers)}">No matches yet.</td></tr>'
     escaped_title = html.escape(title)

@@ -7,6 +7,7 @@ import math
 from rich import box
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from arena.leaderboard.build import Leaderboard, LeaderboardRow
 from arena.leaderboard.head_to_head import Comparison
@@ -67,7 +68,8 @@ def render_rich(leaderboard: Leaderboard, title: str | None = None) -> Table:
     for row in leaderboard.rows:
         table.add_row(
             str(row.rank),
-            row.agent + (f" [dim]{escape(row.version)}[/]" if row.version else ""),
+            Text(row.agent) + (Text(f" {row.version}", style="dim") if row.version else "")
+            + (Text(" (trusted)", style="yellow") if row.agent in leaderboard.trusted else ""),
             format_number(row.rating, digits),
             f"{format_number(row.lower, digits)} to {format_number(row.upper, digits)}",
             str(row.games),

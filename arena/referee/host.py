@@ -1,13 +1,17 @@
-"""``AgentHost``: the referee's handle on a zygote, the pre-loaded server that forks isolated agents.
+"""``AgentHost``: the referee's handle on its zygotes, one pre-loaded server per plugin that forks its agents.
 
-The zygote (``arena.referee.zygote``) is started once, as a fresh interpreter
-(never forked from the referee, so it holds no game state of any earlier
-match), imports arena and loads the plugins, and is reused across matches.
-For each isolated seat of each match the referee makes a socket pair, passes
-one end to the zygote, which forks a child with it; the child builds the agent
-and talks to the referee directly.  Forking from a loaded process keeps
-start-up cheap (a few milliseconds, no imports) and gives every match fresh
-agents in fresh processes, so nothing an agent remembers survives the match.
+A zygote (``arena.referee.zygote``) is started as a fresh interpreter (never
+forked from the referee, so it holds no game state and no secret of the
+driver), imports arena, confines itself in the sandbox asked for, and only
+then imports its one plugin.  It is reused across matches.  For each seat of
+each match the referee makes a socket pair and passes one end to the zygote of
+that seat's plugin, which forks the seat with it; the seat builds the agent and
+talks to the referee directly.  Forking from a loaded process keeps start-up
+cheap (a few milliseconds, no imports) and gives every match fresh agents in
+fresh processes, so nothing an agent remembers survives the match.
+
+There is one zygote per (plugin, sandbox level): a zygote shared by two plugins
+would let one plugin's import-time code reach the other's agents.
 
 A process-wide host (``default_host()``) is started on first use and stopped
 at exit; tournaments and the conformance kit may make their own.
@@ -18,50 +22,49 @@ from __future__ import annotations
 import atexit
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
 import tempfile
 import threading
-from pathlib import Path
 from typing import Any
 
-from arena.plugins import DEFAULT_PLUGINS_DIR
+from arena.plugins import PluginSource
 from arena.referee.faults import RefereeError
 
 START_SECONDS = 60.0
-"""How long the zygote may take to import arena and load the plugins."""
+"""How long a zygote may take to import arena, confine itself and load its plugin."""
 
 REQUEST_SECONDS = 30.0
 """How long one control request (fork, or kill-and-wait) may take."""
 
+CONTROL_LIMIT = 1 << 20
+"""Largest control reply read from a zygote."""
 
-class AgentHost:
-    """A zygote process and the control channel to it.  Thread-safe; restarts the zygote if it died."""
 
-    def __init__(self, plugins_dir: Path | str | None = DEFAULT_PLUGINS_DIR, entry_points: bool = True) -> None:
-        # The folder is resolved now: the zygote is started later, maybe from another working directory.
-        self.plugins_dir = None if plugins_dir is None else Path(plugins_dir).resolve()
-        self.entry_points = entry_points
+class Zygote:
+    """One zygote process (one plugin, one sandbox level) and the control channel to it.  Thread-safe."""
+
+    def __init__(self, plugin: PluginSource, require: str) -> None:
+        self.plugin = plugin
+        self.require = require  # "none" (isolated: rlimits only), "partial" or "full"
         self._lock = threading.Lock()
         self._process: subprocess.Popen[bytes] | None = None
         self._control: socket.socket | None = None
         self._owner = 0  # pid of the process that started the zygote (a forked copy must not use it)
         self._stderr: Any = None
         self.errors: list[str] = []  # plugin problems the zygote met while loading
+        self.level = "none"  # the sandbox level the zygote achieved, as it said before it ran plugin code
+        self.temp_root: str | None = None  # the only folder a confined zygote may write in (its seats' folders)
 
     @property
     def pid(self) -> int | None:
         """The zygote's process id, or None when it is not running."""
         return self._process.pid if self._running() else None
 
-    def start(self) -> None:
-        """Start the zygote if it is not running (it is also started on first use)."""
-        with self._lock:
-            self._start()
-
     def spawn(self, request: dict[str, Any], channel: socket.socket) -> dict[str, Any]:
-        """Fork an agent process that talks over ``channel``'s peer; the zygote's reply (``pid`` or ``error``)."""
+        """Fork a seat that talks over ``channel``'s peer; the zygote's reply (``pid``, ``box`` or ``error``)."""
         with self._lock:
             for attempt in (1, 2):  # a zygote that died since the last request is restarted once
                 self._start()
@@ -69,17 +72,14 @@ class AgentHost:
                 try:
                     socket.send_fds(self._control, [json.dumps(request).encode()], [channel.fileno()])
                     return self._reply()
-                except (OSError, RefereeError) as error:
+                except (OSError, RefereeError, ValueError) as error:
                     self._stop()
                     if attempt == 2:
-                        raise RefereeError(f"the isolated-agent host failed: {error}") from None
+                        raise RefereeError(f"the host of plugin {self.plugin.name!r} failed: {error}") from None
             raise AssertionError("unreachable")
 
     def reap(self, pids: list[int]) -> dict[int, dict[str, Any]]:
-        """Kill agent processes (SIGKILL to each process group) and wait for them.
-
-        Returns per pid its exit status and peak memory (``{"exit": code}`` or ``{"signal": n}``, ``"maxrss_kb"``).
-        """
+        """Kill seats (their whole process trees) and wait for them; per pid its exit status and peak memory."""
         unknown = {pid: {"exit": None, "maxrss_kb": None} for pid in pids}
         if not pids:
             return {}
@@ -90,24 +90,20 @@ class AgentHost:
             try:
                 self._control.send(json.dumps({"op": "reap", "pids": pids}).encode())
                 statuses = self._reply()["statuses"]
-            except (OSError, RefereeError, KeyError):
+            except (OSError, RefereeError, KeyError, ValueError, TypeError):
                 self._stop()
                 return unknown
         return {pid: statuses.get(str(pid), unknown[pid]) for pid in pids}
 
+    def start(self) -> None:
+        """Start the zygote if it is not running."""
+        with self._lock:
+            self._start()
+
     def close(self) -> None:
-        """Stop the zygote; it kills any agent process still running."""
+        """Stop the zygote; it kills every seat it still has."""
         with self._lock:
             self._stop()
-
-    def __enter__(self) -> AgentHost:
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    # -- internals -------------------------------------------------------------------------------
 
     def _running(self) -> bool:
         return self._process is not None and self._owner == os.getpid() and self._process.poll() is None
@@ -117,11 +113,11 @@ class AgentHost:
             return
         self._stop()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        command = [sys.executable, "-m", "arena.referee.zygote", "--control", str(theirs.fileno())]
-        if self.plugins_dir is not None:
-            command += ["--plugins-dir", str(self.plugins_dir)]
-        if not self.entry_points:
-            command.append("--no-entry-points")
+        command = [sys.executable, "-m", "arena.referee.zygote", "--control", str(theirs.fileno()),
+                   "--plugin", json.dumps(self.plugin.to_json()), "--require", self.require]
+        if self.require != "none":
+            self.temp_root = os.path.realpath(tempfile.mkdtemp(prefix="arena-zygote-"))
+            command += ["--temp-root", self.temp_root]
         # The zygote sees the modules (and entry points) this process sees.
         path = [entry or os.getcwd() for entry in sys.path]
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(path))
@@ -129,7 +125,7 @@ class AgentHost:
         try:
             self._process = subprocess.Popen(
                 command, pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                stderr=self._stderr, env=env, start_new_session=True,
+                stderr=self._stderr, env=env, start_new_session=True, cwd="/",
             )
         finally:
             theirs.close()
@@ -137,27 +133,38 @@ class AgentHost:
         self._control = ours
         try:
             ours.settimeout(START_SECONDS)
-            hello = json.loads(ours.recv(1 << 20) or b"null")
+            # Two messages: the level, sent before the plugin's code ran (so the plugin cannot forge it), and
+            # once the plugin is loaded, the hello.
+            confined = json.loads(ours.recv(CONTROL_LIMIT) or b"null")
+            hello = json.loads(ours.recv(CONTROL_LIMIT) or b"null") if isinstance(confined, dict) and \
+                "level" in confined else confined
             ours.settimeout(REQUEST_SECONDS)
-        except (OSError, ValueError):
-            hello = None
+        except (OSError, ValueError, RecursionError):
+            confined = hello = None
         if not isinstance(hello, dict) or not hello.get("ready"):
-            detail = self._stderr_tail()
+            detail = hello.get("error") if isinstance(hello, dict) and hello.get("error") else self._stderr_tail()
             self._stop()
-            raise RefereeError(f"the isolated-agent host did not start{': ' + detail if detail else ''}")
-        self.errors = list(hello.get("errors", []))
+            raise RefereeError(f"the host of plugin {self.plugin.name!r} did not start"
+                               f"{': ' + str(detail)[:300] if detail else ''}")
+        errors = hello.get("errors")
+        self.errors = [str(line)[:300] for line in errors][:20] if isinstance(errors, list) else []
+        level = confined.get("level") if isinstance(confined, dict) else None
+        self.level = level if level in ("none", "partial", "full") else "none"
 
     def _reply(self) -> dict[str, Any]:
         assert self._control is not None
-        data = self._control.recv(1 << 20)
+        data = self._control.recv(CONTROL_LIMIT)
         if not data:
             detail = self._stderr_tail()
-            raise RefereeError(f"the isolated-agent host stopped{': ' + detail if detail else ''}")
-        return json.loads(data)
+            raise RefereeError(f"it stopped{': ' + detail if detail else ''}")
+        reply = json.loads(data)
+        if not isinstance(reply, dict):
+            raise RefereeError("it sent a malformed reply")
+        return reply
 
     def _stop(self) -> None:
         if self._control is not None:
-            self._control.close()  # end of file: the zygote kills its children and exits
+            self._control.close()  # end of file: the zygote kills its seats and exits
             self._control = None
         if self._process is not None and self._owner == os.getpid():
             try:
@@ -166,6 +173,9 @@ class AgentHost:
                 self._process.kill()
                 self._process.wait()
         self._process = None
+        if self.temp_root is not None:
+            shutil.rmtree(self.temp_root, ignore_errors=True)
+            self.temp_root = None
         if self._stderr is not None:
             self._stderr.close()
             self._stderr = None
@@ -181,15 +191,52 @@ class AgentHost:
         return lines[-1] if lines else ""
 
 
+class AgentHost:
+    """The zygotes of one referee: one per (plugin, sandbox level), started on first use.  Thread-safe."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._zygotes: dict[tuple[PluginSource, str], Zygote] = {}
+        self._owner = os.getpid()
+
+    def zygote(self, plugin: PluginSource, require: str) -> Zygote:
+        """The zygote for ``plugin`` at sandbox level ``require`` (``none``, ``partial`` or ``full``)."""
+        with self._lock:
+            key = (plugin, require)
+            if key not in self._zygotes:
+                self._zygotes[key] = Zygote(plugin, require)
+            return self._zygotes[key]
+
+    @property
+    def pids(self) -> list[int]:
+        """Process ids of the zygotes running now."""
+        with self._lock:
+            zygotes = list(self._zygotes.values())
+        return [pid for pid in (zygote.pid for zygote in zygotes) if pid is not None]
+
+    def close(self) -> None:
+        """Stop every zygote; each kills every seat it still has."""
+        with self._lock:
+            zygotes = list(self._zygotes.values())
+        for zygote in zygotes:
+            zygote.close()
+
+    def __enter__(self) -> AgentHost:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 _default: AgentHost | None = None
 _default_lock = threading.Lock()
 
 
 def default_host() -> AgentHost:
-    """The process-wide host (plugins folder ``./plugins``, entry points on), started lazily, stopped at exit."""
+    """The process-wide host, its zygotes started lazily, stopped at exit."""
     global _default
     with _default_lock:
-        if _default is None or _default._owner not in (0, os.getpid()):
+        if _default is None or _default._owner != os.getpid():
             _default = AgentHost()
             atexit.register(_default.close)
         return _default

@@ -30,6 +30,7 @@ class Limits:
     bank_seconds: float = 10.0  # per-match overage shared by all of one seat's decisions
     startup_seconds: float = 10.0  # time to build the agent (and, if isolated, to start its process)
     memory_mb: int | None = 1024  # what an isolated agent may allocate beyond the preloaded arena; None: no limit
+    cpus: float = 1.0  # cores a sandboxed agent may use while it thinks (where cgroups allow)
 
     def __post_init__(self) -> None:
         for name in ("move_seconds", "bank_seconds", "startup_seconds"):
@@ -39,6 +40,9 @@ class Limits:
         for name in ("move_seconds", "startup_seconds"):  # zero would fail every agent; only the bank may be empty
             if getattr(self, name) <= 0:
                 raise ValueError(f"limit {name} must be > 0, not {getattr(self, name)!r}")
+        cpus = self.cpus
+        if isinstance(cpus, bool) or not isinstance(cpus, (int, float)) or math.isnan(cpus) or not 0 < cpus <= 64:
+            raise ValueError(f"limit cpus must be a number of cores > 0 and <= 64, not {cpus!r}")
         memory = self.memory_mb
         if memory is not None and (isinstance(memory, bool) or not isinstance(memory, int) or memory <= 0):
             raise ValueError(f"limit memory_mb must be a whole number of megabytes > 0 (or None), not {memory!r}")

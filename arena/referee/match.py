@@ -1,15 +1,16 @@
-"""Play one match: build the game, create fresh agents, ask each for its decisions, record it all.
+"""Play one match: build the game, seat fresh agents, ask each for its decisions, record it all.
 
 Agents only ever receive observations, public events and the final result.
 In a simultaneous phase (Lovat's keep) every deciding seat's observation is
 taken before any of their actions is applied, so no seat can see another's
 choice.
 
-Each seat runs ``trusted`` (in the referee's process: fastest, for first-party
-agents) or ``isolated`` (in its own process forked from the zygote, reached
-only through JSON; see ``arena.referee.host``).  Every match gets fresh agents,
-and isolated agents fresh processes, so nothing survives from one match of a
-duplicate block to the next.
+Each seat runs ``trusted`` (in the referee's process: arena's own agents, or
+one the user seated ``trusted``), ``isolated`` or ``sandboxed`` (in its own
+process forked from its plugin's zygote, reached only through JSON; see
+``arena.referee.seats``).  Every match gets fresh agents, and process seats
+fresh processes, so nothing survives from one match of a duplicate block to
+the next.
 
 A seat that faults (raises, returns an illegal or malformed action, runs out
 of time or memory, or whose process dies) is recorded and played from then on
@@ -31,16 +32,9 @@ from arena.records import make_record
 from arena.referee.faults import ILLEGAL, Fault
 from arena.referee.host import AgentHost, default_host
 from arena.referee.limits import Limits
-from arena.referee.seats import (
-    AUTO,
-    ISOLATED,
-    ISOLATION_MODES,
-    IsolatedSeat,
-    TrustedSeat,
-    close_all,
-    plugin_folder,
-    resolve_mode,
-)
+from arena.referee.sandboxed import ProcessSeat
+from arena.referee.seats import AUTO, ISOLATION_MODES, TRUSTED, Seat, close_all, resolve_mode
+from arena.referee.trusted import TrustedSeat
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +45,7 @@ class SeatPlan:
     spec: AgentSpec  # the registered agent
     options: Mapping[str, Any] = field(default_factory=dict)  # per-agent options from the config (JSON)
     seed: int = 0  # the agent's own seed for this match
-    isolation: str = AUTO  # "auto" (the match's mode), "trusted" or "isolated": per-agent override
+    isolation: str = AUTO  # "auto" (the match's mode), "trusted", "isolated" or "sandboxed": per-agent override
 
     def __post_init__(self) -> None:
         if self.isolation not in ISOLATION_MODES:
@@ -68,8 +62,9 @@ class MatchResult:
     think_seconds: list[float]  # per seat: total time spent in act()
     decisions: list[int]  # per seat: number of decisions asked of the agent itself
     move_seconds: list[list[float]] = field(default_factory=list)  # per seat: seconds of each decision it made
-    peak_memory_mb: list[float | None] = field(default_factory=list)  # per seat: peak resident MB (isolated only)
-    isolation: list[str] = field(default_factory=list)  # per seat: "trusted" or "isolated"
+    peak_memory_mb: list[float | None] = field(default_factory=list)  # per seat: peak resident MB (process seats)
+    isolation: list[str] = field(default_factory=list)  # per seat: "trusted", "isolated" or "sandboxed"
+    sandbox: list[str] = field(default_factory=list)  # per seat: sandbox level "none", "partial" or "full"
 
 
 def play_match(
@@ -95,34 +90,31 @@ def play_match(
     a record) applied before any agent is asked.
 
     ``limits`` apply to every seat (default ``Limits()``).  ``isolation`` is the
-    match's mode, ``"auto"`` (trusted agents and arena's own code in-process,
-    every other agent isolated), ``"trusted"`` or ``"isolated"``; a seat's
-    ``SeatPlan.isolation`` overrides it.  Isolated agents are forked by
+    match's mode (``arena.referee.seats.ISOLATION_MODES``; ``"auto"``: arena's own
+    agents in-process, every other agent in the strongest sandbox available); a
+    seat's ``SeatPlan.isolation`` overrides it.  Process seats are forked by
     ``host`` (default: the process-wide ``default_host()``).  ``substitute``
     (normally the registry's ``random``) plays a seat from its first fault on.
 
     Raises ``RefereeError`` when an agent cannot be seated as asked (e.g. an
-    agent no plugin registers, seated isolated); agents' misbehaviour is never
-    raised, it is recorded.
+    agent no plugin registers, seated isolated, or ``sandboxed`` on a machine
+    without the full sandbox); agents' misbehaviour is never raised, it is recorded.
     """
     players = options["players"]
     if len(seats) != players:
         raise ValueError(f"{len(seats)} seats given for a {players}-player game")
     limits = limits if limits is not None else Limits()
-    modes = [
-        resolve_mode(plan.isolation if plan.isolation != AUTO else isolation, plan.spec.trusted, plan.spec.factory)
-        for plan in seats
-    ]
-    if ISOLATED in modes and host is None:
+    modes = [resolve_mode(plan.isolation if plan.isolation != AUTO else isolation, plan.spec) for plan in seats]
+    if any(mode != TRUSTED for mode, _level in modes) and host is None:
         host = default_host()
-    runners: list[TrustedSeat | IsolatedSeat] = [
-        IsolatedSeat(plan, game, seat, players, limits, host, plugin_folder(plan.spec.factory))  # type: ignore[arg-type]
-        if mode == ISOLATED
-        else TrustedSeat(plan, game, seat, players, limits)
-        for seat, (plan, mode) in enumerate(zip(seats, modes, strict=True))
+    runners: list[Seat] = [
+        TrustedSeat(plan, game, seat, players, limits) if mode == TRUSTED
+        else ProcessSeat(plan, game, seat, players, limits, host, mode, level)  # type: ignore[arg-type]
+        for seat, (plan, (mode, level)) in enumerate(zip(seats, modes, strict=True))
     ]
     try:
-        return _play(game, options, seed, seats, substitute, script, match_id, on_event, prefix, runners)
+        match = Match(game, options, seed, seats, substitute, runners, match_id, on_event)
+        return match.play(script, prefix)
     finally:
         close_all(runners)
 
@@ -136,132 +128,150 @@ def _events_take_start(events: Callable[..., Any]) -> bool:
     return len(inspect.signature(events).parameters) > 1  # self, start
 
 
-def _play(
-    game: Game,
-    options: Mapping[str, Any],
-    seed: int,
-    seats: Sequence[SeatPlan],
-    substitute: AgentSpec,
-    script: Sequence[ChanceOutcome],
-    match_id: str | None,
-    on_event: Callable[[Mapping[str, Any]], None] | None,
-    prefix: Sequence[tuple[int, Action]],
-    runners: list[TrustedSeat | IsolatedSeat],
-) -> MatchResult:
-    players = len(seats)
-    substitutes: dict[int, Agent] = {}
-    late: dict[int, Fault] = {}  # start-up faults, recorded at the seat's first decision
-    actions: list[tuple[int, Action]] = []
-    faults: list[dict[str, Any]] = []
-    think = [0.0] * players
-    asked = [0] * players
-    times: list[list[float]] = [[] for _ in range(players)]
+class Match:
+    """One match in progress: the state, the seats, and what has been recorded so far."""
 
-    def replace(seat: int) -> None:
-        substitutes[seat] = substitute.factory(seat=seat, game=game.info, players=players, seed=seats[seat].seed,
-                                               options={})
+    def __init__(self, game: Game, options: Mapping[str, Any], seed: int, plans: Sequence[SeatPlan],
+                 substitute: AgentSpec, seats: Sequence[Seat], match_id: str | None = None,
+                 on_event: Callable[[Mapping[str, Any]], None] | None = None) -> None:
+        self.game = game
+        self.options = options
+        self.seed = seed
+        self.plans = plans
+        self.substitute = substitute
+        self.seats = seats
+        self.match_id = match_id
+        self.on_event = on_event
+        players = len(plans)
+        self.substitutes: dict[int, Agent] = {}  # seat -> the substitute playing it since its fault
+        self.late: dict[int, Fault] = {}  # start-up faults, recorded at the seat's first decision
+        self.actions: list[tuple[int, Action]] = []
+        self.faults: list[dict[str, Any]] = []
+        self.think = [0.0] * players
+        self.asked = [0] * players
+        self.times: list[list[float]] = [[] for _ in range(players)]
+        self.state: GameState | None = None
+        self.seen_events = 0
+        self.takes_start = True
 
-    def record_fault(seat: int, fault: Fault, move: int) -> None:
-        faults.append({"seat": seat, "kind": fault.kind, "move": move, "message": str(fault)})
+    def play(self, script: Sequence[ChanceOutcome] = (), prefix: Sequence[tuple[int, Action]] = ()) -> MatchResult:
+        """Seat the agents, play to the end, tell them the result, and return the match's record."""
+        self.start_seats()
+        state = self.state = self.game.new_state(self.seed, self.options, script=script)
+        self.takes_start = _events_take_start(type(state).events)
+        for seat, action in prefix:
+            state.apply(seat, action)
+            self.actions.append((seat, action))
+        self.publish()
+        while not state.is_over():
+            self.turn()
+            self.publish()
+        for seat, fault in self.late.items():
+            self.record_fault(seat, fault, len(self.actions))
+        record = self.record()
+        self.finish(record["result"])
+        return MatchResult(
+            record=record, state=state, think_seconds=self.think, decisions=self.asked, move_seconds=self.times,
+            peak_memory_mb=[seat.peak_memory_mb for seat in self.seats],
+            isolation=[seat.mode for seat in self.seats], sandbox=[seat.level for seat in self.seats],
+        )
 
-    # Isolated agents are forked first so that they all build at once, then each start-up is awaited.
-    for runner in runners:
-        runner.launch()
-    for seat, runner in enumerate(runners):
-        try:
-            runner.start()
-        except Fault as fault:
-            late[seat] = fault
-            replace(seat)
+    def start_seats(self) -> None:
+        """Launch every seat first (process seats build at once), then wait for each start-up."""
+        for seat in self.seats:
+            seat.launch()
+        for index, seat in enumerate(self.seats):
+            try:
+                seat.start()
+            except Fault as fault:
+                self.late[index] = fault
+                self.replace(index)
 
-    state = game.new_state(seed, options, script=script)
-    seen_events = 0
-    for seat, action in prefix:
-        state.apply(seat, action)
-        actions.append((seat, action))
-
-    # A trusted agent that keeps Agent's own (empty) on_event is not told events: skipping the call changes
-    # nothing it could see, and saves a call per event and seat (most first-party agents ignore events).
-    listening = [
-        not (isinstance(runner, TrustedSeat) and runner.agent is not None
-             and type(runner.agent).on_event is Agent.on_event)
-        for runner in runners
-    ]
-
-    takes_start = _events_take_start(type(state).events)
-
-    def publish() -> None:
-        nonlocal seen_events
-        events = state.events(seen_events) if takes_start else state.events()[seen_events:]
-        if not events:
-            return
-        listeners = [runner for seat, runner in enumerate(runners) if listening[seat] and seat not in substitutes]
-        for event in events:
-            if on_event is not None:
-                on_event(event)
-            for runner in listeners:
-                runner.event(event)
-        seen_events += len(events)
-
-    publish()
-    while not state.is_over():
+    def turn(self) -> None:
+        """Ask every seat to move of the current decision, then apply the actions."""
+        state = self.state
+        assert state is not None
         deciding = state.to_move()
         # Every observation of a simultaneous phase is taken before any action is applied.
         observations = {seat: state.observation(seat) for seat in deciding}
-        decisions: list[tuple[int, Action]] = []
-        for seat in deciding:
-            observation = observations[seat]
-            move = len(actions) + len(decisions)
-            if seat not in substitutes:
-                asked[seat] += 1
-                try:
-                    action, elapsed = runners[seat].act(observation)
-                except Fault as fault:
-                    think[seat] += fault.elapsed
-                    record_fault(seat, fault, move)
-                    replace(seat)
-                else:
-                    think[seat] += elapsed
-                    times[seat].append(elapsed)
-            if seat in substitutes:
-                if seat in late:
-                    record_fault(seat, late.pop(seat), move)
-                action = substitutes[seat].act(observation)
-            decisions.append((seat, action))
+        decisions = [(seat, self.decide(seat, observations[seat], len(self.actions) + index))
+                     for index, seat in enumerate(deciding)]
         for seat, action in decisions:
             try:
                 state.apply(seat, action)
             except IllegalAction as error:
-                if seat in substitutes:
+                if seat in self.substitutes:
                     raise  # the substitute chose from the legal actions: an engine bug, not a fault
                 # The observation-based check passed but the engine refused: still the agent's illegal action.
-                record_fault(seat, Fault(ILLEGAL, f"illegal action {action!r:.80}: {error}"), len(actions))
-                replace(seat)
-                action = substitutes[seat].act(observations[seat])
+                self.record_fault(seat, Fault(ILLEGAL, f"illegal action {action!r:.80}: {error}"), len(self.actions))
+                self.replace(seat)
+                action = self.substitutes[seat].act(observations[seat])
                 state.apply(seat, action)
-            actions.append((seat, action))
-        publish()
+            self.actions.append((seat, action))
 
-    for seat, fault in late.items():
-        record_fault(seat, fault, len(actions))
-    faulted = {fault["seat"] for fault in faults}
-    seat_entries = []
-    for seat, plan in enumerate(seats):
-        entry: dict[str, Any] = {"seat": seat, "agent": plan.name, "plugin": plan.spec.name,
-                                 "version": plan.spec.version}
-        if seat in faulted:
-            entry["faulted"] = True
-        seat_entries.append(entry)
-    record = make_record(game, options, seed, seat_entries, state, actions, faults, match_id=match_id)
-    for seat, runner in enumerate(runners):
-        if seat not in substitutes:
-            runner.finish(record["result"])
-    for seat, runner in enumerate(runners):
-        if seat not in substitutes:
-            runner.collect()
-    close_all(runners)
-    return MatchResult(
-        record=record, state=state, think_seconds=think, decisions=asked, move_seconds=times,
-        peak_memory_mb=[runner.peak_memory_mb for runner in runners], isolation=[runner.mode for runner in runners],
-    )
+    def decide(self, seat: int, observation: Any, move: int) -> Action:
+        """One seat's action: its agent's, or the substitute's once it has faulted."""
+        if seat not in self.substitutes:
+            self.asked[seat] += 1
+            try:
+                action, elapsed = self.seats[seat].act(observation)
+            except Fault as fault:
+                self.think[seat] += fault.elapsed
+                self.record_fault(seat, fault, move)
+                self.replace(seat)
+            else:
+                self.think[seat] += elapsed
+                self.times[seat].append(elapsed)
+                return action
+        if seat in self.late:
+            self.record_fault(seat, self.late.pop(seat), move)
+        return self.substitutes[seat].act(observation)
 
+    def publish(self) -> None:
+        """Send the public events since the last call to the live log and to every listening seat."""
+        state = self.state
+        assert state is not None
+        events = state.events(self.seen_events) if self.takes_start else state.events()[self.seen_events:]
+        if not events:
+            return
+        listeners = [runner for seat, runner in enumerate(self.seats)
+                     if runner.listens and seat not in self.substitutes]
+        for event in events:
+            if self.on_event is not None:
+                self.on_event(event)
+            for runner in listeners:
+                runner.event(event)
+        self.seen_events += len(events)
+
+    def replace(self, seat: int) -> None:
+        """From now on ``seat`` is played by the substitute."""
+        self.substitutes[seat] = self.substitute.factory(seat=seat, game=self.game.info, players=len(self.plans),
+                                                         seed=self.plans[seat].seed, options={})
+
+    def record_fault(self, seat: int, fault: Fault, move: int) -> None:
+        """Record ``fault`` on ``seat`` at decision ``move``."""
+        self.faults.append({"seat": seat, "kind": fault.kind, "move": move, "message": str(fault)})
+
+    def record(self) -> dict[str, Any]:
+        """The match record; each seat names its agent, version, isolation mode and sandbox level."""
+        assert self.state is not None
+        faulted = {fault["seat"] for fault in self.faults}
+        entries = []
+        for seat, plan in enumerate(self.plans):
+            entry: dict[str, Any] = {"seat": seat, "agent": plan.name, "plugin": plan.spec.name,
+                                     "version": plan.spec.version, "isolation": self.seats[seat].mode,
+                                     "sandbox": self.seats[seat].level}
+            if seat in faulted:
+                entry["faulted"] = True
+            entries.append(entry)
+        return make_record(self.game, self.options, self.seed, entries, self.state, self.actions, self.faults,
+                           match_id=self.match_id)
+
+    def finish(self, result: Mapping[str, Any]) -> None:
+        """Tell every seat still playing the result, give them a moment, then stop them all."""
+        playing = [seat for index, seat in enumerate(self.seats) if index not in self.substitutes]
+        for seat in playing:
+            seat.finish(result)
+        for seat in playing:
+            seat.collect()
+        close_all(self.seats)

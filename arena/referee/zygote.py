@@ -1,32 +1,35 @@
-"""The zygote: a pre-loaded server that forks one fresh process per isolated agent per match.
+"""The zygote: a pre-loaded server of ONE plugin that forks one fresh process tree per seat per match.
 
-Run as ``python -m arena.referee.zygote --control FD`` by ``arena.referee.host.AgentHost``,
-never by hand.  It imports arena, loads the plugins once, and then waits for
-requests on its control socket (``SOCK_SEQPACKET``, one JSON request per
-packet).  It never builds a game state, never sees an observation and never
-runs an agent itself, so a process forked from it holds nothing but code.
+Run as ``python -m arena.referee.zygote --control FD --plugin JSON --require LEVEL``
+by ``arena.referee.host``, never by hand.  In this order it imports arena and
+the built-in games, confines itself (``arena.referee.confinement.confine_for``:
+at ``LEVEL`` ``partial`` or ``full`` the sandbox of ``arena.sandbox``; at
+``none`` an address-space bound only), and only then imports its one plugin.
+It never builds a game state, never sees an observation and never runs an
+agent itself, so a process forked from it holds nothing but code.  It is a
+subreaper: whatever its plugin starts is killed when it stops.
 
-Requests and replies:
+Requests and replies on the control socket (``SOCK_SEQPACKET``, one JSON object per packet):
 
-* ``{"op": "spawn", "agent", "version", "factory", "plugins_dir", "game", "seat",
-  "players", "seed", "options", "memory_mb"}`` with the agent's socket passed
-  as an fd (``SCM_RIGHTS``): look the agent up, fork, reply
-  ``{"pid": ...}`` or ``{"error": "..."}``.  The child builds the agent
-  and talks to the referee directly over that socket (``arena.referee.protocol``).
-* ``{"op": "reap", "pids": [...]}``: kill each child's process group (SIGKILL;
-  a child that already exited keeps its own exit status), wait for them and
-  reply ``{"statuses": {pid: {"exit": code} or {"signal": number}, with "maxrss_kb"}}``.
+* ``{"op": "spawn", "agent", "version", "game", "seat", "players", "seed",
+  "options", "memory_mb"}`` with the seat's socket passed as an fd
+  (``SCM_RIGHTS``): fork the seat, reply ``{"pid": ..., "box": SeatBox JSON or
+  null}`` or ``{"error": "..."}``.  The seat builds the agent and talks to the
+  referee directly over that socket (``arena.referee.protocol``).
+* ``{"op": "reap", "pids": [...]}``: kill each seat's whole process tree, wait
+  for it, and reply ``{"statuses": {pid: {"exit": code} or {"signal": number},
+  with "maxrss_kb"}}``.
 
 End of file on the control socket (the referee closed it or died) stops the
-zygote, which kills every child it still has.
+zygote, which kills every seat it still has.
 
-A forked child, before it runs any agent code: moves to its own process
-group; dies with the zygote (``PR_SET_PDEATHSIG``); points stdin, stdout and
-stderr at /dev/null (an agent's prints go nowhere); closes every other file
-descriptor (the control socket, other agents' sockets); gets a private,
-deleted-after temporary folder (``TMPDIR``); reseeds the global ``random``
-with the agent's seed; and caps its address space (``RLIMIT_AS``) at its size
-at fork plus ``memory_mb``.
+Sandboxed seats are forked by ``arena.sandbox.spawn_seat`` (own PID namespace,
+a nested Landlock domain writable only in a private temporary folder, memory
+bounded for the whole tree).  Isolated seats (level ``none``) are forked here:
+own process group, dies with the zygote, private temporary folder, an
+address-space limit of ``memory_mb`` beyond its size at fork.  Either way stdio
+is /dev/null, every other descriptor is closed, and the global ``random`` is
+seeded with the agent's seed before any agent code runs.
 """
 
 from __future__ import annotations
@@ -44,65 +47,65 @@ import signal
 import socket
 import sys
 import tempfile
-from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from arena.agent import AgentSpec
 from arena.games.base import Game
-from arena.plugins import Registry, load_registry
+from arena.plugins import PluginManager, PluginSource, builtin_sources, one_line
 from arena.referee import protocol
+from arena.referee.confinement import (
+    address_space_kb,
+    child_hygiene,
+    confine_for,
+    make_subreaper,
+    reap_descendants,
+)
 from arena.referee.faults import describe_exception, is_action_shaped
 
-CONTROL_LIMIT = 1 << 20
+CONTROL_LIMIT = 1 << 16
 """Largest control packet (requests are small JSON objects)."""
 
 MEMORY_EXIT = 86
-"""Exit status of a child that ran out of memory (after telling the referee, if it could)."""
+"""Exit status of a seat that ran out of memory (after telling the referee, if it could)."""
 
 FAILED_EXIT = 87
-"""Exit status of a child whose set-up failed before the agent existed."""
+"""Exit status of a seat whose set-up failed before the agent existed."""
+
+ZYGOTE_MEMORY_MB = 2048
+"""Memory a plugin's zygote may use (its imports: models, tables) beyond arena itself."""
 
 PRELOAD_PACKAGE = "arena_agents"
-"""The first-party agents import their modules lazily (to keep ``arena agents`` fast); the zygote imports
-every module of this package once instead of each child importing them per match.  Third-party plugins get
+"""The first-party agents import their modules lazily (to keep ``arena agents`` fast); their zygote imports
+every module of this package once instead of each seat importing them per match.  Third-party plugins get
 the same by importing what they need at module level."""
 
 
-def factory_id(factory: Any) -> str:
-    """``module:qualname`` of an agent factory: how the referee and the zygote agree it is the same agent."""
-    target = getattr(factory, "func", factory)  # functools.partial
-    module = getattr(target, "__module__", None) or "?"
-    name = getattr(target, "__qualname__", None) or type(target).__qualname__
-    return f"{module}:{name}"
-
-
 class Zygote:
-    """The server loop; one instance per zygote process."""
+    """The server loop; one instance per zygote process, serving one plugin."""
 
-    def __init__(self, control: socket.socket, plugins_dir: str | None, entry_points: bool) -> None:
+    def __init__(self, control: socket.socket, plugin: PluginSource, require: str, temp_root: str | None) -> None:
         self.control = control
-        self.default_dir = plugins_dir
-        self.entry_points = entry_points
-        self.registries: dict[str | None, Registry] = {}
-        self.children: dict[int, str] = {}  # pid -> private temporary folder
-        self.die_with_parent = _parent_death_setter()
-        self.registry(plugins_dir)
-
-    def registry(self, plugins_dir: str | None) -> Registry:
-        """The plugins as loaded with ``plugins_dir`` (loaded once, on first use)."""
-        if plugins_dir not in self.registries:
-            loaded = load_registry(plugins_dir=plugins_dir, entry_points=self.entry_points)
-            self.registries[plugins_dir] = loaded.registry
-            _preload(PRELOAD_PACKAGE)
-            gc.collect()
-            gc.freeze()  # children then never touch these objects' pages (cheaper copy-on-write)
-        return self.registries[plugins_dir]
+        self.plugin = plugin
+        self.children: dict[int, Any] = {}  # pid -> SeatBox (sandboxed) or private temporary folder (isolated)
+        manager = PluginManager()
+        for source in builtin_sources():
+            if source.builtin and (source.name != "builtin-agents" or plugin.name == "builtin-agents"):
+                manager.add(source)  # arena's own games everywhere; the first-party agents only in their own zygote
+        if plugin.builtin:
+            preload(PRELOAD_PACKAGE)
+        gc.collect()
+        gc.freeze()  # seats then never touch these objects' pages (cheaper copy-on-write)
+        self.level = confine_for(plugin, ZYGOTE_MEMORY_MB, "zygote", require=require, temp_root=temp_root)
+        # Said before the plugin's code runs: the referee believes this level, not anything said later.
+        control.send(json.dumps({"level": self.level}).encode())
+        if not plugin.builtin:
+            manager.add(plugin)  # the plugin's own code runs only from here on, confined
+        self.registry = manager.registry
 
     def serve(self) -> None:
         """Answer requests until the referee closes the control socket."""
-        errors = self.registries[self.default_dir].errors
-        self.control.send(json.dumps({"ready": True, "pid": os.getpid(), "errors": errors}).encode())
+        hello = {"ready": True, "pid": os.getpid(), "errors": self.registry.errors}
+        self.control.send(json.dumps(hello).encode())
         try:
             while True:
                 try:
@@ -121,9 +124,10 @@ class Zygote:
                 self.control.send(json.dumps(reply).encode())
         finally:
             self.reap(list(self.children))
+            reap_descendants()
 
     def spawn(self, request: dict[str, Any], fd: int | None) -> dict[str, Any]:
-        """Fork a child for one agent of one match; the child never returns here."""
+        """Start one seat of one match; the seat never returns here."""
         if fd is None:
             return {"error": "spawn request without a socket"}
         try:
@@ -132,72 +136,95 @@ class Zygote:
             os.close(fd)
             return {"error": str(error.args[0])}
         try:
-            folder = tempfile.mkdtemp(prefix="arena-agent-")
+            if self.level != "none":
+                return self._spawn_sandboxed(spec, game, request, fd)
+            return self._spawn_isolated(spec, game, request, fd)
         except OSError as error:
+            return {"error": f"cannot start a process for agent {request['agent']!r}: {error}"}
+        finally:
             os.close(fd)
-            return {"error": f"cannot make a temporary folder for agent {request['agent']!r}: {error}"}
+
+    def _spawn_sandboxed(self, spec: AgentSpec, game: Game, request: dict[str, Any], fd: int) -> dict[str, Any]:
+        from arena.sandbox import Policy, default_read_paths, spawn_seat
+
+        policy = Policy(read_paths=default_read_paths(*self.plugin.read_paths()), memory_mb=request.get("memory_mb"),
+                        cpus=float(request.get("cpus", 1.0)), label=f"seat{request['seat']}-{request['agent']}")
+
+        def run() -> int:
+            return _run_seat(fd, spec, game, request)
+
+        box = spawn_seat(run, policy, [fd], await_placement=True)  # the referee places it in its groups
+        self.children[box.pid] = box
+        return {"pid": box.pid, "box": box.to_json()}
+
+    def _spawn_isolated(self, spec: AgentSpec, game: Game, request: dict[str, Any], fd: int) -> dict[str, Any]:
+        folder = tempfile.mkdtemp(prefix="arena-agent-")
         try:
             pid = os.fork()
-        except OSError as error:
-            os.close(fd)
+        except OSError:
             shutil.rmtree(folder, ignore_errors=True)
-            return {"error": f"cannot start a process for agent {request['agent']!r}: {error}"}
-        if pid == 0:  # the child
+            raise
+        if pid == 0:  # the seat
             status = FAILED_EXIT
             try:
-                status = _child(fd, spec, game, request, folder, self.die_with_parent)
+                child_hygiene(keep=fd)
+                os.environ["TMPDIR"] = folder
+                memory_mb = request.get("memory_mb")
+                if memory_mb:
+                    size = address_space_kb() * 1024 + int(memory_mb) * (1 << 20)
+                    resource.setrlimit(resource.RLIMIT_AS, (size, size))
+                status = _run_seat(fd, spec, game, request)
             finally:
                 os._exit(status)
         try:
-            os.setpgid(pid, pid)  # also done by the child: whichever runs first makes the group
+            os.setpgid(pid, pid)  # also done by the seat: whichever runs first makes the group
         except OSError:
             pass
-        os.close(fd)
         self.children[pid] = folder
-        return {"pid": pid}
+        return {"pid": pid, "box": None}
 
     def lookup(self, request: dict[str, Any]) -> tuple[AgentSpec, Game]:
         """The registered agent and game the request names; ``LookupError`` with a one-line reason."""
-        plugins_dir = request.get("plugins_dir") or self.default_dir
-        registry = self.registry(plugins_dir)
-        name = request["agent"]
-        spec = registry.agents.get(name)
-        where = f"plugins folder {plugins_dir}" if plugins_dir else "no plugins folder"
-        where += ", entry points" if self.entry_points else ", no entry points"
+        name = request.get("agent")
+        spec = self.registry.agents.get(name) if isinstance(name, str) else None
         if spec is None:
-            raise LookupError(
-                f"agent {name!r} cannot run isolated: no plugin the isolated host loads ({where}) registers it; "
-                "register it through a plugin (entry point or plugins folder) or seat it with isolation='trusted'"
-            )
-        if spec.version != request.get("version") or factory_id(spec.factory) != request.get("factory"):
-            raise LookupError(
-                f"agent {name!r} in the isolated host ({where}) is not the one seated "
-                f"(version {spec.version}, factory {factory_id(spec.factory)}; seated: version "
-                f"{request.get('version')}, factory {request.get('factory')}); load the same plugins in both"
-            )
-        game = registry.games.get(request["game"])
+            problem = f": {self.registry.errors[0]}" if self.registry.errors else ""
+            raise LookupError(f"agent {name!r} is not registered by plugin {self.plugin.name!r} in its own "
+                              f"process{problem}")
+        if spec.version != request.get("version"):
+            raise LookupError(f"agent {name!r} of plugin {self.plugin.name!r} is version {spec.version} in its "
+                              f"own process, not the {request.get('version')} seated (was it changed since?)")
+        game = self.registry.games.get(request.get("game"))  # type: ignore[arg-type]
         if game is None:
-            raise LookupError(f"game {request['game']!r} is not installed in the isolated host ({where})")
+            raise LookupError(f"game {request.get('game')!r} is not available to plugin {self.plugin.name!r} "
+                              "(only arena's games and the plugin's own)")
         return spec, game
 
     def reap(self, pids: list[int]) -> dict[str, Any]:
-        """Kill (if still alive) and wait for children; per pid its exit status and peak memory.
+        """Kill (if still alive) and wait for seats; per pid its exit status and peak memory.
 
-        Every process is killed before any is waited for, so their teardowns overlap.
+        Every seat is killed before any is waited for, so their teardowns overlap.
         """
         mine = [pid for pid in pids if pid in self.children]
+        boxes = {pid: self.children[pid] for pid in mine if not isinstance(self.children[pid], str)}
         for pid in mine:
-            for kill in (os.killpg, os.kill):
-                try:
-                    kill(pid, signal.SIGKILL)
-                    break
-                except OSError:
-                    continue
-        statuses: dict[str, Any] = {str(pid): {"error": f"process {pid} is not an agent of this host"}
+            if pid not in boxes:
+                for kill in (os.killpg, os.kill):
+                    try:
+                        kill(pid, signal.SIGKILL)
+                        break
+                    except OSError:
+                        continue
+        statuses: dict[str, Any] = {str(pid): {"error": f"process {pid} is not a seat of this host"}
                                     for pid in pids if pid not in self.children}
         for pid in mine:
-            statuses[str(pid)] = self._wait(pid)
+            statuses[str(pid)] = self._reap_box(pid) if pid in boxes else self._wait(pid)
         return {"statuses": statuses}
+
+    def _reap_box(self, pid: int) -> dict[str, Any]:
+        from arena.sandbox import reap
+
+        return dict(reap(self.children.pop(pid)))
 
     def _wait(self, pid: int) -> dict[str, Any]:
         folder = self.children.pop(pid)
@@ -215,34 +242,14 @@ class Zygote:
         return reply
 
 
-def _child(fd: int, spec: AgentSpec, game: Game, request: dict[str, Any], folder: str,
-           die_with_parent: Callable[[], None]) -> int:
-    """Set up the sandbox, build the agent and serve the referee's requests; return the exit status."""
-    zygote = os.getppid()
-    try:
-        os.setpgid(0, 0)
-    except OSError:
-        pass
-    die_with_parent()
-    if os.getppid() != zygote:  # the zygote died before we could ask to die with it
-        return FAILED_EXIT
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    devnull = os.open(os.devnull, os.O_RDWR)
-    for target in (0, 1, 2):
-        os.dup2(devnull, target)
-    # Keep only stdio and our own socket: not the control socket, nor any other agent's.
-    os.closerange(3, fd)
-    os.closerange(fd + 1, _max_fd())
-    os.environ["TMPDIR"] = folder
-    tempfile.tempdir = folder
+def _run_seat(fd: int, spec: AgentSpec, game: Game, request: dict[str, Any]) -> int:
+    """In the seat's process: seed, build the agent and serve the referee; the exit status."""
+    folder = os.environ.get("TMPDIR")
+    if folder:
+        tempfile.tempdir = folder
     random.seed(request["seed"])
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     sock = socket.socket(fileno=fd)
     out_of_memory = protocol.encode({"error": "memory", "message": "MemoryError: out of memory"})
-    memory_mb = request.get("memory_mb")
-    if memory_mb:
-        size = _address_space_kb() * 1024 + int(memory_mb) * (1 << 20)
-        resource.setrlimit(resource.RLIMIT_AS, (size, size))
     try:
         return _serve_agent(sock, spec, game, request)
     except MemoryError:
@@ -254,7 +261,7 @@ def _child(fd: int, spec: AgentSpec, game: Game, request: dict[str, Any], folder
 
 
 def _serve_agent(sock: socket.socket, spec: AgentSpec, game: Game, request: dict[str, Any]) -> int:
-    """The child's loop: build the agent, then answer act/result requests until told the result."""
+    """The seat's loop: build the agent, then answer act/result requests until told the result."""
     try:
         agent = spec.factory(seat=request["seat"], game=game.info, players=request["players"],
                              seed=request["seed"], options=request.get("options") or {})
@@ -274,14 +281,14 @@ def _serve_agent(sock: socket.socket, spec: AgentSpec, game: Game, request: dict
                 agent.on_event(event)
             except MemoryError:
                 raise
-            except Exception:
+            except BaseException:  # a notification that fails changes nothing
                 pass
         if message.get("op") == "result":
             try:
                 agent.on_result(message["result"])
             except MemoryError:
                 raise
-            except Exception:
+            except BaseException:
                 pass
             protocol.send(sock, protocol.encode({"done": True}))
             return 0
@@ -304,7 +311,7 @@ def _action_reply(action: Any) -> bytes | dict[str, Any]:
     if not is_action_shaped(action):
         try:
             shown = repr(action)[:80]
-        except Exception:
+        except BaseException:
             shown = "?"
         return {"error": "malformed", "message": f"returned {type(action).__name__} {shown}, not an action "
                                                  "(a string, or a tuple of strings for a Lovat keep)"}
@@ -317,7 +324,7 @@ def _action_reply(action: Any) -> bytes | dict[str, Any]:
     return data
 
 
-def _preload(package_name: str) -> None:
+def preload(package_name: str) -> None:
     """Import every module of ``package_name``; one that fails shows up when its agent is built instead."""
     try:
         package = importlib.import_module(package_name)
@@ -330,53 +337,24 @@ def _preload(package_name: str) -> None:
             pass
 
 
-def _address_space_kb() -> int:
-    """The size of this process's address space, in KiB (0 if unknown)."""
-    try:
-        with open("/proc/self/statm") as statm:
-            size = int(statm.read().split()[0])
-        return size * (os.sysconf("SC_PAGE_SIZE") // 1024)
-    except (OSError, ValueError):
-        return 0
-
-
-def _max_fd() -> int:
-    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    return soft if 0 < soft < (1 << 20) else 4096
-
-
-def _parent_death_setter() -> Callable[[], None]:
-    """A function that makes the calling process get SIGKILL when its parent dies (Linux), else a no-op.
-
-    Prepared in the zygote so that the child does not import ctypes.
-    """
-    if not sys.platform.startswith("linux"):
-        return lambda: None
-    try:
-        import ctypes
-
-        prctl = ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return lambda: None
-    pr_set_pdeathsig = 1
-
-    def die_with_parent() -> None:
-        prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
-
-    return die_with_parent
-
-
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the zygote process."""
     parser = argparse.ArgumentParser(prog="python -m arena.referee.zygote")
     parser.add_argument("--control", type=int, required=True, help="fd of the control socket")
-    parser.add_argument("--plugins-dir", default=None)
-    parser.add_argument("--no-entry-points", action="store_true")
+    parser.add_argument("--plugin", required=True, help="the plugin's source, as JSON")
+    parser.add_argument("--require", choices=("none", "partial", "full"), default="none")
+    parser.add_argument("--temp-root", default=None, help="the folder a confined zygote may write in")
     args = parser.parse_args(argv)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the referee's to handle
+    make_subreaper()
     control = socket.socket(fileno=args.control)
-    plugins_dir = str(Path(args.plugins_dir).resolve()) if args.plugins_dir else None
-    Zygote(control, plugins_dir, entry_points=not args.no_entry_points).serve()
+    plugin = PluginSource.from_json(json.loads(args.plugin))
+    try:
+        zygote = Zygote(control, plugin, args.require, args.temp_root)
+    except Exception as error:  # arena.sandbox.SandboxError above all: one line for the referee
+        control.send(json.dumps({"ready": False, "error": one_line(error)}).encode())
+        return 1
+    zygote.serve()
     return 0
 
 

@@ -45,8 +45,8 @@ NAME_MAX = 64
 RATING_METHODS = ("elo", "plackett-luce", "trueskill", "score")
 """Rating methods a config may list (``ratings``); the first listed is the default view."""
 
-ISOLATION_MODES = ("auto", "trusted", "isolated")
-"""``auto``: first-party agents run in-process, third-party ones isolated; or force one for all."""
+ISOLATION_MODES = ("auto", "trusted", "isolated", "sandboxed")
+"""``auto``: arena's own agents in-process, third-party ones in the strongest sandbox available; or force one."""
 
 DEFAULT_SEED = None
 """No ``seed``: deal and agent seeds come from the store's secret key (tables and seatings from seed 0)."""
@@ -97,7 +97,7 @@ MAX_MEMORY_MB = 1 << 20
 MAX_OPTION_INTEGER = 2**63 - 1
 """Agent options are JSON for the agent's process: integers must fit 64 bits (TOML's own range)."""
 
-LIMIT_KEYS = ("move_seconds", "bank_seconds", "startup_seconds", "memory_mb")
+LIMIT_KEYS = ("move_seconds", "bank_seconds", "startup_seconds", "memory_mb", "cpus")
 AGENT_KEYS = ("name", "plugin", "options", "isolation")
 GAUNTLET_KEYS = ("candidates",)
 
@@ -117,7 +117,7 @@ class AgentEntry:
     name: str  # entry name, unique in the tournament
     plugin: str  # name of the registered agent it uses (defaults to the entry name)
     options: Mapping[str, Any] = field(default_factory=dict)  # passed to the agent's factory; JSON data
-    isolation: str | None = None  # "auto", "trusted" or "isolated"; None: the tournament's setting
+    isolation: str | None = None  # one of ISOLATION_MODES; None: the tournament's setting
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON data, shaped like an ``[[agents]]`` table."""
@@ -138,7 +138,7 @@ class TournamentConfig:
     blocks: int  # duplicate blocks per table
     max_tables: int  # cap on tables before a balanced incomplete design is used
     ratings: tuple[str, ...]  # rating methods shown; the first is the default
-    isolation: str  # "auto", "trusted" or "isolated"
+    isolation: str  # one of ISOLATION_MODES
     game_options: Mapping[str, Any]  # resolved game options, "players" included (read-only by convention)
     limits: Limits  # time and memory limits
     agents: tuple[AgentEntry, ...]  # the entries, in file order
@@ -171,12 +171,9 @@ class TournamentConfig:
                 return entry
         raise KeyError(f"no entry {name!r} in tournament {self.name!r} (entries: {', '.join(self.entry_names)})")
 
-    def isolation_of(self, name: str, trusted: bool) -> str:
-        """``"trusted"`` or ``"isolated"`` for an entry; ``trusted`` is its plugin's first-party flag."""
-        mode = self.entry(name).isolation or self.isolation
-        if mode == "auto":
-            return "trusted" if trusted else "isolated"
-        return mode
+    def trusted_entries(self) -> frozenset[str]:
+        """Entries the config explicitly runs ``trusted`` (in-process), which the leaderboard marks."""
+        return frozenset(entry.name for entry in self.agents if (entry.isolation or self.isolation) == "trusted")
 
     @property
     def public_deals(self) -> bool:
@@ -572,11 +569,16 @@ class _Validator:
             self.problem("limits.memory_mb",
                          f"expected a positive integer up to {MAX_MEMORY_MB:,} (megabytes), got {_show(memory)}")
             memory = DEFAULT_MEMORY_MB
+        cpus = limits.get("cpus", 1.0)
+        if not _is_number(cpus) or not 0 < cpus <= 64:
+            self.problem("limits.cpus", f"expected a number of cores > 0 and <= 64, got {_show(cpus)}")
+            cpus = 1.0
         return Limits(
             move_seconds=self.number(limits, "move_seconds", DEFAULT_MOVE_SECONDS, True, "limits."),
             bank_seconds=self.number(limits, "bank_seconds", DEFAULT_BANK_SECONDS, False, "limits."),
             startup_seconds=self.number(limits, "startup_seconds", DEFAULT_STARTUP_SECONDS, True, "limits."),
             memory_mb=memory,
+            cpus=float(cpus),
         )
 
     def check_agents(self, data: Mapping[str, Any], info: GameInfo | None) -> list[AgentEntry] | None:

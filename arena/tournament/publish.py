@@ -126,7 +126,8 @@ def rate_stored(config: Any, leaderboards: Path | str, methods: Sequence[str] | 
     outcomes = [row.outcome() for row in rows]
     flagged = fault_flags(rows, getattr(config, "fault_share", DEFAULT_FAULT_SHARE))
     chosen = list(methods or config.ratings)
-    boards = {method: annotate(board, versions, flagged)
+    trusted = config.trusted_entries() if hasattr(config, "trusted_entries") else frozenset()
+    boards = {method: dataclasses.replace(annotate(board, versions, flagged), trusted=trusted)
               for method, board in rate(outcomes, chosen, config.game, config.game_options, bootstrap).items()}
     published = Published(name=config.name, game=config.game, leaderboards=Path(leaderboards), boards=boards,
                           files={}, matches=len(outcomes), public_seed=getattr(config, "seed", None))

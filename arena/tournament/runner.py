@@ -310,13 +310,13 @@ class _Tracker:
 
 
 class _Worker:
-    """What one process keeps between batches: the plugins and the zygote for isolated agents."""
+    """What one process keeps between batches: the registry and the zygotes of the plugins' agents."""
 
     cached: dict[str | None, _Worker] = {}
 
     def __init__(self, plugins_dir: str | None) -> None:
         self.registry: Registry = load_registry(plugins_dir=plugins_dir).registry
-        self.host = AgentHost(plugins_dir=plugins_dir)
+        self.host = AgentHost()
 
     @classmethod
     def for_plugins(cls, plugins_dir: str | None) -> _Worker:

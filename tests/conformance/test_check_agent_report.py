@@ -15,6 +15,7 @@ from arena.cli import main
 from arena.conformance import MatchCheck, _reproduce, check_agent
 from arena.plugins import Registry, load_registry
 from arena.referee import Limits
+from arena.referee.confinement import sandbox_level
 
 PLUGIN = '''
 import time
@@ -145,18 +146,22 @@ def make_match() -> MatchCheck:
                       command="arena play lorum --players 4 --seed 99 --agents random,x,random,random")
 
 
+PROCESS = "isolated" if sandbox_level() == "none" else "sandboxed"
+"""Where `arena play` runs a third-party agent on this machine (auto: the strongest sandbox available)."""
+
+
 @pytest.mark.parametrize(
     ("kind", "startup", "limits", "isolation", "via_play", "note"),
     [
-        ("exception", False, SLOW, "isolated", True, ""),  # no limit plays a part
+        ("exception", False, SLOW, PROCESS, True, ""),  # no limit plays a part
         ("illegal", False, Limits(memory_mb=64), "trusted", True, ""),
-        ("timeout", False, Limits(), "isolated", True, ""),  # arena play's own limits
-        ("timeout", False, Limits(startup_seconds=1.0), "isolated", True, ""),  # start-up does not matter
-        ("timeout", True, Limits(startup_seconds=1.0), "isolated", False, "it always gives an agent 10 s to start"),
-        ("timeout", False, Limits(), "trusted", False, "it runs report-slow in its own process (isolated)"),
-        ("memory", False, SLOW, "isolated", True, ""),  # the memory limit is arena play's
-        ("memory", False, Limits(memory_mb=64), "isolated", False, "it always allows 1024 MB"),
-        ("crash", False, SLOW, "trusted", False, "it runs report-slow in its own process (isolated)"),
+        ("timeout", False, Limits(), PROCESS, True, ""),  # arena play's own limits
+        ("timeout", False, Limits(startup_seconds=1.0), PROCESS, True, ""),  # start-up does not matter
+        ("timeout", True, Limits(startup_seconds=1.0), PROCESS, False, "it always gives an agent 10 s to start"),
+        ("timeout", False, Limits(), "trusted", False, f"it runs report-slow in its own process ({PROCESS})"),
+        ("memory", False, SLOW, PROCESS, True, ""),  # the memory limit is arena play's
+        ("memory", False, Limits(memory_mb=64), PROCESS, False, "it always allows 1024 MB"),
+        ("crash", False, SLOW, "trusted", False, f"it runs report-slow in its own process ({PROCESS})"),
     ],
 )
 def test_the_reproduce_command_is_arena_play_only_where_that_reproduces(

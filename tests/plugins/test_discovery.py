@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.plugins import ALLOW_ENV, BLOCK_ENV, load_registry
+from arena.plugins import ALLOW_ENV, BLOCK_ENV, TRUST_ENV, load_registry
 
 GOOD = '''
 from arena import hookimpl
@@ -130,7 +130,20 @@ def arena_match_finished(record):
 '''
 
 
-def test_reporters_hear_every_finished_match(tmp_path: Path) -> None:
+def test_a_third_party_reporter_loads_only_when_trusted_by_name(tmp_path: Path) -> None:
+    # A reporter runs in the referee's process: without ARENA_PLUGINS_TRUST it is never imported there.
+    heard = tmp_path / "heard.jsonl"
+    write(tmp_path, "reporter.py", REPORTER.format(path=str(heard)))
+    registry = load_registry(plugins_dir=tmp_path, entry_points=False).registry
+    [error] = registry.errors
+    assert error.startswith(f"plugin 'reporter' ({tmp_path / 'reporter.py'}): reporter (arena_match_finished) not "
+                            "loaded")
+    assert TRUST_ENV in error
+    registry.match_finished({"match": "t0000-b00-r0", "game": "lovat-v1"})
+    assert not heard.exists()
+
+
+def test_reporters_hear_every_finished_match(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from arena.tournament.config import config_from_dict
     from arena.tournament.runner import run_tournament
 
@@ -138,7 +151,9 @@ def test_reporters_hear_every_finished_match(tmp_path: Path) -> None:
     plugins = tmp_path / "plugins"
     plugins.mkdir()
     write(plugins, "reporter.py", REPORTER.format(path=str(heard)))
+    monkeypatch.setenv(TRUST_ENV, "reporter")
     registry = load_registry(plugins_dir=plugins, entry_points=False).registry
+    assert registry.errors == []
     config = config_from_dict(
         {"name": "reported", "game": "lorum", "blocks": 1, "game_options": {"deals": 1},
          "agents": [{"name": "random"}, {"name": "greedy"}, {"name": "r2", "plugin": "random"},
@@ -152,7 +167,9 @@ def test_reporters_hear_every_finished_match(tmp_path: Path) -> None:
     assert {line["game"] for line in lines} == {"lorum-v1"}
 
 
-def test_a_failing_reporter_is_one_line_and_play_goes_on(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_failing_reporter_is_one_line_and_play_goes_on(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(TRUST_ENV, "loud")
     write(tmp_path, "loud.py", "from arena import hookimpl\n@hookimpl\ndef arena_match_finished(record):\n"
                                "    raise RuntimeError('disk full')\n")
     registry = load_registry(plugins_dir=tmp_path, entry_points=False).registry

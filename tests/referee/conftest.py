@@ -21,7 +21,7 @@ def registry() -> Registry:
 
 @pytest.fixture(scope="session")
 def host() -> Iterator[AgentHost]:
-    """One zygote for the whole session, loading the same plugins as ``registry``."""
-    with AgentHost(plugins_dir=BAD_AGENTS, entry_points=False) as started:
+    """One host for the whole session: each plugin's zygote is started once, on first use."""
+    with AgentHost() as started:
         yield started
 

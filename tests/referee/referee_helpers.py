@@ -67,8 +67,8 @@ def replaced_from_fault(registry: Registry, game_name: str, names: Sequence[str]
     resolved = game.info.resolve_options(len(names), {})
     seats = plans(registry, names, seed, "trusted")
     stand_in = AgentSpec(name="stand-in", games=(game_name,), factory=ScriptedThenSubstitute, description="",
-                         version="0", trusted=True)
-    seats[seat] = SeatPlan(name=names[seat], spec=stand_in, seed=seats[seat].seed)
+                         version="0")
+    seats[seat] = SeatPlan(name=names[seat], spec=stand_in, seed=seats[seat].seed, isolation="trusted")
     return play_match(game, resolved, seed, seats, substitute=substitute, limits=Limits(move_seconds=60))
 
 
@@ -86,3 +86,8 @@ def children_of(pid: int) -> list[int]:
         if int(fields[1]) == pid and fields[0] != "Z":
             found.append(int(entry.name))
     return found
+
+
+def seats_left(host: AgentHost) -> list[int]:
+    """Live seat processes of every zygote of ``host`` (none once each match is over)."""
+    return [child for zygote in host.pids for child in children_of(zygote)]

@@ -10,7 +10,7 @@ matches must agree action for action.
 from __future__ import annotations
 
 import pytest
-from referee_helpers import BAD_AGENTS, SMALL, children_of, play, replaced_from_fault
+from referee_helpers import BAD_AGENTS, SMALL, play, replaced_from_fault, seats_left
 
 from arena.plugins import Registry
 from arena.records import check_result, replay
@@ -85,7 +85,7 @@ def test_fault_is_recorded_and_the_other_seats_cannot_tell(
     assert reference.record["actions"] == record["actions"]
     assert reference.record["result"] == record["result"]
     if mode == "isolated":
-        assert children_of(host.pid) == []  # the agent's process was stopped and reaped
+        assert seats_left(host) == []  # the agent's process was stopped and reaped
 
 
 @pytest.mark.parametrize("agent", ["bad-raises", "bad-garbage", "bad-exiter"])
@@ -120,7 +120,7 @@ def test_isolated_timeout_kills_the_process_at_the_limit(registry: Registry, hos
     assert fault["kind"] == "timeout"
     assert "killed" in fault["message"]
     assert match.think_seconds[1] < 1.0  # stopped at 0.2 s, not waited for
-    assert children_of(host.pid) == []
+    assert seats_left(host) == []
 
 
 def test_a_fault_in_every_seat_still_finishes(registry: Registry, host: AgentHost) -> None:

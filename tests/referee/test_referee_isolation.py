@@ -15,7 +15,7 @@ import pytest
 from referee_helpers import play
 
 from arena.plugins import Registry
-from arena.referee import AgentHost
+from arena.referee import AgentHost, Limits
 
 SNOOP_SEAT = 1
 
@@ -30,11 +30,16 @@ def dealt_by_seat(record: dict) -> dict[int, set[str]]:
     return cards
 
 
+ROOMY = Limits(move_seconds=10.0, bank_seconds=10.0, startup_seconds=10.0, memory_mb=256)
+"""Limits that no snoop reaches, so that a fault could only mean the snoop broke something."""
+
+
 def snoop(registry: Registry, host: AgentHost, game: str, mode: str, report: Path) -> tuple[dict, dict]:
     names = ["greedy", "bad-snoop", "random", "greedy"]
     modes = ["trusted"] * 4
     modes[SNOOP_SEAT] = mode
-    match = play(registry, host, game, names, seed=8, isolation=modes,
+    # Room to scan: a trusted snoop walks every object of this (test) process, which takes long under load.
+    match = play(registry, host, game, names, seed=8, isolation=modes, limits=ROOMY,
                  options={SNOOP_SEAT: {"report": str(report), "snoops": 3}})
     assert match.record["faults"] == []
     return json.loads(report.read_text()), match.record

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from referee_helpers import SMALL, children_of, plans, play
+from referee_helpers import SMALL, plans, play, seats_left
 
 from arena.agent import Agent, AgentSpec
 from arena.plugins import Registry, load_registry
@@ -26,6 +26,9 @@ def test_isolated_seats_play_exactly_as_trusted_ones(registry: Registry, host: A
     trusted = play(registry, host, game, SEATS[game], seed=5, isolation="trusted")
     isolated = play(registry, host, game, SEATS[game], seed=5, isolation="isolated")
     assert trusted.record["faults"] == [] and isolated.record["faults"] == []
+    # The same match, told apart only by where each seat ran.
+    assert [seat.pop("isolation") for seat in trusted.record["seats"]] == ["trusted"] * len(SEATS[game])
+    assert [seat.pop("isolation") for seat in isolated.record["seats"]] == ["isolated"] * len(SEATS[game])
     assert isolated.record == trusted.record
     assert trusted.isolation == ["trusted"] * len(SEATS[game])
     assert isolated.isolation == ["isolated"] * len(SEATS[game])
@@ -44,31 +47,47 @@ def test_mixed_seats_and_the_same_seed_twice(registry: Registry, host: AgentHost
     assert first.isolation == modes[: len(SEATS[game])]
 
 
-def test_the_zygote_is_started_once_and_reused(registry: Registry, host: AgentHost) -> None:
-    zygote = host.pid
-    for seed in range(3):
+def test_the_zygotes_are_started_once_and_reused(registry: Registry, host: AgentHost) -> None:
+    play(registry, host, "lorum", SEATS["lorum"], seed=0, isolation="isolated")
+    zygotes = host.pids
+    for seed in range(1, 3):
         play(registry, host, "lorum", SEATS["lorum"], seed=seed, isolation="isolated")
-        assert host.pid == zygote
-        assert children_of(zygote) == []  # every agent process of the match is gone
+        assert host.pids == zygotes
+        assert seats_left(host) == []  # every agent process of the match is gone
+
+
+def test_one_zygote_per_plugin(registry: Registry) -> None:
+    # First-party agents and each third-party plugin get their own zygote: none is shared by two plugins.
+    with AgentHost() as own:
+        play(registry, own, "lorum", ["random", "bad-printer", "bad-snoop", "greedy"], isolation="isolated")
+        assert len(own.pids) == 3
 
 
 def test_a_host_restarts_its_zygote_if_it_died(registry: Registry) -> None:
-    with AgentHost(plugins_dir=None, entry_points=False) as own:
-        first = own.pid
-        assert first is not None
+    with AgentHost() as own:
+        play(registry, own, "lorum", SEATS["lorum"], isolation="isolated")
+        [first] = own.pids
         import os
         import signal
 
         os.kill(first, signal.SIGKILL)
         match = play(registry, own, "lorum", SEATS["lorum"], isolation="isolated")
         assert match.record["faults"] == []
-        assert own.pid not in (None, first)
-    assert own.pid is None
+        assert own.pids not in ([], [first])
+    assert own.pids == []
 
 
-def test_auto_trusts_first_party_agents_and_isolates_the_rest(registry: Registry, host: AgentHost) -> None:
+def test_auto_trusts_first_party_agents_and_sandboxes_the_rest(registry: Registry, host: AgentHost) -> None:
+    from arena.referee.confinement import sandbox_level
+
+    level = sandbox_level()
+    third = "isolated" if level == "none" else "sandboxed"
     match = play(registry, host, "lorum", ["greedy", "bad-printer", "random", "bad-snoop"], isolation="auto")
-    assert match.isolation == ["trusted", "isolated", "trusted", "isolated"]
+    assert match.isolation == ["trusted", third, "trusted", third]
+    assert match.sandbox == ["none", level, "none", level]
+    # Every record names each seat's mode and sandbox level.
+    assert [(seat["isolation"], seat["sandbox"]) for seat in match.record["seats"]] == \
+        list(zip(match.isolation, match.sandbox, strict=True))
     # The match-level mode applies where the seat says "auto"; a seat's own mode wins.
     seats = plans(registry, ["greedy", "bad-printer", "random", "random"], 3,
                   ["isolated", "trusted", "auto", "auto"])
@@ -78,23 +97,26 @@ def test_auto_trusts_first_party_agents_and_isolates_the_rest(registry: Registry
     assert mixed.isolation == ["isolated", "trusted", "isolated", "isolated"]
 
 
-def test_resolve_mode() -> None:
-    def plugin_factory(**_: Any) -> None: ...
+def test_resolve_mode_trusts_origin_not_what_a_spec_says(registry: Registry) -> None:
+    from arena.human import HumanAgent
+    from arena.referee.confinement import sandbox_level
 
-    def arena_factory(**_: Any) -> None: ...
+    def forged(**_: Any) -> None: ...
 
-    arena_factory.__module__ = "arena.cli.play"  # like the terminal player of `arena play --human`
-    assert resolve_mode("auto", True, plugin_factory) == "trusted"
-    assert resolve_mode("auto", False, plugin_factory) == "isolated"
-    assert resolve_mode("auto", False, arena_factory) == "trusted"
-    assert resolve_mode("trusted", False, plugin_factory) == "trusted"
-    assert resolve_mode("isolated", True, plugin_factory) == "isolated"
-    with pytest.raises(RefereeError, match="isolation 'sandbox' must be one of auto, trusted, isolated"):
-        resolve_mode("sandbox", True, plugin_factory)
+    forged.__module__ = "arena.cli.play"  # a module name proves nothing: the code's file does
+    strongest = ("isolated", "none") if sandbox_level() == "none" else ("sandboxed", sandbox_level())
+    assert resolve_mode("auto", registry.agent("greedy")) == ("trusted", "none")
+    assert resolve_mode("auto", AgentSpec("me", ("lorum",), HumanAgent, "", "1")) == ("trusted", "none")
+    assert resolve_mode("auto", AgentSpec("forged", ("lorum",), forged, "", "1", trusted=True)) == strongest
+    assert resolve_mode("auto", registry.agent("bad-printer")) == strongest
+    assert resolve_mode("trusted", registry.agent("bad-printer")) == ("trusted", "none")
+    assert resolve_mode("isolated", registry.agent("greedy")) == ("isolated", "none")
+    with pytest.raises(RefereeError, match="isolation 'sandbox' must be one of auto, trusted, isolated, sandboxed"):
+        resolve_mode("sandbox", registry.agent("greedy"))
 
 
 def test_seat_plan_rejects_an_unknown_isolation(registry: Registry) -> None:
-    with pytest.raises(ValueError, match="isolation must be one of auto, trusted, isolated, not 'fast'"):
+    with pytest.raises(ValueError, match="isolation must be one of auto, trusted, isolated, sandboxed, not 'fast'"):
         SeatPlan(name="greedy", spec=registry.agent("greedy"), isolation="fast")
 
 
@@ -108,10 +130,10 @@ def test_an_agent_no_plugin_registers_cannot_run_isolated(registry: Registry, ho
     game = registry.game("lorum")
     seats = plans(registry, ["random"] * 4, 1, "trusted")
     seats[2] = SeatPlan(name="local", spec=local)
-    with pytest.raises(RefereeError, match="agent 'local' cannot run isolated.*isolation='trusted'"):
+    with pytest.raises(RefereeError, match="agent 'local' cannot run (isolated|sandboxed).*isolation='trusted'"):
         play_match(game, game.info.resolve_options(4, {}), 1, seats, substitute=registry.agent("random"),
                    limits=SMALL, host=host)
-    assert children_of(host.pid) == []
+    assert seats_left(host) == []
     seats[2] = SeatPlan(name="local", spec=local, isolation="trusted")
     match = play_match(game, game.info.resolve_options(4, {}), 1, seats, substitute=registry.agent("random"),
                        limits=SMALL, host=host)
@@ -147,7 +169,7 @@ def test_a_drop_in_plugin_from_another_folder_runs_isolated(tmp_path: Path, host
     '''))
     loaded = load_registry(plugins_dir=tmp_path, entry_points=False).registry
     report = tmp_path / "report.json"
-    seats = plans(loaded, ["random", "listener", "random", "random"], 4, "auto", options={1: {"report": str(report)}})
+    seats = plans(loaded, ["random", "listener", "random", "random"], 4, "isolated", options={1: {"report": str(report)}})
     game = loaded.game("lorum")
     match = play_match(game, game.info.resolve_options(4, {}), 4, seats, substitute=loaded.agent("random"),
                        limits=SMALL, host=host)
@@ -225,3 +247,17 @@ def test_a_game_whose_events_take_no_start_still_plays(registry: Registry, monke
     monkeypatch.setattr(LovatState, "events", lambda self: list(self.log))
     old = play_match(engine, {"players": 4}, 5, seats, substitute=registry.agent("random"))
     assert old.record == new.record
+
+
+def test_sandboxed_refuses_in_one_line_without_the_full_sandbox(registry: Registry, host: AgentHost,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    import arena.referee.seats
+
+    monkeypatch.setattr(arena.referee.seats, "sandbox_level", lambda: "partial")
+    with pytest.raises(RefereeError) as refused:
+        play(registry, host, "lorum", ["random", "bad-printer", "random", "random"], isolation="sandboxed")
+    message = str(refused.value)
+    assert "\n" not in message and "only a partial one" in message and "run 'arena doctor'" in message
+    assert seats_left(host) == []
+    # auto takes what there is: the partial sandbox.
+    assert resolve_mode("auto", registry.agent("bad-printer")) == ("sandboxed", "partial")

@@ -137,15 +137,19 @@ def test_full_config_round_trips_through_json() -> None:
     assert config_from_dict(as_json, GAMES, AGENTS) == config
 
 
-def test_isolation_resolves_auto_per_entry() -> None:
+def test_explicitly_trusted_entries_are_the_ones_the_leaderboard_marks() -> None:
     data = minimal(isolation="auto")
     data["agents"][1]["isolation"] = "isolated"
     config = config_from_dict(data, GAMES, AGENTS)
-    assert config.isolation_of("greedy", trusted=True) == "trusted"
-    assert config.isolation_of("greedy", trusted=False) == "isolated"
-    assert config.isolation_of("random", trusted=True) == "isolated"
-    with pytest.raises(KeyError, match="no entry 'nobody'"):
-        config.isolation_of("nobody", trusted=True)
+    assert config.trusted_entries() == frozenset()  # auto trusts by origin, never marks
+    data["agents"][0]["isolation"] = "trusted"
+    first = data["agents"][0]["name"]
+    assert config_from_dict(data, GAMES, AGENTS).trusted_entries() == {first}
+    del data["agents"][1]["isolation"]
+    data["isolation"] = "trusted"  # the tournament's choice covers every entry that does not say otherwise
+    assert config_from_dict(data, GAMES, AGENTS).trusted_entries() == {entry["name"] for entry in data["agents"]}
+    data["isolation"] = "sandboxed"
+    assert config_from_dict(data, GAMES, AGENTS).isolation == "sandboxed"
 
 
 def test_config_builds_its_schedule() -> None:

@@ -21,7 +21,7 @@ def arena_register_agents(register: Callable[[AgentSpec], None]) -> None:
             factory=make_agent,
             description="Counts unseen cards: plays only when likely to win (Lovat), ducks under the trick (Lorum).",
             version=__version__,
-            # trusted is left False: a third-party agent runs in its own process by default.
+            # No trusted flag: a third-party agent runs in its own sandbox, decided by where it comes from.
             # Declared options are checked before any match; an option not declared here is refused.
             options=AgentOptions((
                 OptionSpec("play_confidence", "float", default=PLAY_CONFIDENCE, minimum=0.0, maximum=1.0,

@@ -1,0 +1,106 @@
+"""``arena doctor``: which sandbox features this machine offers, and what each isolation mode uses here."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from arena.cli.common import add_command, print_json
+from arena.sandbox import Capabilities, cgroups, probe
+
+
+def add_parsers(subparsers: argparse._SubParsersAction) -> None:
+    """Register ``arena doctor``."""
+    parser = add_command(
+        subparsers,
+        "doctor",
+        help="show the sandbox features this machine offers and what each isolation mode uses",
+        description=(
+            "Probe this machine for what the agent sandbox needs (user, PID, mount and network namespaces; "
+            "the Landlock ABI; cgroups and which controllers the arena may use) and say what each isolation "
+            "mode will use here: trusted (in the referee's process), isolated (a forked process with "
+            "rlimits) and sandboxed (the full sandbox), and which is the default for third-party agents "
+            "(the strongest available). docs/security.md explains each layer.\n\n"
+            "Exit status: 0 (the report is the result, whatever the machine offers)."
+        ),
+        examples=("arena doctor", "arena doctor --json"),
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.set_defaults(run=run_doctor)
+
+
+def modes(capabilities: Capabilities) -> dict[str, dict[str, Any]]:
+    """Per isolation mode: whether it is available here, what it uses, and what is missing."""
+    abi = capabilities.landlock_abi
+    landlock = []
+    if abi:
+        landlock.append(f"Landlock ABI {abi}: reads only the code it needs, writes only its own temporary folder")
+        if abi >= 4:
+            landlock.append("Landlock: no TCP bind or connect")
+        if abi >= 6:
+            landlock.append("Landlock: signals and abstract unix sockets scoped to the seat")
+    namespaces = [name for name, present in (("user", capabilities.user_namespaces),
+                                             ("PID", capabilities.pid_namespaces),
+                                             ("mount", capabilities.mount_namespaces),
+                                             ("network", capabilities.network_namespaces)) if present]
+    uses = []
+    if namespaces:
+        uses.append(f"namespaces: {', '.join(namespaces)} (plus IPC and UTS)")
+    uses += landlock
+    if capabilities.memory_limit:
+        uses.append(f"cgroup {capabilities.cgroups} memory: one bound for the whole process tree")
+    else:
+        uses.append("memory: RLIMIT_AS per process and RLIMIT_NPROC (no cgroup memory controller usable)")
+    if capabilities.freezer:
+        uses.append(f"cgroup {capabilities.cgroups} freezer between turns")
+    else:
+        uses.append("freezing: SIGSTOP/SIGCONT to every process of the seat from its PID-namespace init")
+    uses.append(f"cgroup {capabilities.cgroups} cpu quota while thinking" if capabilities.cpu_limit
+                else "no CPU quota (no cgroup cpu controller usable)")
+    if "pids" in cgroups.find().bases:
+        uses.append(f"cgroup {capabilities.cgroups} pids: a cap on the seat's processes")
+    level = capabilities.level
+    return {
+        "trusted": {"available": True, "level": "none",
+                    "uses": ["the referee's own process: no isolation, for agents shipped with arena only"]},
+        "isolated": {"available": True, "level": "none",
+                     "uses": ["a forked process: its own process group, RLIMIT_AS, a private temporary folder, "
+                              "killed at the end of the match"]},
+        "sandboxed": {"available": level == "full", "level": level, "uses": uses if level != "none" else [],
+                      "missing": capabilities.missing("full")},
+    }
+
+
+def third_party_default(capabilities: Capabilities) -> str:
+    """The mode third-party agents get by default: the strongest this machine offers."""
+    level = capabilities.level
+    if level == "full":
+        return "sandboxed"
+    return "sandboxed (partial)" if level == "partial" else "isolated"
+
+
+def run_doctor(args: argparse.Namespace) -> int:
+    """Print the report."""
+    capabilities = probe()
+    table = modes(capabilities)
+    default = third_party_default(capabilities)
+    if args.json:
+        print_json({"capabilities": capabilities.to_json(), "modes": table, "third_party_default": default})
+        return 0
+    print("Sandbox features on this machine:")
+    for line in capabilities.describe():
+        print(f"  {line}")
+    print()
+    for name, mode in table.items():
+        state = "available" if mode["available"] else f"not available ({mode['level']} sandbox only)"
+        print(f"isolation = \"{name}\": {state}")
+        for use in mode["uses"]:
+            print(f"  - {use}")
+        if mode.get("missing"):
+            print(f"  missing for the full sandbox: {', '.join(mode['missing'])}")
+    print()
+    print(f"default for third-party agents: {default}")
+    if capabilities.level != "full":
+        print("isolation = \"sandboxed\" refuses to start here; docs/security.md says what each missing "
+              "feature would stop")
+    return 0

@@ -1,0 +1,368 @@
+"""A process seat: the agent runs in its own process, forked by its plugin's zygote, reached only through JSON.
+
+Two modes share this code: ``isolated`` (a plain forked process, rlimits) and
+``sandboxed`` (a process tree in the sandbox of ``arena.sandbox``: its own
+namespaces, Landlock, a cgroup).  Between its own turns a seat is frozen (the
+cgroup freezer for a sandbox with a group, else SIGSTOP to its process group),
+so its background threads and children cannot take CPU from the seat that is
+thinking; it is thawed when asked to act and when told the result.
+
+Events are batched and sent with the next request.  Past a limit the seat is
+killed at once; a process that dies is a ``crash`` fault, or a ``memory``
+fault if it ran out of memory.  Nothing a zygote replies is taken on trust: a
+seat's pid must be a descendant of its zygote before the referee signals it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import time
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from arena.games.base import Action, Game, Observation
+from arena.plugins import origin
+from arena.referee import protocol
+from arena.referee.faults import CRASH, EXCEPTION, ILLEGAL, MEMORY, TIMEOUT, Fault, RefereeError, check_action
+from arena.referee.host import AgentHost, Zygote
+from arena.referee.limits import Clock, Limits
+from arena.referee.seats import LEVELS, SANDBOXED
+from arena.referee.zygote import MEMORY_EXIT
+
+if TYPE_CHECKING:
+    from arena.referee.match import SeatPlan
+
+FINISH_SECONDS = 0.5
+"""Longest wait for an agent to take the final result before its process is stopped."""
+
+
+class ProcessSeat:
+    """An agent in its own process (``isolated``) or sandboxed process tree (``sandboxed``)."""
+
+    def __init__(self, plan: SeatPlan, game: Game, seat: int, players: int, limits: Limits, host: AgentHost,
+                 mode: str, require: str) -> None:
+        self.plan = plan
+        self.game = game
+        self.seat = seat
+        self.players = players
+        self.limits = limits
+        self.clock = Clock(limits)
+        self.host = host
+        self.mode = mode
+        self.require = require
+        self.level = "none"
+        self.zygote: Zygote | None = None
+        self.sock: socket.socket | None = None
+        self.pid: int | None = None
+        self.box: Any = None  # arena.sandbox.SeatBox of a sandboxed seat
+        self.launched = 0.0
+        self.pending: list[Mapping[str, Any]] = []
+        self.peak_memory_mb: float | None = None
+        self.finishing = False
+        self.listens = True
+        self.failed: Fault | None = None  # a start-up failure that comes from the plugin's side
+
+    def launch(self) -> None:
+        """Ask the plugin's zygote for the seat (a fork: the agent builds in parallel with the other seats')."""
+        spec = self.plan.spec
+        source = origin(spec)
+        if source is None:
+            raise RefereeError(f"agent {spec.name!r} cannot run {self.mode}: no plugin registers it (it was made in "
+                               "this program); register it through a plugin or seat it with isolation='trusted'")
+        request = {
+            "op": "spawn", "agent": spec.name, "version": spec.version, "game": self.game.info.name,
+            "seat": self.seat, "players": self.players, "seed": self.plan.seed, "options": dict(self.plan.options),
+            "memory_mb": self.limits.memory_mb,
+        }
+        try:
+            json.dumps(request)
+        except (TypeError, ValueError):
+            raise RefereeError(f"seat {self.seat} ({self.plan.name}): options {self.plan.options!r} are not JSON data, "
+                               "so they cannot reach an agent in its own process") from None
+        self.zygote = self.host.zygote(source, self.require)
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.launched = time.monotonic()
+        # Whatever goes wrong from here on comes from the plugin's side (its zygote ran its code): a start-up
+        # fault of this seat, never a reason to stop the match or the tournament.
+        try:
+            try:
+                self.zygote.start()
+                if self.mode == SANDBOXED and LEVELS.index(self.zygote.level) < LEVELS.index(self.require):
+                    raise RefereeError(f"the sandbox of plugin {source.name!r} reached level "
+                                       f"{self.zygote.level!r}, not {self.require!r}; run 'arena doctor'")
+                reply = self.zygote.spawn(request, theirs)
+            finally:
+                theirs.close()
+            self.sock = ours
+            self._adopt(reply)
+        except RefereeError as error:
+            if "arena doctor" in str(error):
+                ours.close()
+                raise
+            self.failed = Fault(CRASH, f"start-up: {error}")
+            self.close()
+            if self.sock is None:
+                ours.close()
+
+    def _adopt(self, reply: dict[str, Any]) -> None:
+        """Take the seat the zygote says it started, after checking that it is one of the zygote's own."""
+        assert self.zygote is not None
+        if "error" in reply:
+            raise RefereeError(str(reply["error"])[:500])
+        pid = reply.get("pid")
+        if isinstance(pid, bool) or not isinstance(pid, int) or not _descends_from(pid, self.zygote.pid):
+            raise RefereeError(f"the host of plugin {self.zygote.plugin.name!r} named process {pid!r}, which is "
+                               "not one of its own")
+        self.pid = pid
+        self.level = "none"
+        if reply.get("box") is None:
+            if self.mode == SANDBOXED:
+                raise RefereeError(f"the host of plugin {self.zygote.plugin.name!r} started no sandbox")
+            return
+        from arena.sandbox import Policy, SandboxError, SeatBox, place
+
+        policy = Policy(read_paths=(), memory_mb=self.limits.memory_mb, cpus=self.limits.cpus,
+                        label=f"seat{self.seat}-{self.plan.spec.name}")
+        try:
+            box = SeatBox.from_json(reply["box"])
+            if box.pid != pid:
+                raise ValueError(f"its box names process {box.pid}, not {pid}")
+            self.box = place(box, policy, parent=self.zygote.pid or 0, temp_root=self.zygote.temp_root or "/")
+        except (SandboxError, ValueError, TypeError) as error:
+            raise RefereeError(f"the host of plugin {self.zygote.plugin.name!r} started a seat that cannot be "
+                               f"placed: {error}") from None
+        # The level the zygote said before it ran plugin code, or less if placing found less.
+        self.level = min(self.zygote.level, self.box.level, key=LEVELS.index)
+
+    def start(self) -> None:
+        """Wait for the agent to be built, at most ``startup_seconds`` after the fork; then freeze it."""
+        if self.failed is not None:
+            raise self.failed
+        reply = self._receive(self.launched + self.limits.startup_seconds, "start-up")
+        if "ready" not in reply:
+            raise self._stop(self._reply_fault(reply, "start-up: "))
+        self._freeze()
+
+    def act(self, observation: Observation) -> tuple[Action, float]:
+        """Thaw, send the observation (and pending events), freeze again; the checked action and its seconds."""
+        data = protocol.encode_act(self.pending, observation)
+        self.pending = []
+        self._thaw()
+        started = time.monotonic()
+        allowance = self.clock.allowance()
+        deadline = started + allowance
+        self._send(data, deadline)
+        reply = self._receive(deadline, "")
+        elapsed = time.monotonic() - started
+        self._freeze()
+        if not self.clock.charge(elapsed):  # the reply beat the deadline by less than a clock tick
+            raise self._stop(_timeout(elapsed, self.limits, allowance))
+        if "action" not in reply:
+            raise self._stop(self._reply_fault(reply, ""))
+        try:
+            return check_action(self.game, observation, _action_from_json(reply["action"])), elapsed
+        except Fault as fault:
+            raise self._stop(fault) from None
+
+    def event(self, event: Mapping[str, Any]) -> None:
+        """Queue a public event for the next request."""
+        self.pending.append(event)
+
+    def finish(self, result: Mapping[str, Any]) -> None:
+        """Thaw and send the result (and pending events); ``collect`` waits for the agent to take it."""
+        try:
+            self._thaw()
+            self._send(protocol.encode({"op": "result", "events": self.pending, "result": result}),
+                       time.monotonic() + FINISH_SECONDS)
+            self.finishing = True
+        except Fault:
+            pass
+        self.pending = []
+
+    def collect(self) -> None:
+        """Give the agent a moment to process the result (its process is stopped by ``close_all``)."""
+        if self.finishing and self.sock is not None:
+            try:
+                protocol.receive(self.sock, time.monotonic() + min(FINISH_SECONDS, self.limits.move_seconds))
+            except (protocol.ChannelClosed, protocol.ChannelTimeout, protocol.ProtocolError, OSError):
+                pass
+
+    def close(self) -> dict[str, Any]:
+        """Kill the seat's processes and reap them; its exit status."""
+        if self.pid is None or self.zygote is None:
+            self.closed({})
+            return {}
+        memory = _kill(self)
+        status = dict(self.zygote.reap([self.pid])[self.pid])
+        status.update({key: value for key, value in memory.items() if value is not None})
+        self.closed(status)
+        return status
+
+    def closed(self, status: Mapping[str, Any]) -> None:
+        """Note that the seat was reaped with ``status`` (see ``reap_all``) and drop the socket."""
+        self.pid = None
+        self.box = None
+        maxrss = status.get("maxrss_kb")
+        if isinstance(maxrss, (int, float)) and not isinstance(maxrss, bool):
+            self.peak_memory_mb = maxrss / 1024
+        if self.sock is not None:
+            self.sock.close()
+            self.sock = None
+
+    # -- internals -------------------------------------------------------------------------------
+
+    def _freeze(self) -> None:
+        if self.box is not None and self.box.group is not None:
+            from arena.sandbox import freeze
+
+            freeze(self.box)
+        elif self.pid is not None and self.box is None:
+            _signal_group(self.pid, signal.SIGSTOP)
+
+    def _thaw(self) -> None:
+        if self.box is not None and self.box.group is not None:
+            from arena.sandbox import thaw
+
+            thaw(self.box)
+        elif self.pid is not None and self.box is None:
+            _signal_group(self.pid, signal.SIGCONT)
+
+    def _send(self, data: bytes, deadline: float) -> None:
+        assert self.sock is not None
+        try:
+            protocol.send(self.sock, data, deadline)
+        except protocol.ChannelTimeout:
+            raise self._stop(Fault(TIMEOUT, "did not read its request in time")) from None
+        except (protocol.ChannelClosed, OSError):
+            raise self._died("") from None
+
+    def _receive(self, deadline: float, context: str) -> dict[str, Any]:
+        assert self.sock is not None
+        prefix = f"{context}: " if context else ""
+        try:
+            reply = protocol.receive(self.sock, deadline)
+        except protocol.ChannelTimeout:
+            if context:
+                message = f"{prefix}not ready after {self.limits.startup_seconds:g} s"
+                raise self._stop(Fault(TIMEOUT, message)) from None
+            elapsed = time.monotonic() - (deadline - self.clock.allowance())
+            raise self._stop(_timeout(elapsed, self.limits, self.clock.allowance())) from None
+        except protocol.ProtocolError as error:
+            raise self._stop(Fault(ILLEGAL, f"{prefix}sent a malformed reply: {error}")) from None
+        except (protocol.ChannelClosed, OSError):
+            raise self._died(prefix) from None
+        if not isinstance(reply, dict):
+            raise self._stop(Fault(ILLEGAL, f"{prefix}sent a malformed reply"))
+        return reply
+
+    def _reply_fault(self, reply: dict[str, Any], prefix: str) -> Fault:
+        error = reply.get("error")
+        message = str(reply.get("message", ""))[:500]
+        if error == "memory":
+            return Fault(MEMORY, f"{prefix}{message} (limit {self.limits.memory_mb} MB)")
+        if error == "exception":
+            return Fault(EXCEPTION, prefix + message)
+        if error == "malformed":
+            return Fault(ILLEGAL, prefix + message)
+        return Fault(ILLEGAL, f"{prefix}sent a malformed reply")
+
+    def _died(self, prefix: str) -> Fault:
+        """The process went away: a memory fault if it died of exhaustion under its limit, else a crash."""
+        status = self.close()
+        limit = self.limits.memory_mb
+        if status.get("exit") == MEMORY_EXIT or status.get("memory_exceeded"):
+            return Fault(MEMORY, f"{prefix}ran out of memory (limit {limit} MB)")
+        if "signal" in status:
+            name = _signal_name(status["signal"])
+            if limit and status["signal"] in (signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS):
+                return Fault(MEMORY, f"{prefix}the agent's process died of {name} under its {limit} MB memory limit")
+            return Fault(CRASH, f"{prefix}the agent's process was killed by {name}")
+        code = status.get("exit")
+        how = f" with status {code}" if code is not None else ""
+        return Fault(CRASH, f"{prefix}the agent's process exited{how}")
+
+    def _stop(self, fault: Fault) -> Fault:
+        self.close()
+        return fault
+
+
+def reap_all(seats: Sequence[ProcessSeat]) -> None:
+    """Kill every live seat at once, then reap them with one request per zygote (their teardowns overlap)."""
+    live = [seat for seat in seats if seat.pid is not None and seat.zygote is not None]
+    memory = {id(seat): _kill(seat) for seat in live}
+    by_zygote: dict[int, list[ProcessSeat]] = {}
+    for seat in live:
+        by_zygote.setdefault(id(seat.zygote), []).append(seat)
+    for group in by_zygote.values():
+        zygote = group[0].zygote
+        assert zygote is not None
+        statuses = zygote.reap([seat.pid for seat in group if seat.pid is not None])
+        for seat in group:
+            status = dict(statuses.get(seat.pid, {}))  # type: ignore[arg-type]
+            status.update({key: value for key, value in memory[id(seat)].items() if value is not None})
+            seat.closed(status)
+
+
+def _kill(seat: ProcessSeat) -> dict[str, Any]:
+    """Kill a seat at once, without waiting for the zygote: an isolated seat's process group by SIGKILL, a
+    sandboxed seat's whole tree by ``arena.sandbox.reap`` (which also reports the tree's peak memory and
+    whether it hit its limit, and removes its groups).
+
+    The pid cannot have been reused: the zygote waits for its seats only when asked, after this.
+    """
+    if seat.box is not None:
+        from arena.sandbox import SandboxError, reap
+
+        try:
+            report = reap(seat.box)
+        except (SandboxError, OSError):
+            return {}
+        return {"maxrss_kb": report.get("maxrss_kb"), "memory_exceeded": report.get("memory_exceeded")}
+    if seat.pid is not None:
+        _signal_group(seat.pid, signal.SIGKILL)
+    return {}
+
+
+def _signal_group(pid: int, number: int) -> None:
+    try:
+        os.killpg(pid, number)
+    except OSError:
+        pass
+
+
+def _descends_from(pid: int, ancestor: int | None, depth: int = 4) -> bool:
+    """Whether process ``pid`` is ``ancestor`` 's child, grandchild... (at most ``depth`` generations)."""
+    if ancestor is None or pid <= 1:
+        return False
+    current = pid
+    for _ in range(depth):
+        try:
+            with open(f"/proc/{current}/stat") as stat:
+                text = stat.read()
+            current = int(text[text.rindex(")") + 2:].split()[1])
+        except (OSError, ValueError, IndexError):
+            return False
+        if current == ancestor:
+            return True
+    return False
+
+
+def _action_from_json(value: Any) -> Any:
+    return tuple(value) if isinstance(value, list) else value
+
+
+def _timeout(elapsed: float, limits: Limits, allowance: float) -> Fault:
+    """The fault of a decision that used up its ``allowance`` (the move time plus what the bank had left)."""
+    seconds = max(elapsed, allowance)
+    return Fault(TIMEOUT, f"no action after {seconds:.2f} s, all this decision had: "
+                          f"{limits.describe_allowance(allowance)}; the process was killed", seconds)
+
+
+def _signal_name(number: Any) -> str:
+    try:
+        return signal.Signals(number).name
+    except (ValueError, TypeError):
+        return f"signal {number}"

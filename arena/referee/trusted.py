@@ -1,0 +1,126 @@
+"""A trusted seat: the agent runs in the referee's own process.
+
+Only for arena's own agents (under ``auto``) or an agent the user seated
+``trusted`` by name: nothing separates it from the referee, the game state or
+the other trusted seats.  Per decision the overhead is one ``perf_counter``
+pair and the legality check.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from arena.agent import Agent
+from arena.games.base import Action, Game, Observation
+from arena.plugins import PluginCodeRefused, in_process_spec
+from arena.referee.faults import EXCEPTION, MEMORY, TIMEOUT, Fault, check_action, describe_exception
+from arena.referee.limits import Clock, Limits
+from arena.referee.seats import TRUSTED
+
+if TYPE_CHECKING:
+    from arena.referee.match import SeatPlan
+
+
+class TrustedSeat:
+    """An agent in the referee's process: fast, but it cannot be pre-empted or memory-limited.
+
+    A decision over the time limit is a ``timeout`` fault after the fact (its
+    action is discarded).  Whatever the agent raises is its fault, ``SystemExit``
+    included; only ``KeyboardInterrupt`` passes (it is the user's Ctrl-C as far
+    as an in-process agent can tell, and stops the arena with a non-zero status).
+    """
+
+    mode = TRUSTED
+    level = "none"
+
+    def __init__(self, plan: SeatPlan, game: Game, seat: int, players: int, limits: Limits) -> None:
+        self.plan = plan
+        self.game = game
+        self.seat = seat
+        self.players = players
+        self.limits = limits
+        self.clock = Clock(limits)
+        self.agent: Agent | None = None
+        self.timed = True
+        self.peak_memory_mb: float | None = None
+        self.listens = True
+
+    def launch(self) -> None:
+        """Nothing to do ahead of ``start`` for an in-process agent."""
+
+    def start(self) -> None:
+        """Build the agent; a factory that raises or takes longer than ``startup_seconds`` is a fault."""
+        started = time.perf_counter()
+        try:
+            spec = in_process_spec(self.plan.spec)  # imports a third-party plugin seated trusted by name
+            self.agent = spec.factory(seat=self.seat, game=self.game.info, players=self.players,
+                                      seed=self.plan.seed, options=self.plan.options)
+        except MemoryError:
+            raise Fault(MEMORY, "start-up: MemoryError") from None
+        except PluginCodeRefused as error:
+            raise Fault(EXCEPTION, f"start-up: {error}") from None
+        except KeyboardInterrupt:
+            raise
+        except BaseException as error:
+            raise Fault(EXCEPTION, f"start-up: {describe_exception(error)}") from None
+        elapsed = time.perf_counter() - started
+        # A person at the terminal is never timed (arena play --human).
+        self.timed = not _is_person(self.agent)
+        # An agent that keeps Agent's own (empty) on_event is not told events: skipping the call changes
+        # nothing it could see, and saves a call per event and seat (most first-party agents ignore events).
+        self.listens = type(self.agent).on_event is not Agent.on_event
+        if self.timed and elapsed > self.limits.startup_seconds:
+            raise Fault(TIMEOUT, f"start-up took {elapsed:.2f} s, over the {self.limits.startup_seconds:g} s limit")
+
+    def act(self, observation: Observation) -> tuple[Action, float]:
+        """One decision and the seconds it took."""
+        agent = self.agent
+        assert agent is not None
+        started = time.perf_counter()
+        try:
+            action = agent.act(observation)
+        except MemoryError:
+            raise Fault(MEMORY, "MemoryError", time.perf_counter() - started) from None
+        except KeyboardInterrupt:
+            raise
+        except BaseException as error:
+            raise Fault(EXCEPTION, describe_exception(error), time.perf_counter() - started) from None
+        elapsed = time.perf_counter() - started
+        allowance = self.clock.allowance()
+        if self.timed and not self.clock.charge(elapsed):
+            # Trusted agents cannot be pre-empted: the late action is discarded, not played.
+            raise Fault(TIMEOUT, f"took {elapsed:.2f} s, more than all this decision had: "
+                                 f"{self.limits.describe_allowance(allowance)}; the late action was discarded", elapsed)
+        return check_action(self.game, observation, action), elapsed
+
+    def event(self, event: Mapping[str, Any]) -> None:
+        """Tell the agent a public event; a failing notification is ignored."""
+        _quietly(self.agent.on_event, event)  # type: ignore[union-attr]
+
+    def finish(self, result: Mapping[str, Any]) -> None:
+        """Tell the agent the result; a failing notification is ignored."""
+        _quietly(self.agent.on_result, result)  # type: ignore[union-attr]
+
+    def collect(self) -> None:
+        """Nothing to wait for."""
+
+    def close(self) -> None:
+        """Drop the agent."""
+        self.agent = None
+
+
+def _quietly(call: Any, data: Mapping[str, Any]) -> None:
+    try:
+        call(data)
+    except KeyboardInterrupt:
+        raise
+    except BaseException:  # SystemExit from a notification changes nothing either
+        pass
+
+
+def _is_person(agent: Agent) -> bool:
+    human = sys.modules.get("arena.human")
+    return human is not None and isinstance(agent, human.HumanAgent)

@@ -1,0 +1,137 @@
+"""``confine``: lock the calling process (a per-plugin zygote, a discovery child) into the sandbox for good."""
+
+from __future__ import annotations
+
+import os
+import resource
+import tempfile
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from arena.sandbox import kernel
+from arena.sandbox.policy import Policy
+from arena.sandbox.capabilities import SandboxError, probe, require_level
+
+READ = kernel.ACCESS_FS_READ_FILE | kernel.ACCESS_FS_READ_DIR | kernel.ACCESS_FS_EXECUTE
+"""Rights on a readable folder (a file gets the file rights among them)."""
+
+WRITE = (kernel.ACCESS_FS_READ_FILE | kernel.ACCESS_FS_READ_DIR | kernel.ACCESS_FS_WRITE_FILE
+         | kernel.ACCESS_FS_TRUNCATE | kernel.ACCESS_FS_REMOVE_DIR | kernel.ACCESS_FS_REMOVE_FILE
+         | kernel.ACCESS_FS_MAKE_DIR | kernel.ACCESS_FS_MAKE_REG | kernel.ACCESS_FS_MAKE_SYM | kernel.ACCESS_FS_REFER)
+"""Rights in a private temporary folder: everything but sockets, FIFOs and device nodes (no rendezvous points)."""
+
+DEVICES = {"/dev/null": kernel.ACCESS_FS_READ_FILE | kernel.ACCESS_FS_WRITE_FILE,
+           "/dev/zero": kernel.ACCESS_FS_READ_FILE, "/dev/urandom": kernel.ACCESS_FS_READ_FILE,
+           "/dev/random": kernel.ACCESS_FS_READ_FILE,
+           "/sys/devices/system/cpu": kernel.ACCESS_FS_READ_FILE | kernel.ACCESS_FS_READ_DIR}
+"""What the interpreter and common libraries read besides code (``os.cpu_count`` reads the cpu folder)."""
+
+NAMESPACES = kernel.CLONE_NEWUSER | kernel.CLONE_NEWNS | kernel.CLONE_NEWNET | kernel.CLONE_NEWIPC | kernel.CLONE_NEWUTS
+"""The namespaces ``confine`` moves the process into (a PID namespace is per seat: see ``spawn_seat``)."""
+
+
+@dataclass(slots=True)
+class Confinement:
+    """What ``confine`` did to this process (one per process; ``spawn_seat`` reads it)."""
+
+    level: str  # the level achieved
+    landlock_abi: int  # the Landlock ABI used (0: none)
+    namespaces: bool  # whether the process is in its own user, mount, network, IPC and UTS namespaces
+    temp_root: str  # the folder seats' temporary folders are made in
+
+
+current: Confinement | None = None
+"""This process's confinement, once ``confine`` has run."""
+
+
+@contextmanager
+def opened(paths: Iterable[str]) -> Iterator[list[tuple[str, int]]]:
+    """``O_PATH`` descriptors of the paths that exist and can be reached (others are skipped), closed after."""
+    fds: list[tuple[str, int]] = []
+    try:
+        for path in dict.fromkeys(paths):
+            try:
+                fds.append((path, os.open(path, os.O_PATH | os.O_CLOEXEC)))
+            except OSError:
+                continue
+        yield fds
+    finally:
+        for _path, fd in fds:
+            os.close(fd)
+
+
+def rules(fds: list[tuple[str, int]], access: int) -> list[tuple[int, int]]:
+    """Landlock rules granting ``access`` beneath each folder (only the file rights on a file)."""
+    granted = []
+    for path, fd in fds:
+        is_dir = os.path.isdir(path)
+        granted.append((fd, access if is_dir else access & kernel.FILE_ACCESS))
+    return granted
+
+
+def single_threaded() -> bool:
+    """Whether the calling process has one thread (namespaces and Landlock apply per thread)."""
+    try:
+        return len(os.listdir("/proc/self/task")) == 1
+    except OSError:
+        return True  # no /proc to ask: the caller's promise stands
+
+
+def confine(policy: Policy, *, require: str = "partial", temp_root: str | None = None) -> str:
+    """Confine the calling process for the rest of its life; return the level achieved.
+
+    Call it in a fresh, single-threaded process before any untrusted import.
+    It moves the process into new user (uid 0 inside, mapped to the caller's
+    own uid), mount, network, IPC and UTS namespaces; sets ``no_new_privs``;
+    and applies Landlock: read and execute only ``policy.read_paths`` plus
+    /dev/null, /dev/urandom and the like; write only beneath ``temp_root``
+    (made with ``tempfile.mkdtemp`` when not given; the host that started the
+    process removes it when the process ends), where ``spawn_seat`` makes each
+    seat's folder; no TCP bind or connect (ABI >= 4); signals and abstract
+    unix sockets scoped to the sandbox (ABI >= 6).  Descriptors already open
+    (a socket to the referee) keep working.  ``SandboxError`` (before changing
+    anything) when this machine's level is below ``require``.
+    """
+    global current
+    capabilities = probe()  # before the namespaces: it forks and tries them
+    level = capabilities.level
+    require_level(level, require, capabilities)
+    if current is not None:
+        raise SandboxError("this process is already confined; confine a fresh process")
+    if not single_threaded():
+        raise SandboxError("confine needs a single-threaded process (namespaces and Landlock apply per thread); "
+                           "call it before starting threads")
+    if temp_root is None:
+        temp_root = tempfile.mkdtemp(prefix=f"arena-sandbox-{os.getpid()}-")
+    elif not os.path.isdir(temp_root) or os.path.islink(temp_root):
+        raise SandboxError(f"sandbox temporary folder {temp_root} is not a folder")
+    temp_root = os.path.realpath(temp_root)
+    namespaces = capabilities.namespaces
+    with opened(policy.read_paths) as readable, opened(DEVICES) as devices, opened([temp_root]) as writable, \
+            opened(["/proc/self"]) as own_proc:
+        granted = rules(readable, READ) + rules(writable, WRITE) + rules(own_proc, READ & ~kernel.ACCESS_FS_EXECUTE)
+        granted += [(fd, DEVICES[path]) for path, fd in devices]
+        if namespaces:
+            _enter_namespaces()
+        kernel.prctl(kernel.PR_SET_NO_NEW_PRIVS, 1)
+        if capabilities.landlock_abi:
+            kernel.landlock_restrict(capabilities.landlock_abi, granted)
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # no core files with a seat's memory in them
+    current = Confinement(level=level, landlock_abi=capabilities.landlock_abi, namespaces=namespaces,
+                          temp_root=temp_root)
+    return level
+
+
+def _enter_namespaces() -> None:
+    """New user namespace (uid and gid 0 inside mapped to ours), mount, network, IPC and UTS namespaces."""
+    uid, gid = os.geteuid(), os.getegid()
+    kernel.prctl(kernel.PR_SET_DUMPABLE, 1)  # a process that changed user is not, and could not write its maps
+    kernel.unshare(NAMESPACES)
+    with open("/proc/self/setgroups", "w") as file:
+        file.write("deny")
+    with open("/proc/self/uid_map", "w") as file:
+        file.write(f"0 {uid} 1")
+    with open("/proc/self/gid_map", "w") as file:
+        file.write(f"0 {gid} 1")
+    kernel.mount(None, "/", None, kernel.MS_REC | kernel.MS_PRIVATE)  # nothing we mount reaches the host

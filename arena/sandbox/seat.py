@@ -1,0 +1,413 @@
+"""One seat's sandbox: ``spawn_seat`` (in the zygote), ``place`` (in the referee), ``freeze``/``thaw``, ``reap``.
+
+The seat is a process tree under an init of our own (``_init``): process 1 of
+a fresh PID namespace, forked from the confined zygote.  The init forks the
+agent process, which confines itself further (a nested Landlock domain that
+writes only the seat's temporary folder, no capabilities, rlimits) and calls
+``run()``.  The init then only waits: it reaps every process that ends up its
+child (orphans, a setsid double-fork's grandchild), stops or resumes every
+process of the namespace on request (``kill(-1, ...)``), and when the agent
+process ends it kills the rest and exits with the agent's status.  When the
+init dies, for any reason, the kernel kills every process in its namespace.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import select
+import shutil
+import signal
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from arena.sandbox import cgroups, confinement, kernel
+from arena.sandbox.policy import Policy
+from arena.sandbox.capabilities import LEVELS, SandboxError
+
+START = signal.SIGUSR1
+"""Sent to the init by ``place`` once the seat is in its groups: the agent process may start."""
+
+FREEZE = signal.SIGRTMIN + 1
+"""Asks the init to stop every process of the seat (when there is no cgroup freezer)."""
+
+THAW = signal.SIGRTMIN + 2
+"""Asks the init to resume them."""
+
+SIGNALS = {signal.SIGCHLD, START, FREEZE, THAW}
+"""What the init waits for (blocked, so it takes them one at a time with ``sigwaitinfo``)."""
+
+FROZEN_NAME, THAWED_NAME = "arena-frozen", "arena-thawed"
+"""The init's process name after it has stopped / resumed the seat: how the referee knows it is done."""
+
+ACKNOWLEDGE_SECONDS = 5.0
+"""Longest wait for the init to confirm a freeze or thaw."""
+
+
+@dataclass(frozen=True, slots=True)
+class SeatBox:
+    """One seat's sandbox, as plain JSON-able data so that the zygote can hand it to the referee."""
+
+    pid: int  # host-visible pid of the seat's top process (its PID namespace's init)
+    group: str | None  # cgroup folders (os.pathsep-separated; for freeze/thaw/limits), or None
+    temp_dir: str  # the seat's private writable folder (TMPDIR), removed by reap
+    level: str  # "full", "partial" or "none"
+
+    def to_json(self) -> dict[str, Any]:
+        """The box as plain JSON data."""
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> SeatBox:
+        """The box ``to_json`` wrote; ``ValueError`` for anything else."""
+        pid, group, temp_dir, level = (data.get(name) for name in ("pid", "group", "temp_dir", "level"))
+        if isinstance(pid, bool) or not isinstance(pid, int) or pid <= 0:
+            raise ValueError(f"seat box pid must be a positive integer, not {pid!r}")
+        if group is not None and not isinstance(group, str):
+            raise ValueError(f"seat box group must be a string or null, not {group!r}")
+        if not isinstance(temp_dir, str) or not os.path.isabs(temp_dir):
+            raise ValueError(f"seat box temp_dir must be an absolute path, not {temp_dir!r}")
+        if level not in LEVELS:
+            raise ValueError(f"seat box level must be one of {', '.join(LEVELS)}, not {level!r}")
+        return cls(pid=pid, group=group, temp_dir=temp_dir, level=level)
+
+
+@dataclass(slots=True)
+class _Spawned:
+    """A seat this process forked (it alone can wait for it)."""
+
+    temp_dir: str
+    pidfd: int | None = None
+
+
+@dataclass(slots=True)
+class _Placed:
+    """A seat this process placed in its groups (it alone may change or remove them)."""
+
+    pidfd: int
+    folders: list[str] = field(default_factory=list)
+    temp_dir: str = ""
+
+
+_spawned: dict[int, _Spawned] = {}
+_placed: dict[int, _Placed] = {}
+
+
+def spawn_seat(run: Callable[[], int], policy: Policy, keep_fds: Sequence[int], *,
+               await_placement: bool = False) -> SeatBox:
+    """Fork one seat of one match from the confined zygote; the child runs ``run()`` and exits with its status.
+
+    Its own PID, network, IPC and UTS namespaces (every process it starts,
+    a setsid double-fork included, dies when the box is reaped); a nested
+    Landlock domain that writes only a fresh private temporary folder (also
+    its working directory and TMPDIR); no capabilities; memory bounded per
+    process (``RLIMIT_AS``: this process's size plus ``policy.memory_mb``) and,
+    once placed, for the whole tree by the group; every fd closed but
+    ``keep_fds`` and stdio (stdio -> /dev/null).  With ``await_placement`` the
+    agent process starts only when the referee's ``place`` says so (it must
+    then be called).  ``run()`` should return a status below 128.
+    """
+    state = confinement.current
+    if state is None:
+        raise SandboxError("spawn_seat needs a confined process: call confine() first")
+    if not confinement.single_threaded():
+        raise SandboxError("spawn_seat needs a single-threaded zygote (a thread would be copied half-way); "
+                           "something in this process started a thread")
+    keep = sorted({int(fd) for fd in keep_fds} - {0, 1, 2})
+    temp_dir = tempfile.mkdtemp(prefix="seat-", dir=state.temp_root)
+    size_kb = _address_space_kb()
+    flags = (kernel.CLONE_NEWPID | kernel.CLONE_NEWNET | kernel.CLONE_NEWIPC | kernel.CLONE_NEWUTS
+             if state.namespaces else 0)
+    old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
+    try:
+        pid = kernel.clone(flags) if flags else os.fork()
+    except OSError as error:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
+        shutil.rmtree(temp_dir, ignore_errors=True)
+        raise SandboxError(f"cannot start seat {policy.label or '?'}: {error}") from None
+    if pid == 0:
+        status = 127
+        try:
+            status = _init(run, policy, keep, temp_dir, old_mask, await_placement, size_kb, state)
+        finally:
+            os._exit(status)
+    signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
+    _spawned[pid] = _Spawned(temp_dir)
+    level = state.level if flags and state.landlock_abi else "partial" if flags or state.landlock_abi else "none"
+    return SeatBox(pid=pid, group=None, temp_dir=temp_dir, level=min(level, state.level, key=LEVELS.index))
+
+
+def _init(run: Callable[[], int], policy: Policy, keep: list[int], temp_dir: str, old_mask: set[int],
+          await_placement: bool, size_kb: int, state: confinement.Confinement) -> int:
+    """The seat's init: start the agent process, reap, stop/resume on request, end with the agent."""
+    kernel.prctl(kernel.PR_SET_PDEATHSIG, signal.SIGKILL)  # the zygote's death ends the seat
+    in_namespace = os.getpid() == 1
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for target in (0, 1, 2):
+        os.dup2(devnull, target)
+    _close_fds_except(keep)
+    if in_namespace:
+        kernel.drop_capabilities()
+    kernel.set_name("arena-seat")
+    if await_placement:
+        while signal.sigwaitinfo({START}).si_pid != 0 and in_namespace:
+            pass  # only the referee, outside the namespace, starts the seat
+    agent = os.fork()
+    if agent == 0:
+        status = 127
+        try:
+            status = _agent(run, policy, temp_dir, old_mask, size_kb, state, in_namespace)
+        finally:
+            os._exit(status)
+    for fd in keep:
+        os.close(fd)
+
+    def everyone(sig: int) -> None:
+        try:
+            if in_namespace:
+                os.kill(-1, sig)  # every process of this PID namespace but the init itself
+            else:
+                os.killpg(agent, sig)
+        except OSError:
+            pass
+
+    result = None
+    while result is None:
+        info = signal.sigwaitinfo(SIGNALS)
+        if info.si_signo == signal.SIGCHLD:
+            result = _reap_children(agent)
+        elif in_namespace and info.si_pid != 0:
+            continue  # freeze and thaw come from outside the namespace only
+        elif info.si_signo == FREEZE:
+            everyone(signal.SIGSTOP)
+            kernel.set_name(FROZEN_NAME)
+        elif info.si_signo == THAW:
+            everyone(signal.SIGCONT)
+            kernel.set_name(THAWED_NAME)
+    everyone(signal.SIGKILL)
+    if os.WIFSIGNALED(result):
+        return 128 + os.WTERMSIG(result)
+    return os.waitstatus_to_exitcode(result) & 0x7F
+
+
+def _reap_children(agent: int) -> int | None:
+    """Wait for every child that has ended; the agent process's wait status if it was one of them."""
+    result = None
+    while True:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            break
+        if pid == 0:
+            break
+        if pid == agent:
+            result = status
+    return result
+
+
+def _agent(run: Callable[[], int], policy: Policy, temp_dir: str, old_mask: set[int], size_kb: int,
+           state: confinement.Confinement, in_namespace: bool) -> int:
+    """The agent process: confine itself to the seat's own folder, then ``run()``."""
+    if not in_namespace:
+        os.setpgid(0, 0)  # without a PID namespace the process group is what the init stops and kills
+    signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    if state.namespaces:  # counted per user id of the zygote's namespace, so only there is it a bound of ours
+        resource.setrlimit(resource.RLIMIT_NPROC, (policy.max_processes, policy.max_processes))
+    if policy.memory_mb:
+        size = size_kb * 1024 + (policy.memory_mb << 20)
+        resource.setrlimit(resource.RLIMIT_AS, (size, size))
+    if state.landlock_abi:
+        with confinement.opened(policy.read_paths) as readable, confinement.opened(confinement.DEVICES) as devices, \
+                confinement.opened([temp_dir]) as writable:
+            granted = confinement.rules(readable, confinement.READ) + confinement.rules(writable, confinement.WRITE)
+            granted += [(fd, confinement.DEVICES[path]) for path, fd in devices]
+            kernel.landlock_restrict(state.landlock_abi, granted)
+    os.chdir(temp_dir)
+    os.environ["TMPDIR"] = temp_dir
+    os.environ["HOME"] = temp_dir
+    tempfile.tempdir = temp_dir
+    status = run()
+    return status if isinstance(status, int) and 0 <= status < 128 else 1
+
+
+def _close_fds_except(keep: list[int]) -> None:
+    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    top = soft if 0 < soft < (1 << 20) else 4096
+    low = 3
+    for fd in keep + [top]:
+        if fd >= low:
+            os.closerange(low, fd)
+        low = max(low, fd + 1)
+
+
+def _address_space_kb() -> int:
+    """This process's address space in KiB (what a forked child starts with)."""
+    try:
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[0]) * (os.sysconf("SC_PAGE_SIZE") // 1024)
+    except (OSError, ValueError):
+        return 0
+
+
+def place(box: SeatBox, policy: Policy, *, parent: int, temp_root: str) -> SeatBox:
+    """From the referee: put a seat spawned with ``await_placement`` in its groups, then let it start.
+
+    ``parent`` is the zygote's pid and ``temp_root`` the folder given to its
+    ``confine``: the box comes from a process that ran plugin code, so it is
+    checked (a child of ``parent``, init of its own PID namespace, its folder
+    directly inside ``temp_root``) and only what this call verified is ever
+    signalled, frozen or removed here.  Makes the seat's groups where this
+    process may (memory for the whole tree, ``cpus`` cores, ``max_processes``)
+    and returns the box with ``group`` set.
+    """
+    try:
+        pidfd = os.pidfd_open(box.pid)
+    except OSError as error:
+        raise SandboxError(f"seat process {box.pid} is gone: {error}") from None
+    try:
+        _verify(box, parent, temp_root, pidfd)
+        folders = cgroups.create(policy.label, policy.memory_mb, policy.cpus, policy.max_processes) \
+            if cgroups.find().bases else []
+        try:
+            cgroups.move(folders, box.pid)
+            signal.pidfd_send_signal(pidfd, START)
+        except OSError as error:
+            cgroups.remove(folders)
+            raise SandboxError(f"cannot place seat process {box.pid} in its groups: {error}") from None
+    except BaseException:
+        os.close(pidfd)
+        raise
+    _placed[box.pid] = _Placed(pidfd, folders, os.path.realpath(box.temp_dir))
+    level = box.level
+    if box.level == "full" and not (cgroups.freezer(folders) and "memory" in cgroups.find().bases):
+        level = "partial"
+    return SeatBox(pid=box.pid, group=os.pathsep.join(folders) or None, temp_dir=box.temp_dir, level=level)
+
+
+def _verify(box: SeatBox, parent: int, temp_root: str, pidfd: int) -> None:
+    try:
+        with open(f"/proc/{box.pid}/status") as file:
+            status = dict(line.split(":", 1) for line in file.read().splitlines() if ":" in line)
+    except OSError as error:
+        raise SandboxError(f"seat process {box.pid} is gone: {error}") from None
+    if int(status.get("PPid", "0")) != parent:
+        raise SandboxError(f"process {box.pid} is not a seat of zygote {parent}")
+    if box.level != "none" and status.get("NSpid", "").split()[-1:] != ["1"]:
+        raise SandboxError(f"process {box.pid} is not the init of its own PID namespace")
+    if select.select([pidfd], [], [], 0)[0]:
+        raise SandboxError(f"seat process {box.pid} ended while being placed")
+    folder = os.path.realpath(box.temp_dir)
+    if os.path.dirname(folder) != os.path.realpath(temp_root) or os.path.islink(box.temp_dir) \
+            or not os.path.isdir(folder):
+        raise SandboxError(f"seat folder {box.temp_dir} is not a folder directly inside {temp_root}")
+
+
+def _pidfd(box: SeatBox) -> int:
+    """A pidfd for the seat's init, from whoever may signal it here (its placer or its parent)."""
+    if box.pid in _placed:
+        return _placed[box.pid].pidfd
+    spawned = _spawned.get(box.pid)
+    if spawned is None:
+        raise SandboxError(f"seat process {box.pid} was neither spawned nor placed by this process")
+    if spawned.pidfd is None:
+        spawned.pidfd = os.pidfd_open(box.pid)  # safe: our child, not yet waited for
+    return spawned.pidfd
+
+
+def freeze(box: SeatBox) -> None:
+    """Stop every process of the seat; on return none of them runs (the cgroup freezer, else SIGSTOP)."""
+    _set_frozen(box, True)
+
+
+def thaw(box: SeatBox) -> None:
+    """Resume every process of the seat."""
+    _set_frozen(box, False)
+
+
+def _set_frozen(box: SeatBox, frozen: bool) -> None:
+    placed = _placed.get(box.pid)
+    folder = cgroups.freezer(placed.folders) if placed else None
+    if folder:
+        cgroups.set_frozen(folder, frozen)
+        return
+    pidfd = _pidfd(box)
+    try:
+        signal.pidfd_send_signal(pidfd, FREEZE if frozen else THAW)
+    except ProcessLookupError:
+        return  # already ended
+    want = FROZEN_NAME if frozen else THAWED_NAME
+    deadline = time.monotonic() + ACKNOWLEDGE_SECONDS
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{box.pid}/comm") as file:
+                if file.read().strip() == want:
+                    return
+        except OSError:
+            return  # the init ended (or is not ours to read): nothing left running
+        if select.select([pidfd], [], [], 0.0002)[0]:
+            return
+
+
+def reap(box: SeatBox) -> dict[str, Any]:
+    """Kill the whole tree, wait, remove what this process may: temp_dir, the groups.
+
+    In the seat's parent (the zygote): ``{"exit": n}`` or ``{"signal": n}``
+    (the agent process's; 9 when reap killed it) and ``maxrss_kb`` (the
+    largest process's peak).  In the process that placed it (the referee):
+    ``maxrss_kb`` is the group's peak for the whole tree and
+    ``memory_exceeded`` whether the kernel had to stop it at its limit; the
+    exit status is ``{"exit": None}`` there.  Call it in both.
+    """
+    spawned, placed = _spawned.pop(box.pid, None), _placed.pop(box.pid, None)
+    if spawned is None and placed is None:
+        raise SandboxError(f"seat process {box.pid} was neither spawned nor placed by this process")
+    result: dict[str, Any] = {"maxrss_kb": None, "memory_exceeded": False}
+    if placed is not None:
+        _kill_placed(placed)
+    if spawned is not None:
+        try:
+            os.kill(box.pid, signal.SIGKILL)  # our unwaited child: the pid cannot have been reused
+        except ProcessLookupError:
+            pass
+        _pid, status, usage = os.wait4(box.pid, 0)
+        result.update(_decode(status), maxrss_kb=usage.ru_maxrss)
+        if spawned.pidfd is not None:
+            os.close(spawned.pidfd)
+        shutil.rmtree(spawned.temp_dir, ignore_errors=True)
+    if placed is not None:
+        result.update(cgroups.memory_report(placed.folders))
+        cgroups.remove(placed.folders)
+        shutil.rmtree(placed.temp_dir, ignore_errors=True)
+        os.close(placed.pidfd)
+    if "signal" not in result:
+        result.setdefault("exit", None)
+    return result
+
+
+def _kill_placed(placed: _Placed) -> None:
+    """Kill a placed seat through its pidfd and groups, and wait until its init has ended."""
+    try:
+        signal.pidfd_send_signal(placed.pidfd, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    for pid in cgroups.processes(placed.folders):
+        try:
+            os.kill(pid, signal.SIGKILL)  # listed in our own group: a process of this seat
+        except ProcessLookupError:
+            pass
+    folder = cgroups.freezer(placed.folders)
+    if folder:
+        cgroups.set_frozen(folder, False)  # a frozen process dies only once thawed
+    select.select([placed.pidfd], [], [], ACKNOWLEDGE_SECONDS)
+
+
+def _decode(status: int) -> dict[str, Any]:
+    if os.WIFSIGNALED(status):
+        return {"signal": os.WTERMSIG(status)}
+    code = os.waitstatus_to_exitcode(status)
+    return {"signal": code - 128} if code >= 128 else {"exit": code}

@@ -1,0 +1,206 @@
+"""Hostile agents at the table: reading hidden state, signals, leftovers, file-system memory, CPU theft, exits.
+
+Each test seats the attacker where ``auto`` puts a third-party agent (the strongest sandbox here; skipped,
+naming ``arena doctor``, on a machine without one), asserts the attack found or changed nothing, and that
+any fault is the attacker's own.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hostile_helpers import needs_sandbox, play, processes_named, report_of
+
+from arena.agent import Agent, AgentSpec
+from arena.plugins import Registry
+from arena.referee import AgentHost, Limits, SeatPlan, play_match
+from arena.referee.sandboxed import ProcessSeat
+from arena.seeding import derive_seed
+
+
+@pytest.fixture(autouse=True)
+def _sandbox() -> None:
+    needs_sandbox()
+
+
+@pytest.mark.parametrize("name", ["gc-snoop", "frame-snoop"])
+def test_no_game_state_in_reach(registry: Registry, host: AgentHost, name: str) -> None:
+    match = play(registry, host, ["greedy", "random", name, "random"])
+    assert report_of(match, 2) == {"found": []}
+
+
+def test_the_same_snoop_seated_trusted_does_find_the_state(registry: Registry, host: AgentHost) -> None:
+    # The attack is real: only the sandbox stops it.
+    match = play(registry, host, ["greedy", "random", "gc-snoop", "random"],
+                 isolation=["auto", "auto", "trusted", "auto"])
+    assert "state" in report_of(match, 2)["found"]
+
+
+def test_other_processes_memory_and_environment_are_unreadable(registry: Registry, host: AgentHost) -> None:
+    match = play(registry, host, ["proc-snoop", "random", "greedy", "random"])
+    assert report_of(match, 0)["read"] == []
+
+
+def test_store_leaderboards_and_home_are_unreadable(registry: Registry, host: AgentHost, tmp_path: Path) -> None:
+    boards = tmp_path / "leaderboards" / "cup"
+    boards.mkdir(parents=True)
+    store = boards / "results.sqlite"
+    with sqlite3.connect(store) as db:
+        db.execute("create table secret (key text)")
+    paths = [str(store), str(boards), str(tmp_path), str(Path.cwd())]
+    match = play(registry, host, ["random", "file-snoop", "random", "random"], options={1: {"paths": paths}})
+    found = report_of(match, 1)
+    assert set(found["opened"]) <= {found["cwd"]}  # only its own temporary folder, its working directory
+
+
+def test_the_network_is_unreachable(registry: Registry, host: AgentHost) -> None:
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        port = listener.getsockname()[1]
+        match = play(registry, host, ["random", "random", "random", "net-snoop"], options={3: {"port": port}})
+    assert report_of(match, 3)["connected"] is False
+
+
+def test_signals_reach_neither_the_referee_nor_zygotes_nor_seats(registry: Registry, host: AgentHost) -> None:
+    play(registry, host, ["random", "greedy", "leaver", "random"], isolation=["isolated", "auto", "auto", "auto"])
+    zygotes = host.pids
+    received: list[int] = []
+    previous = signal.signal(signal.SIGUSR1, lambda number, frame: received.append(number))
+    try:
+        match = play(registry, host, ["random", "signal-targets", "greedy", "random"],
+                     isolation=["isolated", "auto", "auto", "auto"],
+                     options={1: {"targets": [os.getpid(), *zygotes]}})
+    finally:
+        signal.signal(signal.SIGUSR1, previous)
+    found = report_of(match, 1)
+    assert received == []
+    assert "sent" not in found["targets"].values() and found["stopped"] == []
+    assert all(pid in host.pids for pid in zygotes)  # every zygote still running
+
+
+def test_killing_its_own_parent_harms_no_one_else(registry: Registry, host: AgentHost) -> None:
+    # Its parent is the init of its own PID namespace, which the kernel shields from signals sent inside it:
+    # whatever happens, only its own seat could fault, and the match ends.
+    zygotes = set(host.pids)
+    match = play(registry, host, ["random", "greedy", "random", "kill-parent"])
+    assert {fault["seat"] for fault in match.record["faults"]} <= {3}
+    assert "result" in match.record
+    assert zygotes <= set(host.pids)
+
+
+def test_no_process_outlives_its_match_or_its_host(registry: Registry) -> None:
+    # leftovers.py double-forks a setsid daemon at import (discovery and zygote), in __init__ and in act.
+    assert processes_named("hostile-leftover") == []  # discovery killed what the import started
+    with AgentHost() as own:
+        play(registry, own, ["leaver", "random", "leaver", "random"])
+        play(registry, own, ["leaver", "random", "leaver", "random"], seed=4)
+        during = processes_named("hostile-leftover")
+        assert len(during) <= 1  # at most the zygote's own import-time daemon, inside its sandbox
+    assert processes_named("hostile-leftover") == []
+
+
+def test_no_file_system_memory_across_the_matches_of_a_block(registry: Registry, host: AgentHost) -> None:
+    key = f"{os.getpid()}-{time.monotonic_ns()}"
+    first = play(registry, host, ["rememberer", "random", "random", "random"], seed=5,
+                 options={0: {"phase": "write", "key": key}})
+    assert first.record["faults"] == []
+    second = play(registry, host, ["rememberer", "random", "random", "random"], seed=5,
+                  options={0: {"phase": "read", "key": key}})
+    assert report_of(second, 0) == {"found": []}
+
+
+class Victim(Agent):
+    """Thinks for a while each turn and measures how much CPU the spinning seat got meanwhile."""
+
+    spinners: list[ProcessSeat] = []
+    stolen: list[float] = []
+
+    def act(self, observation: Any) -> Any:
+        before = sum(_cpu_seconds(seat.pid) for seat in self.spinners if seat.pid)
+        time.sleep(0.05)
+        after = sum(_cpu_seconds(seat.pid) for seat in self.spinners if seat.pid)
+        Victim.stolen.append(after - before)
+        return observation.legal[0]
+
+
+def _cpu_seconds(root: int) -> float:
+    """CPU seconds used by process ``root`` and every descendant of it, from /proc."""
+    total, todo = 0.0, [root]
+    while todo:
+        pid = todo.pop()
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+            for task in Path(f"/proc/{pid}/task").iterdir():
+                todo += [int(child) for child in (task / "children").read_text().split()]
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
+
+
+@pytest.mark.parametrize("spinner", ["thread-spinner", "child-spinner"])
+def test_a_spinning_seat_is_frozen_while_others_think(registry: Registry, host: AgentHost, spinner: str,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    started = ProcessSeat.start
+
+    def start(seat: ProcessSeat) -> None:
+        started(seat)
+        Victim.spinners.append(seat)
+
+    monkeypatch.setattr(ProcessSeat, "start", start)
+    monkeypatch.setattr(Victim, "spinners", [])
+    monkeypatch.setattr(Victim, "stolen", [])
+    game = registry.game("lorum")
+    victim = AgentSpec(name="victim", games=("lorum",), factory=Victim, description="", version="1")
+    names = ["victim", spinner, "random", "random"]
+    seats = [SeatPlan(name=name, spec=victim if name == "victim" else registry.agent(name),
+                      seed=derive_seed(2, "agent", index), isolation="trusted" if name == "victim" else "auto")
+             for index, name in enumerate(names)]
+    match = play_match(game, game.info.resolve_options(4, {}), 2, seats, substitute=registry.agent("random"),
+                       host=host)
+    assert match.record["faults"] == []
+    assert len(Victim.stolen) >= 5
+    # Four spinning threads or children would take ~0.1 CPU-second per 0.05 s turn; frozen, they take none.
+    assert max(Victim.stolen) < 0.02, Victim.stolen
+
+
+@pytest.mark.parametrize(("name", "where"), [("exit-act", "SystemExit"), ("interrupt-act", "KeyboardInterrupt"),
+                                             ("generator-exit-act", "GeneratorExit"),
+                                             ("exit-init", "start-up: SystemExit")])
+def test_base_exceptions_from_an_agent_are_its_own_fault(registry: Registry, host: AgentHost, name: str,
+                                                         where: str) -> None:
+    match = play(registry, host, ["greedy", "random", "random", name])
+    [fault] = match.record["faults"]
+    assert (fault["seat"], fault["kind"]) == (3, "exception")
+    assert fault["message"].startswith(where)
+    assert "result" in match.record
+
+
+@pytest.mark.parametrize("name", ["exit-act", "generator-exit-act", "exit-init"])
+def test_base_exceptions_from_an_agent_seated_trusted_do_not_stop_the_referee(registry: Registry, host: AgentHost,
+                                                                               name: str) -> None:
+    match = play(registry, host, ["greedy", name, "random", "random"], isolation="trusted")
+    [fault] = match.record["faults"]
+    assert (fault["seat"], fault["kind"]) == (1, "exception")
+
+
+def test_memory_spread_over_children_is_bounded_for_the_whole_tree(registry: Registry, host: AgentHost) -> None:
+    # 6 x 48 MB in child processes, under a 128 MB limit: each process alone stays under it, the tree does not.
+    from arena.sandbox import probe
+
+    if not probe().memory_limit:
+        pytest.skip("no tree-wide memory bound here (cgroup memory controller): run 'arena doctor'")
+    limits = Limits(move_seconds=5.0, bank_seconds=5.0, startup_seconds=10.0, memory_mb=128)
+    match = play(registry, host, ["greedy", "tree-hog", "random", "random"], limits=limits)
+    # However the tree is stopped (a child killed at the limit, a fork refused), only the hog's seat faults,
+    # and the whole tree's peak stayed within its limit.
+    [fault] = match.record["faults"]
+    assert fault["seat"] == 1 and fault["kind"] in ("memory", "exception", "crash")
+    assert "result" in match.record
+    assert match.peak_memory_mb[1] is not None and match.peak_memory_mb[1] <= 128

@@ -1,0 +1,165 @@
+"""A referee and a zygote in miniature, to run one hostile body inside a seat and report what happened.
+
+``run_seat(body)`` forks a zygote that calls ``confine`` and ``spawn_seat``; this
+process plays the referee (``place``, optional actions while the seat runs,
+``reap``).  The body runs in the seat as ``body(out_fd)``: whatever it writes
+to ``out_fd`` comes back as ``SeatRun.output``, and end of file on that pipe
+means every process holding it (the seat's whole tree) is gone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import socket
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from arena import sandbox
+from arena.sandbox import Policy, SeatBox, cgroups, probe
+from arena.sandbox.capabilities import LEVELS
+
+LONG_WAIT = 20.0
+"""Longest wait for a seat that should end on its own (never reached when the test passes)."""
+
+
+def need(level: str = "full", landlock_abi: int = 1) -> sandbox.Capabilities:
+    """Skip unless this machine offers ``level`` and Landlock ``landlock_abi``, telling the user what to run."""
+    capabilities = probe()
+    if LEVELS.index(capabilities.level) < LEVELS.index(level) \
+            or capabilities.landlock_abi < landlock_abi:
+        pytest.skip(f"this machine offers the {capabilities.level} sandbox with Landlock ABI "
+                    f"{capabilities.landlock_abi}; the test needs {level} and ABI {landlock_abi}: "
+                    "run 'arena doctor' to see what is missing")
+    return capabilities
+
+
+@dataclass
+class SeatRun:
+    """What one seat did: its output, both reaps, its box and whether its tree died at reap."""
+
+    output: bytes = b""
+    box: SeatBox | None = None
+    referee_reap: dict[str, Any] = field(default_factory=dict)
+    zygote_reap: dict[str, Any] = field(default_factory=dict)
+    level: str = ""
+    zygote_error: str = ""
+
+    def results(self) -> dict[str, str]:
+        """The output as the JSON object ``probe_all`` writes."""
+        return json.loads(self.output.decode())
+
+
+def _zygote(control: socket.socket, body: Callable[[int], int], policy: Policy, temp_root: str) -> None:
+    level = sandbox.confine(policy, temp_root=temp_root)
+    read, write = os.pipe()
+    box = sandbox.spawn_seat(lambda: body(write), policy, [write], await_placement=True)
+    os.close(write)
+    control.send(json.dumps({"box": box.to_json(), "level": level}).encode())
+    output = b""
+    while chunk := os.read(read, 1 << 16):  # end of file: no process of the seat holds the pipe any more
+        output += chunk
+    os.waitid(os.P_PID, box.pid, os.WEXITED | os.WNOWAIT)  # the seat's own end, not our reap, decides its status
+    control.send(output[:60000] or b" ")
+    control.recv(16)  # the referee says when to reap
+    control.send(json.dumps(sandbox.reap(box)).encode())
+
+
+def run_seat(body: Callable[[int], int], temp_root: str, *, policy: Policy | None = None,
+             during: Callable[[SeatBox], None] | None = None, kill_after: float | None = None) -> SeatRun:
+    """Run ``body`` in a seat of a fresh confined zygote; ``during(box)`` runs here while the seat does.
+
+    With ``kill_after`` the referee reaps the seat that many seconds after
+    ``during`` returns, whether or not it has ended; else it waits for the end.
+    """
+    policy = policy or Policy(sandbox.default_read_paths(), memory_mb=256, label="test")
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    pid = os.fork()
+    if pid == 0:
+        ours.close()
+        try:
+            _zygote(theirs, body, policy, temp_root)
+        except BaseException:
+            try:
+                theirs.send(json.dumps({"error": traceback.format_exc()}).encode())
+            except OSError:
+                pass
+        finally:
+            os._exit(0)
+    theirs.close()
+    run = SeatRun()
+    try:
+        started = json.loads(ours.recv(1 << 16))
+        if "error" in started:
+            run.zygote_error = started["error"]
+            return run
+        run.level = started["level"]
+        run.box = sandbox.place(SeatBox.from_json(started["box"]), policy, parent=pid, temp_root=temp_root)
+        if during is not None:
+            during(run.box)
+        ready = select.select([ours], [], [], LONG_WAIT if kill_after is None else kill_after)[0]
+        if ready:
+            run.output = ours.recv(1 << 16).strip()
+        run.referee_reap = sandbox.reap(run.box)
+        if not ready:
+            run.output = ours.recv(1 << 16).strip()  # the reap ended the tree, so the pipe is closed
+        ours.send(b"reap")
+        run.zygote_reap = json.loads(ours.recv(1 << 16))
+    finally:
+        ours.close()
+        os.waitpid(pid, 0)
+    return run
+
+
+def probe_all(out: int, attempts: dict[str, Callable[[], object]]) -> int:
+    """Try each attempt; write ``{name: "ok ..." or "ERRNAME ..."}`` as JSON to ``out``."""
+    results = {}
+    for name, attempt in attempts.items():
+        try:
+            results[name] = f"ok {attempt()!r}"[:200]
+        except BaseException as error:  # the attempt failing is what the tests want to see
+            results[name] = f"{type(error).__name__} {error}"[:200]
+    os.write(out, json.dumps(results).encode())
+    return 0
+
+
+def as_unprivileged(work: Callable[[], dict[str, Any]], uid: int = 65534) -> dict[str, Any]:
+    """Run ``work()`` in a child that has dropped root for ``uid`` (fresh probe); its JSON result."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+        result: dict[str, Any]
+        try:
+            os.setgroups([])
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
+            probe.cache_clear()
+            cgroups.find.cache_clear()
+            result = work()
+        except BaseException:
+            result = {"error": traceback.format_exc()}
+        os.write(write, json.dumps(result).encode())
+        os._exit(0)
+    os.close(write)
+    data = b""
+    while chunk := os.read(read, 1 << 16):
+        data += chunk
+    os.waitpid(pid, 0)
+    return json.loads(data)
+
+
+def wait_for(predicate: Callable[[], bool], timeout: float = LONG_WAIT) -> bool:
+    """Poll ``predicate`` until it holds or ``timeout`` passes (for events, not for measuring time)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.005)
+    return False

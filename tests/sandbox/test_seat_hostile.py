@@ -1,0 +1,231 @@
+"""Hostile actions inside one seat (confine + spawn_seat + place, as root on a full-sandbox machine): each fails.
+
+Each test runs a body in a real seat and asserts on what the body saw (an
+error, not a result) and on what the referee saw after reap.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import socket
+import time
+from pathlib import Path
+
+import pytest
+from sandbox_helpers import need, probe_all, run_seat, wait_for
+
+from arena import sandbox
+from arena.sandbox import Policy, SeatBox
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> str:
+    """The zygote's temp_root, made by the referee as the host would."""
+    folder = tmp_path / "sandbox"
+    folder.mkdir()
+    return str(folder)
+
+
+def refused(result: str) -> bool:
+    """Whether an attempt failed with an error (PermissionError, ConnectionRefusedError, ...)."""
+    return not result.startswith("ok")
+
+
+def test_files_outside_read_paths_cannot_be_read(root: str, tmp_path: Path) -> None:
+    need()
+    store = tmp_path / "leaderboards" / "t" / "results.sqlite"
+    store.parent.mkdir(parents=True)
+    store.write_bytes(b"SQLite format 3\0secret results")
+    cwd = os.getcwd()
+    run = run_seat(lambda out: probe_all(out, {
+        "store": lambda: open(store, "rb").read(),
+        "leaderboards": lambda: os.listdir(tmp_path / "leaderboards"),
+        "cwd": lambda: os.listdir(cwd),
+        "cwd_relative": lambda: os.listdir(os.path.join(cwd, "tests")),
+        "etc_passwd": lambda: open("/etc/passwd").read(),
+        "arena_source": lambda: len(Path(sandbox.__file__).read_text()),  # a read path: must still work
+    }), root)
+    results = run.results()
+    assert run.level == "full" and run.box is not None and run.box.level == "full"
+    for name in ("store", "leaderboards", "cwd", "cwd_relative", "etc_passwd"):
+        assert refused(results[name]), f"{name}: {results[name]}"
+    assert results["arena_source"].startswith("ok"), results["arena_source"]
+
+
+def test_writes_only_in_its_own_folder_which_reap_removes(root: str, tmp_path: Path) -> None:
+    need()
+    seen: dict[str, str] = {}
+
+    def body(out: int) -> int:
+        mine = os.environ["TMPDIR"]
+        return probe_all(out, {
+            "own": lambda: Path(mine, "notes.txt").write_text("kept for later"),
+            "cwd_is_own": lambda: os.getcwd() == mine,
+            "sibling": lambda: Path(mine).parent.joinpath("planted").write_text("x"),
+            "outside": lambda: (tmp_path / "planted").write_text("x"),
+            "tmp": lambda: Path("/tmp/arena-planted").write_text("x"),
+            "fifo": lambda: os.mkfifo(os.path.join(mine, "rendezvous")),
+            "unix_socket": lambda: socket.socket(socket.AF_UNIX).bind(os.path.join(mine, "rendezvous.sock")),
+        })
+
+    def during(box: SeatBox) -> None:
+        wait_for(lambda: Path(box.temp_dir, "notes.txt").exists())
+        seen["temp_dir"] = box.temp_dir
+        seen["existed"] = str(Path(box.temp_dir, "notes.txt").exists())
+
+    results = run_seat(body, root, during=during).results()
+    assert results["own"] == "ok 14" and results["cwd_is_own"] == "ok True"
+    for name in ("sibling", "outside", "tmp", "fifo", "unix_socket"):
+        assert refused(results[name]), f"{name}: {results[name]}"
+    assert not (tmp_path / "planted").exists() and not Path("/tmp/arena-planted").exists()
+    assert seen["existed"] == "True"
+    assert not os.path.exists(seen["temp_dir"]), "reap must remove the seat's folder"
+
+
+def test_no_network_tcp_or_abstract_unix_socket(root: str) -> None:
+    need(landlock_abi=6)
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    abstract = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    name = f"\0arena-test-{os.getpid()}"
+    abstract.bind(name)
+    abstract.listen()
+    try:
+        results = run_seat(lambda out: probe_all(out, {
+            "tcp": lambda: socket.create_connection(("127.0.0.1", port), timeout=2),
+            "tcp_bind": lambda: socket.create_server(("127.0.0.1", 0)),
+            "udp": lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"x", ("127.0.0.1", port)),
+            "abstract": lambda: socket.socket(socket.AF_UNIX).connect(name),
+        }), root).results()
+    finally:
+        listener.close()
+        abstract.close()
+    for attempt in ("tcp", "tcp_bind", "udp", "abstract"):
+        assert refused(results[attempt]), f"{attempt}: {results[attempt]}"
+
+
+def test_cannot_see_signal_or_trace_the_referee(root: str) -> None:
+    need(landlock_abi=6)
+    me = os.getpid()
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def ptrace_attach() -> int:
+        if libc.ptrace(16, me, None, None) != 0:  # PTRACE_ATTACH
+            raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+        return 0
+
+    results = run_seat(lambda out: probe_all(out, {
+        "signal": lambda: os.kill(me, signal.SIGTERM),
+        "signal_init": lambda: os.kill(1, signal.SIGKILL),
+        "ptrace": ptrace_attach,
+        "mem": lambda: open(f"/proc/{me}/mem", "rb").read(1),
+        "proc_list": lambda: os.listdir("/proc"),
+        "proc_status": lambda: open(f"/proc/{me}/status").read(),
+        "own_pid": lambda: os.getpid(),
+    }), root).results()
+    for attempt in ("signal", "signal_init", "ptrace", "mem", "proc_list", "proc_status"):  # init: Landlock scope
+        assert refused(results[attempt]), f"{attempt}: {results[attempt]}"
+    assert results["own_pid"] == "ok 2", "the agent process is the second process of its own PID namespace"
+
+
+def test_a_setsid_double_fork_dies_at_reap(root: str) -> None:
+    need()
+
+    def body(out: int) -> int:
+        if os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:  # the grandchild keeps the output pipe open for as long as it lives
+                while True:
+                    time.sleep(1)
+            os._exit(0)
+        while True:  # the agent process never ends by itself either
+            time.sleep(1)
+
+    run = run_seat(body, root, kill_after=0.3)
+    assert run.output == b"", "end of file on the pipe: no process of the seat survived reap"
+    assert run.zygote_reap.get("signal") == signal.SIGKILL
+
+
+def test_memory_is_bounded_for_the_whole_tree(root: str) -> None:
+    need()
+    policy = Policy(sandbox.default_read_paths(), memory_mb=64, label="memory")
+
+    def body(out: int) -> int:
+        children = []
+        for _ in range(4):  # 4 x 40 MB: each under its own RLIMIT_AS, together far past 64 MB
+            pid = os.fork()
+            if pid == 0:
+                block = bytearray(b"\1") * (40 << 20)
+                os.write(out, b"+")
+                time.sleep(0.5)
+                os._exit(len(block) & 0)
+            children.append(pid)
+        for pid in children:
+            os.waitpid(pid, 0)
+        return 0
+
+    run = run_seat(body, root, policy=policy)
+    assert run.output.count(b"+") < 4, "not every 40 MB child may live at once under 64 MB"
+    assert run.referee_reap["memory_exceeded"] is True
+    assert run.referee_reap["maxrss_kb"] <= 64 * 1024
+
+
+def test_a_frozen_seat_makes_no_progress(root: str) -> None:
+    need()
+    counts: list[tuple[int, int]] = []
+
+    def body(out: int) -> int:
+        folder = os.environ["TMPDIR"]
+        if os.fork() == 0:
+            spin(os.path.join(folder, "child"))
+        spin(os.path.join(folder, "parent"))
+        return 0
+
+    def during(box: SeatBox) -> None:
+        files = [Path(box.temp_dir, "parent"), Path(box.temp_dir, "child")]
+        assert wait_for(lambda: all(read_count(f) > 0 for f in files))
+        sandbox.freeze(box)
+        counts.append(tuple(read_count(f) for f in files))
+        time.sleep(0.3)  # room to make progress, if it could
+        counts.append(tuple(read_count(f) for f in files))
+        sandbox.thaw(box)
+        assert wait_for(lambda: all(read_count(f) > c for f, c in zip(files, counts[-1])))
+        counts.append(tuple(read_count(f) for f in files))
+
+    run_seat(body, root, during=during, kill_after=0.0)
+    frozen, later, thawed = counts
+    assert frozen == later, "no process of a frozen seat may run"
+    assert all(t > f for t, f in zip(thawed, later))
+
+
+def spin(path: str) -> None:
+    """Count as fast as possible into ``path`` (8 bytes, rewritten in place)."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    count = 0
+    while True:
+        count += 1
+        os.pwrite(fd, count.to_bytes(8, "little"), 0)
+
+
+def read_count(path: Path) -> int:
+    """The count ``spin`` last wrote (0 before it started)."""
+    try:
+        return int.from_bytes(path.read_bytes()[:8] or b"\0", "little")
+    except OSError:
+        return 0
+
+
+def test_the_box_from_the_zygote_is_checked(root: str) -> None:
+    need()
+    policy = Policy(sandbox.default_read_paths(), memory_mb=64)
+    lie = SeatBox(pid=os.getpid(), group=None, temp_dir=root, level="full")
+    with pytest.raises(sandbox.SandboxError, match="not a seat of zygote"):
+        sandbox.place(lie, policy, parent=1, temp_root=root)
+    with pytest.raises(sandbox.SandboxError, match="not the init of its own PID namespace"):
+        sandbox.place(lie, policy, parent=os.getppid(), temp_root=root)
+    with pytest.raises(sandbox.SandboxError, match="neither spawned nor placed"):
+        sandbox.reap(lie)
+    with pytest.raises(sandbox.SandboxError, match="neither spawned nor placed"):
+        sandbox.freeze(lie)
