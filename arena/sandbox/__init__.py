@@ -8,7 +8,8 @@ Who calls what
 * ``confine(policy)`` (a fresh, single-threaded process, before any untrusted
   import: a per-plugin zygote, a discovery child): for the rest of its life the
   process is in new user (uid 0 inside = the caller's uid outside), mount,
-  network, IPC and UTS namespaces, has ``no_new_privs``, and under Landlock
+  network, IPC and UTS namespaces, keeps only CAP_SYS_ADMIN and CAP_SETPCAP
+  there (so its loopback stays down), has ``no_new_privs``, and under Landlock
   reads only ``policy.read_paths`` (see ``default_read_paths``) plus /dev/null,
   /dev/urandom and its own /proc entry, writes only beneath its ``temp_root``,
   cannot bind or connect TCP, and cannot signal or reach abstract unix sockets
@@ -60,7 +61,9 @@ the namespace by its init, as above (a stopped process cannot fork, and
 is then "partial", and ``confine(require="full")`` refuses.
 
 Cost per seat (benchmarks/sandbox.py measures it): one ``clone`` into new
-PID, network, IPC and UTS namespaces (about 1-2 ms), one fork for the agent
+PID, IPC and UTS namespaces (about 1 ms; a network namespace per seat adds
+about 1 ms and is made only where Landlock cannot scope abstract unix
+sockets), one fork for the agent
 process, one Landlock domain, and with cgroups four group folders made and
 removed; the target is 15 ms for start-up plus teardown on 2 cores.
 """

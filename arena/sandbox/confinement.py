@@ -114,6 +114,9 @@ def confine(policy: Policy, *, require: str = "partial", temp_root: str | None =
         granted += [(fd, DEVICES[path]) for path, fd in devices]
         if namespaces:
             _enter_namespaces()
+            # Only what spawn_seat needs (new PID and IPC namespaces; seats dropping theirs).  Without
+            # CAP_NET_ADMIN nobody can bring up this namespace's loopback, so seats have no network at all.
+            kernel.keep_capabilities(kernel.CAP_SYS_ADMIN, kernel.CAP_SETPCAP)
         kernel.prctl(kernel.PR_SET_NO_NEW_PRIVS, 1)
         if capabilities.landlock_abi:
             kernel.landlock_restrict(capabilities.landlock_abi, granted)

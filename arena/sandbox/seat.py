@@ -101,8 +101,10 @@ def spawn_seat(run: Callable[[], int], policy: Policy, keep_fds: Sequence[int], 
                await_placement: bool = False) -> SeatBox:
     """Fork one seat of one match from the confined zygote; the child runs ``run()`` and exits with its status.
 
-    Its own PID, network, IPC and UTS namespaces (every process it starts,
-    a setsid double-fork included, dies when the box is reaped); a nested
+    Its own PID, IPC and UTS namespaces (every process it starts, a setsid
+    double-fork included, dies when the box is reaped), inside the zygote's
+    network namespace, whose loopback is down for good (or a network namespace
+    of its own where Landlock cannot scope abstract unix sockets); a nested
     Landlock domain that writes only a fresh private temporary folder (also
     its working directory and TMPDIR); no capabilities; memory bounded per
     process (``RLIMIT_AS``: this process's size plus ``policy.memory_mb``) and,
@@ -120,8 +122,9 @@ def spawn_seat(run: Callable[[], int], policy: Policy, keep_fds: Sequence[int], 
     keep = sorted({int(fd) for fd in keep_fds} - {0, 1, 2})
     temp_dir = tempfile.mkdtemp(prefix="seat-", dir=state.temp_root)
     size_kb = _address_space_kb()
-    flags = (kernel.CLONE_NEWPID | kernel.CLONE_NEWNET | kernel.CLONE_NEWIPC | kernel.CLONE_NEWUTS
-             if state.namespaces else 0)
+    flags = kernel.CLONE_NEWPID | kernel.CLONE_NEWIPC | kernel.CLONE_NEWUTS if state.namespaces else 0
+    if flags and state.landlock_abi < 6:  # abstract unix sockets are per network namespace: without
+        flags |= kernel.CLONE_NEWNET  # Landlock's scoping a namespace per seat keeps them apart (costs ~1 ms)
     old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
     try:
         pid = kernel.clone(flags) if flags else os.fork()

@@ -1,0 +1,183 @@
+"""The sandbox's cost per seat: start-up plus teardown of a sandboxed seat beside today's isolated fork.
+
+Three ways of starting one seat's process and ending it, each driven from this
+process (the referee) through a zygote process over a socket, as in a match:
+
+* **isolated** (today's mode): the zygote forks a child that exits at once,
+  and waits for it.
+* **sandboxed, cgroups**: a confined zygote calls ``spawn_seat`` (new PID,
+  network, IPC and UTS namespaces, a nested Landlock domain), the referee
+  ``place``s it (makes its cgroups and moves it in), the seat's ``run()``
+  returns at once, the zygote and the referee each ``reap`` it.
+* **sandboxed, no cgroups** (the path without root): ``spawn_seat`` and
+  ``reap`` only.
+
+Also ``confine`` itself, once per zygote.  Times are wall time (several
+processes take part), the median over ``repeats`` seats, the modes interleaved
+so that a busy neighbour slows all of them.  The target is 15 ms per seat
+(start-up + teardown) on 2 cores, so that a 1,000-match tournament of 4 seats
+pays under a minute.
+
+    .venv/bin/python benchmarks/sandbox.py            # default sizes
+    .venv/bin/python benchmarks/sandbox.py --quick    # a few seats (smoke test)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+if __package__ in (None, ""):
+    import common  # type: ignore[import-not-found]  # run as a script: benchmarks/ is on sys.path
+else:
+    from benchmarks import common
+
+from arena import sandbox
+
+REPEATS = {"quick": 5, "default": 40, "full": 200}
+"""Seats per mode."""
+
+TARGET_MS = 15.0
+"""Start-up plus teardown per seat, on 2 cores."""
+
+
+def _plain_zygote(control: socket.socket) -> None:
+    while control.recv(16) == b"spawn":
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0)
+        control.send(json.dumps({"pid": pid}).encode())
+        control.recv(16)
+        os.waitpid(pid, 0)
+        control.send(b"done")
+
+
+def _seat_zygote(control: socket.socket, policy: sandbox.Policy, temp_root: str, placed: bool) -> None:
+    sandbox.confine(policy, temp_root=temp_root, require="none")
+    while control.recv(16) == b"spawn":
+        box = sandbox.spawn_seat(lambda: 0, policy, [], await_placement=placed)
+        control.send(json.dumps(box.to_json()).encode())
+        control.recv(16)
+        os.waitid(os.P_PID, box.pid, os.WEXITED | os.WNOWAIT)  # the seat ran and ended by itself
+        sandbox.reap(box)
+        control.send(b"done")
+
+
+def _start(zygote: Callable[[socket.socket], None], others: Sequence[socket.socket]) -> tuple[socket.socket, int]:
+    """Fork a zygote running ``zygote(control)``; it closes ``others`` (other zygotes' sockets) so they see EOF."""
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    pid = os.fork()
+    if pid == 0:
+        for other in (ours, *others):
+            other.close()
+        try:
+            zygote(theirs)
+        finally:
+            os._exit(0)
+    theirs.close()
+    return ours, pid
+
+
+def _seat_round(control: socket.socket, zygote: int, policy: sandbox.Policy, temp_root: str,
+                placed: bool) -> float:
+    """One seat's start-up plus teardown, seen from the referee."""
+    started = time.perf_counter()
+    control.send(b"spawn")
+    reply = json.loads(control.recv(1 << 16))
+    box = None
+    if "temp_dir" in reply:  # a SeatBox (the isolated zygote replies with a bare pid)
+        box = sandbox.SeatBox.from_json(reply)
+        if placed:
+            box = sandbox.place(box, policy, parent=zygote, temp_root=temp_root)
+    control.send(b"reap")
+    control.recv(16)
+    if box is not None and placed:
+        sandbox.reap(box)
+    return time.perf_counter() - started
+
+
+def _confine_seconds(policy: sandbox.Policy, temp_root: str) -> float:
+    """How long ``confine`` takes in a fresh child."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+        started = time.perf_counter()
+        sandbox.confine(policy, temp_root=temp_root, require="none")
+        os.write(write, str(time.perf_counter() - started).encode())
+        os._exit(0)
+    os.close(write)
+    seconds = float(os.read(read, 64))
+    os.close(read)
+    os.waitpid(pid, 0)
+    return seconds
+
+
+def measure(size: str) -> list[common.Row]:
+    """Every row of this section at ``size`` ("quick", "default" or "full")."""
+    capabilities = sandbox.probe()
+    repeats = REPEATS[size]
+    if capabilities.level == "none":
+        return [common.Row("sandbox", "sandboxed seat", "not available", "",
+                           "this machine offers no sandbox: run 'arena doctor'")]
+    policy = sandbox.Policy(sandbox.default_read_paths(), memory_mb=256, label="bench")
+    temp_root = tempfile.mkdtemp(prefix="arena-bench-sandbox-")
+    modes: dict[str, tuple[socket.socket, int, bool | None]] = {}
+    try:
+        def sockets() -> list[socket.socket]:
+            return [control for control, _pid, _placed in modes.values()]
+
+        modes["isolated"] = (*_start(_plain_zygote, sockets()), None)
+        if capabilities.memory_limit or capabilities.freezer:
+            modes["cgroups"] = (*_start(lambda c: _seat_zygote(c, policy, temp_root, True), sockets()), True)
+        modes["plain"] = (*_start(lambda c: _seat_zygote(c, policy, temp_root, False), sockets()), False)
+        times: dict[str, list[float]] = {name: [] for name in modes}
+        for _ in range(repeats):
+            for name, (control, pid, placed) in modes.items():
+                times[name].append(_seat_round(control, pid, policy, temp_root, bool(placed)))
+        confine_times = [_confine_seconds(policy, temp_root) for _ in range(max(3, repeats // 4))]
+    finally:
+        for control, pid, _placed in modes.values():
+            control.close()
+            os.waitpid(pid, 0)
+        shutil.rmtree(temp_root, ignore_errors=True)
+    fork = common.median(times["isolated"])
+    how = f"median of {repeats} seats, modes interleaved; wall time; the referee drives a zygote over a socket"
+    rows = [common.Row("sandbox", "isolated (today): fork + exit + wait, per seat", common.ms(fork), "1×", how)]
+    for name, case in (("cgroups", "sandboxed seat with cgroups: spawn_seat + place + reap, per seat"),
+                       ("plain", "sandboxed seat without cgroups (no root): spawn_seat + reap, per seat")):
+        if name not in times:
+            rows.append(common.Row("sandbox", case, "not available", "", "no usable cgroup: run 'arena doctor'"))
+            continue
+        seat = common.median(times[name])
+        rows.append(common.Row("sandbox", case, common.ms(seat),
+                               f"{common.ratio(seat / fork)} isolated; "
+                               + common.target(seat * 1e3 <= TARGET_MS, f"≤ {TARGET_MS:g} ms"),
+                               f"{how}; level {capabilities.level}"))
+    best = min(common.median(times[name]) for name in ("cgroups", "plain") if name in times)
+    worst = max(common.median(times[name]) for name in ("cgroups", "plain") if name in times)
+    tournament = (worst - fork) * 4 * 1000
+    rows.append(common.Row("sandbox", "sandbox overhead of a 1,000-match, 4-seat tournament", common.secs(tournament),
+                           common.target(tournament < 60, "< 1 minute"),
+                           f"4,000 seats x (slowest sandboxed mode - isolated); fastest mode {common.ms(best)}"))
+    confine = common.median(confine_times)
+    rows.append(common.Row("sandbox", "confine, once per zygote", common.ms(confine),
+                           f"{common.ratio(confine / fork)} an isolated seat",
+                           f"median of {len(confine_times)} fresh processes; namespaces, maps, Landlock"))
+    return rows
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Run this script's measurements at the size the command line asks for and print the table."""
+    size = common.size_from_args(__doc__, argv)
+    common.print_table("Sandbox", measure(size))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,35 @@
+"""``benchmarks/sandbox.py`` runs at its quick size and reports every row (no timing is asserted)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.sandbox import probe
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_quick_run_reports_each_mode_against_isolated() -> None:
+    if probe().level == "none":
+        pytest.skip("this machine offers no sandbox; run 'arena doctor'")
+    done = subprocess.run([sys.executable, "benchmarks/sandbox.py", "--quick"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    rows = {line.split(" | ")[1]: line for line in done.stdout.splitlines() if line.startswith("| sandbox |")}
+    assert "isolated (today): fork + exit + wait, per seat" in rows
+    seat = rows["sandboxed seat without cgroups (no root): spawn_seat + reap, per seat"]
+    assert " ms | " in seat and "× isolated; target ≤ 15 ms: " in seat
+    assert "target < 1 minute: " in rows["sandbox overhead of a 1,000-match, 4-seat tournament"]
+    assert "confine, once per zygote" in rows
+    if probe().memory_limit:
+        assert "× isolated" in rows["sandboxed seat with cgroups: spawn_seat + place + reap, per seat"]
+
+
+def test_one_command_runs_the_sandbox_section() -> None:
+    done = subprocess.run([sys.executable, "-m", "benchmarks", "--help"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=60)
+    assert "sandbox" in done.stdout
