@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import resource
+import shutil
 import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -86,8 +87,9 @@ def confine(policy: Policy, *, require: str = "partial", temp_root: str | None =
     own uid), mount, network, IPC and UTS namespaces; sets ``no_new_privs``;
     and applies Landlock: read and execute only ``policy.read_paths`` plus
     /dev/null, /dev/urandom and the like; write only beneath ``temp_root``
-    (made with ``tempfile.mkdtemp`` when not given; the host that started the
-    process removes it when the process ends), where ``spawn_seat`` makes each
+    (when not given, a fresh folder that a janitor process, forked before any
+    confinement, removes when this process ends; a host that passes its own
+    removes it itself), where ``spawn_seat`` makes each
     seat's folder; no TCP bind or connect (ABI >= 4); signals and abstract
     unix sockets scoped to the sandbox (ABI >= 6).  Descriptors already open
     (a socket to the referee) keep working.  ``SandboxError`` (before changing
@@ -104,6 +106,7 @@ def confine(policy: Policy, *, require: str = "partial", temp_root: str | None =
                            "call it before starting threads")
     if temp_root is None:
         temp_root = tempfile.mkdtemp(prefix=f"arena-sandbox-{os.getpid()}-")
+        _remove_when_gone(temp_root)
     elif not os.path.isdir(temp_root) or os.path.islink(temp_root):
         raise SandboxError(f"sandbox temporary folder {temp_root} is not a folder")
     temp_root = os.path.realpath(temp_root)
@@ -124,6 +127,48 @@ def confine(policy: Policy, *, require: str = "partial", temp_root: str | None =
     current = Confinement(level=level, landlock_abi=capabilities.landlock_abi, namespaces=namespaces,
                           temp_root=temp_root)
     return level
+
+
+def _remove_when_gone(folder: str) -> None:
+    """Fork a janitor that removes ``folder`` once this process has ended.
+
+    It waits for end of file on a pipe whose write end only this process
+    keeps (a seat closes it with every other fd).  Double-forked, in its own
+    session, holding no other fd: never a child to wait for, never keeping a
+    socket or pipe of the caller open.
+    """
+    read, write = os.pipe()
+    middle = os.fork()
+    if middle == 0:
+        try:
+            if os.fork() == 0:
+                try:
+                    os.setsid()
+                    devnull = os.open(os.devnull, os.O_RDWR)
+                    for target in (0, 1, 2):
+                        os.dup2(devnull, target)
+                    os.closerange(3, read)
+                    os.closerange(read + 1, max_fd())
+                    while os.read(read, 1):
+                        pass
+                    shutil.rmtree(folder, ignore_errors=True)
+                finally:
+                    os._exit(0)
+        finally:
+            os._exit(0)
+    os.close(read)
+    os.waitpid(middle, 0)
+    _janitor_pipes.append(write)
+
+
+_janitor_pipes: list[int] = []
+"""Write ends held for the life of this process (their closing at exit wakes the janitor)."""
+
+
+def max_fd() -> int:
+    """One past the highest fd worth closing."""
+    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return soft if 0 < soft < (1 << 20) else 4096
 
 
 def _enter_namespaces() -> None:

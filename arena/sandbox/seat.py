@@ -239,8 +239,7 @@ def _agent(run: Callable[[], int], policy: Policy, temp_dir: str, old_mask: set[
 
 
 def _close_fds_except(keep: list[int]) -> None:
-    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    top = soft if 0 < soft < (1 << 20) else 4096
+    top = confinement.max_fd()
     low = 3
     for fd in keep + [top]:
         if fd >= low:
