@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import resource
 import shutil
+import stat
 import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -27,6 +28,11 @@ DEVICES = {"/dev/null": kernel.ACCESS_FS_READ_FILE | kernel.ACCESS_FS_WRITE_FILE
            "/dev/random": kernel.ACCESS_FS_READ_FILE,
            "/sys/devices/system/cpu": kernel.ACCESS_FS_READ_FILE | kernel.ACCESS_FS_READ_DIR}
 """What the interpreter and common libraries read besides code (``os.cpu_count`` reads the cpu folder)."""
+
+HIDDEN = ("/tmp", "/var/tmp", "/run", "/dev/shm")
+"""Shared folders where other programs keep unix sockets and files (Ray's under /tmp/ray, D-Bus's under /run):
+Landlock cannot stop a connect to a socket in the file system, so the sandbox sees an empty file system
+there instead, with only its own read paths and temp_root bound back at the same paths."""
 
 NAMESPACES = kernel.CLONE_NEWUSER | kernel.CLONE_NEWNS | kernel.CLONE_NEWNET | kernel.CLONE_NEWIPC | kernel.CLONE_NEWUTS
 """The namespaces ``confine`` moves the process into (a PID namespace is per seat: see ``spawn_seat``)."""
@@ -117,6 +123,7 @@ def confine(policy: Policy, *, require: str = "partial", temp_root: str | None =
         granted += [(fd, DEVICES[path]) for path, fd in devices]
         if namespaces:
             _enter_namespaces()
+            _hide_shared_folders([path for path, _fd in readable + writable])
             # Only what spawn_seat needs (new PID and IPC namespaces; seats dropping theirs).  Without
             # CAP_NET_ADMIN nobody can bring up this namespace's loopback, so seats have no network at all.
             kernel.keep_capabilities(kernel.CAP_SYS_ADMIN, kernel.CAP_SETPCAP)
@@ -169,6 +176,32 @@ def max_fd() -> int:
     """One past the highest fd worth closing."""
     soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     return soft if 0 < soft < (1 << 20) else 4096
+
+
+def _hide_shared_folders(keep: list[str]) -> None:
+    """Mount an empty tmpfs over each of ``HIDDEN`` (in our own mount namespace), then bind each path of
+    ``keep`` under one of them back at the same path."""
+    for folder in HIDDEN:
+        if os.path.islink(folder) or not os.path.isdir(folder):
+            continue
+        # Opened in this mount namespace, before the tmpfs covers them: the sources of the binds.
+        with opened(path for path in keep if _beneath(folder, path)) as inside:
+            try:
+                kernel.mount("tmpfs", folder, "tmpfs", kernel.MS_NOSUID | kernel.MS_NODEV | kernel.MS_NOEXEC,
+                             "size=64k,mode=755")
+            except OSError:
+                continue  # left visible: Landlock still stops reading and writing there
+            for path, fd in inside:
+                if stat.S_ISDIR(os.fstat(fd).st_mode):
+                    os.makedirs(path, exist_ok=True)
+                else:
+                    os.makedirs(os.path.dirname(path), exist_ok=True)
+                    os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o644))
+                kernel.mount(f"/proc/self/fd/{fd}", path, None, kernel.MS_BIND | kernel.MS_REC)
+
+
+def _beneath(folder: str, path: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
 def _enter_namespaces() -> None:

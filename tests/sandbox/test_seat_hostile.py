@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import ctypes
 import os
+import shutil
 import signal
 import socket
+import tempfile
 import time
 from pathlib import Path
 
@@ -229,3 +231,26 @@ def test_the_box_from_the_zygote_is_checked(root: str) -> None:
         sandbox.reap(lie)
     with pytest.raises(sandbox.SandboxError, match="neither spawned nor placed"):
         sandbox.freeze(lie)
+
+
+def test_unix_sockets_in_shared_folders_are_out_of_sight(root: str, tmp_path: Path) -> None:
+    need()
+    folder = Path(tempfile.mkdtemp(prefix="arena-test-socket-", dir="/tmp"))  # as Ray keeps its sockets
+    path = str(folder / "service.sock")
+    service = socket.socket(socket.AF_UNIX)
+    service.bind(path)
+    os.chmod(path, 0o777)  # the file system would let anyone connect: only the sandbox stands in the way
+    service.listen()
+    try:
+        results = run_seat(lambda out: probe_all(out, {
+            "connect": lambda: socket.socket(socket.AF_UNIX).connect(path),
+            "list_tmp": lambda: os.listdir("/tmp"),
+            "run": lambda: os.listdir("/run"),
+            "own_folder_still_there": lambda: os.path.isdir(os.environ["TMPDIR"]),
+        }), root).results()
+    finally:
+        service.close()
+        shutil.rmtree(folder)
+    assert refused(results["connect"]), results["connect"]
+    assert refused(results["list_tmp"]) and refused(results["run"])
+    assert results["own_folder_still_there"] == "ok True"
