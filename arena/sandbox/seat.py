@@ -140,8 +140,7 @@ def spawn_seat(run: Callable[[], int], policy: Policy, keep_fds: Sequence[int], 
             os._exit(status)
     signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
     _spawned[pid] = _Spawned(temp_dir)
-    level = state.level if flags and state.landlock_abi else "partial" if flags or state.landlock_abi else "none"
-    return SeatBox(pid=pid, group=None, temp_dir=temp_dir, level=min(level, state.level, key=LEVELS.index))
+    return SeatBox(pid=pid, group=None, temp_dir=temp_dir, level=state.level)
 
 
 def _init(run: Callable[[], int], policy: Policy, keep: list[int], temp_dir: str, old_mask: set[int],
@@ -363,7 +362,9 @@ def reap(box: SeatBox) -> dict[str, Any]:
     largest process's peak).  In the process that placed it (the referee):
     ``maxrss_kb`` is the group's peak for the whole tree and
     ``memory_exceeded`` whether the kernel had to stop it at its limit; the
-    exit status is ``{"exit": None}`` there.  Call it in both.
+    exit status is ``{"exit": None}`` there.  Call it in both, the referee
+    first: a seat frozen in its cgroup dies only once the referee thaws it
+    (the zygote's call then raises ``SandboxError`` after a few seconds).
     """
     spawned, placed = _spawned.pop(box.pid, None), _placed.pop(box.pid, None)
     if spawned is None and placed is None:
@@ -376,10 +377,15 @@ def reap(box: SeatBox) -> dict[str, Any]:
             os.kill(box.pid, signal.SIGKILL)  # our unwaited child: the pid cannot have been reused
         except ProcessLookupError:
             pass
+        pidfd = spawned.pidfd if spawned.pidfd is not None else os.pidfd_open(box.pid)
+        if not select.select([pidfd], [], [], ACKNOWLEDGE_SECONDS)[0]:
+            _spawned[box.pid] = spawned
+            raise SandboxError(f"seat process {box.pid} does not die: it is frozen in its cgroup; reap it in the "
+                               "referee (which thaws it) first")
+        os.close(pidfd)
+        spawned.pidfd = None
         _pid, status, usage = os.wait4(box.pid, 0)
         result.update(_decode(status), maxrss_kb=usage.ru_maxrss)
-        if spawned.pidfd is not None:
-            os.close(spawned.pidfd)
         shutil.rmtree(spawned.temp_dir, ignore_errors=True)
     if placed is not None:
         result.update(cgroups.memory_report(placed.folders))
