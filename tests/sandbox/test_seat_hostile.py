@@ -254,3 +254,27 @@ def test_unix_sockets_in_shared_folders_are_out_of_sight(root: str, tmp_path: Pa
     assert refused(results["connect"]), results["connect"]
     assert refused(results["list_tmp"]) and refused(results["run"])
     assert results["own_folder_still_there"] == "ok True"
+
+
+def fork_until_refused(out: int) -> int:
+    """Fork sleeping children until the kernel refuses; write how many were made (a fork bomb, bounded)."""
+    made = 0
+    try:
+        while made < 1000:
+            if os.fork() == 0:
+                os.close(out)  # so that the output ends when the agent process does
+                time.sleep(30)
+                os._exit(0)
+            made += 1
+    except OSError:
+        pass
+    os.write(out, str(made).encode())
+    return 0
+
+
+def test_a_fork_bomb_stops_at_max_processes(root: str) -> None:
+    need()
+    policy = Policy(sandbox.default_read_paths(), memory_mb=256, max_processes=16)
+    run = run_seat(fork_until_refused, root, policy=policy)
+    made = int(run.output)
+    assert 0 < made < 16, "the seat's processes (init and agent included) stay under max_processes"
