@@ -31,7 +31,6 @@ import socket
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
 
 if __package__ in (None, ""):
     import common  # type: ignore[import-not-found]  # run as a script: benchmarks/ is on sys.path
@@ -180,7 +179,7 @@ def measure(size: str) -> list[common.Row]:
     tournament = max(overheads) * MATCH_SEATS * 1000
     rows.append(common.Row("sandbox", "sandbox overhead of a 1,000-match, 4-seat tournament", common.secs(tournament),
                            common.target(tournament < 60, "< 1 minute"),
-                           f"4,000 seats x (slowest sandboxed mode - isolated), seats started a match at a time; "
+                           "4,000 seats x (slowest sandboxed mode - isolated), seats started a match at a time; "
                            "run serially (parallel workers overlap the waits)"))
     confine = common.median(confine_times)
     rows.append(common.Row("sandbox", "confine, once per zygote", common.ms(confine),

@@ -18,7 +18,6 @@ import resource
 import select
 import shutil
 import signal
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
