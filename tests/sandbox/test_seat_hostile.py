@@ -7,10 +7,12 @@ error, not a result) and on what the referee saw after reap.
 from __future__ import annotations
 
 import ctypes
+import importlib
 import os
 import shutil
 import signal
 import socket
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -278,3 +280,25 @@ def test_a_fork_bomb_stops_at_max_processes(root: str) -> None:
     run = run_seat(fork_until_refused, root, policy=policy)
     made = int(run.output)
     assert 0 < made < 16, "the seat's processes (init and agent included) stay under max_processes"
+
+
+def test_python_still_works_inside(root: str) -> None:
+    need()
+
+    def fresh_import(name: str) -> str:
+        for loaded in [module for module in sys.modules if module == name or module.startswith(name + ".")]:
+            del sys.modules[loaded]  # read from disk again, inside the sandbox
+        return importlib.import_module(name).__name__
+
+    results = run_seat(lambda out: probe_all(out, {
+        "stdlib": lambda: fresh_import("colorsys"),
+        "site_packages": lambda: fresh_import("trueskill"),
+        "arena_editable": lambda: fresh_import("arena.records"),
+        "arena_agents": lambda: fresh_import("arena_agents"),
+        "urandom": lambda: len(open("/dev/urandom", "rb").read(8)),
+        "devnull": lambda: open("/dev/null", "w").write("x"),
+        "tempfile": lambda: tempfile.NamedTemporaryFile().name.startswith(os.environ["TMPDIR"]),
+    }), root).results()
+    assert results == {"stdlib": "ok 'colorsys'", "site_packages": "ok 'trueskill'",
+                       "arena_editable": "ok 'arena.records'", "arena_agents": "ok 'arena_agents'",
+                       "urandom": "ok 8", "devnull": "ok 1", "tempfile": "ok True"}
