@@ -302,3 +302,27 @@ def test_python_still_works_inside(root: str) -> None:
     assert results == {"stdlib": "ok 'colorsys'", "site_packages": "ok 'trueskill'",
                        "arena_editable": "ok 'arena.records'", "arena_agents": "ok 'arena_agents'",
                        "urandom": "ok 8", "devnull": "ok 1", "tempfile": "ok True"}
+
+
+def test_place_sets_the_groups_limits(root: str) -> None:
+    capabilities = need()
+    policy = Policy(sandbox.default_read_paths(), memory_mb=96, cpus=0.5, max_processes=12, label="limits")
+    seen: dict[str, str] = {}
+
+    def during(box: SeatBox) -> None:
+        assert box.group is not None
+        for folder in box.group.split(os.pathsep):
+            for name in ("memory.limit_in_bytes", "memory.max", "cpu.cfs_quota_us", "cpu.max", "pids.max"):
+                if os.path.exists(os.path.join(folder, name)):
+                    seen[name] = Path(folder, name).read_text().strip()
+            seen.setdefault("members", "")
+            seen["members"] += Path(folder, "cgroup.procs").read_text()
+
+    run_seat(lambda out: time.sleep(30) or 0, root, policy=policy, during=during, kill_after=0.0)
+    memory = seen.get("memory.limit_in_bytes") or seen.get("memory.max")
+    assert memory == str(96 << 20)
+    if capabilities.cpu_limit:
+        assert seen.get("cpu.cfs_quota_us") == "50000" or seen.get("cpu.max") == "50000 100000"
+    if "pids.max" in seen:
+        assert seen["pids.max"] == "12"
+    assert seen["members"].strip(), "the seat's init is in its groups"
