@@ -219,7 +219,7 @@ def _agent(run: Callable[[], int], policy: Policy, temp_dir: str, old_mask: set[
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     if state.namespaces:  # counted per user id of the zygote's namespace, so only there is it a bound of ours
         resource.setrlimit(resource.RLIMIT_NPROC, (policy.max_processes, policy.max_processes))
-    if policy.memory_mb:
+    if policy.memory_mb and size_kb:  # without the zygote's size, a bound could not even hold the process itself
         size = size_kb * 1024 + (policy.memory_mb << 20)
         resource.setrlimit(resource.RLIMIT_AS, (size, size))
     if state.landlock_abi:
