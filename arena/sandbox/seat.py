@@ -164,6 +164,11 @@ def _init(run: Callable[[], int], policy: Policy, keep: list[int], temp_dir: str
             status = _agent(run, policy, temp_dir, old_mask, size_kb, state, in_namespace)
         finally:
             os._exit(status)
+    if not in_namespace:
+        try:
+            os.setpgid(agent, agent)  # also done by the agent: whichever runs first makes the group
+        except OSError:
+            pass
     for fd in keep:
         os.close(fd)
 
@@ -213,8 +218,12 @@ def _reap_children(agent: int) -> int | None:
 def _agent(run: Callable[[], int], policy: Policy, temp_dir: str, old_mask: set[int], size_kb: int,
            state: confinement.Confinement, in_namespace: bool) -> int:
     """The agent process: confine itself to the seat's own folder, then ``run()``."""
-    if not in_namespace:
-        os.setpgid(0, 0)  # without a PID namespace the process group is what the init stops and kills
+    if not in_namespace:  # without a PID namespace: the process group is what the init stops and kills, and
+        init = os.getppid()  # the agent process dies with the init (its own children may not: level "none")
+        os.setpgid(0, 0)
+        kernel.prctl(kernel.PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != init:
+            return 127
     signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     if state.namespaces:  # counted per user id of the zygote's namespace, so only there is it a bound of ours

@@ -326,3 +326,37 @@ def test_place_sets_the_groups_limits(root: str) -> None:
     if "pids.max" in seen:
         assert seen["pids.max"] == "12"
     assert seen["members"].strip(), "the seat's init is in its groups"
+
+
+def test_without_namespaces_or_landlock_a_seat_still_runs_and_is_reaped(root: str,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kernel with neither (simulated): level "none", a plain fork, the process group as the seat."""
+    need()
+    bare = sandbox.Capabilities(user_namespaces=False, pid_namespaces=False, mount_namespaces=False,
+                                network_namespaces=False, landlock_abi=0, cgroups="none", memory_limit=False,
+                                freezer=False, cpu_limit=False, root=False)
+    monkeypatch.setattr(sandbox.confinement, "probe", lambda: bare)
+    monkeypatch.setattr(sandbox.cgroups, "find", lambda: sandbox.cgroups.Hierarchy("none", {}))  # no groups either
+    counts: list[int] = []
+
+    def body(out: int) -> int:
+        os.write(out, str(os.getpid() != 2).encode())  # no PID namespace of its own
+        spin(os.path.join(os.environ["TMPDIR"], "count"))
+        return 0
+
+    def during(box: SeatBox) -> None:
+        path = Path(box.temp_dir, "count")
+        assert box.level == "none" and box.group is None
+        assert wait_for(lambda: read_count(path) > 0)
+        sandbox.freeze(box)
+        counts.append(read_count(path))
+        time.sleep(0.2)  # room to make progress, if it could
+        counts.append(read_count(path))
+        sandbox.thaw(box)
+        assert wait_for(lambda: read_count(path) > counts[-1])
+
+    run = run_seat(body, root, during=during, kill_after=0.0, require="none")
+    assert not run.zygote_error, run.zygote_error
+    assert run.level == "none" and run.output == b"True"
+    assert counts[0] == counts[1], "SIGSTOP to the agent's process group stops it"
+    assert run.zygote_reap.get("signal") == signal.SIGKILL
