@@ -8,12 +8,16 @@ Who calls what
 * ``confine(policy)`` (a fresh, single-threaded process, before any untrusted
   import: a per-plugin zygote, a discovery child): for the rest of its life the
   process is in new user (uid 0 inside = the caller's uid outside), mount,
-  network, IPC and UTS namespaces, has ``no_new_privs``, and under Landlock
-  reads only ``policy.read_paths`` (see ``default_read_paths``) plus /dev/null,
-  /dev/urandom and its own /proc entry, writes only beneath its ``temp_root``,
-  cannot bind or connect TCP, and cannot signal or reach abstract unix sockets
-  outside its sandbox.  Fds it already holds (the referee's socket) still work:
-  Landlock checks opening, not using.
+  network, IPC and UTS namespaces, keeps only CAP_SYS_ADMIN and CAP_SETPCAP
+  there (so its loopback stays down), has ``no_new_privs``, sees an empty
+  /tmp, /var/tmp, /run and /dev/shm (its read paths and ``temp_root`` bound
+  back at the same paths: no unix socket of another program in sight), and
+  under Landlock reads only ``policy.read_paths`` (see ``default_read_paths``)
+  plus /dev/null, /dev/urandom and its own /proc entry, writes only beneath
+  its ``temp_root`` (made, and removed after the process by a janitor, when
+  not given), cannot bind or connect TCP, and cannot signal or reach abstract
+  unix sockets outside its sandbox.  Fds it already holds (the referee's
+  socket) still work: Landlock checks opening, not using.
 * ``spawn_seat(run, policy, keep_fds, await_placement=True)`` (the confined
   zygote): one seat of one match, as described in ``arena.sandbox.seat``; the
   zygote hands the ``SeatBox`` (plain JSON) to the referee.
@@ -21,8 +25,9 @@ Who calls what
   unconfined): checks the box, makes the seat's cgroups, moves the seat's init
   into them and only then lets the agent process start.
 * ``freeze(box)`` / ``thaw(box)`` (the referee, between turns); ``reap(box)``
-  (both: the zygote gets the exit status, the referee the tree's peak memory
-  and removes the groups; both remove the temporary folder).
+  (both, the referee first: it kills and thaws the tree, gets its peak memory
+  and removes the groups; then the zygote gets the exit status; both remove
+  the temporary folder).
 
 Design decisions
 ----------------
@@ -49,8 +54,8 @@ itself (``arena-frozen`` / ``arena-thawed``), which the referee reads in
 namespace when the init dies, so reaping the init reaps the seat, and the init
 dies with the zygote (``PR_SET_PDEATHSIG``).
 
-Unprivileged fallbacks (no usable cgroup controller: a user without root or a
-delegated v2 subtree).  Memory: ``RLIMIT_AS`` per process (the zygote's size
+Unprivileged fallbacks (no usable cgroup controller: a user without root and
+without a delegated v2 subtree).  Memory: ``RLIMIT_AS`` per process (the zygote's size
 at fork plus ``memory_mb``) and ``RLIMIT_NPROC = max_processes`` -- counted
 per user id of the zygote's user namespace, so it bounds the processes of all
 seats of one zygote together; a tree may therefore hold up to
@@ -59,10 +64,14 @@ the namespace by its init, as above (a stopped process cannot fork, and
 ``kill(-1)`` restarts a racing fork).  No CPU quota.  ``Capabilities.level``
 is then "partial", and ``confine(require="full")`` refuses.
 
-Cost per seat (benchmarks/sandbox.py measures it): one ``clone`` into new
-PID, network, IPC and UTS namespaces (about 1-2 ms), one fork for the agent
-process, one Landlock domain, and with cgroups four group folders made and
-removed; the target is 15 ms for start-up plus teardown on 2 cores.
+Cost per seat (benchmarks/sandbox.py measures it; docs/security.md has the
+figures): one ``clone`` into new PID, IPC and UTS namespaces (a network
+namespace per seat would add about 1 ms, so one is made only where Landlock
+cannot scope abstract unix sockets), one more fork for the agent process, one
+Landlock domain, and with cgroups four group folders made, entered and
+removed -- with cgroup v1 entering waits for an RCU grace period, shared by
+moves made close together.  The target is 15 ms for start-up plus teardown on
+2 cores.
 """
 
 from arena.sandbox.confinement import confine

@@ -82,7 +82,7 @@ class Capabilities:
             f"PID namespaces:     {mark(self.pid_namespaces)}",
             f"mount namespaces:   {mark(self.mount_namespaces)}",
             f"network namespaces: {mark(self.network_namespaces)}",
-            f"Landlock:           " + (f"ABI {self.landlock_abi}" if self.landlock_abi else "no"),
+            "Landlock:           " + (f"ABI {self.landlock_abi}" if self.landlock_abi else "no"),
             f"cgroups:            {self.cgroups}"
             + (f" (usable: {', '.join(controllers)})" if controllers else " (no usable controller)"),
             f"running as root:    {mark(self.root)}",

@@ -89,14 +89,15 @@ def find() -> Hierarchy:
     v2_base = None
     for mount_point, fstype, options in _mounts():
         if fstype == "cgroup2":
-            v2_base = os.path.join(mount_point, own.get("", "/").lstrip("/"))
+            v2_base = os.path.normpath(os.path.join(mount_point, own.get("", "/").lstrip("/")))
             continue
         for controller in CONTROLLERS:
             if controller in options and controller in own and controller not in v1:
-                folder = os.path.join(mount_point, own[controller].lstrip("/"))
+                folder = os.path.normpath(os.path.join(mount_point, own[controller].lstrip("/")))
                 if _can_make_group(folder):
                     v1[controller] = folder
     if v1:
+        _sweep(set(v1.values()))
         return Hierarchy("v1", v1)
     if v2_base and _can_make_group(v2_base):
         try:
@@ -105,8 +106,25 @@ def find() -> Hierarchy:
             available = set()
         bases = {name: v2_base for name in ("memory", "cpu", "pids") if name in available}
         bases["freezer"] = v2_base  # cgroup.freeze exists in every non-root v2 group
+        _sweep({v2_base})
         return Hierarchy("v2", bases)
     return Hierarchy("none", {})
+
+
+def _sweep(folders: set[str]) -> None:
+    """Remove the empty seat groups of referees that ended without reaping them (killed, crashed)."""
+    for folder in folders:
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        for name in names:
+            match = re.match(r"arena-(\d+)-\d+", name)
+            if match and not os.path.exists(f"/proc/{match.group(1)}"):
+                try:
+                    os.rmdir(os.path.join(folder, name))  # fails, harmlessly, while processes are in it
+                except OSError:
+                    pass
 
 
 def _label(text: str) -> str:
@@ -238,9 +256,3 @@ def remove(folders: list[str], timeout: float = 5.0) -> None:
                 if time.monotonic() > deadline:
                     break
                 time.sleep(0.0005)
-
-
-def is_seat_group(folder: str) -> bool:
-    """Whether ``folder`` is a seat group this process made (the only folders it will change or remove)."""
-    name = os.path.basename(folder)
-    return name.startswith(f"arena-{os.getpid()}-") and os.path.dirname(folder) in find().bases.values()

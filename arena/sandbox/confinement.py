@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import resource
+import shutil
+import stat
 import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -26,6 +28,11 @@ DEVICES = {"/dev/null": kernel.ACCESS_FS_READ_FILE | kernel.ACCESS_FS_WRITE_FILE
            "/dev/random": kernel.ACCESS_FS_READ_FILE,
            "/sys/devices/system/cpu": kernel.ACCESS_FS_READ_FILE | kernel.ACCESS_FS_READ_DIR}
 """What the interpreter and common libraries read besides code (``os.cpu_count`` reads the cpu folder)."""
+
+HIDDEN = ("/tmp", "/var/tmp", "/run", "/dev/shm")
+"""Shared folders where other programs keep unix sockets and files (Ray's under /tmp/ray, D-Bus's under /run):
+Landlock cannot stop a connect to a socket in the file system, so the sandbox sees an empty file system
+there instead, with only its own read paths and temp_root bound back at the same paths."""
 
 NAMESPACES = kernel.CLONE_NEWUSER | kernel.CLONE_NEWNS | kernel.CLONE_NEWNET | kernel.CLONE_NEWIPC | kernel.CLONE_NEWUTS
 """The namespaces ``confine`` moves the process into (a PID namespace is per seat: see ``spawn_seat``)."""
@@ -86,8 +93,9 @@ def confine(policy: Policy, *, require: str = "partial", temp_root: str | None =
     own uid), mount, network, IPC and UTS namespaces; sets ``no_new_privs``;
     and applies Landlock: read and execute only ``policy.read_paths`` plus
     /dev/null, /dev/urandom and the like; write only beneath ``temp_root``
-    (made with ``tempfile.mkdtemp`` when not given; the host that started the
-    process removes it when the process ends), where ``spawn_seat`` makes each
+    (when not given, a fresh folder that a janitor process, forked before any
+    confinement, removes when this process ends; a host that passes its own
+    removes it itself), where ``spawn_seat`` makes each
     seat's folder; no TCP bind or connect (ABI >= 4); signals and abstract
     unix sockets scoped to the sandbox (ABI >= 6).  Descriptors already open
     (a socket to the referee) keep working.  ``SandboxError`` (before changing
@@ -104,6 +112,7 @@ def confine(policy: Policy, *, require: str = "partial", temp_root: str | None =
                            "call it before starting threads")
     if temp_root is None:
         temp_root = tempfile.mkdtemp(prefix=f"arena-sandbox-{os.getpid()}-")
+        _remove_when_gone(temp_root)
     elif not os.path.isdir(temp_root) or os.path.islink(temp_root):
         raise SandboxError(f"sandbox temporary folder {temp_root} is not a folder")
     temp_root = os.path.realpath(temp_root)
@@ -114,6 +123,10 @@ def confine(policy: Policy, *, require: str = "partial", temp_root: str | None =
         granted += [(fd, DEVICES[path]) for path, fd in devices]
         if namespaces:
             _enter_namespaces()
+            _hide_shared_folders([path for path, _fd in readable + writable])
+            # Only what spawn_seat needs (new PID and IPC namespaces; seats dropping theirs).  Without
+            # CAP_NET_ADMIN nobody can bring up this namespace's loopback, so seats have no network at all.
+            kernel.keep_capabilities(kernel.CAP_SYS_ADMIN, kernel.CAP_SETPCAP)
         kernel.prctl(kernel.PR_SET_NO_NEW_PRIVS, 1)
         if capabilities.landlock_abi:
             kernel.landlock_restrict(capabilities.landlock_abi, granted)
@@ -121,6 +134,74 @@ def confine(policy: Policy, *, require: str = "partial", temp_root: str | None =
     current = Confinement(level=level, landlock_abi=capabilities.landlock_abi, namespaces=namespaces,
                           temp_root=temp_root)
     return level
+
+
+def _remove_when_gone(folder: str) -> None:
+    """Fork a janitor that removes ``folder`` once this process has ended.
+
+    It waits for end of file on a pipe whose write end only this process
+    keeps (a seat closes it with every other fd).  Double-forked, in its own
+    session, holding no other fd: never a child to wait for, never keeping a
+    socket or pipe of the caller open.
+    """
+    read, write = os.pipe()
+    middle = os.fork()
+    if middle == 0:
+        try:
+            if os.fork() == 0:
+                try:
+                    os.setsid()
+                    devnull = os.open(os.devnull, os.O_RDWR)
+                    for target in (0, 1, 2):
+                        os.dup2(devnull, target)
+                    os.closerange(3, read)
+                    os.closerange(read + 1, max_fd())
+                    while os.read(read, 1):
+                        pass
+                    shutil.rmtree(folder, ignore_errors=True)
+                finally:
+                    os._exit(0)
+        finally:
+            os._exit(0)
+    os.close(read)
+    os.waitpid(middle, 0)
+    _janitor_pipes.append(write)
+
+
+_janitor_pipes: list[int] = []
+"""Write ends held for the life of this process (their closing at exit wakes the janitor)."""
+
+
+def max_fd() -> int:
+    """One past the highest fd worth closing."""
+    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return soft if 0 < soft < (1 << 20) else 4096
+
+
+def _hide_shared_folders(keep: list[str]) -> None:
+    """Mount an empty tmpfs over each of ``HIDDEN`` (in our own mount namespace), then bind each path of
+    ``keep`` under one of them back at the same path."""
+    for folder in HIDDEN:
+        if os.path.islink(folder) or not os.path.isdir(folder):
+            continue
+        # Opened in this mount namespace, before the tmpfs covers them: the sources of the binds.
+        with opened(path for path in keep if _beneath(folder, path)) as inside:
+            try:
+                kernel.mount("tmpfs", folder, "tmpfs", kernel.MS_NOSUID | kernel.MS_NODEV | kernel.MS_NOEXEC,
+                             "size=64k,mode=755")
+            except OSError:
+                continue  # left visible: Landlock still stops reading and writing there
+            for path, fd in inside:
+                if stat.S_ISDIR(os.fstat(fd).st_mode):
+                    os.makedirs(path, exist_ok=True)
+                else:
+                    os.makedirs(os.path.dirname(path), exist_ok=True)
+                    os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o644))
+                kernel.mount(f"/proc/self/fd/{fd}", path, None, kernel.MS_BIND | kernel.MS_REC)
+
+
+def _beneath(folder: str, path: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
 def _enter_namespaces() -> None:

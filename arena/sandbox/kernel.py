@@ -118,17 +118,28 @@ def clone(flags: int) -> int:
     return int(pid)
 
 
+CAP_SETPCAP = 8
+CAP_SYS_ADMIN = 21
+
+
+def keep_capabilities(*kept: int) -> None:
+    """Keep only the capabilities ``kept`` (effective and permitted; none inheritable); the rest are gone for good."""
+    mask = sum(1 << cap for cap in kept)
+    low, high = mask & 0xFFFFFFFF, mask >> 32
+    header = struct.pack("Ii", 0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this process
+    data = struct.pack("6I", low, low, 0, high, high, 0)  # {effective, permitted, inheritable} x 2 words
+    _syscall(1, ctypes.c_char_p(header), ctypes.c_char_p(data))
+
+
 def drop_capabilities() -> None:
-    """Give up every capability: the bounding set, then effective, permitted and inheritable sets."""
+    """Give up every capability: the bounding set (needs CAP_SETPCAP), then the others."""
     cap = 0
     while True:
         if _libc.prctl(ctypes.c_int(PR_CAPBSET_DROP), ctypes.c_ulong(cap), ctypes.c_ulong(0), ctypes.c_ulong(0),
                        ctypes.c_ulong(0)) < 0:
-            break  # EINVAL past the last capability this kernel knows
+            break  # EINVAL past the last capability this kernel knows (or EPERM without CAP_SETPCAP)
         cap += 1
-    header = struct.pack("Ii", 0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this process
-    data = bytes(24)  # two empty {effective, permitted, inheritable} sets
-    _syscall(1, ctypes.c_char_p(header), ctypes.c_char_p(data))
+    keep_capabilities()
 
 
 # Landlock (include/uapi/linux/landlock.h).

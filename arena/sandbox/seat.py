@@ -18,7 +18,6 @@ import resource
 import select
 import shutil
 import signal
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -101,8 +100,10 @@ def spawn_seat(run: Callable[[], int], policy: Policy, keep_fds: Sequence[int], 
                await_placement: bool = False) -> SeatBox:
     """Fork one seat of one match from the confined zygote; the child runs ``run()`` and exits with its status.
 
-    Its own PID, network, IPC and UTS namespaces (every process it starts,
-    a setsid double-fork included, dies when the box is reaped); a nested
+    Its own PID, IPC and UTS namespaces (every process it starts, a setsid
+    double-fork included, dies when the box is reaped), inside the zygote's
+    network namespace, whose loopback is down for good (or a network namespace
+    of its own where Landlock cannot scope abstract unix sockets); a nested
     Landlock domain that writes only a fresh private temporary folder (also
     its working directory and TMPDIR); no capabilities; memory bounded per
     process (``RLIMIT_AS``: this process's size plus ``policy.memory_mb``) and,
@@ -120,8 +121,9 @@ def spawn_seat(run: Callable[[], int], policy: Policy, keep_fds: Sequence[int], 
     keep = sorted({int(fd) for fd in keep_fds} - {0, 1, 2})
     temp_dir = tempfile.mkdtemp(prefix="seat-", dir=state.temp_root)
     size_kb = _address_space_kb()
-    flags = (kernel.CLONE_NEWPID | kernel.CLONE_NEWNET | kernel.CLONE_NEWIPC | kernel.CLONE_NEWUTS
-             if state.namespaces else 0)
+    flags = kernel.CLONE_NEWPID | kernel.CLONE_NEWIPC | kernel.CLONE_NEWUTS if state.namespaces else 0
+    if flags and state.landlock_abi < 6:  # abstract unix sockets are per network namespace: without
+        flags |= kernel.CLONE_NEWNET  # Landlock's scoping a namespace per seat keeps them apart (costs ~1 ms)
     old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
     try:
         pid = kernel.clone(flags) if flags else os.fork()
@@ -137,8 +139,7 @@ def spawn_seat(run: Callable[[], int], policy: Policy, keep_fds: Sequence[int], 
             os._exit(status)
     signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
     _spawned[pid] = _Spawned(temp_dir)
-    level = state.level if flags and state.landlock_abi else "partial" if flags or state.landlock_abi else "none"
-    return SeatBox(pid=pid, group=None, temp_dir=temp_dir, level=min(level, state.level, key=LEVELS.index))
+    return SeatBox(pid=pid, group=None, temp_dir=temp_dir, level=state.level)
 
 
 def _init(run: Callable[[], int], policy: Policy, keep: list[int], temp_dir: str, old_mask: set[int],
@@ -163,6 +164,11 @@ def _init(run: Callable[[], int], policy: Policy, keep: list[int], temp_dir: str
             status = _agent(run, policy, temp_dir, old_mask, size_kb, state, in_namespace)
         finally:
             os._exit(status)
+    if not in_namespace:
+        try:
+            os.setpgid(agent, agent)  # also done by the agent: whichever runs first makes the group
+        except OSError:
+            pass
     for fd in keep:
         os.close(fd)
 
@@ -212,13 +218,17 @@ def _reap_children(agent: int) -> int | None:
 def _agent(run: Callable[[], int], policy: Policy, temp_dir: str, old_mask: set[int], size_kb: int,
            state: confinement.Confinement, in_namespace: bool) -> int:
     """The agent process: confine itself to the seat's own folder, then ``run()``."""
-    if not in_namespace:
-        os.setpgid(0, 0)  # without a PID namespace the process group is what the init stops and kills
+    if not in_namespace:  # without a PID namespace: the process group is what the init stops and kills, and
+        init = os.getppid()  # the agent process dies with the init (its own children may not: level "none")
+        os.setpgid(0, 0)
+        kernel.prctl(kernel.PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != init:
+            return 127
     signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     if state.namespaces:  # counted per user id of the zygote's namespace, so only there is it a bound of ours
         resource.setrlimit(resource.RLIMIT_NPROC, (policy.max_processes, policy.max_processes))
-    if policy.memory_mb:
+    if policy.memory_mb and size_kb:  # without the zygote's size, a bound could not even hold the process itself
         size = size_kb * 1024 + (policy.memory_mb << 20)
         resource.setrlimit(resource.RLIMIT_AS, (size, size))
     if state.landlock_abi:
@@ -236,8 +246,7 @@ def _agent(run: Callable[[], int], policy: Policy, temp_dir: str, old_mask: set[
 
 
 def _close_fds_except(keep: list[int]) -> None:
-    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    top = soft if 0 < soft < (1 << 20) else 4096
+    top = confinement.max_fd()
     low = 3
     for fd in keep + [top]:
         if fd >= low:
@@ -361,7 +370,9 @@ def reap(box: SeatBox) -> dict[str, Any]:
     largest process's peak).  In the process that placed it (the referee):
     ``maxrss_kb`` is the group's peak for the whole tree and
     ``memory_exceeded`` whether the kernel had to stop it at its limit; the
-    exit status is ``{"exit": None}`` there.  Call it in both.
+    exit status is ``{"exit": None}`` there.  Call it in both, the referee
+    first: a seat frozen in its cgroup dies only once the referee thaws it
+    (the zygote's call then raises ``SandboxError`` after a few seconds).
     """
     spawned, placed = _spawned.pop(box.pid, None), _placed.pop(box.pid, None)
     if spawned is None and placed is None:
@@ -374,10 +385,15 @@ def reap(box: SeatBox) -> dict[str, Any]:
             os.kill(box.pid, signal.SIGKILL)  # our unwaited child: the pid cannot have been reused
         except ProcessLookupError:
             pass
+        pidfd = spawned.pidfd if spawned.pidfd is not None else os.pidfd_open(box.pid)
+        if not select.select([pidfd], [], [], ACKNOWLEDGE_SECONDS)[0]:
+            _spawned[box.pid] = spawned
+            raise SandboxError(f"seat process {box.pid} does not die: it is frozen in its cgroup; reap it in the "
+                               "referee (which thaws it) first")
+        os.close(pidfd)
+        spawned.pidfd = None
         _pid, status, usage = os.wait4(box.pid, 0)
         result.update(_decode(status), maxrss_kb=usage.ru_maxrss)
-        if spawned.pidfd is not None:
-            os.close(spawned.pidfd)
         shutil.rmtree(spawned.temp_dir, ignore_errors=True)
     if placed is not None:
         result.update(cgroups.memory_report(placed.folders))

@@ -56,8 +56,8 @@ class SeatRun:
         return json.loads(self.output.decode())
 
 
-def _zygote(control: socket.socket, body: Callable[[int], int], policy: Policy, temp_root: str) -> None:
-    level = sandbox.confine(policy, temp_root=temp_root)
+def _zygote(control: socket.socket, body: Callable[[int], int], policy: Policy, temp_root: str, require: str) -> None:
+    level = sandbox.confine(policy, temp_root=temp_root, require=require)
     read, write = os.pipe()
     box = sandbox.spawn_seat(lambda: body(write), policy, [write], await_placement=True)
     os.close(write)
@@ -72,7 +72,8 @@ def _zygote(control: socket.socket, body: Callable[[int], int], policy: Policy, 
 
 
 def run_seat(body: Callable[[int], int], temp_root: str, *, policy: Policy | None = None,
-             during: Callable[[SeatBox], None] | None = None, kill_after: float | None = None) -> SeatRun:
+             during: Callable[[SeatBox], None] | None = None, kill_after: float | None = None,
+             require: str = "partial") -> SeatRun:
     """Run ``body`` in a seat of a fresh confined zygote; ``during(box)`` runs here while the seat does.
 
     With ``kill_after`` the referee reaps the seat that many seconds after
@@ -84,7 +85,7 @@ def run_seat(body: Callable[[int], int], temp_root: str, *, policy: Policy | Non
     if pid == 0:
         ours.close()
         try:
-            _zygote(theirs, body, policy, temp_root)
+            _zygote(theirs, body, policy, temp_root, require)
         except BaseException:
             try:
                 theirs.send(json.dumps({"error": traceback.format_exc()}).encode())

@@ -7,9 +7,13 @@ error, not a result) and on what the referee saw after reap.
 from __future__ import annotations
 
 import ctypes
+import importlib
 import os
+import shutil
 import signal
 import socket
+import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -229,3 +233,130 @@ def test_the_box_from_the_zygote_is_checked(root: str) -> None:
         sandbox.reap(lie)
     with pytest.raises(sandbox.SandboxError, match="neither spawned nor placed"):
         sandbox.freeze(lie)
+
+
+def test_unix_sockets_in_shared_folders_are_out_of_sight(root: str, tmp_path: Path) -> None:
+    need()
+    folder = Path(tempfile.mkdtemp(prefix="arena-test-socket-", dir="/tmp"))  # as Ray keeps its sockets
+    path = str(folder / "service.sock")
+    service = socket.socket(socket.AF_UNIX)
+    service.bind(path)
+    os.chmod(path, 0o777)  # the file system would let anyone connect: only the sandbox stands in the way
+    service.listen()
+    try:
+        results = run_seat(lambda out: probe_all(out, {
+            "connect": lambda: socket.socket(socket.AF_UNIX).connect(path),
+            "list_tmp": lambda: os.listdir("/tmp"),
+            "run": lambda: os.listdir("/run"),
+            "own_folder_still_there": lambda: os.path.isdir(os.environ["TMPDIR"]),
+        }), root).results()
+    finally:
+        service.close()
+        shutil.rmtree(folder)
+    assert refused(results["connect"]), results["connect"]
+    assert refused(results["list_tmp"]) and refused(results["run"])
+    assert results["own_folder_still_there"] == "ok True"
+
+
+def fork_until_refused(out: int) -> int:
+    """Fork sleeping children until the kernel refuses; write how many were made (a fork bomb, bounded)."""
+    made = 0
+    try:
+        while made < 1000:
+            if os.fork() == 0:
+                os.close(out)  # so that the output ends when the agent process does
+                time.sleep(30)
+                os._exit(0)
+            made += 1
+    except OSError:
+        pass
+    os.write(out, str(made).encode())
+    return 0
+
+
+def test_a_fork_bomb_stops_at_max_processes(root: str) -> None:
+    need()
+    policy = Policy(sandbox.default_read_paths(), memory_mb=256, max_processes=16)
+    run = run_seat(fork_until_refused, root, policy=policy)
+    made = int(run.output)
+    assert 0 < made < 16, "the seat's processes (init and agent included) stay under max_processes"
+
+
+def test_python_still_works_inside(root: str) -> None:
+    need()
+
+    def fresh_import(name: str) -> str:
+        for loaded in [module for module in sys.modules if module == name or module.startswith(name + ".")]:
+            del sys.modules[loaded]  # read from disk again, inside the sandbox
+        return importlib.import_module(name).__name__
+
+    results = run_seat(lambda out: probe_all(out, {
+        "stdlib": lambda: fresh_import("colorsys"),
+        "site_packages": lambda: fresh_import("trueskill"),
+        "arena_editable": lambda: fresh_import("arena.records"),
+        "arena_agents": lambda: fresh_import("arena_agents"),
+        "urandom": lambda: len(open("/dev/urandom", "rb").read(8)),
+        "devnull": lambda: open("/dev/null", "w").write("x"),
+        "tempfile": lambda: tempfile.NamedTemporaryFile().name.startswith(os.environ["TMPDIR"]),
+    }), root).results()
+    assert results == {"stdlib": "ok 'colorsys'", "site_packages": "ok 'trueskill'",
+                       "arena_editable": "ok 'arena.records'", "arena_agents": "ok 'arena_agents'",
+                       "urandom": "ok 8", "devnull": "ok 1", "tempfile": "ok True"}
+
+
+def test_place_sets_the_groups_limits(root: str) -> None:
+    capabilities = need()
+    policy = Policy(sandbox.default_read_paths(), memory_mb=96, cpus=0.5, max_processes=12, label="limits")
+    seen: dict[str, str] = {}
+
+    def during(box: SeatBox) -> None:
+        assert box.group is not None
+        for folder in box.group.split(os.pathsep):
+            for name in ("memory.limit_in_bytes", "memory.max", "cpu.cfs_quota_us", "cpu.max", "pids.max"):
+                if os.path.exists(os.path.join(folder, name)):
+                    seen[name] = Path(folder, name).read_text().strip()
+            seen.setdefault("members", "")
+            seen["members"] += Path(folder, "cgroup.procs").read_text()
+
+    run_seat(lambda out: time.sleep(30) or 0, root, policy=policy, during=during, kill_after=0.0)
+    memory = seen.get("memory.limit_in_bytes") or seen.get("memory.max")
+    assert memory == str(96 << 20)
+    if capabilities.cpu_limit:
+        assert seen.get("cpu.cfs_quota_us") == "50000" or seen.get("cpu.max") == "50000 100000"
+    if "pids.max" in seen:
+        assert seen["pids.max"] == "12"
+    assert seen["members"].strip(), "the seat's init is in its groups"
+
+
+def test_without_namespaces_or_landlock_a_seat_still_runs_and_is_reaped(root: str,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kernel with neither (simulated): level "none", a plain fork, the process group as the seat."""
+    need()
+    bare = sandbox.Capabilities(user_namespaces=False, pid_namespaces=False, mount_namespaces=False,
+                                network_namespaces=False, landlock_abi=0, cgroups="none", memory_limit=False,
+                                freezer=False, cpu_limit=False, root=False)
+    monkeypatch.setattr(sandbox.confinement, "probe", lambda: bare)
+    monkeypatch.setattr(sandbox.cgroups, "find", lambda: sandbox.cgroups.Hierarchy("none", {}))  # no groups either
+    counts: list[int] = []
+
+    def body(out: int) -> int:
+        os.write(out, str(os.getpid() != 2).encode())  # no PID namespace of its own
+        spin(os.path.join(os.environ["TMPDIR"], "count"))
+        return 0
+
+    def during(box: SeatBox) -> None:
+        path = Path(box.temp_dir, "count")
+        assert box.level == "none" and box.group is None
+        assert wait_for(lambda: read_count(path) > 0)
+        sandbox.freeze(box)
+        counts.append(read_count(path))
+        time.sleep(0.2)  # room to make progress, if it could
+        counts.append(read_count(path))
+        sandbox.thaw(box)
+        assert wait_for(lambda: read_count(path) > counts[-1])
+
+    run = run_seat(body, root, during=during, kill_after=0.0, require="none")
+    assert not run.zygote_error, run.zygote_error
+    assert run.level == "none" and run.output == b"True"
+    assert counts[0] == counts[1], "SIGSTOP to the agent's process group stops it"
+    assert run.zygote_reap.get("signal") == signal.SIGKILL

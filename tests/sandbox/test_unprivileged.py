@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from sandbox_helpers import as_unprivileged, probe_all, run_seat, wait_for
+from test_seat_hostile import fork_until_refused
 
 from arena import sandbox
 from arena.sandbox import Policy, SeatBox, probe
@@ -157,3 +158,10 @@ def test_memory_bound_per_process_without_cgroups() -> None:
     assert seen["allocate_past"].startswith("MemoryError")
     assert seen["allocate_under"] == f"ok {16 << 20}"
     assert result["referee_reap"]["memory_exceeded"] is False  # no group to tell
+
+
+def test_process_count_bounded_without_cgroups() -> None:
+    policy = Policy(READ_PATHS, memory_mb=256, max_processes=16)
+    result = as_unprivileged(lambda: _in_seat(fork_until_refused, policy=policy))
+    made = int(result["output"])
+    assert 0 < made < 16, "RLIMIT_NPROC, counted in the zygote's user namespace, bounds the seat"
