@@ -8,7 +8,7 @@ not in hooks, because pluggy calls every implementation of a hook.
 A third-party plugin's hooks run only in sandboxed processes of that plugin
 (discovery, its zygote); its games and reporters, which would run in the
 referee's process, load only when ``ARENA_PLUGINS_TRUST`` names it
-(``arena.plugins``, docs/security-trust.md).
+(``arena.plugins``, docs/security.md).
 """
 
 from __future__ import annotations
