@@ -14,6 +14,7 @@ import subprocess
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -22,7 +23,7 @@ from referee_helpers import SMALL, play
 from arena.plugins import Registry, load_registry
 from arena.referee import AgentHost, SeatPlan, protocol
 from arena.referee.faults import ILLEGAL, TIMEOUT, Fault
-from arena.referee.seats import IsolatedSeat
+from arena.referee.sandboxed import ProcessSeat
 
 POISONERS = Path(__file__).resolve().parent / "protocol_agents"
 HOSTILE_SEAT = 1
@@ -37,7 +38,7 @@ def poison_registry() -> Registry:
 
 @pytest.fixture(scope="module")
 def poison_host() -> Iterator[AgentHost]:
-    with AgentHost(plugins_dir=POISONERS, entry_points=False) as started:
+    with AgentHost() as started:
         yield started
 
 
@@ -73,14 +74,26 @@ def test_raw_bytes_from_an_isolated_agent_are_its_fault_and_the_match_goes_on(
 
 
 class RawHost:
-    """Stands in for the zygote: keeps the agent's end of the seat's socket for the test to write raw bytes.
+    """Stands in for the plugin's zygote: keeps the agent's end of the seat's socket for the test to write raw bytes.
 
-    The "agent process" is a ``sleep`` in its own process group, so that the seat's SIGKILL hits only it.
+    The "agent process" is a ``sleep`` in its own process group (a child of this process, which plays the
+    zygote), so that the seat's SIGKILL hits only it.
     """
+
+    level = "none"
+    temp_root = None
 
     def __init__(self) -> None:
         self.agent: socket.socket | None = None
         self.process: subprocess.Popen[bytes] | None = None
+        self.pid = os.getpid()
+        self.plugin = SimpleNamespace(name="raw")
+
+    def zygote(self, plugin: Any, require: str) -> RawHost:
+        return self
+
+    def start(self) -> None:
+        """Nothing to start: this process is the stand-in zygote."""
 
     def spawn(self, request: dict[str, Any], channel: socket.socket) -> dict[str, Any]:
         self.agent = socket.socket(fileno=os.dup(channel.fileno()))
@@ -94,14 +107,14 @@ class RawHost:
 
 
 @pytest.fixture
-def seat(poison_registry: Registry) -> Iterator[tuple[IsolatedSeat, RawHost, Any, Any]]:
+def seat(poison_registry: Registry) -> Iterator[tuple[ProcessSeat, RawHost, Any, Any]]:
     """A started isolated seat at 4-player Lovat, its raw host, the game and a state where seat 0 decides."""
     game = poison_registry.game("lovat")
     options = game.info.resolve_options(4, {})
     state = game.new_state(3, options)
     host = RawHost()
     plan = SeatPlan(name="random", spec=poison_registry.agent("random"), seed=1, isolation="isolated")
-    runner = IsolatedSeat(plan, game, 0, 4, SMALL, host, None)  # type: ignore[arg-type]
+    runner = ProcessSeat(plan, game, 0, 4, SMALL, host, mode="isolated", require="none")  # type: ignore[arg-type]
     runner.launch()
     assert host.agent is not None
     host.agent.sendall(protocol.encode({"ready": True}))
