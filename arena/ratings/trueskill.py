@@ -514,7 +514,7 @@ JACKKNIFE_GROUPS = 20
 """Groups of duplicate blocks the jackknife leaves out one at a time (fewer when there are fewer blocks)."""
 
 
-JACKKNIFE_MAX_MATCHES = 200_000
+JACKKNIFE_MAX_MATCHES = 50_000
 """Above this many matches the jackknife (``JACKKNIFE_GROUPS`` more fits) is skipped for the posterior."""
 
 
