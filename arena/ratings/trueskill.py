@@ -523,43 +523,56 @@ def jackknife(arrays: MatchArrays, env: Environment, full: np.ndarray) -> tuple[
 
     Blocks are dealt to ``G = min(JACKKNIFE_GROUPS, blocks)`` groups in turn (block ``b``
     to group ``b mod G``); each group is left out once and the rest re-rated in the same
-    order.  The covariance is ``(G - 1) / G * sum_g (mu_g - mean)(mu_g - mean)^T``: it sees
+    order (all ``G`` replicates in one pass: ``_left_out``).  The covariance is ``(G - 1) / G * sum_g (mu_g - mean)(mu_g - mean)^T``: it sees
     everything that moves ``mu`` from one tournament to the next (the deals, the
     correlation within a block, and the path of an online fit), which TrueSkill's own sigma
     does not.  An agent absent from a replicate (all its blocks left out) takes the full
-    fit's ``mu`` there.  Costs ``G`` fits.
+    fit's ``mu`` there.  Costs about ``G`` fits' arithmetic, mostly in numpy batches.
     """
     n_blocks = len(arrays.blocks)
     groups = min(JACKKNIFE_GROUPS, n_blocks)
     if groups < 2:
         return np.diag(np.full(arrays.n_agents, np.inf)), max(groups, 1)
     group = arrays.block % groups
-    replicates = np.empty((groups, arrays.n_agents))
-    for g in range(groups):
-        kept = np.flatnonzero(group != g)
-        part = _subset(arrays, kept)
-        mu, _ = rate(part, env)
-        replicates[g] = np.where(part.games > 0, mu, full)
-    replicates = centre(replicates, env.mu)
+    replicates = rate(_left_out(arrays, group, groups), env)[0].reshape(groups, arrays.n_agents)
+    played = np.stack([np.bincount(arrays.seat_agent[group != g].ravel() + 1, minlength=arrays.n_agents + 1)[1:]
+                       for g in range(groups)])
+    replicates = centre(np.where(played > 0, replicates, full), env.mu)
     centred = replicates - replicates.mean(axis=0)
     return (groups - 1) / groups * centred.T @ centred, groups
 
 
-def _subset(arrays: MatchArrays, kept: np.ndarray) -> MatchArrays:
-    """The matches ``kept`` (indices in canonical order), with every agent kept (those left without games too)."""
-    seat_agent = arrays.seat_agent[kept]
-    games = np.bincount(seat_agent[seat_agent >= 0], minlength=arrays.n_agents).astype(np.int64)
+def _left_out(arrays: MatchArrays, group: np.ndarray, groups: int) -> MatchArrays:
+    """Every leave-one-group-out replicate as one set of matches between ``groups * N`` agents.
+
+    Replicate ``g`` keeps the matches outside group ``g``, between its own copies of the
+    agents (agent ``a`` becomes ``g * N + a``), in the same order.  The copies share no
+    agent, so a match's copies fall into the same TrueSkill wave and are rated as one
+    numpy batch: the replicates cost about as much as one fit of many more matches in
+    parallel, and give what rating each replicate alone would.
+    """
+    n = arrays.n_agents
+    kept = [np.flatnonzero(group != g) for g in range(groups)]
+    rows = np.concatenate(kept)
+    replicate = np.repeat(np.arange(groups), [k.size for k in kept])
+    seat_agent = arrays.seat_agent[rows]
+    seat_agent = np.where(seat_agent >= 0, seat_agent + (replicate * n)[:, None], -1)
+    order = np.lexsort((replicate, arrays.played[rows]))  # the order played, replicates side by side
+    played = np.empty(rows.size, dtype=np.int64)
+    played[order] = np.arange(rows.size)
+    games = np.bincount(seat_agent[seat_agent >= 0], minlength=groups * n).astype(np.int64)
     return dataclasses.replace(
         arrays,
-        match_ids=tuple(arrays.match_ids[m] for m in kept.tolist()),
+        agents=tuple(range(groups * n)),
+        match_ids=tuple(range(rows.size)),
         seat_agent=seat_agent,
-        score=arrays.score[kept],
-        rank=arrays.rank[kept],
-        seats=arrays.seats[kept],
-        block=arrays.block[kept],
+        score=arrays.score[rows],
+        rank=arrays.rank[rows],
+        seats=arrays.seats[rows],
+        block=arrays.block[rows],
         games=games,
-        fault_counts=arrays.fault_counts,
-        played=arrays.played[kept],
+        fault_counts=np.zeros((groups * n, arrays.fault_counts.shape[1]), dtype=np.int64),
+        played=played,
     )
 
 
