@@ -42,7 +42,8 @@ The Gaussian tail functions use ``scipy.special.ndtr``/``log_ndtr`` (the kernels
 
 The reported rating is ``mu``, re-centred on the field (``centre``), and agents are ranked
 by it; the interval comes from a grouped jackknife over duplicate blocks (``jackknife``):
-TrueSkill's own sigma is several times too narrow for a batch (see ``fit``).  The
+TrueSkill's own sigma treats every match as independent, so it cannot see what duplicate
+blocks gain, nor the spread an online fit adds (see ``fit``).  The
 conservative ``mu - 3 sigma`` (the package's leaderboard number) is kept in the extras as
 ``conservative``: a lower bound that ranks uncertain agents low, not an estimate.
 """
@@ -623,9 +624,9 @@ def fit(
     intervals : {"jackknife", "posterior"}, optional
         "jackknife" (the default): ``mu -+ t sd`` with ``sd`` the grouped jackknife over
         duplicate blocks (``jackknife``) and ``t`` Student's quantile for its degrees of
-        freedom; "posterior": ``mu -+ z sigma``, TrueSkill's own posterior, which is far
-        too narrow for a batch (it forgets that early matches were rated against wrong
-        opponents' ratings: see docs/ratings.md).
+        freedom; "posterior": ``mu -+ z sigma``, TrueSkill's own posterior, which treats
+        every match as independent: it reports the same spread for duplicate blocks as
+        for independent deals, too wide for the first (see docs/ratings.md).
     level : float, optional
         Coverage of the interval (0.95: z = 1.96).
 
@@ -665,7 +666,9 @@ def fit(
         found = {
             "intervals": "posterior",
             "interval_kind": "posterior",
-            "interval_reason": f"TrueSkill's posterior sigma, too narrow for a batch (see docs/ratings.md){skipped}",
+            "interval_reason": (
+                f"TrueSkill's posterior sigma, blind to the duplicate blocks (see docs/ratings.md){skipped}"
+            ),
         }
     else:
         covariance, groups = jackknife(arrays, env, post_mu)
