@@ -17,7 +17,7 @@ The measured tables replace the block between the ``fidelity`` markers in docs/r
 (``--write-docs``; ``python -m benchmarks --only fidelity`` writes them too).
 
 Sizes: ``quick`` (smoke test: 8 agents, 4 replications), ``default`` (8, 30, 200 agents with
-100, 40 and 8 replications: about half an hour on a quiet core), ``full`` (200, 200, 50).
+100, 40 and 10 replications: about 20 minutes), ``full`` (200, 200, 50).
 
     .venv/bin/python benchmarks/fidelity.py --quick
 """
@@ -53,7 +53,7 @@ BLOCKS_PER_AGENT = 10
 
 SIZES = {
     "quick": {"fields": {8: 4}, "ranking": (2000, 1)},
-    "default": {"fields": {8: 100, 30: 40, 200: 8}, "ranking": (10_000, 3)},
+    "default": {"fields": {8: 100, 30: 40, 200: 10}, "ranking": (10_000, 3)},
     "full": {"fields": {8: 200, 30: 200, 200: 50}, "ranking": (10_000, 10)},
 }
 """Replications per field size, and (largest match count, replications) of the ranking study."""
@@ -120,7 +120,8 @@ def measure_all(size: str, progress=None) -> tuple[list[common.Row], str]:
                 if progress:
                     progress(f"{case}: coverage {result.coverage:.1%} ({time.perf_counter() - started:.0f} s)")
     block = ["Coverage of the default 95% intervals (share of intervals holding the rating's mean over the other "
-             "replications) and actual over reported spread of a rating (1 is right):", "",
+             "replications, allowing for that mean's own sampling error), the actual over the reported spread of a "
+             "rating in brackets (1 is right), and the interval kind:", "",
              "| agents | design | matches | reps | " + " | ".join(method_names()) + " |",
              "|---:|---|---:|---:|" + "---|" * len(method_names())]
     for agents in grid["fields"]:

@@ -6,7 +6,8 @@ tournament design; ``measure`` plays it ``replications`` times with fresh seeds
 
 * coverage: how often each agent's interval holds its *target*, the mean of the other
   replications' ratings of that agent (leave-one-out, so the target is independent of the
-  interval).  The target is what the method estimates on this design, on its own scale, so
+  interval; the interval is widened by ``sqrt(1 + 1 / (R - 1))`` for the target's own
+  sampling error over ``R`` replications).  The target is what the method estimates on this design, on its own scale, so
   coverage measures whether an interval's width matches the spread of its rating (a bias
   common to all replications is not counted: the truth is on another scale for most methods);
 * spread ratio: the actual standard deviation of a rating over the replications divided by
@@ -132,7 +133,11 @@ def measure(method: str, setting: Setting, replications: int, **options: Any) ->
     ratings, lower, upper = ratings[done], lower[done], upper[done]
     count = len(ratings)
     target = (ratings.sum(axis=0) - ratings) / max(count - 1, 1)  # leave-one-out mean
-    covered = (lower <= target) & (target <= upper)
+    # The target is itself a mean of count - 1 ratings: its own variance, sd^2 / (count - 1),
+    # adds to the rating's, so the interval is widened by sqrt(1 + 1 / (count - 1)) to ask
+    # whether it holds the exact mean (without it a perfect interval covers 93% at 8 replications).
+    stretch = np.sqrt(1.0 + 1.0 / max(count - 1, 1))
+    covered = (ratings - stretch * (ratings - lower) <= target) & (target <= ratings + stretch * (upper - ratings))
     reported = (upper - lower) / (2.0 * z_value(0.95))
     actual_sd = float(np.sqrt(np.mean(ratings.var(axis=0, ddof=1)))) if count > 1 else float("nan")
     reported_sd = float(np.sqrt(np.mean(reported**2)))
