@@ -114,7 +114,8 @@ def measure_all(size: str, progress=None) -> tuple[list[common.Row], str]:
                 rows.append(common.Row(
                     "fidelity", case, f"coverage {result.coverage:.1%}",
                     f"actual/reported sd {result.spread_ratio:.2f}",
-                    f"{setting.label()}; {result.replications} replications; interval {', '.join(result.interval_kinds)};"
+                    f"{setting.label()}; {result.replications} replications; "
+                    f"interval {', '.join(result.interval_kinds)};"
                     f" Kendall tau {result.kendall:.3f}; ties {result.tie_share:.0%} of pairs",
                 ))
                 if progress:
@@ -172,8 +173,8 @@ def measure_all(size: str, progress=None) -> tuple[list[common.Row], str]:
     block += ["", f"TrueSkill keeps improving with data (30 agents, Kendall's tau with the truth, mean of "
               f"{replications} fields):", "", *ranking_study(largest, replications)]
     seconds = time.perf_counter() - started
-    block += ["", f"Measured with `python -m benchmarks --only fidelity` (size `{size}`) in {seconds / 60:.0f} minutes; "
-              f"{common.machine_line()}."]
+    block += ["", f"Measured with `python -m benchmarks --only fidelity` (size `{size}`) in "
+              f"{seconds / 60:.0f} minutes; {common.machine_line()}."]
     return rows, "\n".join(block)
 
 

@@ -192,7 +192,8 @@ def to_html(leaderboard: Leaderboard, head_to_head: HeadToHead, title: str) -> s
     ordered = head_to_head.reordered(leaderboard.agents) if same_agents else head_to_head
     conservative = conservative_ratings(leaderboard)
     headers = ("#", "Agent", "Rating", f"{leaderboard.level:.0%} interval", "Games", "Mean score", "Win share",
-               "Timeouts", "Illegal", "Exceptions", "Crashes", "Memory") + ((CONSERVATIVE_LABEL,) if conservative else ())
+               "Timeouts", "Illegal", "Exceptions", "Crashes", "Memory")
+    headers += (CONSERVATIVE_LABEL,) if conservative else ()
     numeric = ' class="num"'
     head = "".join(f'<th scope="col"{"" if h == "Agent" else numeric}>{html.escape(h)}</th>' for h in headers)
     body = "\n".join(_row_html(row, digits, conservative) for row in leaderboard.rows)

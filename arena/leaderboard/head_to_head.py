@@ -30,7 +30,7 @@ class HeadToHead:
     games: tuple[tuple[int, ...], ...]  # [i][j]: deals (blocks) in which both i and j played (0 on the diagonal)
     share: tuple[tuple[float | None, ...], ...]  # [i][j]: share of those deals i won (draws half); None: never met
     matches: tuple[tuple[int, ...], ...] = ()  # [i][j]: matches (rotations) in which both played
-    match_share: tuple[tuple[float | None, ...], ...] = ()  # [i][j]: share of those matches i finished ahead (ties half)
+    match_share: tuple[tuple[float | None, ...], ...] = ()  # [i][j]: share of those matches i was ahead (ties half)
 
     def index(self, agent: str) -> int:
         """Row of ``agent``; ``KeyError`` naming the known agents if absent."""

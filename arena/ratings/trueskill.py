@@ -524,11 +524,12 @@ def jackknife(arrays: MatchArrays, env: Environment, full: np.ndarray) -> tuple[
 
     Blocks are dealt to ``G = min(JACKKNIFE_GROUPS, blocks)`` groups in turn (block ``b``
     to group ``b mod G``); each group is left out once and the rest re-rated in the same
-    order (all ``G`` replicates in one pass: ``_left_out``).  The covariance is ``(G - 1) / G * sum_g (mu_g - mean)(mu_g - mean)^T``: it sees
-    everything that moves ``mu`` from one tournament to the next (the deals, the
-    correlation within a block, and the path of an online fit), which TrueSkill's own sigma
-    does not.  An agent absent from a replicate (all its blocks left out) takes the full
-    fit's ``mu`` there.  Costs about ``G`` fits' arithmetic, mostly in numpy batches.
+    order (all ``G`` replicates in one pass: ``_left_out``).  The covariance is
+    ``(G - 1) / G * sum_g (mu_g - mean)(mu_g - mean)^T``: it sees everything that moves
+    ``mu`` from one tournament to the next (the deals, the correlation within a block, and
+    the path of an online fit), which TrueSkill's own sigma does not.  An agent absent from a
+    replicate (all its blocks left out) takes the full fit's ``mu`` there.  Costs about ``G``
+    fits' arithmetic, mostly in numpy batches.
     """
     n_blocks = len(arrays.blocks)
     groups = min(JACKKNIFE_GROUPS, n_blocks)
@@ -662,7 +663,7 @@ def fit(
     rating = centre(post_mu, mu)
     if intervals == "posterior" or arrays.n_matches > JACKKNIFE_MAX_MATCHES:
         covariance, z = np.diag(post_sigma**2), z_value(level)
-        skipped = "" if intervals == "posterior" else f"; the jackknife is skipped above {JACKKNIFE_MAX_MATCHES} matches"
+        skipped = "" if intervals == "posterior" else f"; no jackknife above {JACKKNIFE_MAX_MATCHES} matches"
         found = {
             "intervals": "posterior",
             "interval_kind": "posterior",
