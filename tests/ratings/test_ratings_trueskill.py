@@ -185,3 +185,14 @@ def test_recovers_the_true_order():
     table = ts.fit(simulate_outcomes(truth, blocks=150, players=4, seed=7))
     mu = table.extras["mu"]
     assert sorted(mu, key=mu.get, reverse=True) == sorted(truth, key=truth.get, reverse=True)
+
+
+def test_large_tournaments_fall_back_to_the_posterior_and_say_so(monkeypatch):
+    outcomes = mixed_tournament(seed=11, blocks_per_size=3)
+    monkeypatch.setattr(ts, "JACKKNIFE_MAX_MATCHES", len(outcomes) - 1)
+    table = ts.fit(outcomes)
+    assert table.extras["interval_kind"] == "posterior"
+    assert f"no jackknife above {len(outcomes) - 1} matches" in table.extras["interval_reason"]
+    for row in table.ratings:
+        half = 1.959964 * table.extras["sigma"][row.agent]
+        assert (row.lower, row.upper) == pytest.approx((row.rating - half, row.rating + half), abs=1e-5)
