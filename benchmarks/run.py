@@ -8,7 +8,9 @@
 Sections: ``engine`` (engine speed), ``peers`` (RLCard Bridge, OpenSpiel
 Hearts; needs ``pip install -e '.[bench]'``), ``tournament`` (serial against
 Ray, harness overhead), ``ratings`` (fit times, choix and trueskill),
-``sandbox`` (a sandboxed seat's start-up and teardown beside an isolated one).  Each
+``sandbox`` (a sandboxed seat's start-up and teardown beside an isolated one),
+``fidelity`` (coverage and calibration of every rating method on simulated
+fields; writes its tables into docs/ratings.md).  Each
 script also runs alone (``python benchmarks/engine.py --quick``).  Every
 figure is a median over repeated runs; a ratio compares two figures measured
 in the same process.
@@ -27,7 +29,7 @@ if __package__ in (None, ""):
 else:
     from benchmarks import common
 
-SECTIONS: tuple[str, ...] = ("engine", "peers", "tournament", "ratings", "sandbox")
+SECTIONS: tuple[str, ...] = ("engine", "peers", "tournament", "ratings", "sandbox", "fidelity")
 """Every section, in the order they run and print."""
 
 

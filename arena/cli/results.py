@@ -49,7 +49,9 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     board.add_argument("--bootstrap", type=int, default=0, metavar="N",
                        help="Elo and Plackett-Luce intervals from N bootstrap replicates over duplicate blocks "
                             "(default: from the curvature)")
-    board.add_argument("--vs", nargs=2, metavar=("A", "B"), help="A's record against B and P(A is stronger)")
+    board.add_argument("--vs", nargs=2, metavar=("A", "B"),
+                       help="the gap A - B with its 95%% interval, P(A is stronger), and A's record against B "
+                            "per deal (rotations as detail)")
     board.add_argument("--json", action="store_true", help="print JSON")
     add_leaderboards_dir(board)
     board.set_defaults(run=run_leaderboard)

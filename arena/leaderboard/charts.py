@@ -70,8 +70,8 @@ def ratings_svg(leaderboard: Leaderboard, element_id: str = "ratings-chart-svg")
         has_interval = np.isfinite(lower) & np.isfinite(upper)
         middle = np.where(has_interval, (lower + upper) / 2.0, rating)
         half = np.where(has_interval, (upper - lower) / 2.0, 0.0)
-        # The bar is the interval and the dot the rating: not always the middle (TrueSkill's
-        # conservative rating lies below its interval).
+        # The bar is the interval and the dot the rating: not always the middle (a
+        # bootstrap's percentile interval need not be symmetric).
         axes.errorbar(
             middle, y, xerr=half, fmt="none", ecolor="#4a6fa5", elinewidth=2, capsize=3,
             label=f"{leaderboard.level:.0%} interval",
@@ -91,7 +91,7 @@ def ratings_svg(leaderboard: Leaderboard, element_id: str = "ratings-chart-svg")
 
 
 def head_to_head_svg(table: HeadToHead, element_id: str = "head-to-head-svg") -> str:
-    """Heatmap of ``share[i][j]`` (row agent finished ahead of column agent), grey where they never met."""
+    """Heatmap of ``share[i][j]`` (share of shared deals the row agent won), grey where they never met."""
     n = len(table.agents)
     size = min(max(3.5, 1.8 + 0.38 * n), 24.0)
     figure = _figure(size + 1.2, size)
@@ -102,7 +102,7 @@ def head_to_head_svg(table: HeadToHead, element_id: str = "head-to-head-svg") ->
         share = np.ma.masked_invalid(table.share_matrix())
         colours = matplotlib.colormaps["RdBu"].with_extremes(bad="#d9d9d9")
         image = axes.imshow(share, cmap=colours, vmin=0.0, vmax=1.0, interpolation="nearest")
-        figure.colorbar(image, ax=axes, shrink=0.8, label="share finished ahead (row vs column)")
+        figure.colorbar(image, ax=axes, shrink=0.8, label="share of shared deals won (row vs column)")
         if n <= LABEL_LIMIT:
             axes.set_xticks(range(n), table.agents, rotation=60, ha="right", fontsize=8)
             axes.set_yticks(range(n), table.agents, fontsize=8)
@@ -124,4 +124,4 @@ def head_to_head_svg(table: HeadToHead, element_id: str = "head-to-head-svg") ->
         axes.set_xticks([])
         axes.set_yticks([])
     axes.set_title("Head to head", fontsize=10)
-    return _svg_text(figure, element_id, "Head-to-head heatmap: share of shared matches finished ahead")
+    return _svg_text(figure, element_id, "Head-to-head heatmap: share of shared deals won")

@@ -4,8 +4,11 @@
 styles are inline, there are no scripts, the two charts are inline SVG (drawn by
 matplotlib) and a Content-Security-Policy forbids fetching anything.  Elements a browser
 test can find: the table ``#leaderboard-table`` (one ``<tr data-agent=...>`` per agent in
-its ``<tbody>``), the sections ``#ratings-chart`` and ``#head-to-head`` and their SVGs
-``#ratings-chart-svg`` and ``#head-to-head-svg``.
+its ``<tbody>``), the notes ``#interval-note`` and ``#overlap-note``, the P(stronger) matrix
+``#superiority-table`` in section ``#superiority``, the sections ``#ratings-chart`` and
+``#head-to-head`` and their SVGs ``#ratings-chart-svg`` and ``#head-to-head-svg``.
+The Markdown page carries the same notes and matrix; TrueSkill boards add a last column,
+its conservative ``mu - 3 sigma``, labelled as such.
 """
 
 from __future__ import annotations
@@ -20,6 +23,14 @@ from pathlib import Path
 from arena.leaderboard.build import Leaderboard, LeaderboardRow
 from arena.leaderboard.charts import head_to_head_svg, ratings_svg
 from arena.leaderboard.head_to_head import HeadToHead
+from arena.leaderboard.reading import (
+    CONSERVATIVE_LABEL,
+    OVERLAP_NOTE,
+    conservative_ratings,
+    interval_note,
+    probability_cell,
+    superiority_rows,
+)
 from arena.leaderboard.terminal import FLAG, FLAG_NOTE, format_number, rating_digits
 
 CSV_COLUMNS: tuple[str, ...] = (
@@ -75,8 +86,9 @@ def _markdown_text(text: str) -> str:
 
 
 def to_markdown(leaderboard: Leaderboard, title: str) -> str:
-    """A Markdown page: title, what the ratings mean, and the table."""
+    """A Markdown page: title, what the ratings mean, the table, how to compare, and P(stronger)."""
     digits = rating_digits(leaderboard.method)
+    conservative = conservative_ratings(leaderboard)
     lines = [
         f"# {_markdown_text(title)}",
         "",
@@ -85,9 +97,11 @@ def to_markdown(leaderboard: Leaderboard, title: str) -> str:
         f"intervals cover {leaderboard.level:.0%}."
         + (f" {FLAG_NOTE}." if any(row.flagged for row in leaderboard.rows) else ""),
         "",
+        _markdown_text(interval_note(leaderboard)),
+        "",
         "| # | Agent | Version | Rating | Interval | Games | Mean score | Win share | Timeouts | Illegal | Exceptions "
-        "| Crashes | Memory |",
-        "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| Crashes | Memory |" + (f" {CONSERVATIVE_LABEL} |" if conservative else ""),
+        "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|" + ("---:|" if conservative else ""),
     ]
     for r in leaderboard.rows:
         lines.append(
@@ -96,8 +110,30 @@ def to_markdown(leaderboard: Leaderboard, title: str) -> str:
             f"{format_number(r.lower, digits)} to {format_number(r.upper, digits)} | {r.games} | "
             f"{format_number(r.mean_score, 2)} | {r.win_share:.1%} | {r.timeouts} | {r.illegal} | "
             f"{r.exceptions} | {r.crashes} | {r.memory} |"
+            + (f" {format_number(conservative[r.agent], digits)} |" if conservative else "")
         )
+    lines += ["", _markdown_text(OVERLAP_NOTE), *_superiority_markdown(leaderboard)]
     return "\n".join(lines) + "\n"
+
+
+def _superiority_markdown(leaderboard: Leaderboard) -> list[str]:
+    """The P(stronger) matrix as a Markdown table (rows and columns best first)."""
+    rows = superiority_rows(leaderboard)
+    if not rows:
+        return []
+    lines = [
+        "",
+        "## P(stronger)",
+        "",
+        "Probability that the row agent is stronger than the column agent (columns numbered by rank order).",
+        "",
+        "| | " + " | ".join(str(i) for i in range(1, len(rows) + 1)) + " |",
+        "|---|" + "---:|" * len(rows),
+    ]
+    for i, (agent, row) in enumerate(zip(leaderboard.agents, rows)):
+        cells = " | ".join("" if i == j else probability_cell(p) for j, p in enumerate(row))
+        lines.append(f"| {_markdown_text(agent)} ({i + 1}) | {cells} |")
+    return lines
 
 
 _STYLE = """
@@ -115,7 +151,8 @@ svg { max-width: 100%; height: auto; }
 """
 
 
-def _row_html(row: LeaderboardRow, digits: int, trusted: bool = False) -> str:
+def _row_html(row: LeaderboardRow, digits: int, trusted: bool = False,
+              conservative: dict[str, float] | None = None) -> str:
     agent = html.escape(row.agent)
     mark = " <small>(trusted)</small>" if trusted else ""
     faults = "".join(
@@ -129,8 +166,30 @@ def _row_html(row: LeaderboardRow, digits: int, trusted: bool = False) -> str:
         f'<td class="num">{format_number(row.rating, digits)}</td>'
         f'<td class="num">{format_number(row.lower, digits)} to {format_number(row.upper, digits)}</td>'
         f'<td class="num">{row.games}</td><td class="num">{format_number(row.mean_score, 2)}</td>'
-        f'<td class="num">{row.win_share:.1%}</td>{faults}</tr>'
+        f'<td class="num">{row.win_share:.1%}</td>{faults}'
+        + (f'<td class="num">{format_number(conservative[row.agent], digits)}</td>' if conservative else "")
+        + "</tr>"
     )
+
+
+def _superiority_html(leaderboard: Leaderboard) -> str:
+    """The P(stronger) matrix as an HTML table ``#superiority-table`` (rows and columns best first)."""
+    rows = superiority_rows(leaderboard)
+    if not rows:
+        return '<p class="meta">No matches yet.</p>'
+    head = "".join(f'<th scope="col" class="num">{i}</th>' for i in range(1, len(rows) + 1))
+    body = "\n".join(
+        f'<tr data-row-agent="{html.escape(agent)}"><th scope="row">{i + 1} {html.escape(agent)}</th>'
+        + "".join(f'<td class="num">{"" if i == j else probability_cell(p)}</td>' for j, p in enumerate(row))
+        + "</tr>"
+        for i, (agent, row) in enumerate(zip(leaderboard.agents, rows))
+    )
+    return f"""<table id="superiority-table">
+<thead><tr><th scope="col">Agent</th>{head}</tr></thead>
+<tbody>
+{body}
+</tbody>
+</table>"""
 
 
 def to_html(leaderboard: Leaderboard, head_to_head: HeadToHead, title: str) -> str:
@@ -138,11 +197,13 @@ def to_html(leaderboard: Leaderboard, head_to_head: HeadToHead, title: str) -> s
     digits = rating_digits(leaderboard.method)
     same_agents = set(head_to_head.agents) == set(leaderboard.agents)
     ordered = head_to_head.reordered(leaderboard.agents) if same_agents else head_to_head
+    conservative = conservative_ratings(leaderboard)
     headers = ("#", "Agent", "Version", "Rating", f"{leaderboard.level:.0%} interval", "Games", "Mean score", "Win share",
                "Timeouts", "Illegal", "Exceptions", "Crashes", "Memory")
+    headers += (CONSERVATIVE_LABEL,) if conservative else ()
     numeric = ' class="num"'
     head = "".join(f'<th scope="col"{"" if h in ("Agent", "Version") else numeric}>{html.escape(h)}</th>' for h in headers)
-    body = "\n".join(_row_html(row, digits, row.agent in leaderboard.trusted) for row in leaderboard.rows)
+    body = "\n".join(_row_html(row, digits, row.agent in leaderboard.trusted, conservative) for row in leaderboard.rows)
     if not leaderboard.rows:
         body = f'<tr class="empty"><td colspan="{len(headers)}">No matches yet.</td></tr>'
     escaped_title = html.escape(title)
@@ -170,6 +231,14 @@ def to_html(leaderboard: Leaderboard, head_to_head: HeadToHead, title: str) -> s
 {body}
 </tbody>
 </table>
+<p class="meta" id="interval-note">{html.escape(interval_note(leaderboard))}</p>
+<p class="meta" id="overlap-note">{html.escape(OVERLAP_NOTE)}</p>
+</section>
+<section id="superiority">
+<h2>P(stronger)</h2>
+<p class="meta">Probability that the row agent is stronger than the column agent (columns numbered by rank
+order).</p>
+{_superiority_html(leaderboard)}
 </section>
 <section id="ratings-chart">
 <h2>Ratings</h2>
@@ -177,8 +246,8 @@ def to_html(leaderboard: Leaderboard, head_to_head: HeadToHead, title: str) -> s
 </section>
 <section id="head-to-head">
 <h2>Head to head</h2>
-<p class="meta">Share of shared matches in which the row agent finished ahead of the column agent (ties count
-half); grey where two agents never met.</p>
+<p class="meta">Share of shared deals (duplicate blocks, all rotations of one deal together) that the row agent
+won against the column agent, a drawn deal counting half; grey where two agents never met.</p>
 {head_to_head_svg(ordered)}
 </section>
 </main>

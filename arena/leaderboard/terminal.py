@@ -5,12 +5,19 @@ from __future__ import annotations
 import math
 
 from rich import box
-from rich.markup import escape
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
 from arena.leaderboard.build import Leaderboard, LeaderboardRow
 from arena.leaderboard.head_to_head import Comparison
+from arena.leaderboard.reading import (
+    OVERLAP_NOTE,
+    TERMINAL_MATRIX_LIMIT,
+    interval_note,
+    probability_cell,
+    superiority_rows,
+)
 
 
 def format_number(x: float, digits: int = 1) -> str:
@@ -39,17 +46,26 @@ FLAG_NOTE = "! = faults in more than the tournament's fault_share of the entry's
 """The legend every view that shows ``FLAG`` prints."""
 
 
-def render_rich(leaderboard: Leaderboard, title: str | None = None) -> Table:
-    """The leaderboard as a ``rich.table.Table``: one row per agent, best first.
+def caption_lines(leaderboard: Leaderboard) -> list[str]:
+    """The lines under the terminal table: the scale and data, the interval used, how to compare."""
+    return [
+        f"{leaderboard.scale}; {leaderboard.matches} matches in {leaderboard.blocks} duplicate blocks",
+        interval_note(leaderboard),
+        OVERLAP_NOTE,
+    ] + ([FLAG_NOTE] if any(row.flagged for row in leaderboard.rows) else [])
+
+
+def render_rich(leaderboard: Leaderboard, title: str | None = None) -> RenderableType:
+    """The leaderboard for the terminal: one row per agent, best first, then P(stronger) for up to 12 agents.
 
     Narrow enough for an 80-column terminal or a CI log: light borders and one Faults column
     ("0", or the counts by kind: T/O timeouts, illegal actions, exc exceptions, crash, mem memory limit).
+    The caption says which interval was used and that overlapping intervals are not a test.
     """
     digits = rating_digits(leaderboard.method)
     table = Table(
         title=title or f"Leaderboard ({leaderboard.method})",
-        caption=f"{leaderboard.scale}; {leaderboard.matches} matches in {leaderboard.blocks} duplicate blocks"
-                + (f"; {FLAG_NOTE}" if any(row.flagged for row in leaderboard.rows) else ""),
+        caption="\n".join(caption_lines(leaderboard)),
         caption_justify="left",
         box=box.SIMPLE_HEAD,
         pad_edge=False,
@@ -77,7 +93,27 @@ def render_rich(leaderboard: Leaderboard, title: str | None = None) -> Table:
             f"{row.win_share:.1%}" if math.isfinite(row.win_share) else "-",
             fault_cell(row),
         )
-    return table
+    matrix = render_superiority(leaderboard)
+    return table if matrix is None else Group(table, matrix)
+
+
+def render_superiority(leaderboard: Leaderboard) -> Table | None:
+    """P(row agent stronger than column agent) for up to ``TERMINAL_MATRIX_LIMIT`` agents (None beyond)."""
+    rows = superiority_rows(leaderboard)
+    if not rows or len(rows) > TERMINAL_MATRIX_LIMIT:
+        return None
+    matrix = Table(
+        title="P(row stronger than column)", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True,
+        caption=f"columns: {', '.join(f'{i} {a}' for i, a in enumerate(leaderboard.agents, start=1))}",
+        caption_justify="left",
+    )
+    matrix.add_column("", overflow="fold")
+    for i in range(1, len(rows) + 1):
+        matrix.add_column(str(i), justify="right", no_wrap=True)
+    for i, (agent, row) in enumerate(zip(leaderboard.agents, rows)):
+        cells = ["" if i == j else probability_cell(p) for j, p in enumerate(row)]
+        matrix.add_row(f"{i + 1} {agent}", *cells)
+    return matrix
 
 
 def fault_cell(row: LeaderboardRow) -> str:
@@ -103,17 +139,31 @@ def render_comparison(comparison: Comparison) -> Table:
         f"{format_number(c.rating_b.lower, digits)} to {format_number(c.rating_b.upper, digits)}",
     )
     table.add_row("Games (all)", str(c.rating_a.games), str(c.rating_b.games))
-    table.add_row("Finished ahead (shared matches)", str(c.wins), str(c.losses))
-    table.add_row("Draws", str(c.draws), str(c.draws))
+    table.add_row("Deals won (shared deals)", str(c.wins), str(c.losses))
+    table.add_row("Deals drawn", str(c.draws), str(c.draws))
     score = c.score
     table.add_row(
-        "Score in shared matches",
+        "Score in shared deals",
         "-" if score is None else f"{score:.1%}",
         "-" if score is None else f"{1.0 - score:.1%}",
     )
     table.add_row(
         "P(stronger)", f"{c.probability_a_stronger:.1%}", f"{1.0 - c.probability_a_stronger:.1%}"
     )
-    table.caption = f"{c.games} shared matches; {c.scale}"
+    table.caption = "\n".join(comparison_lines(c))
     table.caption_justify = "left"
     return table
+
+
+def comparison_lines(c: Comparison) -> list[str]:
+    """The gap with its interval, the deal record with the rotations as detail, and the scale."""
+    digits = rating_digits(c.method)
+    record = f"{c.games} shared deals: {c.a} won {c.wins}, drew {c.draws}, lost {c.losses}"
+    rotations = f" ({c.matches} matches: ahead {c.match_wins}, tied {c.match_draws}, behind {c.match_losses})"
+    return [
+        f"Gap {c.a} - {c.b}: {format_number(c.gap, digits)} ({c.level:.0%} interval "
+        f"{format_number(c.gap_lower, digits)} to {format_number(c.gap_upper, digits)}); "
+        f"P({c.a} stronger) = {c.probability_a_stronger:.1%}",
+        record + rotations,
+        c.scale,
+    ]

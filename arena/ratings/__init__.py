@@ -1,15 +1,21 @@
 """Rating methods: pure functions from match outcomes to a ``RatingTable``.
 
-Each method is ``fit(outcomes, **options) -> RatingTable``, batch and independent of the
-order of ``outcomes``; choose one by name with ``arena.ratings.fit(outcomes, "elo")``:
+Each method is ``fit(outcomes, **options) -> RatingTable`` over a finished tournament;
+choose one by name with ``arena.ratings.fit(outcomes, "elo")``.  Pass ``outcomes`` in the
+order the matches were played (the store's schedule order): Elo, Plackett–Luce and score
+do not depend on that order, TrueSkill does (it rates one match after another):
 
 * ``"elo"``: Bradley–Terry over the pairs of seats in each match, on the Elo scale
   (``arena.ratings.elo``);
 * ``"plackett-luce"``: Plackett–Luce over each match's finishing order, same scale
   (``arena.ratings.plackett_luce``);
-* ``"trueskill"``: free-for-all TrueSkill, conservative ``mu - 3 sigma``
-  (``arena.ratings.trueskill``);
+* ``"trueskill"``: free-for-all TrueSkill for a batch (no dynamics, the observed draw
+  rate), ranked by ``mu`` with a jackknife interval (``arena.ratings.trueskill``);
 * ``"score"``: mean score per match with block-bootstrap intervals (``arena.ratings.score``).
+
+Intervals account for the design (duplicate blocks: ``arena.ratings.design``); every table
+also holds P(stronger) and the spread of each gap for every pair (``RatingTable.gap``).
+docs/ratings.md says which method to use when, and how well each interval covers.
 
 The input shape is ``MatchOutcome`` (``arena.ratings.data``); ``arena.ratings.simulate``
 makes synthetic tournaments with known strengths.

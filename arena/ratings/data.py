@@ -1,10 +1,12 @@
 """The data shapes every rating method reads: match outcomes, and their compact array form.
 
 A rating method is a pure function of a sequence of ``MatchOutcome`` (what the tournament
-store produces).  Methods never loop over outcomes in Python: they call ``as_arrays`` once,
-which validates the input, puts the matches in a canonical order (sorted by ``match_id``,
-so that shuffling the input cannot change a result, not even in the last bit) and packs
-them into padded numpy arrays.
+store produces, in schedule order: the order the matches were played).  Methods never loop
+over outcomes in Python: they call ``as_arrays`` once, which validates the input, puts the
+matches in a canonical order (sorted by ``match_id``, so that shuffling the input cannot
+change a batch method's result, not even in the last bit), packs them into padded numpy
+arrays and keeps each match's position in the input (``played``) for the one method that
+depends on order (TrueSkill processes matches in the order they were played).
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ class MatchArrays:
     block: np.ndarray  # (M,) int64: block index of each match
     games: np.ndarray  # (N,) int64: matches played by each agent
     fault_counts: np.ndarray  # (N, len(FAULT_KINDS)) int64: faults per agent and kind
+    played: np.ndarray  # (M,) int64: position of each match in the input sequence (the order played)
 
     PAD_RANK = np.iinfo(np.int64).max // 4
 
@@ -110,7 +113,8 @@ def as_arrays(outcomes: Sequence[MatchOutcome] | MatchArrays) -> MatchArrays:
     Parameters
     ----------
     outcomes : sequence of MatchOutcome, or MatchArrays
-        In any order; the result does not depend on it.  ``MatchArrays`` (already packed)
+        In the order they were played (only ``played`` depends on it; every other array is
+        in canonical order).  ``MatchArrays`` (already packed)
         are returned as they are, so that a caller who needs the arrays too (the
         leaderboard) can pack once and hand them to a method.
 
@@ -132,7 +136,10 @@ def as_arrays(outcomes: Sequence[MatchOutcome] | MatchArrays) -> MatchArrays:
 
 
 def _as_arrays(outcomes: Sequence[MatchOutcome]) -> MatchArrays:
-    ordered = sorted(outcomes, key=attrgetter("match_id"))
+    outcomes = list(outcomes)
+    ids = list(map(attrgetter("match_id"), outcomes))
+    positions = sorted(range(len(outcomes)), key=ids.__getitem__)
+    ordered = [outcomes[i] for i in positions]
     n_matches = len(ordered)
     match_ids = tuple(o.match_id for o in ordered)
     for previous, current in zip(match_ids, match_ids[1:]):
@@ -229,6 +236,7 @@ def _as_arrays(outcomes: Sequence[MatchOutcome]) -> MatchArrays:
         block=_readonly(block),
         games=_readonly(games),
         fault_counts=_readonly(fault_counts),
+        played=_readonly(np.array(positions, dtype=np.int64).reshape(n_matches)),
     )
 
 

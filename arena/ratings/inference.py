@@ -14,20 +14,26 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import scipy.linalg
 import scipy.sparse
 
-INTERVAL_KINDS: tuple[str, ...] = ("adjusted", "hessian", "sandwich")
+from arena.ratings import design
+from arena.ratings.data import MatchArrays
+
+INTERVAL_KINDS: tuple[str, ...] = ("auto", "adjusted", "hessian", "sandwich")
 """Ways to turn curvature into a covariance (``bootstrap=N`` is a separate option):
 
-``hessian``: the inverse Hessian, right when the model holds and matches are independent;
+``auto`` (the default): the inverse Hessian times the design effect as measured (below 1
+included) when every agent has played enough blocks, floored at 1 otherwise (see
+``arena.ratings.design``); ``hessian``: the inverse Hessian, right when the model holds and matches are independent;
 ``sandwich``: the cluster-robust ``H^-1 J H^-1``, clustered by duplicate block, consistent
 but too narrow until every agent has played a few dozen blocks; ``adjusted``: the inverse
 Hessian times the design effect (see ``design_effect``), which corrects the curvature for
-correlated comparisons with one number estimated from all blocks, so it stays stable with
-few blocks."""
+correlated comparisons with one number estimated from all blocks, floored at 1 (it never
+narrows the curvature), so it stays stable and on the safe side with few blocks."""
 
 MAX_ITERATIONS = 100
 """Newton iterations before giving up (a fit normally needs fewer than 10)."""
@@ -151,7 +157,8 @@ def sandwich(hessian: np.ndarray, block: np.ndarray, agent: np.ndarray, score: n
     """
     n = hessian.shape[0]
     per_block = scipy.sparse.coo_matrix((score, (block, agent)), shape=(n_blocks, n)).tocsr()
-    meat = (per_block.T @ per_block).toarray()
+    # The usual small-sample factor B / (B - 1): the block scores are centred by the fit itself.
+    meat = (per_block.T @ per_block).toarray() * (n_blocks / max(n_blocks - 1, 1))
     bread = inverse(hessian)
     return bread @ meat @ bread
 
@@ -160,11 +167,11 @@ def design_effect(curvature: np.ndarray, robust: np.ndarray) -> float:
     """How much wider the robust covariance is than the curvature, over all strength contrasts.
 
     ``tr(C S C) / tr(C V C)`` with ``V`` the inverse Hessian, ``S`` the sandwich and ``C``
-    the centring projection (the common level is not identified).  It is at least 1: when
-    the sandwich is narrower (the rotations of a duplicate block cancel the deal's luck,
-    which makes its matches negatively correlated) the curvature is kept, a conservative
-    choice that does not trust a noisy ratio.  One number from all blocks, so it is stable
-    when each agent has played only a few blocks, where the sandwich itself is too narrow.
+    the centring projection (the common level is not identified).  Below 1 when the
+    sandwich is narrower: the rotations of a duplicate block cancel the deal's luck, which
+    makes its matches negatively correlated.  One number from all blocks, so it is more
+    stable than the sandwich itself when each agent has played only a few blocks (callers
+    floor it at 1 then: see ``arena.ratings.design``).
     """
     n = curvature.shape[0]
     if n < 2:
@@ -173,16 +180,21 @@ def design_effect(curvature: np.ndarray, robust: np.ndarray) -> float:
     robust_spread = np.trace(robust) - robust.sum() / n
     if not spread > 0:
         return 1.0
-    return max(1.0, float(robust_spread / spread))
+    return float(robust_spread / spread)
 
 
 def covariance(
-    kind: str, hessian: np.ndarray, scores: Callable[[], tuple[np.ndarray, ...]], n_blocks: int
-) -> tuple[np.ndarray, dict[str, float]]:
+    kind: str,
+    hessian: np.ndarray,
+    scores: Callable[[], tuple[np.ndarray, ...]],
+    n_blocks: int,
+    arrays: MatchArrays | None = None,
+) -> tuple[np.ndarray, dict[str, Any]]:
     """The covariance of a MAP estimate by ``kind`` (one of ``INTERVAL_KINDS``), and fit details.
 
     ``scores()`` returns the (block, agent, score) triplets for the sandwich; it is only
-    called when needed.
+    called when needed.  ``arrays`` (the matches) is needed by ``auto``, which chooses by
+    how many blocks each agent played.
     """
     if kind not in INTERVAL_KINDS:
         raise ValueError(f"intervals={kind!r} is not one of {', '.join(INTERVAL_KINDS)}")
@@ -192,5 +204,11 @@ def covariance(
     robust = sandwich(hessian, *scores(), n_blocks=n_blocks)
     if kind == "sandwich":
         return robust, {}
-    factor = design_effect(curvature, robust)
-    return factor * curvature, {"design_effect": factor}
+    measured = design_effect(curvature, robust)
+    if kind == "adjusted":
+        factor = max(1.0, measured)
+        return factor * curvature, {"design_effect": factor, "measured_design_effect": measured}
+    if arrays is None:
+        raise ValueError("intervals='auto' needs the matches to count each agent's blocks")
+    choice = design.choose(arrays, measured)
+    return choice.factor * curvature, choice.extras()

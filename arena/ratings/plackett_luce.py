@@ -402,7 +402,7 @@ def fit(
     prior_sd: float = PRIOR_SD,
     anchor_agent: str | None = None,
     anchor_rating: float = FIELD_MEAN_RATING,
-    intervals: str = "hessian",
+    intervals: str = "auto",
     bootstrap: int = 0,
     seed: int = BOOTSTRAP_SEED,
     level: float = INTERVAL_LEVEL,

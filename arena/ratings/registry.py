@@ -5,7 +5,8 @@ name to its ``fit`` function.  Every method has the same shape::
 
     fit(outcomes: Sequence[MatchOutcome], **options) -> RatingTable
 
-a pure, batch function: the same outcomes in any order give the same table.
+a pure function of the outcomes in the order they were played; only TrueSkill depends on
+that order.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from arena.ratings.table import RatingTable
 
 
 class RatingMethod(Protocol):
-    """A rating method: outcomes (any order) and keyword options in, a ``RatingTable`` out."""
+    """A rating method: outcomes (in the order played) and keyword options in, a ``RatingTable`` out."""
 
     def __call__(self, outcomes: Sequence[MatchOutcome], **options: Any) -> RatingTable: ...
 

@@ -17,10 +17,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import ndtr, ndtri
+from scipy.special import ndtr
 
 from arena.ratings.bootstrap import percentile_intervals, superiority_from_samples
-from arena.ratings.table import RatingTable, make_table
+from arena.ratings.table import RatingTable, make_table, z_value
 
 ELO_PER_NATURAL_LOG = 400.0 / math.log(10.0)
 """Elo points per natural-log unit of strength (about 173.72)."""
@@ -80,11 +80,6 @@ def anchored_covariance(covariance: np.ndarray, anchor: Anchor, agents: Sequence
     return ELO_PER_NATURAL_LOG**2 * projected
 
 
-def z_value(level: float) -> float:
-    """Two-sided normal quantile for a central interval of coverage ``level`` (1.96 for 0.95)."""
-    return float(ndtri(0.5 + level / 2.0))
-
-
 def normal_intervals(rating: np.ndarray, covariance: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
     """Central normal intervals ``rating -+ z sd`` from the diagonal of ``covariance``."""
     sd = np.sqrt(np.clip(np.diag(covariance), 0.0, None))
@@ -101,7 +96,8 @@ def superiority_from_covariance(estimate: np.ndarray, covariance: np.ndarray) ->
     x = np.asarray(estimate, dtype=float)
     s = np.asarray(covariance, dtype=float)
     var = np.diag(s)
-    spread = var[:, None] + var[None, :] - 2.0 * s
+    with np.errstate(invalid="ignore"):  # an infinite variance (no interval) gives inf - inf on the diagonal
+        spread = var[:, None] + var[None, :] - 2.0 * s
     gap = x[:, None] - x[None, :]
     with np.errstate(divide="ignore", invalid="ignore"):
         z = gap / np.sqrt(np.clip(spread, 0.0, None))
@@ -110,6 +106,33 @@ def superiority_from_covariance(estimate: np.ndarray, covariance: np.ndarray) ->
     p = np.where(spread > 0, p, np.where(gap > 0, 1.0, np.where(gap < 0, 0.0, 0.5)))
     np.fill_diagonal(p, 0.5)
     return p
+
+
+def contrast_sd_from_covariance(covariance: np.ndarray, unit: float = 1.0) -> np.ndarray:
+    """(N, N) standard deviation of each difference ``x_i - x_j``: ``unit * sqrt(var_i + var_j - 2 cov_ij)``.
+
+    The gap between two agents is what a comparison needs; its spread is not the spread of
+    either rating (which also carries the uncertainty of the field's level).  Invariant to
+    the anchor.  0 on the diagonal.
+    """
+    s = np.asarray(covariance, dtype=float)
+    var = np.diag(s)
+    with np.errstate(invalid="ignore"):  # an infinite variance (no interval) gives inf - inf on the diagonal
+        spread = np.clip(var[:, None] + var[None, :] - 2.0 * s, 0.0, None)
+    np.fill_diagonal(spread, 0.0)
+    return unit * np.sqrt(spread)
+
+
+def contrast_sd_from_samples(samples: np.ndarray) -> np.ndarray:
+    """(N, N) standard deviation of ``x_i - x_j`` over replicates (R, N); NaN entries count as the column mean."""
+    x = np.asarray(samples, dtype=float)
+    if np.isnan(x).any():
+        with np.errstate(all="ignore"):
+            x = np.where(np.isnan(x), np.nanmean(x, axis=0), x)
+        x = np.nan_to_num(x)
+    if x.shape[0] < 2:
+        return np.zeros((x.shape[1], x.shape[1]))
+    return contrast_sd_from_covariance(np.atleast_2d(np.cov(x, rowvar=False)))
 
 
 def scale_description(model: str, anchor: Anchor) -> str:
@@ -143,9 +166,11 @@ def strength_table(
     if samples is not None:
         lower, upper = percentile_intervals(to_elo(samples, anchor, agents), level)
         superiority = superiority_from_samples(samples)
+        contrast_sd = ELO_PER_NATURAL_LOG * contrast_sd_from_samples(samples)
     elif covariance is not None:
         lower, upper = normal_intervals(rating, anchored_covariance(covariance, anchor, agents), level)
         superiority = superiority_from_covariance(theta, covariance)
+        contrast_sd = contrast_sd_from_covariance(covariance, ELO_PER_NATURAL_LOG)
     else:
         raise ValueError("strength_table needs a covariance or bootstrap samples")
     info = {
@@ -162,6 +187,7 @@ def strength_table(
         upper=upper,
         games=games,
         superiority=superiority,
+        contrast_sd=contrast_sd,
         extras=info,
         level=level,
     )

@@ -10,9 +10,13 @@ Scores are only comparable between agents that met comparable opposition; in a
 round-robin of duplicate blocks every agent meets the same deals from every seat, which is
 what makes the mean meaningful.
 
-The interval is the percentile interval of the mean over ``bootstrap`` replicates that
-resample whole duplicate blocks with replacement (seeded, so deterministic); the
-superiority matrix is the share of replicates in which one agent's mean beats the other's.
+The spread of the mean comes from ``bootstrap`` replicates that resample whole duplicate
+blocks with replacement (seeded, so deterministic).  With ``k`` blocks behind an agent's
+mean the bootstrap's spread is too small by about ``sqrt((k - 1) / k)`` and the normal
+quantile too optimistic, which made the percentile interval cover about 90% with a few
+dozen blocks; so the interval is ``mean -+ t_{k-1} sd sqrt(k / (k - 1))`` (Student's t,
+``k`` the blocks the agent played), and P(stronger) is the t probability of the gap over
+its bootstrap spread, corrected the same way (``k`` the fewer of the two agents' blocks).
 """
 
 from __future__ import annotations
@@ -22,14 +26,11 @@ from operator import attrgetter
 
 import numpy as np
 import scipy.sparse
+from scipy.stats import t as student_t
 
-from arena.ratings.bootstrap import (
-    BOOTSTRAP_REPLICATES,
-    BOOTSTRAP_SEED,
-    multiplicity_chunks,
-    percentile_intervals,
-    superiority_from_samples,
-)
+from arena.ratings.bootstrap import BOOTSTRAP_REPLICATES, BOOTSTRAP_SEED, multiplicity_chunks
+from arena.ratings.design import blocks_per_agent
+from arena.ratings.scale import contrast_sd_from_samples
 from arena.ratings.data import MatchArrays, MatchOutcome, as_arrays
 from arena.ratings.table import INTERVAL_LEVEL, RatingTable, empty_table, make_table
 
@@ -67,7 +68,7 @@ def fit(
     seed: int = BOOTSTRAP_SEED,
     level: float = INTERVAL_LEVEL,
 ) -> RatingTable:
-    """Mean score per match of every agent, with percentile intervals from a block bootstrap.
+    """Mean score per match of every agent, with t intervals from a block bootstrap's spread.
 
     Parameters
     ----------
@@ -90,7 +91,7 @@ def fit(
     if isinstance(bootstrap, bool) or not isinstance(bootstrap, int) or bootstrap < 1:
         raise ValueError(f"bootstrap replicates must be at least 1, got {bootstrap}")
     unit = "score per match" if divisor is None else "score per match / divisor"
-    scale = f"mean {unit} (points in Lovat, chips in Lorum); percentile intervals from a block bootstrap"
+    scale = f"mean {unit} (points in Lovat, chips in Lorum); t intervals from a block bootstrap's spread"
     arrays = as_arrays(outcomes)
     if arrays.n_matches == 0:
         return empty_table(METHOD, scale, level)
@@ -122,7 +123,19 @@ def fit(
             samples[done : done + len(chunk)] = (resampled[:n] / resampled[n:]).T
             done += len(chunk)
     samples[~np.isfinite(samples)] = np.nan  # an agent absent from a replicate
-    lower, upper = percentile_intervals(samples, level)
+    k = np.maximum(blocks_per_agent(arrays), 2).astype(float)
+    inflation = np.sqrt(k / (k - 1.0))
+    with np.errstate(all="ignore"):
+        sd = np.nanstd(samples, axis=0, ddof=1) * inflation
+    half = student_t.ppf(0.5 + level / 2.0, k - 1.0) * sd
+    lower, upper = mean - half, mean + half
+    pair_k = np.minimum(k[:, None], k[None, :])
+    contrast = contrast_sd_from_samples(samples) * np.sqrt(pair_k / (pair_k - 1.0))
+    with np.errstate(all="ignore"):
+        superiority = student_t.cdf((mean[:, None] - mean[None, :]) / contrast, pair_k - 1.0)
+    gap = mean[:, None] - mean[None, :]
+    superiority = np.where(contrast > 0, superiority, np.where(gap > 0, 1.0, np.where(gap < 0, 0.0, 0.5)))
+    np.fill_diagonal(superiority, 0.5)
     return make_table(
         method=METHOD,
         scale=scale,
@@ -131,7 +144,14 @@ def fit(
         lower=lower,
         upper=upper,
         games=arrays.games,
-        superiority=superiority_from_samples(samples),
-        extras={"bootstrap": bootstrap, "seed": seed, "divisor": divisor is not None},
+        superiority=superiority,
+        contrast_sd=contrast,
+        extras={
+            "bootstrap": bootstrap, "seed": seed, "divisor": divisor is not None, "interval_kind": "bootstrap-t",
+            "interval_reason": (
+                f"block bootstrap ({bootstrap} replicates), Student's t for the blocks each agent played "
+                f"(fewest {int(k.min())})"
+            ),
+        },
         level=level,
     )

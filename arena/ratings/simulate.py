@@ -1,13 +1,16 @@
 """Synthetic tournaments with known strengths, for tests, benchmarks and demonstrations.
 
-Each duplicate block draws ``players`` distinct agents and one deal, then plays the deal
-once per rotation of the agents through the seats (``players`` matches).  A seat's
-performance in a match is
+With ``design="blocks"`` (the default) each duplicate block draws ``players`` distinct
+agents and one deal, then plays the deal once per rotation of the agents through the seats
+(``players`` matches).  With ``design="independent"`` each of those ``players`` matches
+deals its own cards instead (same agents, same seatings, fresh luck per match, every match
+its own block): the design duplicate blocks are measured against.  A seat's performance in
+a match is
 
     strength[agent] + luck[block, seat] + noise
 
-where ``luck`` (standard deviation ``luck``) belongs to the deal and seat, so it is shared
-by the block's rotations and cancels within the block, and ``noise`` is independent per
+where ``luck`` (standard deviation ``luck``) belongs to the deal and seat, so under
+duplicate blocks it is shared by the block's rotations and cancels within the block, and ``noise`` is independent per
 match and seat: standard Gumbel for ``model="plackett-luce"`` (with ``luck=0`` the
 finishing order is then exactly Plackett–Luce with log-strengths ``strength``, and every
 pairwise marginal is Bradley–Terry) or standard normal for ``model="thurstone"``.
@@ -26,6 +29,9 @@ import numpy as np
 
 from arena.ratings.data import MatchOutcome
 
+DESIGNS: tuple[str, ...] = ("blocks", "independent")
+"""Deal designs: duplicate blocks (one deal per block, rotated) or an independent deal per match."""
+
 MODELS: tuple[str, ...] = ("plackett-luce", "thurstone")
 """Noise models: Gumbel noise (Plackett–Luce orders) or normal noise (Thurstone case V)."""
 
@@ -42,6 +48,7 @@ def simulate_outcomes(
     model: str = "plackett-luce",
     luck: float = 0.0,
     score_step: float | None = None,
+    design: str = "blocks",
 ) -> list[MatchOutcome]:
     """Play ``blocks`` duplicate blocks of ``players``-seat matches between synthetic agents.
 
@@ -61,14 +68,20 @@ def simulate_outcomes(
         Standard deviation of the per-deal seat luck shared by a block.
     score_step : float, optional
         Round scores to multiples of this (creates ties); None keeps them continuous.
+    design : {"blocks", "independent"}, optional
+        One deal per block, rotated through the seats, or a fresh deal per match.
 
     Returns
     -------
     list of MatchOutcome
-        Block ``b`` is ``"b{b:06d}"``; its matches are ``"b{b:06d}-r{rotation}"``.
+        In the order played.  Group ``b`` is ``"b{b:06d}"``; its matches are
+        ``"b{b:06d}-r{rotation}"`` and their block is the group under ``design="blocks"``,
+        the match itself under ``design="independent"``.
     """
     if model not in MODELS:
         raise ValueError(f"model={model!r} is not one of {', '.join(MODELS)}")
+    if design not in DESIGNS:
+        raise ValueError(f"design={design!r} is not one of {', '.join(DESIGNS)}")
     names = list(strengths)
     n = len(names)
     if players < 2 or players > n:
@@ -76,14 +89,15 @@ def simulate_outcomes(
     rng = np.random.default_rng(seed)
     strength = np.array([strengths[a] for a in names], dtype=float)
     chosen = np.argsort(rng.random((blocks, n)), axis=1)[:, :players]  # (blocks, players)
-    seat_luck = rng.normal(0.0, luck, size=(blocks, players)) if luck > 0 else np.zeros((blocks, players))
+    deals = (blocks, 1, players) if design == "blocks" else (blocks, players, players)
+    seat_luck = rng.normal(0.0, luck, size=deals) if luck > 0 else np.zeros(deals)
     rotation = (np.arange(players)[None, :] + np.arange(players)[:, None]) % players  # [r, seat]
     agent = chosen[:, rotation]  # (blocks, rotations, seats)
     if model == "plackett-luce":
         noise = rng.gumbel(size=agent.shape)
     else:
         noise = rng.normal(size=agent.shape)
-    score = strength[agent] + seat_luck[:, None, :] + noise
+    score = strength[agent] + seat_luck + noise
     if score_step is not None:
         score = np.round(score / score_step) * score_step
     rank = 1 + (score[..., None, :] > score[..., :, None]).sum(axis=-1)
@@ -92,10 +106,11 @@ def simulate_outcomes(
     for b in range(blocks):
         block_id = f"b{b:06d}"
         for r in range(players):
+            match_id = f"{block_id}-r{r}"
             outcomes.append(
                 MatchOutcome(
-                    match_id=f"{block_id}-r{r}",
-                    block=block_id,
+                    match_id=match_id,
+                    block=block_id if design == "blocks" else match_id,
                     agents=tuple(names_array[agent[b, r]]),
                     scores=tuple(score[b, r].tolist()),
                     ranks=tuple(rank[b, r].tolist()),

@@ -76,7 +76,8 @@ def fit_table(
         )
     else:
         covariance, found = inference.covariance(
-            intervals, result.hessian, lambda: model.block_scores(result.theta, data, arrays), len(arrays.blocks)
+            intervals, result.hessian, lambda: model.block_scores(result.theta, data, arrays), len(arrays.blocks),
+            arrays,
         )
         extras.update(found)
     return strength_table(

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from scipy.special import ndtri
 
 INTERVAL_LEVEL = 0.95
 """Coverage of every reported interval ``[lower, upper]``."""
@@ -33,6 +34,7 @@ class RatingTable:
     ratings: tuple[AgentRating, ...]  # one per agent, sorted by rating (descending), then name
     level: float = INTERVAL_LEVEL  # coverage of [lower, upper]
     superiority: tuple[tuple[float, ...], ...] = ()  # [i][j]: P(agent i is stronger than agent j), indices of ratings
+    contrast_sd: tuple[tuple[float, ...], ...] = ()  # [i][j]: standard deviation of rating i - rating j
     extras: Mapping[str, Any] = field(default_factory=dict)  # method-specific JSON values (options, fit details)
 
     @property
@@ -57,6 +59,20 @@ class RatingTable:
             raise ValueError(f"the {self.method} table has no superiority matrix")
         return self.superiority[self.index(a)][self.index(b)]
 
+    def gap(self, a: str, b: str) -> tuple[float, float, float]:
+        """Rating of ``a`` minus rating of ``b``, with its interval (coverage ``level``, normal approximation).
+
+        The interval of a gap comes from the spread of the difference, not from the two
+        agents' own intervals: those also carry the uncertainty of the field's level, and
+        two overlapping intervals can hide a gap that is clearly above zero.
+        """
+        if not self.contrast_sd:
+            raise ValueError(f"the {self.method} table has no spread of rating differences")
+        i, j = self.index(a), self.index(b)
+        gap = self.ratings[i].rating - self.ratings[j].rating
+        half = z_value(self.level) * self.contrast_sd[i][j]
+        return gap, gap - half, gap + half
+
     def to_json(self) -> dict[str, Any]:
         """Plain JSON data (non-finite numbers become ``None``)."""
         return {
@@ -74,8 +90,14 @@ class RatingTable:
                 for r in self.ratings
             ],
             "superiority": [[_json_number(p) for p in row] for row in self.superiority],
+            "contrast_sd": [[_json_number(p) for p in row] for row in self.contrast_sd],
             "extras": _json_value(self.extras),
         }
+
+
+def z_value(level: float) -> float:
+    """Two-sided normal quantile for a central interval of coverage ``level`` (1.96 for 0.95)."""
+    return float(ndtri(0.5 + level / 2.0))
 
 
 def _json_number(x: float) -> float | None:
@@ -108,10 +130,12 @@ def make_table(
     superiority: np.ndarray | None,
     extras: Mapping[str, Any],
     level: float = INTERVAL_LEVEL,
+    contrast_sd: np.ndarray | None = None,
 ) -> RatingTable:
     """Assemble a ``RatingTable`` from per-agent arrays (in ``agents`` order), sorting best first.
 
-    ``superiority`` is an (N, N) array in ``agents`` order, or None; it is reordered with the rows.
+    ``superiority`` and ``contrast_sd`` are (N, N) arrays in ``agents`` order, or None;
+    they are reordered with the rows.
     """
     order = sorted(range(len(agents)), key=lambda i: (-rating[i], agents[i]))
     rows = tuple(
@@ -124,12 +148,15 @@ def make_table(
         )
         for i in order
     )
-    matrix: tuple[tuple[float, ...], ...] = ()
-    if superiority is not None and len(order):
-        reordered = np.asarray(superiority)[np.ix_(order, order)]
-        matrix = tuple(tuple(row) for row in reordered.tolist())
+
+    def reordered(matrix: np.ndarray | None) -> tuple[tuple[float, ...], ...]:
+        if matrix is None or not len(order):
+            return ()
+        return tuple(tuple(row) for row in np.asarray(matrix)[np.ix_(order, order)].tolist())
+
     return RatingTable(
-        method=method, scale=scale, ratings=rows, level=level, superiority=matrix, extras=dict(extras)
+        method=method, scale=scale, ratings=rows, level=level, superiority=reordered(superiority),
+        contrast_sd=reordered(contrast_sd), extras=dict(extras),
     )
 
 

@@ -11,13 +11,24 @@ largest change of a difference marginal in a sweep is at most ``MIN_DELTA`` (at 
 ``MAX_SWEEPS`` sweeps).  This is exactly the schedule of the reference implementation
 (the ``trueskill`` package, which the tests compare against to 1e-6).
 
-TrueSkill is an online method: matches are processed one after another in a canonical
-order (sorted by ``match_id``), so the result does not depend on the input order.  To be
-fast, matches are processed in *waves*: a match's wave is one more than the latest wave of
-any of its agents' earlier matches, so the matches of a wave share no agent and depend
-only on earlier waves.  A wave of at least ``VECTOR_BATCH`` matches is computed as one
-batch of numpy operations, a smaller one match by match in scalar code; either gives the
-sequential result.
+TrueSkill is an online method, and this is its batch use: a finished tournament is rated
+once, so the defaults differ from the package's (which are for ratings that follow players
+over time):
+
+* ``tau = 0`` (``TAU``): no dynamics.  The package's ``sigma / 100`` is added to every
+  sigma before every match, which keeps sigma from shrinking below about 0.7 however many
+  matches are played, so the ranking stops improving after a few hundred matches per
+  agent.  Agents' strengths are fixed within a tournament, so every match should count.
+* ``draw_probability = "observed"``: the share of tied pairs of seats in the data (see
+  ``observed_draw_probability``).  A fixed 0.10 where a third of pairs tie (as in Lorum)
+  makes every tie look like strong evidence of equality and shrinks the scale.
+* Matches are processed in the order they were played: the order of the input sequence
+  (``MatchArrays.played``; the store yields its rows in schedule order).  The result
+  depends on that order, unlike every other method: with ``tau = 0`` the dependence is
+  small (each match is weighed against the evidence before it, not after), but it is not
+  zero, so the same matches in another order can move mu by a fraction of sigma and swap
+  close neighbours.  ``trueskill.TrueSkill().rate`` called match by match in the same
+  order gives the same numbers (the tests compare to 1e-9).
 
 Speed: a 4-seat match takes about twenty truncation steps (four per sweep, about five
 sweeps), and the waves are sequential.  In scalar code a match costs about 20 µs; a numpy
@@ -29,12 +40,17 @@ fit within a few seconds would need compiled code for the per-match chain.
 The Gaussian tail functions use ``scipy.special.ndtr``/``log_ndtr`` (the kernels behind
 ``scipy.stats.norm``), in log space so that large upsets do not divide zero by zero.
 
-The reported rating is the conservative ``mu - CONSERVATIVE_SIGMAS * sigma``; the interval
-is ``mu -+ 1.96 sigma`` (for ``level=0.95``).
+The reported rating is ``mu``, re-centred on the field (``centre``), and agents are ranked
+by it; the interval comes from a grouped jackknife over duplicate blocks (``jackknife``):
+TrueSkill's own sigma treats every match as independent, so it cannot see what duplicate
+blocks gain, nor the spread an online fit adds (see ``fit``).  The
+conservative ``mu - 3 sigma`` (the package's leaderboard number) is kept in the extras as
+``conservative``: a lower bound that ranks uncertain agents low, not an estimate.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from collections.abc import Sequence
@@ -43,9 +59,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import log_ndtr
 from scipy.stats import norm
+from scipy.stats import t as student_t
 
-from arena.ratings.data import MatchArrays, MatchOutcome, as_arrays
-from arena.ratings.scale import superiority_from_covariance, z_value
+from arena.ratings.data import MatchArrays, MatchOutcome, as_arrays, seat_pairs
+from arena.ratings.scale import contrast_sd_from_covariance, superiority_from_covariance, z_value
 from arena.ratings.table import INTERVAL_LEVEL, RatingTable, empty_table, make_table
 
 METHOD = "trueskill"
@@ -59,11 +76,17 @@ SIGMA = MU / 3.0
 BETA = SIGMA / 2.0
 """Performance noise: a skill gap of BETA gives about a 76% chance of finishing ahead."""
 
-TAU = SIGMA / 100.0
-"""Dynamics: added (in quadrature) to every skill's sigma before each match."""
+TAU = 0.0
+"""Dynamics: added (in quadrature) to every skill's sigma before each match (the package's is SIGMA / 100)."""
 
-DRAW_PROBABILITY = 0.10
-"""Probability of a draw between two equal agents, which sets the draw margin."""
+PACKAGE_TAU = SIGMA / 100.0
+"""The ``trueskill`` package's default dynamics (for ratings that follow players over time)."""
+
+DRAW_PROBABILITY = "observed"
+"""Default draw probability: estimated from the data (``observed_draw_probability``)."""
+
+PACKAGE_DRAW_PROBABILITY = 0.10
+"""The ``trueskill`` package's default draw probability."""
 
 MIN_DELTA = 1e-4
 """Stop sweeping a match once no difference marginal changed by more than this (trueskill's DELTA)."""
@@ -72,11 +95,17 @@ MAX_SWEEPS = 10
 """Sweeps of the difference chain per match at most (as in the trueskill package)."""
 
 CONSERVATIVE_SIGMAS = 3.0
-"""The reported rating is mu minus this many sigmas."""
+"""The conservative rating (extras ``conservative``) is mu minus this many sigmas."""
 
 _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 _INV_SQRT2 = 1.0 / math.sqrt(2.0)
 _W_CEILING = 1.0 - 1e-12  # w is in (0, 1) in exact arithmetic; keep 1 - w positive on huge upsets
+
+TRUESKILL_INTERVALS: tuple[str, ...] = ("jackknife", "posterior")
+"""Interval kinds of the TrueSkill method (see ``fit``)."""
+
+MAX_OBSERVED_DRAW_PROBABILITY = 0.9
+"""An observed tie share above this is capped (a draw probability near 1 makes the margin infinite)."""
 
 VECTOR_BATCH = 48
 """Waves with at least this many matches of one size are computed as numpy batches; smaller
@@ -91,7 +120,7 @@ class Environment:
     sigma: float = SIGMA  # prior standard deviation
     beta: float = BETA  # performance noise
     tau: float = TAU  # dynamics per match
-    draw_probability: float = DRAW_PROBABILITY  # draw probability of two equal agents
+    draw_probability: float = PACKAGE_DRAW_PROBABILITY  # draw probability of two equal agents
     min_delta: float = MIN_DELTA  # convergence threshold of the sweeps
     max_sweeps: int = MAX_SWEEPS  # sweeps per match at most
 
@@ -378,28 +407,32 @@ def _rate_one(
 
 
 def waves(arrays: MatchArrays) -> np.ndarray:
-    """(M,) wave of each match: 1 + the latest wave of its agents' earlier matches (canonical order)."""
+    """(M,) wave of each match: 1 + the latest wave of its agents' earlier matches (in the order played)."""
     # Padding seats (agent -1) read and write the extra last slot, which is reset to 0 after
     # every match: cheaper than filtering each row.
     latest = [0] * (arrays.n_agents + 1)
     level_of = latest.__getitem__
-    wave = []
-    for row in arrays.seat_agent.tolist():
+    sequence = np.argsort(arrays.played, kind="stable")
+    wave = np.zeros(arrays.n_matches, dtype=np.int64)
+    rows = arrays.seat_agent[sequence].tolist()
+    levels = []
+    for row in rows:
         level = max(map(level_of, row)) + 1
         for a in row:
             latest[a] = level
         latest[-1] = 0
-        wave.append(level)
-    return np.array(wave, dtype=np.int64)
+        levels.append(level)
+    wave[sequence] = levels
+    return wave
 
 
 def rate(arrays: MatchArrays, env: Environment = Environment()) -> tuple[np.ndarray, np.ndarray]:
-    """Run every match through TrueSkill in canonical order; return ``(mu, sigma)`` per agent.
+    """Run every match through TrueSkill in the order played; return ``(mu, sigma)`` per agent.
 
     Parameters
     ----------
     arrays : MatchArrays
-        The matches (already in canonical order).
+        The matches (``played`` gives their order).
     env : Environment, optional
         The constants.
 
@@ -467,6 +500,99 @@ def rate(arrays: MatchArrays, env: Environment = Environment()) -> tuple[np.ndar
     return mu, sigma
 
 
+def centre(mu: np.ndarray, level: float) -> np.ndarray:
+    """``mu`` shifted so that the field's mean is ``level`` (per row of a stack of replicates).
+
+    Only differences of skill are identified by results; TrueSkill's common level is pinned
+    by the prior and then wanders with the online updates of multi-seat matches (by about a
+    sigma of the prior's scale, however many matches are played).  The reported rating
+    removes that wander: ranks, gaps and P(stronger) do not change.
+    """
+    return mu - mu.mean(axis=-1, keepdims=True) + level
+
+
+JACKKNIFE_GROUPS = 20
+"""Groups of duplicate blocks the jackknife leaves out one at a time (fewer when there are fewer blocks)."""
+
+
+JACKKNIFE_MAX_MATCHES = 50_000
+"""Above this many matches the jackknife (``JACKKNIFE_GROUPS`` more fits) is skipped for the posterior."""
+
+
+def jackknife(arrays: MatchArrays, env: Environment, full: np.ndarray) -> tuple[np.ndarray, int]:
+    """Grouped jackknife covariance of ``mu`` over duplicate blocks, and the number of groups.
+
+    Blocks are dealt to ``G = min(JACKKNIFE_GROUPS, blocks)`` groups in turn (block ``b``
+    to group ``b mod G``); each group is left out once and the rest re-rated in the same
+    order (all ``G`` replicates in one pass: ``_left_out``).  The covariance is
+    ``(G - 1) / G * sum_g (mu_g - mean)(mu_g - mean)^T``: it sees everything that moves
+    ``mu`` from one tournament to the next (the deals, the correlation within a block, and
+    the path of an online fit), which TrueSkill's own sigma does not.  An agent absent from a
+    replicate (all its blocks left out) takes the full fit's ``mu`` there.  Costs about ``G``
+    fits' arithmetic, mostly in numpy batches.
+    """
+    n_blocks = len(arrays.blocks)
+    groups = min(JACKKNIFE_GROUPS, n_blocks)
+    if groups < 2:
+        return np.diag(np.full(arrays.n_agents, np.inf)), max(groups, 1)
+    group = arrays.block % groups
+    replicates = rate(_left_out(arrays, group, groups), env)[0].reshape(groups, arrays.n_agents)
+    played = np.stack([np.bincount(arrays.seat_agent[group != g].ravel() + 1, minlength=arrays.n_agents + 1)[1:]
+                       for g in range(groups)])
+    replicates = centre(np.where(played > 0, replicates, full), env.mu)
+    centred = replicates - replicates.mean(axis=0)
+    return (groups - 1) / groups * centred.T @ centred, groups
+
+
+def _left_out(arrays: MatchArrays, group: np.ndarray, groups: int) -> MatchArrays:
+    """Every leave-one-group-out replicate as one set of matches between ``groups * N`` agents.
+
+    Replicate ``g`` keeps the matches outside group ``g``, between its own copies of the
+    agents (agent ``a`` becomes ``g * N + a``), in the same order.  The copies share no
+    agent, so a match's copies fall into the same TrueSkill wave and are rated as one
+    numpy batch: the replicates cost about as much as one fit of many more matches in
+    parallel, and give what rating each replicate alone would.
+    """
+    n = arrays.n_agents
+    kept = [np.flatnonzero(group != g) for g in range(groups)]
+    rows = np.concatenate(kept)
+    replicate = np.repeat(np.arange(groups), [k.size for k in kept])
+    seat_agent = arrays.seat_agent[rows]
+    seat_agent = np.where(seat_agent >= 0, seat_agent + (replicate * n)[:, None], -1)
+    order = np.lexsort((replicate, arrays.played[rows]))  # the order played, replicates side by side
+    played = np.empty(rows.size, dtype=np.int64)
+    played[order] = np.arange(rows.size)
+    games = np.bincount(seat_agent[seat_agent >= 0], minlength=groups * n).astype(np.int64)
+    return dataclasses.replace(
+        arrays,
+        agents=tuple(range(groups * n)),
+        match_ids=tuple(range(rows.size)),
+        seat_agent=seat_agent,
+        score=arrays.score[rows],
+        rank=arrays.rank[rows],
+        seats=arrays.seats[rows],
+        block=arrays.block[rows],
+        games=games,
+        fault_counts=np.zeros((groups * n, arrays.fault_counts.shape[1]), dtype=np.int64),
+        played=played,
+    )
+
+
+def observed_draw_probability(arrays: MatchArrays) -> float:
+    """The share of pairs of seats that tied (equal ranks), over every pair of seats of every match.
+
+    TrueSkill's ``draw_probability`` is the chance that two equal agents draw; the share
+    of all pairs that tie is a slight underestimate of it (unequal agents tie less often),
+    which errs towards reading a tie as less evidence of equality.
+    """
+    tied = total = 0
+    for _, _, present, _, _, result in seat_pairs(arrays):
+        draws = result == 0.5
+        tied += int(np.count_nonzero(draws if present is None else draws & present))
+        total += arrays.n_matches if present is None else int(np.count_nonzero(present))
+    return tied / total if total else 0.0
+
+
 def fit(
     outcomes: Sequence[MatchOutcome],
     *,
@@ -474,73 +600,117 @@ def fit(
     sigma: float = SIGMA,
     beta: float = BETA,
     tau: float = TAU,
-    draw_probability: float = DRAW_PROBABILITY,
+    draw_probability: float | str = DRAW_PROBABILITY,
     min_delta: float = MIN_DELTA,
     max_sweeps: int = MAX_SWEEPS,
+    intervals: str = "jackknife",
     level: float = INTERVAL_LEVEL,
 ) -> RatingTable:
-    """TrueSkill ratings of every agent after all matches, processed in ``match_id`` order.
+    """TrueSkill ratings of every agent after all matches, processed in the order played.
 
     Parameters
     ----------
     outcomes : sequence of MatchOutcome
-        Any order; matches are rated in sorted ``match_id`` order.
-    mu, sigma, beta, tau, draw_probability : float, optional
-        TrueSkill constants (``MU``, ``SIGMA``, ``BETA``, ``TAU``, ``DRAW_PROBABILITY``).
+        In the order the matches were played (the store's schedule order); the result
+        depends on it (see the module's notes).
+    mu, sigma, beta, tau : float, optional
+        TrueSkill constants (``MU``, ``SIGMA``, ``BETA``, ``TAU`` = 0).
+    draw_probability : float or "observed", optional
+        Probability of a draw between two equal agents; "observed" (the default) takes the
+        share of tied pairs of seats in the data (``observed_draw_probability``).
     min_delta : float, optional
         Convergence threshold of each match's sweeps (``MIN_DELTA``).
     max_sweeps : int, optional
         Sweeps per match at most (``MAX_SWEEPS``).
+    intervals : {"jackknife", "posterior"}, optional
+        "jackknife" (the default): ``mu -+ t sd`` with ``sd`` the grouped jackknife over
+        duplicate blocks (``jackknife``) and ``t`` Student's quantile for its degrees of
+        freedom; "posterior": ``mu -+ z sigma``, TrueSkill's own posterior, which treats
+        every match as independent: it reports the same spread for duplicate blocks as
+        for independent deals, too wide for the first (see docs/ratings.md).
     level : float, optional
-        Coverage of the interval ``mu -+ z sigma`` (0.95: z = 1.96).
+        Coverage of the interval (0.95: z = 1.96).
 
     Returns
     -------
     RatingTable
-        ``rating`` is the conservative ``mu - 3 sigma``; ``lower``/``upper`` are
-        ``mu -+ z sigma``; ``superiority[i][j] = Phi((mu_i - mu_j) / sqrt(sigma_i^2 +
-        sigma_j^2))``; extras hold ``mu`` and ``sigma`` per agent and the constants.
+        ``rating`` is ``mu`` re-centred so that the field's mean is the prior mean
+        (``centre``; agents are ranked by it); ``lower``/``upper`` the interval;
+        ``superiority[i][j] = Phi((mu_i - mu_j) / sqrt(s_i^2 + s_j^2))`` with ``s`` the
+        interval's standard deviations; extras hold ``mu``, ``sigma``, the conservative
+        ``mu - 3 sigma`` per agent, the constants and the interval kind.
     """
-    env = Environment(mu, sigma, beta, tau, draw_probability, min_delta, max_sweeps)
-    if not 0.0 <= draw_probability < 1.0:
+    if intervals not in TRUESKILL_INTERVALS:
+        raise ValueError(f"intervals={intervals!r} is not one of {', '.join(TRUESKILL_INTERVALS)}")
+    if isinstance(draw_probability, str):
+        if draw_probability != "observed":
+            raise ValueError(f"draw_probability must be a number in [0, 1) or 'observed', got {draw_probability!r}")
+    elif not 0.0 <= draw_probability < 1.0:
         raise ValueError(f"draw_probability must be in [0, 1), got {draw_probability}")
-    scale = (
-        f"TrueSkill conservative skill mu - {CONSERVATIVE_SIGMAS:g} sigma (prior mu {mu:g}, sigma {sigma:g}); "
-        f"interval mu +/- {z_value(level):.2f} sigma (around mu, not the rating)"
-    )
+    scale = f"TrueSkill skill mu (prior mu {mu:g}, sigma {sigma:g}, beta {beta:g})"
     arrays = as_arrays(outcomes)
     if arrays.n_matches == 0:
         return empty_table(METHOD, scale, level)
-    if draw_probability == 0.0:
+    if draw_probability == "observed":
+        draw_probability = min(observed_draw_probability(arrays), MAX_OBSERVED_DRAW_PROBABILITY)
+    elif draw_probability == 0.0:
         ranks = np.sort(arrays.rank, axis=1)
         if np.any((ranks[:, 1:] == ranks[:, :-1]) & (ranks[:, 1:] != arrays.PAD_RANK)):
             raise ValueError("these matches have draws (equal ranks), which need draw_probability > 0")
+    env = Environment(mu, sigma, beta, tau, draw_probability, min_delta, max_sweeps)
     post_mu, post_sigma = rate(arrays, env)
-    z = z_value(level)
     agents = arrays.agents
+    rating = centre(post_mu, mu)
+    if intervals == "posterior" or arrays.n_matches > JACKKNIFE_MAX_MATCHES:
+        covariance, z = np.diag(post_sigma**2), z_value(level)
+        skipped = "" if intervals == "posterior" else f"; no jackknife above {JACKKNIFE_MAX_MATCHES} matches"
+        found = {
+            "intervals": "posterior",
+            "interval_kind": "posterior",
+            "interval_reason": (
+                f"TrueSkill's posterior sigma, blind to the duplicate blocks (see docs/ratings.md){skipped}"
+            ),
+        }
+    else:
+        covariance, groups = jackknife(arrays, env, post_mu)
+        z = float(student_t.ppf(0.5 + level / 2.0, max(groups - 1, 1)))
+        found = {
+            "intervals": "jackknife",
+            "interval_kind": "jackknife",
+            "jackknife_groups": groups,
+            "interval_reason": (
+                f"grouped jackknife over duplicate blocks ({groups} groups, Student's t with {groups - 1} "
+                "degrees of freedom)"
+            ),
+        }
+    spread = np.sqrt(np.clip(np.diag(covariance), 0.0, None))
+    extras = {
+        "mu": dict(zip(agents, post_mu.tolist())),
+        "sigma": dict(zip(agents, post_sigma.tolist())),
+        "conservative": dict(zip(agents, (post_mu - CONSERVATIVE_SIGMAS * post_sigma).tolist())),
+        "environment": {
+            "mu": mu,
+            "sigma": sigma,
+            "beta": beta,
+            "tau": tau,
+            "draw_probability": draw_probability,
+            "draw_margin": env.draw_margin(),
+            "min_delta": min_delta,
+            "max_sweeps": max_sweeps,
+        },
+        "order": "matches rated in the order played (the input order)",
+        **found,
+    }
     return make_table(
         method=METHOD,
         scale=scale,
         agents=agents,
-        rating=post_mu - CONSERVATIVE_SIGMAS * post_sigma,
-        lower=post_mu - z * post_sigma,
-        upper=post_mu + z * post_sigma,
+        rating=rating,
+        lower=rating - z * spread,
+        upper=rating + z * spread,
         games=arrays.games,
-        superiority=superiority_from_covariance(post_mu, np.diag(post_sigma**2)),
-        extras={
-            "mu": dict(zip(agents, post_mu.tolist())),
-            "sigma": dict(zip(agents, post_sigma.tolist())),
-            "environment": {
-                "mu": mu,
-                "sigma": sigma,
-                "beta": beta,
-                "tau": tau,
-                "draw_probability": draw_probability,
-                "draw_margin": env.draw_margin(),
-                "min_delta": min_delta,
-                "max_sweeps": max_sweeps,
-            },
-            "order": "matches rated in sorted match_id order",
-        },
+        superiority=superiority_from_covariance(rating, covariance),
+        contrast_sd=contrast_sd_from_covariance(covariance),
+        extras=extras,
         level=level,
     )

@@ -169,7 +169,7 @@ def side_by_side(boards: Mapping[str, Leaderboard], name: str, game: str) -> Tab
 
 def _short_scale(method: str, game: str) -> str:
     score = "chips per deal" if game == "lorum" else "points per game"  # see score_options
-    return {"elo": "Elo", "plackett-luce": "Elo (PL)", "trueskill": "mu-3sigma", "score": score}.get(method, method)
+    return {"elo": "Elo", "plackett-luce": "Elo (PL)", "trueskill": "mu", "score": score}.get(method, method)
 
 
 def summary_json(config: Any, summary: Any, published: Published) -> dict[str, Any]:

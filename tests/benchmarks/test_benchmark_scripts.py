@@ -96,6 +96,13 @@ def test_ratings_print_every_method_and_both_references() -> None:
               f"choix ilsr_rankings vs plackett-luce: {where}", f"trueskill package vs trueskill: {where}"])
 
 
+def test_fidelity_prints_coverage_calibration_and_design_gain() -> None:
+    rows = table(run("benchmarks/fidelity.py", "--quick"))
+    for method in ("elo", "plackett-luce", "trueskill", "score"):
+        expect(rows, [f"{method}: 8 agents, blocks, luck", f"{method}: design gain, 8 agents"])
+        assert rows[f"{method}: 8 agents, blocks, luck"][2].startswith("coverage ")
+
+
 def test_one_command_runs_the_chosen_sections() -> None:
     output = run("-m", "benchmarks", "--quick", "--only", "engine")
     rows = table(output)
@@ -103,6 +110,6 @@ def test_one_command_runs_the_chosen_sections() -> None:
     assert not any(case.startswith("RLCard") for case in rows)
 
 
-@pytest.mark.parametrize("script", ["engine", "peers", "tournament", "ratings", "run"])
+@pytest.mark.parametrize("script", ["engine", "peers", "tournament", "ratings", "fidelity", "run"])
 def test_every_script_explains_itself(script: str) -> None:
     assert "--quick" in run(f"benchmarks/{script}.py", "--help")

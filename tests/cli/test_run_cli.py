@@ -94,7 +94,8 @@ def test_leaderboard_and_export_read_the_store(capsys: pytest.CaptureFixture[str
     status, out, _ = run(capsys, "leaderboard", "tiny", "--vs", "greedy", "random", "--json", "--leaderboards",
                          str(boards))
     comparison = json.loads(out)
-    assert status == 0 and comparison["games"] == 8 and 0.0 <= comparison["probability_a_stronger"] <= 1.0
+    assert status == 0 and comparison["games"] == 2 and comparison["matches"] == 8  # 2 deals of 4 rotations
+    assert 0.0 <= comparison["probability_a_stronger"] <= 1.0 and comparison["gap_lower"] < comparison["gap_upper"]
     status, out, _ = run(capsys, "export", "tiny", "--format", "csv", "--leaderboards", str(boards))
     table = list(csv.DictReader(io.StringIO(out)))
     assert status == 0 and [row["idx"] for row in table] == [str(i) for i in range(8)]

@@ -48,26 +48,49 @@ def test_options_reach_the_method():
     assert {row.agent: row for row in board.rows}["dan"].rating == pytest.approx(1.0)
 
 
-def test_head_to_head_counts_shared_matches_and_finishing_order():
+def test_head_to_head_counts_deals_with_the_rotations_as_detail():
     table = head_to_head(OUTCOMES)
     assert table.agents == ("ann", "bob", "cat", "dan")
     i = {a: k for k, a in enumerate(table.agents)}
-    assert table.games[i["ann"]][i["bob"]] == 3 and table.games[i["bob"]][i["ann"]] == 3
-    assert table.share[i["ann"]][i["bob"]] == pytest.approx(2 / 3)
-    assert table.share[i["bob"]][i["cat"]] == pytest.approx((0.5 + 0.5 + 1) / 3)  # two ties, one win
-    assert table.share[i["cat"]][i["bob"]] == pytest.approx(1 - (0.5 + 0.5 + 1) / 3)
+    # b1 is one deal in three rotations: one result per pair, not three.
+    assert table.games[i["ann"]][i["bob"]] == 1 and table.games[i["bob"]][i["ann"]] == 1
+    assert table.matches[i["ann"]][i["bob"]] == 3
+    assert table.share[i["ann"]][i["bob"]] == 1.0  # ahead in two rotations of three: ann won the deal
+    assert table.match_share[i["ann"]][i["bob"]] == pytest.approx(2 / 3)
+    assert table.share[i["bob"]][i["cat"]] == 1.0  # two tied rotations and one win
+    assert table.match_share[i["bob"]][i["cat"]] == pytest.approx((0.5 + 0.5 + 1) / 3)
+    assert table.match_share[i["cat"]][i["bob"]] == pytest.approx(1 - (0.5 + 0.5 + 1) / 3)
     assert table.games[i["bob"]][i["dan"]] == 0 and table.share[i["bob"]][i["dan"]] is None
     assert table.games[i["ann"]][i["ann"]] == 0 and table.share[i["ann"]][i["ann"]] is None
     reordered = table.reordered(("dan", "cat", "bob", "ann"))
     assert reordered.share[2][1] == table.share[i["bob"]][i["cat"]]
+    assert reordered.matches[3][2] == table.matches[i["ann"]][i["bob"]]
+
+
+def test_a_deal_split_evenly_is_a_drawn_deal():
+    split = [
+        MatchOutcome("m1", "b1", ("ann", "bob"), (1.0, 0.0), (1, 2)),
+        MatchOutcome("m2", "b1", ("bob", "ann"), (1.0, 0.0), (1, 2)),
+        MatchOutcome("m3", "b2", ("ann", "bob"), (1.0, 0.0), (1, 2)),
+        MatchOutcome("m4", "b2", ("bob", "ann"), (0.0, 1.0), (2, 1)),
+    ]
+    table = head_to_head(split)
+    assert table.games[0][1] == 2 and table.share[0][1] == pytest.approx((0.5 + 1) / 2)
+    comparison = compare(split, "ann", "bob", "elo")
+    assert (comparison.games, comparison.wins, comparison.draws, comparison.losses) == (2, 1, 1, 0)
+    assert (comparison.matches, comparison.match_wins, comparison.match_losses) == (4, 3, 1)
 
 
 def test_compare_gives_the_record_and_the_probability():
     comparison = compare(OUTCOMES, "bob", "cat", "elo")
-    assert (comparison.games, comparison.wins, comparison.draws, comparison.losses) == (3, 1, 2, 0)
-    assert comparison.score == pytest.approx(2 / 3)
+    assert (comparison.games, comparison.wins, comparison.draws, comparison.losses) == (1, 1, 0, 0)  # one deal
+    assert (comparison.matches, comparison.match_wins, comparison.match_draws, comparison.match_losses) == (3, 1, 2, 0)
+    assert comparison.score == 1.0
     table = fit(OUTCOMES, "elo")
     assert comparison.probability_a_stronger == pytest.approx(table.probability_stronger("bob", "cat"))
+    gap, low, high = table.gap("bob", "cat")
+    assert (comparison.gap, comparison.gap_lower, comparison.gap_upper) == (gap, low, high)
+    assert gap == pytest.approx(table["bob"].rating - table["cat"].rating) and low < gap < high
     assert comparison.rating_a == table["bob"]
     reverse = compare(OUTCOMES, "cat", "bob", "elo")
     assert reverse.probability_a_stronger == pytest.approx(1 - comparison.probability_a_stronger)

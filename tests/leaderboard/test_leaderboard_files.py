@@ -162,4 +162,46 @@ def test_rich_comparison_renders_both_agents(outcomes):
     console.print(render_comparison(comparison))
     text = console.export_text()
     assert "alpha vs délta" in text and f"{comparison.probability_a_stronger:.1%}" in text
-    assert f"{comparison.games} shared matches" in text
+    assert f"{comparison.games} shared deals" in text and f"({comparison.matches} matches:" in text
+    assert f"Gap alpha - délta: {comparison.gap:.0f} (95% interval {comparison.gap_lower:.0f} to" in text
+
+
+def test_every_view_says_which_interval_and_that_overlap_is_not_a_test(outcomes, tmp_path):
+    board = build_leaderboard(outcomes, "elo")
+    reason = board.table.extras["interval_reason"]
+    console = Console(record=True, width=200)
+    console.print(render_rich(board))
+    text = " ".join(console.export_text().split())  # the caption wraps to the table's width
+    assert reason in text and "Overlapping intervals are not a test" in text
+    assert "P(row stronger than column)" in text  # four agents: the matrix is in the terminal
+    paths = write_leaderboard_files(board, head_to_head(outcomes), tmp_path, "League")
+    markdown = paths["leaderboard.md"].read_text(encoding="utf-8")
+    page = paths["index.html"].read_text(encoding="utf-8")
+    for text in (markdown, page):
+        assert "Overlapping intervals are not a test" in text and "P(stronger)" in text
+    assert html.escape(reason) in page and 'id="superiority-table"' in page
+    first, second = board.agents[:2]
+    p = board.table.probability_stronger(first, second)
+    assert f"| {first} ({1}) |  | {p:.2f} |" in markdown
+
+
+def test_the_terminal_matrix_stops_at_twelve_agents_but_files_keep_it(tmp_path):
+    many = simulate_outcomes({f"x{i:02d}": i / 10 for i in range(13)}, blocks=40, players=4, seed=3)
+    board = build_leaderboard(many, "elo")
+    console = Console(record=True, width=200)
+    console.print(render_rich(board))
+    assert "P(row stronger than column)" not in console.export_text()
+    page = write_leaderboard_files(board, head_to_head(many), tmp_path, "Big")["index.html"].read_text()
+    assert page.count("data-row-agent=") == 13
+
+
+def test_trueskill_files_label_the_conservative_column_apart_from_the_interval(outcomes, tmp_path):
+    board = build_leaderboard(outcomes, "trueskill")
+    paths = write_leaderboard_files(board, head_to_head(outcomes), tmp_path, "League")
+    markdown = paths["leaderboard.md"].read_text(encoding="utf-8")
+    header = next(line for line in markdown.splitlines() if line.startswith("| # |"))
+    assert header.rstrip().endswith("| Conservative μ−3σ |")
+    top = board.rows[0]
+    line = next(line for line in markdown.splitlines() if line.startswith(f"| 1 | {top.agent} |"))
+    assert line.rstrip().endswith(f"| {board.table.extras['conservative'][top.agent]:.2f} |")
+    assert f"| {top.rating:.2f} | {top.lower:.2f} to {top.upper:.2f} |" in line  # the interval is around mu

@@ -81,3 +81,14 @@ def test_arrays_pass_through_and_empty_input():
     assert as_arrays(arrays) is arrays
     empty = as_arrays([])
     assert empty.n_matches == 0 and empty.agents == ()
+
+
+def test_packed_matches_remember_the_order_played():
+    played = [
+        MatchOutcome("m3", "b", ("x", "y"), (1.0, 0.0), (1, 2)),
+        MatchOutcome("m1", "b", ("x", "y"), (1.0, 0.0), (1, 2)),
+        MatchOutcome("m2", "b", ("x", "y"), (1.0, 0.0), (1, 2)),
+    ]
+    arrays = as_arrays(played)
+    assert arrays.match_ids == ("m1", "m2", "m3")  # canonical order...
+    assert arrays.played.tolist() == [1, 2, 0]  # ...and each match's position in the input

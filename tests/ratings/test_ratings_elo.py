@@ -139,7 +139,8 @@ def test_default_intervals_cover_with_few_blocks_where_the_sandwich_does_not():
     hessian = coverage(outcomes.__getitem__, truth, 200, intervals="hessian")
     sandwich = coverage(outcomes.__getitem__, truth, 200, intervals="sandwich")
     assert 0.88 <= adjusted <= 0.99
-    assert hessian < 0.86 and sandwich < 0.86  # 6-seat comparisons are correlated; 5 blocks are few
+    # 6-seat comparisons are correlated; 5 blocks are few (even with the B / (B - 1) correction)
+    assert hessian < 0.86 and sandwich < 0.90
 
 
 def test_interval_kinds_share_the_estimate_and_the_design_effect_scales_the_curvature():
@@ -162,5 +163,5 @@ def test_hessian_intervals_cover_the_truth_in_two_player_matches():
 
 
 def test_unknown_interval_kind_is_rejected():
-    with pytest.raises(ValueError, match="intervals='exact' is not one of adjusted, hessian, sandwich"):
+    with pytest.raises(ValueError, match="intervals='exact' is not one of auto, adjusted, hessian, sandwich"):
         elo.fit(simulate_outcomes(strengths(3), blocks=2, players=2), intervals="exact")

@@ -42,3 +42,14 @@ def test_bad_arguments_are_refused():
         simulate_outcomes({"a": 0.0, "b": 0.0}, blocks=1, players=4)
     with pytest.raises(ValueError, match="model='bradley'"):
         simulate_outcomes({"a": 0.0, "b": 0.0}, blocks=1, players=2, model="bradley")
+
+
+def test_independent_deals_give_every_match_its_own_block_and_luck():
+    truth = {"a": 0.0, "b": 0.5, "c": 1.0}
+    blocks = simulate_outcomes(truth, blocks=2, players=3, seed=8, luck=5.0)
+    independent = simulate_outcomes(truth, blocks=2, players=3, seed=8, luck=5.0, design="independent")
+    assert [o.agents for o in blocks] == [o.agents for o in independent]  # same seatings
+    assert len({o.block for o in independent}) == 6 and all(o.block == o.match_id for o in independent)
+    assert len({o.block for o in blocks}) == 2
+    with pytest.raises(ValueError, match="design='shared'"):
+        simulate_outcomes(truth, blocks=1, players=2, design="shared")

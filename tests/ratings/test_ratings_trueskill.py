@@ -29,25 +29,36 @@ def mixed_tournament(seed, blocks_per_size=6):
     return outcomes
 
 
+PACKAGE = {"tau": ts.PACKAGE_TAU, "draw_probability": ts.PACKAGE_DRAW_PROBABILITY}
+"""The package's own defaults where ours differ (dynamics, draw probability)."""
+
+
 def reference_ratings(outcomes, backend=None, **constants):
+    """The trueskill package, match by match in the order given (the order played)."""
     env = trueskill.TrueSkill(
         mu=constants.get("mu", ts.MU),
         sigma=constants.get("sigma", ts.SIGMA),
         beta=constants.get("beta", ts.BETA),
-        tau=constants.get("tau", ts.TAU),
-        draw_probability=constants.get("draw_probability", ts.DRAW_PROBABILITY),
+        tau=constants.get("tau", ts.PACKAGE_TAU),
+        draw_probability=constants.get("draw_probability", ts.PACKAGE_DRAW_PROBABILITY),
         backend=backend,
     )
     ratings = {}
-    for o in sorted(outcomes, key=lambda o: o.match_id):  # the same canonical order
+    for o in outcomes:
         groups = [(ratings.get(a, env.create_rating()),) for a in o.agents]
         for a, (rating,) in zip(o.agents, env.rate(groups, ranks=[r - 1 for r in o.ranks])):
             ratings[a] = rating
     return ratings
 
 
-def test_constants_are_trueskills_defaults():
-    assert (ts.MU, ts.SIGMA, ts.BETA, ts.TAU, ts.DRAW_PROBABILITY) == (
+def assert_same(table, reference, **tolerance):
+    for agent, rating in reference.items():
+        assert table.extras["mu"][agent] == pytest.approx(rating.mu, **tolerance)
+        assert table.extras["sigma"][agent] == pytest.approx(rating.sigma, **tolerance)
+
+
+def test_constants_are_trueskills_defaults_but_dynamics_and_draws():
+    assert (ts.MU, ts.SIGMA, ts.BETA, ts.PACKAGE_TAU, ts.PACKAGE_DRAW_PROBABILITY) == (
         trueskill.MU,
         trueskill.SIGMA,
         trueskill.BETA,
@@ -55,41 +66,72 @@ def test_constants_are_trueskills_defaults():
         trueskill.DRAW_PROBABILITY,
     )
     assert ts.MIN_DELTA == trueskill.DELTA
+    assert ts.TAU == 0.0 and ts.DRAW_PROBABILITY == "observed"  # a batch: no dynamics, draws as observed
 
 
 def test_matches_the_reference_with_exact_normal_functions():
     outcomes = mixed_tournament(seed=1)
     assert sum(len(set(o.ranks)) < len(o.ranks) for o in outcomes) > 50  # plenty of draws
-    table = ts.fit(outcomes)
-    reference = reference_ratings(outcomes, backend="scipy")
-    for agent, rating in reference.items():
-        assert table.extras["mu"][agent] == pytest.approx(rating.mu, abs=1e-9)
-        assert table.extras["sigma"][agent] == pytest.approx(rating.sigma, abs=1e-9)
+    table = ts.fit(outcomes, **PACKAGE, intervals="posterior")
+    assert_same(table, reference_ratings(outcomes, backend="scipy"), abs=1e-9)
+
+
+def test_our_defaults_match_the_reference_configured_like_them():
+    outcomes = mixed_tournament(seed=8)
+    table = ts.fit(outcomes)  # tau = 0, the observed draw share, the jackknife interval
+    observed = table.extras["environment"]["draw_probability"]
+    assert 0.15 < observed < 0.5 and table.extras["environment"]["tau"] == 0.0
+    assert_same(table, reference_ratings(outcomes, backend="scipy", tau=0.0, draw_probability=observed), abs=1e-9)
+
+
+def test_the_order_played_is_the_order_rated():
+    outcomes = mixed_tournament(seed=9, blocks_per_size=3)
+    backwards = outcomes[::-1]
+    forwards_table, backwards_table = ts.fit(outcomes), ts.fit(backwards)
+    assert forwards_table.extras["mu"] != backwards_table.extras["mu"]  # TrueSkill depends on the order...
+    observed = forwards_table.extras["environment"]["draw_probability"]
+    reference = reference_ratings(backwards, backend="scipy", tau=0.0, draw_probability=observed)
+    assert_same(backwards_table, reference, abs=1e-9)  # ...and follows the input's
+
+
+def test_observed_draw_probability_is_the_share_of_tied_pairs():
+    outcomes = [
+        MatchOutcome("m1", "b1", ("a", "b", "c", "d"), (3.0, 3.0, 1.0, 0.0), (1, 1, 3, 4)),  # 1 tied pair of 6
+        MatchOutcome("m2", "b2", ("a", "b", "c"), (1.0, 1.0, 1.0), (1, 1, 1)),  # 3 of 3
+    ]
+    assert ts.observed_draw_probability(as_arrays(outcomes)) == pytest.approx(4 / 9)
+    assert ts.fit(outcomes).extras["environment"]["draw_probability"] == pytest.approx(4 / 9)
+
+
+def test_sigma_keeps_shrinking_with_data_by_default():
+    truth = strengths(8)
+    short, long = (simulate_outcomes(truth, blocks=b, players=4, seed=10) for b in (100, 1600))
+    ours = [np.mean(list(ts.fit(o, intervals="posterior").extras["sigma"].values())) for o in (short, long)]
+    package = [
+        np.mean(list(ts.fit(o, **PACKAGE, intervals="posterior").extras["sigma"].values())) for o in (short, long)
+    ]
+    assert ours[1] < 0.3 * ours[0]  # 16 times the data: about a quarter of the sigma
+    assert package[1] > 0.6 * package[0]  # the package's dynamics keep sigma from shrinking
 
 
 def test_matches_the_reference_with_its_default_backend():
     # trueskill's default backend approximates erfc (relative error ~1e-7), which moves its
     # draw margin by 2e-7 and mu by up to a few 1e-6: compare to 1e-6 relative.
     outcomes = mixed_tournament(seed=2, blocks_per_size=3)
-    table = ts.fit(outcomes)
-    reference = reference_ratings(outcomes)
-    for agent, rating in reference.items():
-        assert table.extras["mu"][agent] == pytest.approx(rating.mu, rel=1e-6)
-        assert table.extras["sigma"][agent] == pytest.approx(rating.sigma, rel=1e-6)
+    table = ts.fit(outcomes, **PACKAGE, intervals="posterior")
+    assert_same(table, reference_ratings(outcomes), rel=1e-6)
 
 
 def test_matches_the_reference_with_other_constants():
     constants = {"mu": 0.0, "sigma": 2.0, "beta": 1.5, "tau": 0.05, "draw_probability": 0.3}
     outcomes = mixed_tournament(seed=3, blocks_per_size=3)
-    table = ts.fit(outcomes, **constants)
-    reference = reference_ratings(outcomes, backend="scipy", **constants)
-    for agent, rating in reference.items():
-        assert table.extras["mu"][agent] == pytest.approx(rating.mu, abs=1e-9)
-        assert table.extras["sigma"][agent] == pytest.approx(rating.sigma, abs=1e-9)
+    table = ts.fit(outcomes, **constants, intervals="posterior")
+    assert_same(table, reference_ratings(outcomes, backend="scipy", **constants), abs=1e-9)
 
 
 def test_batched_waves_equal_match_by_match(monkeypatch):
-    arrays = as_arrays(mixed_tournament(seed=4, blocks_per_size=20))
+    played = sorted(mixed_tournament(seed=4, blocks_per_size=20), key=lambda o: o.match_id)  # size by size
+    arrays = as_arrays(played)
     assert np.bincount(ts.waves(arrays)).max() >= 3  # some waves hold several matches
     monkeypatch.setattr(ts, "VECTOR_BATCH", 1)  # every wave as a numpy batch
     batched = ts.rate(arrays)
@@ -99,26 +141,33 @@ def test_batched_waves_equal_match_by_match(monkeypatch):
     assert np.allclose(batched[1], scalar[1], rtol=0, atol=1e-12)
 
 
-def test_waves_never_share_an_agent_and_respect_the_order():
+def test_waves_never_share_an_agent_and_respect_the_order_played():
     arrays = as_arrays(mixed_tournament(seed=5))
     wave = ts.waves(arrays)
     latest = {}
-    for m, row in enumerate(arrays.seat_agent.tolist()):
-        for a in (a for a in row if a >= 0):
+    for m in np.argsort(arrays.played).tolist():
+        for a in (a for a in arrays.seat_agent[m].tolist() if a >= 0):
             assert wave[m] > latest.get(a, 0)
             latest[a] = wave[m]
 
 
-def test_report_conservative_rating_interval_and_superiority():
-    table = ts.fit(mixed_tournament(seed=6))
+def test_report_centred_mu_jackknife_interval_and_conservative_extra():
+    outcomes = mixed_tournament(seed=6)
+    table = ts.fit(outcomes)
+    mu = table.extras["mu"]
+    level = np.mean(list(mu.values()))
+    assert table.extras["interval_kind"] == "jackknife" and table.extras["jackknife_groups"] == ts.JACKKNIFE_GROUPS
     for row in table.ratings:
-        mu, sigma = table.extras["mu"][row.agent], table.extras["sigma"][row.agent]
-        assert row.rating == pytest.approx(mu - 3 * sigma)
-        assert row.lower == pytest.approx(mu - 1.959964 * sigma, abs=1e-5)
-        assert row.upper == pytest.approx(mu + 1.959964 * sigma, abs=1e-5)
+        assert row.rating == pytest.approx(mu[row.agent] - level + ts.MU)  # ranked by mu, re-centred
+        assert row.lower < row.rating < row.upper
+        assert row.upper - row.rating == pytest.approx(row.rating - row.lower)
+        conservative = mu[row.agent] - 3 * table.extras["sigma"][row.agent]
+        assert table.extras["conservative"][row.agent] == pytest.approx(conservative)
+    assert [r.rating for r in table.ratings] == sorted((r.rating for r in table.ratings), reverse=True)
     a, b = table.agents[0], table.agents[1]
-    gap = table.extras["mu"][a] - table.extras["mu"][b]
-    spread = math.hypot(table.extras["sigma"][a], table.extras["sigma"][b])
+    gap, low, high = table.gap(a, b)
+    assert low < gap < high and gap == pytest.approx(mu[a] - mu[b])
+    spread = table.contrast_sd[0][1]
     assert table.probability_stronger(a, b) == pytest.approx(0.5 * math.erfc(-gap / spread / math.sqrt(2)))
 
 
@@ -127,7 +176,7 @@ def test_extreme_upsets_stay_finite():
     # FloatingPointError on such upsets with its default backend.
     outcomes = [MatchOutcome(f"m{i:03d}", f"b{i}", ("star", "dud"), (1.0, 0.0), (1, 2)) for i in range(300)]
     outcomes.append(MatchOutcome("m999", "b999", ("star", "dud"), (0.0, 1.0), (2, 1)))
-    table = ts.fit(outcomes, tau=0.0)
+    table = ts.fit(outcomes, intervals="posterior")
     assert all(math.isfinite(x) for r in table.ratings for x in (r.rating, r.lower, r.upper))
 
 
@@ -136,3 +185,14 @@ def test_recovers_the_true_order():
     table = ts.fit(simulate_outcomes(truth, blocks=150, players=4, seed=7))
     mu = table.extras["mu"]
     assert sorted(mu, key=mu.get, reverse=True) == sorted(truth, key=truth.get, reverse=True)
+
+
+def test_large_tournaments_fall_back_to_the_posterior_and_say_so(monkeypatch):
+    outcomes = mixed_tournament(seed=11, blocks_per_size=3)
+    monkeypatch.setattr(ts, "JACKKNIFE_MAX_MATCHES", len(outcomes) - 1)
+    table = ts.fit(outcomes)
+    assert table.extras["interval_kind"] == "posterior"
+    assert f"no jackknife above {len(outcomes) - 1} matches" in table.extras["interval_reason"]
+    for row in table.ratings:
+        half = 1.959964 * table.extras["sigma"][row.agent]
+        assert (row.lower, row.upper) == pytest.approx((row.rating - half, row.rating + half), abs=1e-5)

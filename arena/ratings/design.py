@@ -1,0 +1,110 @@
+"""Which interval a fit reports, given the design of the matches.
+
+Matches in a duplicate block replay one deal with the agents rotated through the seats, so
+the deal's luck cancels within the block: the block's results are negatively correlated,
+and the ratings are more precise than the same number of independent deals would make
+them.  The model curvature (the inverse Hessian, or TrueSkill's posterior sigma) cannot
+see that; the cluster-robust sandwich, clustered by block, can.  Their ratio over all
+rating contrasts is the *design effect* (``arena.ratings.inference.design_effect``): above
+1 when results within a block agree more than the model expects (several seats of one
+match, a deal that favours no one consistently), below 1 when blocks cancel luck.
+
+The sandwich is only trustworthy when every agent has played enough blocks: with few, it
+is too narrow and the measured design effect is noisy.  So:
+
+* ``clustered``: every agent played at least ``CLUSTER_MIN_BLOCKS`` blocks; the curvature is
+  scaled by the measured design effect, below 1 included, so the reported spread shows
+  what duplicate blocks gained;
+* ``conservative``: some agent played fewer; the design effect is floored at 1, which
+  never narrows the curvature: wider than needed under duplicate blocks, the safe side.
+
+``CLUSTER_MIN_BLOCKS`` was found by simulation (``python -m benchmarks --only fidelity``;
+docs/ratings.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from arena.ratings.data import MatchArrays
+
+CLUSTER_MIN_BLOCKS = 8
+"""Fewest blocks every agent must have played for the clustered interval (found by simulation)."""
+
+KINDS: tuple[str, ...] = ("clustered", "conservative")
+"""The interval kinds ``choose`` picks between."""
+
+
+@dataclass(frozen=True, slots=True)
+class IntervalChoice:
+    """The interval kind chosen for a fit, the variance factor it applies, and why."""
+
+    kind: str  # "clustered" or "conservative"
+    factor: float  # the variance factor applied to the curvature
+    measured: float  # the design effect measured with the sandwich
+    fewest_blocks: int  # fewest duplicate blocks any agent played
+    reason: str  # one sentence for the leaderboard
+
+    def extras(self) -> dict[str, Any]:
+        """The choice as a table's extras."""
+        return {
+            "interval_kind": self.kind,
+            "interval_reason": self.reason,
+            "design_effect": self.factor,
+            "measured_design_effect": self.measured,
+            "fewest_blocks": self.fewest_blocks,
+        }
+
+
+def blocks_per_agent(arrays: MatchArrays) -> np.ndarray:
+    """(N,) number of distinct duplicate blocks each agent played in."""
+    valid = arrays.valid
+    agent = arrays.seat_agent[valid]
+    block = np.broadcast_to(arrays.block[:, None], valid.shape)[valid]
+    width = max(len(arrays.blocks), 1)
+    pairs = np.unique(agent * width + block)
+    return np.bincount(pairs // width, minlength=arrays.n_agents).astype(np.int64)
+
+
+def fewest_blocks(arrays: MatchArrays) -> int:
+    """The fewest distinct duplicate blocks any agent played in (0 without matches)."""
+    return int(blocks_per_agent(arrays).min()) if arrays.n_agents else 0
+
+
+def choose(arrays: MatchArrays, measured: float) -> IntervalChoice:
+    """Clustered (the measured design effect as it is) with enough blocks, else conservative (floored at 1)."""
+    fewest = fewest_blocks(arrays)
+    if fewest >= CLUSTER_MIN_BLOCKS:
+        reason = (
+            f"clustered by duplicate block: every agent played at least {CLUSTER_MIN_BLOCKS} blocks "
+            f"(fewest {fewest}); design effect {measured:.2f}"
+        )
+        return IntervalChoice("clustered", measured, measured, fewest, reason)
+    factor = max(1.0, measured)
+    reason = (
+        f"conservative: an agent played only {fewest} blocks (clustering needs {CLUSTER_MIN_BLOCKS}), "
+        f"so the design effect ({measured:.2f}) is floored at 1; intervals may be wider than needed"
+    )
+    return IntervalChoice("conservative", factor, measured, fewest, reason)
+
+
+def trueskill_choice(arrays: MatchArrays) -> IntervalChoice:
+    """The interval choice for TrueSkill's posterior, with the design effect of a Plackett–Luce fit.
+
+    TrueSkill's posterior, like the Plackett–Luce curvature, treats every match as an
+    independent full finishing order; the Plackett–Luce fit of the same matches measures
+    how far the blocks' correlation moves the spread from that.
+    """
+    from arena.ratings import inference, plackett_luce
+    from arena.ratings.elo import PRIOR_SD
+
+    data = plackett_luce.rankings(arrays)
+    result = plackett_luce.fit_strengths(data, PRIOR_SD)
+    curvature = inference.inverse(result.hessian)
+    robust = inference.sandwich(
+        result.hessian, *plackett_luce.block_scores(result.theta, data), n_blocks=len(arrays.blocks)
+    )
+    return choose(arrays, inference.design_effect(curvature, robust))

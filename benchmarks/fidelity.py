@@ -1,0 +1,203 @@
+"""Fidelity: do the default intervals of every rating method cover, and is P(stronger) calibrated?
+
+Simulated 4-seat free-for-all fields of 8, 30 and 200 agents with strengths drawn from
+N(0, 1) (``arena.ratings.fidelity``), in four designs each: duplicate blocks without luck,
+duplicate blocks with deal luck (sd 2, in strength units), independent deals with the same
+luck, and duplicate blocks with ties (scores rounded: about a third of pairs tie); plus a
+few-blocks design (8 agents, 16 blocks) where the conservative fallback applies.  Each
+setting is replayed ``replications`` times with fresh seeds and rated by every default
+method with its default options.  Reported per method and setting: the coverage of the 95%
+intervals, the actual spread of a rating over the reported one, Kendall's tau with the
+truth; per method: the calibration of P(stronger) in the 0.85–0.95 bin over all settings,
+and the design gain (independent deals against duplicate blocks: actual and reported ratio
+of the rating spreads).  Last, TrueSkill's ranking with 1,000 and 10,000 matches (30 agents)
+with our defaults and with the package's (dynamics ``sigma / 100``, draws 0.10).
+
+The measured tables replace the block between the ``fidelity`` markers in docs/ratings.md
+(``--write-docs``; ``python -m benchmarks --only fidelity`` writes them too).
+
+Sizes: ``quick`` (smoke test: 8 agents, 4 replications), ``default`` (8, 30, 200 agents with
+100, 40 and 10 replications: about 20 minutes), ``full`` (200, 200, 50).
+
+    .venv/bin/python benchmarks/fidelity.py --quick
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import replace
+
+if __package__ in (None, ""):
+    import common  # type: ignore[import-not-found]  # run as a script: benchmarks/ is on sys.path
+else:
+    from benchmarks import common
+
+import numpy as np  # noqa: E402
+from scipy.stats import kendalltau  # noqa: E402
+
+from arena.ratings import fit, method_names, trueskill  # noqa: E402
+from arena.ratings.fidelity import Fidelity, Setting  # noqa: E402
+from arena.ratings.fidelity import measure as replicate  # noqa: E402
+
+LUCK = 2.0
+"""Deal luck of the lucky designs (standard deviation, strength units)."""
+
+TIE_STEP = 1.5
+"""Score rounding of the tied design (about a third of pairs tie)."""
+
+BLOCKS_PER_AGENT = 10
+"""Blocks per agent of each setting (so every agent plays about 40 of them)."""
+
+SIZES = {
+    "quick": {"fields": {8: 4}, "ranking": (2000, 1)},
+    "default": {"fields": {8: 100, 30: 40, 200: 10}, "ranking": (10_000, 3)},
+    "full": {"fields": {8: 200, 30: 200, 200: 50}, "ranking": (10_000, 10)},
+}
+"""Replications per field size, and (largest match count, replications) of the ranking study."""
+
+DOC = common.ROOT / "docs" / "ratings.md"
+MARKERS = ("<!-- fidelity:start -->", "<!-- fidelity:end -->")
+
+
+def settings(agents: int) -> list[tuple[str, Setting]]:
+    """The designs of one field size, each with a short name."""
+    base = Setting(agents, BLOCKS_PER_AGENT * agents, seed=agents)
+    designs = [
+        ("blocks", base),
+        ("blocks, luck", replace(base, luck=LUCK)),
+        ("independent, luck", replace(base, luck=LUCK, design="independent")),
+        ("blocks, ties", replace(base, score_step=TIE_STEP)),
+    ]
+    if agents == 8:
+        designs.append(("16 blocks, luck 1", replace(base, blocks=16, luck=1.0)))
+    return designs
+
+
+def ranking_study(largest: int, replications: int) -> list[str]:
+    """Kendall's tau of TrueSkill (ours, the package's defaults) and Elo at 1/10 and all of ``largest`` matches."""
+    lines = ["| matches | TrueSkill (ours) | TrueSkill (package defaults) | Elo |", "|---:|---:|---:|---:|"]
+    for matches in (largest // 10, largest):
+        taus = {"ours": [], "package": [], "elo": []}
+        for r in range(replications):
+            setting = Setting(30, matches // 4, seed=1000 + r)
+            truth = setting.strengths()
+            names = sorted(truth)
+            outcomes = setting.outcomes(0)
+            fits = {
+                "ours": trueskill.fit(outcomes, intervals="posterior"),
+                "package": trueskill.fit(outcomes, tau=trueskill.PACKAGE_TAU,
+                                         draw_probability=trueskill.PACKAGE_DRAW_PROBABILITY, intervals="posterior"),
+            }
+            fits["elo"] = fit(outcomes, "elo")
+            for key, table in fits.items():
+                taus[key].append(kendalltau([table[a].rating for a in names], [truth[a] for a in names]).statistic)
+        lines.append(f"| {matches:,} | {np.mean(taus['ours']):.3f} | {np.mean(taus['package']):.3f} | "
+                     f"{np.mean(taus['elo']):.3f} |")
+    return lines
+
+
+def measure_all(size: str, progress=None) -> tuple[list[common.Row], str]:
+    """Every setting for every method: the benchmark rows and the Markdown block for docs/ratings.md."""
+    grid = SIZES[size]
+    results: dict[tuple[int, str, str], Fidelity] = {}
+    rows: list[common.Row] = []
+    started = time.perf_counter()
+    for agents, replications in grid["fields"].items():
+        for name, setting in settings(agents):
+            for method in method_names():
+                result = replicate(method, setting, replications)
+                results[agents, name, method] = result
+                case = f"{method}: {agents} agents, {name}"
+                rows.append(common.Row(
+                    "fidelity", case, f"coverage {result.coverage:.1%}",
+                    f"actual/reported sd {result.spread_ratio:.2f}",
+                    f"{setting.label()}; {result.replications} replications; "
+                    f"interval {', '.join(result.interval_kinds)};"
+                    f" Kendall tau {result.kendall:.3f}; ties {result.tie_share:.0%} of pairs",
+                ))
+                if progress:
+                    progress(f"{case}: coverage {result.coverage:.1%} ({time.perf_counter() - started:.0f} s)")
+    block = ["Coverage of the default 95% intervals (share of intervals holding the rating's mean over the other "
+             "replications, allowing for that mean's own sampling error), the actual over the reported spread of a "
+             "rating in brackets (1 is right), and the interval kind:", "",
+             "| agents | design | matches | reps | " + " | ".join(method_names()) + " |",
+             "|---:|---|---:|---:|" + "---|" * len(method_names())]
+    for agents in grid["fields"]:
+        for name, setting in settings(agents):
+            cells = []
+            for method in method_names():
+                r = results[agents, name, method]
+                cells.append(f"{r.coverage:.1%} ({r.spread_ratio:.2f}) {'/'.join(r.interval_kinds)}")
+            first = results[agents, name, method_names()[0]]
+            block.append(f"| {agents} | {name} | {setting.blocks * setting.players:,} | {first.replications} | "
+                         + " | ".join(cells) + " |")
+    block += ["", "Kendall's tau of the ratings with the true strengths:", "",
+              "| agents | design | " + " | ".join(method_names()) + " |", "|---:|---|" + "---:|" * len(method_names())]
+    for agents in grid["fields"]:
+        for name, _ in settings(agents):
+            block.append(f"| {agents} | {name} | "
+                         + " | ".join(f"{results[agents, name, m].kendall:.3f}" for m in method_names()) + " |")
+    block += ["", "Calibration of P(stronger): pairs given 0.85–0.95 for the favoured agent, over every setting "
+              "(mean given, share right, pairs):", "", "| method | mean P given | share right | pairs |",
+              "|---|---:|---:|---:|"]
+    for method in method_names():
+        given, right, count = [], [], 0
+        for (agents, name, m), r in results.items():
+            if m != method:
+                continue
+            p, share, n = r.bin_near(0.9)
+            if n:
+                given.append(p * n)
+                right.append(share * n)
+                count += n
+        if count:
+            block.append(f"| {method} | {sum(given) / count:.3f} | {sum(right) / count:.3f} | {count:,} |")
+            rows.append(common.Row("fidelity", f"{method}: P(stronger) 0.85-0.95", f"{sum(right) / count:.1%} right",
+                                   f"given {sum(given) / count:.1%}", f"{count:,} pairs over every setting"))
+    block += ["", "Design gain: spread of a rating under independent deals over duplicate blocks (luck "
+              f"{LUCK:g}), actual and reported:", "", "| agents | method | actual ratio | reported ratio | "
+              "reported / actual |", "|---:|---|---:|---:|---:|"]
+    for agents in grid["fields"]:
+        for method in method_names():
+            blocks, independent = results[agents, "blocks, luck", method], results[agents, "independent, luck", method]
+            actual = independent.actual_sd / blocks.actual_sd
+            reported = independent.reported_sd / blocks.reported_sd
+            block.append(f"| {agents} | {method} | {actual:.2f} | {reported:.2f} | {reported / actual:.2f} |")
+            rows.append(common.Row("fidelity", f"{method}: design gain, {agents} agents", f"reported {reported:.2f}",
+                                   f"actual {actual:.2f} (off by {abs(reported / actual - 1):.0%})",
+                                   "sd under independent deals / sd under duplicate blocks"))
+    largest, replications = grid["ranking"]
+    block += ["", f"TrueSkill keeps improving with data (30 agents, Kendall's tau with the truth, mean of "
+              f"{replications} fields):", "", *ranking_study(largest, replications)]
+    seconds = time.perf_counter() - started
+    block += ["", f"Measured with `python -m benchmarks --only fidelity` (size `{size}`) in "
+              f"{seconds / 60:.0f} minutes; {common.machine_line()}."]
+    return rows, "\n".join(block)
+
+
+def write_docs(block: str) -> None:
+    """Replace the block between the fidelity markers of docs/ratings.md."""
+    text = DOC.read_text(encoding="utf-8")
+    start, end = (text.index(marker) for marker in MARKERS)
+    DOC.write_text(text[: start + len(MARKERS[0])] + "\n" + block + "\n" + text[end:], encoding="utf-8")
+
+
+def measure(size: str) -> list[common.Row]:
+    """The section's rows (``python -m benchmarks``); a default or full run also writes docs/ratings.md."""
+    rows, block = measure_all(size, progress=lambda line: print(f"  {line}", file=sys.stderr, flush=True))
+    if size != "quick":
+        write_docs(block)
+    return rows
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Run this script at the size the command line asks for and print the table."""
+    size = common.size_from_args(__doc__, argv, full_help="200 replications of the small fields, 50 of the largest")
+    common.print_table("Fidelity", measure(size))
+
+
+if __name__ == "__main__":
+    main()
