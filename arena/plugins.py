@@ -132,7 +132,11 @@ class PluginSource:
         paths = list(spec.submodule_search_locations or ())
         if not paths and spec.origin and os.path.isabs(spec.origin):
             paths.append(spec.origin)
-        return tuple(str(path) for path in paths)
+        # The folder on sys.path that holds the package too: Python lists it to find the package at all (a
+        # package installed with ``pip --target`` outside site-packages). Folders holding the working
+        # directory or inside the leaderboards folder are dropped again by the sandbox's policy.
+        paths += [os.path.dirname(str(path)) for path in paths]
+        return tuple(dict.fromkeys(str(path) for path in paths))
 
     def to_json(self) -> dict[str, str]:
         """The source as plain JSON data (for the zygote's command line and discovery)."""

@@ -27,6 +27,7 @@ name = "greedy"
 
 [[agents]]
 name = "{first}"
+isolation = "{isolation}"
 
 [[agents]]
 name = "random-2"
@@ -38,9 +39,10 @@ plugin = "greedy"
 """
 
 
-def write_config(folder: Path, name: str = "q", blocks: int = 2, first: str = "random") -> Path:
+def write_config(folder: Path, name: str = "q", blocks: int = 2, first: str = "random",
+                 isolation: str = "auto") -> Path:
     path = folder / f"{name}.toml"
-    path.write_text(CONFIG.format(name=name, blocks=blocks, first=first))
+    path.write_text(CONFIG.format(name=name, blocks=blocks, first=first, isolation=isolation))
     return path
 
 
@@ -109,7 +111,7 @@ def make(seat, game, players, seed, options):
 @hookimpl
 def arena_register_agents(register):
     register(AgentSpec(name="killer", games=("lorum",), factory=make, description="kills its worker once",
-                       version="1", trusted=True))
+                       version="1"))
 '''
 
 
@@ -118,7 +120,8 @@ def test_json_is_one_document_when_a_ray_worker_is_killed_mid_run(tmp_path: Path
     plugins.mkdir()
     mark = tmp_path / "killed"
     (plugins / "killer.py").write_text(KILLER.format(mark=str(mark)))
-    config = write_config(tmp_path, name="k", blocks=2, first="killer")
+    # Seated trusted (the user's explicit choice), the agent runs in the Ray worker's process and can kill it.
+    config = write_config(tmp_path, name="k", blocks=2, first="killer", isolation="trusted")
     env = {key: value for key, value in os.environ.items() if key != "RAY_ADDRESS"}
     done = subprocess.run([sys.executable, "-m", "arena", "run", str(config), "--json", "--workers", "2",
                            "--leaderboards", str(tmp_path / "boards"), "--plugins-dir", str(plugins)],

@@ -160,7 +160,7 @@ def arena_match_finished(record):
 
 
 def test_a_node_killed_mid_run_loses_nothing_and_counts_nothing_twice(
-        tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     """A three-node Ray cluster on this machine; one worker node is removed while it holds work.
 
     Ray retries the lost batches; reporters still hear every match once, in schedule order, and whatever
@@ -172,6 +172,7 @@ def test_a_node_killed_mid_run_loses_nothing_and_counts_nothing_twice(
     plugins = tmp_path / "plugins"
     plugins.mkdir()
     (plugins / "reporter.py").write_text(REPORTER.format(path=str(heard)))
+    monkeypatch.setenv("ARENA_PLUGINS_TRUST", "reporter")  # a reporter runs on the driver: only when trusted
     config = small_config(blocks=4)
     run_tournament(config, leaderboards=tmp_path / "serial", plugins_dir=None, workers=1)
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0})  # work goes to the worker nodes
