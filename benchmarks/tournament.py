@@ -162,7 +162,7 @@ def scaling(registry: Any, size: dict[str, int], folder: Path, workers: int) -> 
     import ray
 
     started = time.perf_counter()
-    ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    ray.init(address="local", num_cpus=workers, include_dashboard=False, log_to_driver=False, configure_logging=False)
     results = {}
     try:
         for field in FIELDS:  # the warm-up plays every field, so each worker has imported every agent
