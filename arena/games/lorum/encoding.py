@@ -1,0 +1,173 @@
+"""Slovak Lorum for learners: a fixed-size encoding of one seat's ``LorumObservation`` and a fixed action space.
+
+Built from the observation alone (S-18: hands are private), so it cannot show
+another seat's cards.  Seats are relative to the observer: relative seat ``r``
+is ``(seat + r) % 4``, so ``r = 0`` is the observer and ``r = 1`` plays next.
+
+**Action space** (35 indices, every decision is one step): ``0..31`` play the
+card ``DECK[i]`` (suits a g h b, ranks A K O U 10 9 8 7); ``32`` pass,
+``33`` small, ``34`` big (S-5).
+
+**Observation** (262 ``float32`` values in [-1, 1]; ``LAYOUT`` gives every block's offset):
+
+| block | size | meaning |
+|---|---|---|
+| ``hand`` | 32 | 1 for each card in the observer's hand |
+| ``played`` | 32 | 1 for each card played this deal (the current trick included) |
+| ``trick`` | 4 x 32 | the current trick's cards, by relative seat of who played them |
+| ``phase`` | 3 | bid, play, over |
+| ``contract`` | 4 | none yet, regular, small, big |
+| ``bidder`` | 5 | none, then relative seat 0..3 |
+| ``bids`` | 4 x 3 | per relative seat, its call this deal: pass, small, big |
+| ``leader`` | 4 | relative seat leading the current trick |
+| ``lead_suit`` | 4 | suit of the current trick's first card |
+| ``void`` | 4 x 4 | per relative seat and suit: it has failed to follow that suit this deal (public, S-6) |
+| ``points`` | 4 | card points taken this deal / 24 (S-9) |
+| ``tricks_won`` | 4 | tricks taken this deal / 8 |
+| ``balances`` | 4 | chips / 100, clipped to [-1, 1] (S-10) |
+| ``pot`` | 1 | chips in the pot / 100, clipped |
+| ``deal`` | 1 | current deal / number of deals |
+| ``hand_sizes`` | 4 | cards held / 8 |
+| ``dealer`` | 4 | relative seat of the dealer |
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from arena.env.encoding import Encoding
+from arena.games.base import Action, Observation
+from arena.games.lorum.cards import CARDS_PER_HAND, DECK, INDEX, SUITS, TOTAL_POINTS, TRICKS_PER_DEAL
+from arena.games.lorum.observation import LorumObservation
+from arena.games.lorum.state import BIG, PASS, PLAYERS, SMALL
+
+CALLS: tuple[str, ...] = (PASS, SMALL, BIG)
+"""The bidding calls, in action-index order after the 32 cards."""
+
+ACTIONS: tuple[str, ...] = DECK + CALLS
+"""Label of every action index."""
+
+ACTION_INDEX: dict[str, int] = {label: index for index, label in enumerate(ACTIONS)}
+"""Engine action -> action index."""
+
+PHASES: tuple[str, ...] = ("bid", "play", "over")
+CONTRACTS: tuple[str | None, ...] = (None, "regular", SMALL, BIG)
+CARDS_PER_SUIT = len(DECK) // len(SUITS)
+CHIP_SCALE = 100.0
+"""Balances and the pot are divided by this, then clipped to [-1, 1]."""
+
+
+def _layout() -> dict[str, tuple[int, int]]:
+    sizes = (
+        ("hand", 32), ("played", 32), ("trick", 4 * 32), ("phase", 3), ("contract", 4), ("bidder", 5),
+        ("bids", 4 * 3), ("leader", 4), ("lead_suit", 4), ("void", 4 * 4), ("points", 4), ("tricks_won", 4),
+        ("balances", 4), ("pot", 1), ("deal", 1), ("hand_sizes", 4), ("dealer", 4),
+    )
+    layout, offset = {}, 0
+    for name, size in sizes:
+        layout[name] = (offset, size)
+        offset += size
+    return layout
+
+
+LAYOUT: dict[str, tuple[int, int]] = _layout()
+"""Block name -> (offset, size) in the observation vector."""
+
+SIZE = sum(size for _offset, size in LAYOUT.values())
+"""Length of the observation vector."""
+
+_O = {name: offset for name, (offset, _size) in LAYOUT.items()}
+_PHASE = {phase: _O["phase"] + i for i, phase in enumerate(PHASES)}
+_CONTRACT = {contract: _O["contract"] + i for i, contract in enumerate(CONTRACTS)}
+_CALL = {call: i for i, call in enumerate(CALLS)}
+_SUIT_OF = tuple(index // CARDS_PER_SUIT for index in range(len(DECK)))  # DECK is suit by suit
+"""Card index -> suit index."""
+
+
+class LorumEncoding(Encoding):
+    """The Lorum encoding (see the module docstring); one decision is always one step."""
+
+    players = PLAYERS
+    observation_size = SIZE
+    actions = ACTIONS
+
+    def encode(self, observation: Observation, steps: tuple[int, ...] = ()) -> np.ndarray:
+        """The observer's information set as a vector (``steps`` play no part: every decision is one step)."""
+        obs: LorumObservation = observation  # type: ignore[assignment]
+        me = obs.seat
+        ones = [INDEX[card] for card in obs.hand]
+        played = _O["played"]
+        ones.extend(played + INDEX[card] for card in obs.played)
+        trick = _O["trick"]
+        for seat, card in obs.trick:
+            ones.append(trick + (seat - me) % 4 * 32 + INDEX[card])
+        ones.append(_PHASE[obs.phase])
+        ones.append(_CONTRACT[obs.contract])
+        ones.append(_O["bidder"] + (0 if obs.bidder is None else 1 + (obs.bidder - me) % 4))
+        bids = _O["bids"]
+        for seat, call in obs.bids:
+            ones.append(bids + (seat - me) % 4 * 3 + _CALL[call])
+        if obs.leader is not None:
+            ones.append(_O["leader"] + (obs.leader - me) % 4)
+        if obs.trick:
+            ones.append(_O["lead_suit"] + _SUIT_OF[INDEX[obs.trick[0][1]]])
+        void = _O["void"]
+        for plays, _winner in obs.tricks:
+            _voids(plays, me, void, ones)
+        _voids(obs.trick, me, void, ones)
+        ones.append(_O["dealer"] + (obs.dealer - me) % 4)
+        vector = np.zeros(SIZE, dtype=np.float32)
+        vector[ones] = 1.0
+        for name, values, scale in (
+            ("points", obs.points, TOTAL_POINTS), ("tricks_won", obs.tricks_won, TRICKS_PER_DEAL),
+            ("balances", obs.balances, CHIP_SCALE), ("hand_sizes", obs.hand_sizes, CARDS_PER_HAND),
+        ):
+            offset = _O[name]
+            for seat in range(4):
+                vector[offset + (seat - me) % 4] = values[seat] / scale
+        vector[_O["pot"]] = obs.pot / CHIP_SCALE
+        vector[_O["deal"]] = obs.deal / obs.deals
+        np.clip(vector, -1.0, 1.0, out=vector)
+        return vector
+
+    def mask(self, observation: Observation, steps: tuple[int, ...] = ()) -> np.ndarray:
+        """1 for each legal card or call in ``observation.legal``; all 0 when the seat is not to move."""
+        mask = np.zeros(len(ACTIONS), dtype=np.int8)
+        if observation.legal and not steps:
+            mask[[ACTION_INDEX[action] for action in observation.legal]] = 1
+        return mask
+
+    def decode(self, observation: Observation, steps: tuple[int, ...]) -> Action | None:
+        """The card name or call of the single step."""
+        if len(steps) != 1:
+            raise ValueError(f"a Lorum decision is one step, not {len(steps)}")
+        return ACTIONS[steps[0]]
+
+    def steps_of(self, observation: Observation, action: Action) -> tuple[int, ...]:
+        """``(index,)`` of the card name or call."""
+        try:
+            return (ACTION_INDEX[action],)  # type: ignore[index]
+        except (KeyError, TypeError):
+            raise ValueError(f"{action!r} is not a Lorum action (a card name such as 'Og', or a call)") from None
+
+
+def _voids(plays: tuple[tuple[int, str], ...], me: int, offset: int, ones: list[int]) -> None:
+    """Append the void flags a trick reveals: each seat that did not follow the led suit (S-6)."""
+    if not plays:
+        return
+    led = _SUIT_OF[INDEX[plays[0][1]]]
+    for seat, card in plays[1:]:
+        if _SUIT_OF[INDEX[card]] != led:
+            ones.append(offset + (seat - me) % 4 * 4 + led)
+
+
+ENCODING = LorumEncoding()
+"""The one Lorum encoding (Lorum is always 4 players; the number of deals changes no size)."""
+
+
+def encoding(options: Mapping[str, Any]) -> LorumEncoding:
+    """The encoding for resolved ``options`` (the same for every number of deals)."""
+    return ENCODING

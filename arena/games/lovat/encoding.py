@@ -1,0 +1,240 @@
+"""Lovat for learners: a fixed-size encoding of one seat's ``LovatObservation`` and a fixed action space.
+
+Built from the observation alone (L-9), so it cannot show another seat's cards,
+keep or face-down discards.  Seats are relative to the observer: relative seat
+``r`` is ``(seat + r) % players``.
+
+**Action space** (89 indices for every player count):
+
+| index | action |
+|---|---|
+| ``0..79`` | the card ``CARD_IDS[i]``: play it, discard it on a void turn, or add it to the keep |
+| ``80..84`` | name a colour, in ``COLOURS`` order |
+| ``85``, ``86`` | declare ``pass``, ``play`` |
+| ``87`` | ``counter``: discard a counter on a void turn |
+| ``88`` | ``keep``: finish the keep with the cards added so far |
+
+**The keep card by card** (L-5).  A keep is chosen in steps: add dealt cards in
+ascending ``CARD_IDS`` order (the order of a sorted keep), then ``keep``.  A card
+is open only if the keep can still be completed with it (some choice of the
+remaining, higher dealt cards reaches the level sum within the size limits);
+``keep`` is open only when the cards added so far are a legal keep.  So every
+sequence of open steps ends in a legal keep, and every legal keep is reached by
+exactly one sequence: the steps enumerate the engine's legal keeps.
+
+**Observation** (``size(players)`` = 512 + 9 x players ``float32`` values in [-1, 1]; ``layout(players)``):
+
+| block | size | meaning |
+|---|---|---|
+| ``phase`` | 6 | keep, colour, declare, play, void, over |
+| ``hand`` | 80 | own cards in hand |
+| ``dealt`` | 80 | own dealt cards |
+| ``keeping`` | 80 | own keep: the cards added so far in the keep steps, or the keep once made |
+| ``seen`` | 80 | every card shown face up so far (this turn's plays included) |
+| ``table`` | 80 | this turn's plays |
+| ``strength`` | 80 | own cards in hand: strength in this turn's colour / 50 (0 before a colour) |
+| ``colour`` | 5 | this turn's colour |
+| ``die`` | 6 | this turn's die face (5 colours, blank) |
+| ``scalars`` | 9 | own counters / dealt; turn / turns; round / rounds; die round; keep level so far / level sum; keep size so far / most cards; best strength on the table / 50; own point cards / turns; own level of point cards / (3 x turns) |
+| ``seats`` | 9 x players | per relative seat: hand size / dealt, counters / dealt, point cards / turns, passed this turn, declared play this turn, showing the best card this turn, active, first player, dealer |
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from arena.env.encoding import Encoding
+from arena.games.base import Action, Observation
+from arena.games.lovat.deck import CARD_IDS, COLOUR_INDEX, COLOURS, LEVEL, STRENGTH
+from arena.games.lovat.observation import LovatObservation
+from arena.games.lovat.state import BLANK, COUNTER, FACES, KEEP, PASS, PHASES, PLAY_DECISION
+
+DONE = "keep"
+"""Label of the step that finishes a keep."""
+
+ACTIONS: tuple[str, ...] = CARD_IDS + COLOURS + (PASS, PLAY_DECISION, COUNTER, DONE)
+"""Label of every action index."""
+
+ACTION_INDEX: dict[str, int] = {label: index for index, label in enumerate(ACTIONS)}
+"""Engine action (or ``keep``) -> action index."""
+
+CARDS = len(CARD_IDS)
+DONE_INDEX = ACTION_INDEX[DONE]
+MAX_STRENGTH = 50.0
+"""The strongest strength in any colour (``deck.csv``): strengths are divided by it."""
+
+LEVELS: tuple[int, ...] = tuple(LEVEL[card] for card in CARD_IDS)
+"""Card index -> level."""
+
+SCALARS = 9
+SEAT_FIELDS = 9
+_FIXED = (
+    ("phase", len(PHASES)), ("hand", CARDS), ("dealt", CARDS), ("keeping", CARDS), ("seen", CARDS),
+    ("table", CARDS), ("strength", CARDS), ("colour", len(COLOURS)), ("die", len(FACES)), ("scalars", SCALARS),
+)
+
+
+@cache
+def layout(players: int) -> dict[str, tuple[int, int]]:
+    """Block name -> (offset, size) in the observation vector for ``players`` seats."""
+    blocks, offset = {}, 0
+    for name, size in (*_FIXED, ("seats", SEAT_FIELDS * players)):
+        blocks[name] = (offset, size)
+        offset += size
+    return blocks
+
+
+def size(players: int) -> int:
+    """Length of the observation vector for ``players`` seats."""
+    return sum(block for _offset, block in layout(players).values())
+
+
+_O = {name: offset for name, (offset, _size) in layout(3).items() if name != "seats"}
+_SEATS = _O["scalars"] + SCALARS
+_PHASE = {phase: i for i, phase in enumerate(PHASES)}
+_CARD = {card: i for i, card in enumerate(CARD_IDS)}
+
+
+def keep_extends(chosen: tuple[int, ...], dealt: tuple[int, ...], observation: LovatObservation) -> list[int]:
+    """The dealt card indices that may be added after ``chosen`` (ascending) with a legal keep still reachable."""
+    level = sum(LEVELS[card] for card in chosen)
+    count = len(chosen)
+    last = chosen[-1] if chosen else -1
+    later = [card for card in dealt if card > last]
+    open_cards = []
+    for position, card in enumerate(later):
+        rest = [0, 0, 0, 0]
+        for other in later[position + 1:]:
+            rest[LEVELS[other]] += 1
+        if _completable(observation.level_sum - level - LEVELS[card], count + 1, rest, observation):
+            open_cards.append(card)
+    return open_cards
+
+
+def _completable(needed: int, count: int, rest: list[int], observation: LovatObservation) -> bool:
+    """Whether some a1, a2, a3 <= ``rest`` sum to level ``needed`` with ``count`` + a1 + a2 + a3 within the sizes."""
+    if needed < 0:
+        return False
+    for a3 in range(min(rest[3], needed // 3) + 1):
+        for a2 in range(min(rest[2], (needed - 3 * a3) // 2) + 1):
+            a1 = needed - 3 * a3 - 2 * a2
+            if a1 <= rest[1] and observation.min_size <= count + a1 + a2 + a3 <= observation.max_size:
+                return True
+    return False
+
+
+def keep_done(chosen: tuple[int, ...], observation: LovatObservation) -> bool:
+    """Whether the cards ``chosen`` are a legal keep (L-5)."""
+    return (sum(LEVELS[card] for card in chosen) == observation.level_sum
+            and observation.min_size <= len(chosen) <= observation.max_size)
+
+
+class LovatEncoding(Encoding):
+    """The Lovat encoding for one player count (see the module docstring)."""
+
+    actions = ACTIONS
+
+    def __init__(self, players: int) -> None:
+        self.players = players
+        self.observation_size = size(players)
+
+    def encode(self, observation: Observation, steps: tuple[int, ...] = ()) -> np.ndarray:
+        """The observer's information set, with its keep steps so far, as a vector."""
+        obs: LovatObservation = observation  # type: ignore[assignment]
+        me, players = obs.seat, obs.players
+        card = _CARD
+        vector = np.zeros(self.observation_size, dtype=np.float32)
+        ones = [_PHASE[obs.phase]]
+        hand = [card[c] for c in obs.hand]
+        ones.extend(_O["hand"] + i for i in hand)
+        ones.extend(_O["dealt"] + card[c] for c in obs.dealt)
+        keeping = [card[c] for c in obs.keep] if obs.keep is not None else [i for i in steps if i < CARDS]
+        ones.extend(_O["keeping"] + i for i in keeping)
+        seen = _O["seen"]
+        for record in obs.history:
+            ones.extend(seen + card[c] for _seat, c in record[6])
+        ones.extend(seen + card[c] for _seat, c in obs.plays)
+        ones.extend(_O["table"] + card[c] for _seat, c in obs.plays)
+        best, best_seat = 0, None
+        if obs.colour is not None:
+            colour = COLOUR_INDEX[obs.colour]
+            ones.append(_O["colour"] + colour)
+            strength = _O["strength"]
+            for i in hand:
+                vector[strength + i] = STRENGTH[CARD_IDS[i]][colour] / MAX_STRENGTH
+            for seat, c in obs.plays:
+                if STRENGTH[c][colour] > best:
+                    best, best_seat = STRENGTH[c][colour], seat
+        if obs.die is not None:
+            ones.append(_O["die"] + (len(COLOURS) if obs.die == BLANK else COLOUR_INDEX[obs.die]))
+        dealt = len(obs.dealt)
+        turns = obs.turns
+        own_points = obs.point_cards[me]
+        scalars = _O["scalars"]
+        vector[scalars:scalars + SCALARS] = (
+            obs.counters / dealt, obs.turn / turns, obs.round / obs.rounds, float(obs.die_round),
+            sum(LEVELS[i] for i in keeping) / obs.level_sum, len(keeping) / obs.max_size, best / MAX_STRENGTH,
+            len(own_points) / turns, sum(LEVEL[c] for c in own_points) / (3 * turns),
+        )
+        for seat in range(players):
+            base = _SEATS + (seat - me) % players * SEAT_FIELDS
+            vector[base] = obs.hand_sizes[seat] / dealt
+            vector[base + 1] = obs.counter_counts[seat] / dealt
+            vector[base + 2] = len(obs.point_cards[seat]) / turns
+            if obs.passes[seat]:
+                ones.append(base + 3)
+        for seat, decision in obs.declarations:
+            if decision == PLAY_DECISION:
+                ones.append(_SEATS + (seat - me) % players * SEAT_FIELDS + 4)
+        for field, seat in ((5, best_seat), (6, obs.active), (7, obs.first_player), (8, obs.dealer)):
+            if seat is not None:
+                ones.append(_SEATS + (seat - me) % players * SEAT_FIELDS + field)
+        vector[ones] = 1.0
+        return vector
+
+    def mask(self, observation: Observation, steps: tuple[int, ...] = ()) -> np.ndarray:
+        """The open steps: ``legal`` outside the keep; in the keep, the cards and ``keep`` open after ``steps``."""
+        obs: LovatObservation = observation  # type: ignore[assignment]
+        mask = np.zeros(len(ACTIONS), dtype=np.int8)
+        if obs.phase == KEEP:
+            if obs.keep is None and (not steps or steps[-1] != DONE_INDEX):
+                mask[keep_extends(steps, tuple(sorted(_CARD[c] for c in obs.dealt)), obs)] = 1
+                mask[DONE_INDEX] = keep_done(steps, obs)
+        elif obs.legal and not steps:
+            mask[[ACTION_INDEX[action] for action in obs.legal]] = 1
+        return mask
+
+    def decode(self, observation: Observation, steps: tuple[int, ...]) -> Action | None:
+        """The keep once ``keep`` is taken (``None`` before); otherwise the single step's action."""
+        if observation.phase == KEEP:
+            if steps[-1] != DONE_INDEX:
+                return None
+            return tuple(CARD_IDS[i] for i in steps[:-1])
+        if len(steps) != 1:
+            raise ValueError(f"a Lovat {observation.phase} decision is one step, not {len(steps)}")
+        return ACTIONS[steps[0]]
+
+    def steps_of(self, observation: Observation, action: Action) -> tuple[int, ...]:
+        """A keep's card indices in ascending order then ``keep``; any other action's single index."""
+        try:
+            if isinstance(action, tuple):
+                return (*sorted(_CARD[c] for c in action), DONE_INDEX)
+            if action == DONE:
+                raise KeyError(action)
+            return (ACTION_INDEX[action],)
+        except (KeyError, TypeError):
+            raise ValueError(f"{action!r} is not a Lovat action") from None
+
+
+def encoding(options: Mapping[str, Any]) -> LovatEncoding:
+    """The encoding for resolved ``options`` (one per player count, made once)."""
+    return _for_players(options["players"])
+
+
+@cache
+def _for_players(players: int) -> LovatEncoding:
+    return LovatEncoding(players)
