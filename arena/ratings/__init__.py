@@ -1,7 +1,8 @@
 """Rating methods: pure functions from match outcomes to a ``RatingTable``.
 
 Each method is ``fit(outcomes, **options) -> RatingTable``, batch and independent of the
-order of ``outcomes``; choose one by name with ``arena.ratings.fit(outcomes, "elo")``:
+order of ``outcomes``; choose one by name with ``arena.ratings.fit(outcomes, "elo")`` (which also takes
+the match records ``arena.load_records`` returns):
 
 * ``"elo"``: Bradley–Terry over the pairs of seats in each match, on the Elo scale
   (``arena.ratings.elo``);
@@ -16,8 +17,9 @@ makes synthetic tournaments with known strengths.
 """
 
 from arena.ratings.data import FAULT_KINDS, MatchArrays, MatchOutcome, as_arrays
-from arena.ratings.registry import DEFAULT_METHOD, METHODS, RatingMethod, fit, get_method, method_names
+from arena.ratings.registry import DEFAULT_METHOD, METHODS, RatingMethod, get_method, method_names
 from arena.ratings.table import AgentRating, RatingTable
+from arena.ratings.records import fit, outcome_of  # fit: the registry's, also taking match records
 
 __all__ = [
     "DEFAULT_METHOD",
@@ -32,4 +34,5 @@ __all__ = [
     "fit",
     "get_method",
     "method_names",
+    "outcome_of",
 ]
