@@ -6,7 +6,9 @@
     .venv/bin/python -m benchmarks --only engine peers
 
 Sections: ``engine`` (engine speed), ``peers`` (RLCard Bridge, OpenSpiel
-Hearts; needs ``pip install -e '.[bench]'``), ``tournament`` (serial against
+Hearts; needs ``pip install -e '.[bench]'``), ``env`` (steps per second of
+``arena.env``'s PettingZoo environment beside RLCard's and OpenSpiel's Python
+environments), ``tournament`` (serial against
 Ray, harness overhead), ``ratings`` (fit times, choix and trueskill).  Each
 script also runs alone (``python benchmarks/engine.py --quick``).  Every
 figure is a median over repeated runs; a ratio compares two figures measured
@@ -26,7 +28,7 @@ if __package__ in (None, ""):
 else:
     from benchmarks import common
 
-SECTIONS: tuple[str, ...] = ("engine", "peers", "tournament", "ratings")
+SECTIONS: tuple[str, ...] = ("engine", "peers", "env", "tournament", "ratings")
 """Every section, in the order they run and print."""
 
 

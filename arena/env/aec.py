@@ -51,6 +51,8 @@ class ArenaAECEnv(AECEnv):
         })
         self._action_space = spaces.Discrete(len(self.encoding.actions))
         self._seeds = random.Random()
+        self._mask_key: tuple[int, tuple[int, ...], Observation] | None = None
+        self._mask_value = np.zeros(0, dtype=np.int8)
         self.state: Any = None
         self.game_seed: int | None = None
         self._rendered = 0
@@ -98,10 +100,21 @@ class ArenaAECEnv(AECEnv):
         observation = self.game_observation(agent)
         steps = self._steps.get(seat, ())
         if agent == self.agent_selection and not self.terminations[agent]:
-            mask = self.encoding.mask(observation, steps)
+            mask = self._mask(seat, observation, steps)
         else:
             mask = np.zeros(len(self.encoding.actions), dtype=np.int8)
         return {"observation": self.encoding.encode(observation, steps), "action_mask": mask}
+
+    def _mask(self, seat: int, observation: Observation, steps: tuple[int, ...]) -> np.ndarray:
+        """The seat's mask after ``steps``, computed once for ``observe`` and ``step`` alike (a read-only array)."""
+        # The observation itself is kept in the key and compared by identity: a new decision never hits.
+        key = (seat, steps, observation)
+        cached = self._mask_key
+        if cached is None or cached[2] is not observation or cached[:2] != key[:2]:
+            self._mask_key = key
+            self._mask_value = self.encoding.mask(observation, steps)
+            self._mask_value.flags.writeable = False
+        return self._mask_value
 
     def step(self, action: int | None) -> None:
         """Take one step of the selected agent's decision; ``ValueError`` for an index its mask does not open."""
@@ -112,7 +125,7 @@ class ArenaAECEnv(AECEnv):
         seat = self.possible_agents.index(agent)
         observation = self._observations[seat]
         steps = self._steps.get(seat, ())
-        mask = self.encoding.mask(observation, steps)
+        mask = self._mask(seat, observation, steps)
         if (isinstance(action, bool) or not isinstance(action, (int, np.integer))
                 or not 0 <= action < len(mask) or not mask[action]):
             open_steps = np.flatnonzero(mask).tolist()

@@ -22,13 +22,13 @@ card ``DECK[i]`` (suits a g h b, ranks A K O U 10 9 8 7); ``32`` pass,
 | ``leader`` | 4 | relative seat leading the current trick |
 | ``lead_suit`` | 4 | suit of the current trick's first card |
 | ``void`` | 4 x 4 | per relative seat and suit: it has failed to follow that suit this deal (public, S-6) |
+| ``dealer`` | 4 | relative seat of the dealer |
 | ``points`` | 4 | card points taken this deal / 24 (S-9) |
 | ``tricks_won`` | 4 | tricks taken this deal / 8 |
 | ``balances`` | 4 | chips / 100, clipped to [-1, 1] (S-10) |
+| ``hand_sizes`` | 4 | cards held / 8 |
 | ``pot`` | 1 | chips in the pot / 100, clipped |
 | ``deal`` | 1 | current deal / number of deals |
-| ``hand_sizes`` | 4 | cards held / 8 |
-| ``dealer`` | 4 | relative seat of the dealer |
 """
 
 from __future__ import annotations
@@ -63,8 +63,9 @@ CHIP_SCALE = 100.0
 def _layout() -> dict[str, tuple[int, int]]:
     sizes = (
         ("hand", 32), ("played", 32), ("trick", 4 * 32), ("phase", 3), ("contract", 4), ("bidder", 5),
-        ("bids", 4 * 3), ("leader", 4), ("lead_suit", 4), ("void", 4 * 4), ("points", 4), ("tricks_won", 4),
-        ("balances", 4), ("pot", 1), ("deal", 1), ("hand_sizes", 4), ("dealer", 4),
+        ("bids", 4 * 3), ("leader", 4), ("lead_suit", 4), ("void", 4 * 4), ("dealer", 4),
+        # The values (not 0/1 flags) last, in one block: they are written with one slice assignment.
+        ("points", 4), ("tricks_won", 4), ("balances", 4), ("hand_sizes", 4), ("pot", 1), ("deal", 1),
     )
     layout, offset = {}, 0
     for name, size in sizes:
@@ -83,6 +84,8 @@ _O = {name: offset for name, (offset, _size) in LAYOUT.items()}
 _PHASE = {phase: _O["phase"] + i for i, phase in enumerate(PHASES)}
 _CONTRACT = {contract: _O["contract"] + i for i, contract in enumerate(CONTRACTS)}
 _CALL = {call: i for i, call in enumerate(CALLS)}
+_VALUES = _O["points"]
+"""Where the value block (points .. deal) starts."""
 _SUIT_OF = tuple(index // CARDS_PER_SUIT for index in range(len(DECK)))  # DECK is suit by suit
 """Card index -> suit index."""
 
@@ -121,16 +124,16 @@ class LorumEncoding(Encoding):
         ones.append(_O["dealer"] + (obs.dealer - me) % 4)
         vector = np.zeros(SIZE, dtype=np.float32)
         vector[ones] = 1.0
-        for name, values, scale in (
-            ("points", obs.points, TOTAL_POINTS), ("tricks_won", obs.tricks_won, TRICKS_PER_DEAL),
-            ("balances", obs.balances, CHIP_SCALE), ("hand_sizes", obs.hand_sizes, CARDS_PER_HAND),
-        ):
-            offset = _O[name]
-            for seat in range(4):
-                vector[offset + (seat - me) % 4] = values[seat] / scale
-        vector[_O["pot"]] = obs.pot / CHIP_SCALE
-        vector[_O["deal"]] = obs.deal / obs.deals
-        np.clip(vector, -1.0, 1.0, out=vector)
+        seats = [(me + relative) % 4 for relative in range(4)]
+        points, won, balances, sizes = obs.points, obs.tricks_won, obs.balances, obs.hand_sizes
+        vector[_VALUES:] = (
+            *[points[seat] / TOTAL_POINTS for seat in seats],
+            *[won[seat] / TRICKS_PER_DEAL for seat in seats],
+            *[_clip(balances[seat] / CHIP_SCALE) for seat in seats],
+            *[sizes[seat] / CARDS_PER_HAND for seat in seats],
+            _clip(obs.pot / CHIP_SCALE),
+            obs.deal / obs.deals,
+        )
         return vector
 
     def mask(self, observation: Observation, steps: tuple[int, ...] = ()) -> np.ndarray:
@@ -152,6 +155,11 @@ class LorumEncoding(Encoding):
             return (ACTION_INDEX[action],)  # type: ignore[index]
         except (KeyError, TypeError):
             raise ValueError(f"{action!r} is not a Lorum action (a card name such as 'Og', or a call)") from None
+
+
+def _clip(value: float) -> float:
+    """``value`` limited to [-1, 1]."""
+    return -1.0 if value < -1.0 else 1.0 if value > 1.0 else value
 
 
 def _voids(plays: tuple[tuple[int, str], ...], me: int, offset: int, ones: list[int]) -> None:

@@ -97,6 +97,9 @@ _O = {name: offset for name, (offset, _size) in layout(3).items() if name != "se
 _SEATS = _O["scalars"] + SCALARS
 _PHASE = {phase: i for i, phase in enumerate(PHASES)}
 _CARD = {card: i for i, card in enumerate(CARD_IDS)}
+_AT_HAND, _AT_KEEPING = _O["hand"], _O["keeping"]
+_AT_DEALT, _AT_SEEN, _AT_TABLE = ({card: _O[block] + i for card, i in _CARD.items()} for block in ("dealt", "seen", "table"))
+"""Card id -> its position in the block: one dict look-up per card."""
 
 
 def keep_extends(chosen: tuple[int, ...], dealt: tuple[int, ...], observation: LovatObservation) -> list[int]:
@@ -148,24 +151,26 @@ class LovatEncoding(Encoding):
         me, players = obs.seat, obs.players
         card = _CARD
         vector = np.zeros(self.observation_size, dtype=np.float32)
-        ones = [_PHASE[obs.phase]]
         hand = [card[c] for c in obs.hand]
-        ones.extend(_O["hand"] + i for i in hand)
-        ones.extend(_O["dealt"] + card[c] for c in obs.dealt)
         keeping = [card[c] for c in obs.keep] if obs.keep is not None else [i for i in steps if i < CARDS]
-        ones.extend(_O["keeping"] + i for i in keeping)
-        seen = _O["seen"]
-        for record in obs.history:
-            ones.extend(seen + card[c] for _seat, c in record[6])
-        ones.extend(seen + card[c] for _seat, c in obs.plays)
-        ones.extend(_O["table"] + card[c] for _seat, c in obs.plays)
+        ones = [
+            _PHASE[obs.phase],
+            *[_AT_HAND + i for i in hand],
+            *[_AT_DEALT[c] for c in obs.dealt],
+            *[_AT_KEEPING + i for i in keeping],
+            *[_AT_SEEN[c] for record in obs.history for _seat, c in record[6]],
+            *[_AT_SEEN[c] for _seat, c in obs.plays],
+            *[_AT_TABLE[c] for _seat, c in obs.plays],
+        ]
         best, best_seat = 0, None
+        at: list[int] = []  # positions of the values that are not 0/1 flags, and the values
+        values: list[float] = []
         if obs.colour is not None:
             colour = COLOUR_INDEX[obs.colour]
             ones.append(_O["colour"] + colour)
             strength = _O["strength"]
-            for i in hand:
-                vector[strength + i] = STRENGTH[CARD_IDS[i]][colour] / MAX_STRENGTH
+            at.extend(strength + i for i in hand)
+            values.extend(STRENGTH[CARD_IDS[i]][colour] / MAX_STRENGTH for i in hand)
             for seat, c in obs.plays:
                 if STRENGTH[c][colour] > best:
                     best, best_seat = STRENGTH[c][colour], seat
@@ -174,17 +179,17 @@ class LovatEncoding(Encoding):
         dealt = len(obs.dealt)
         turns = obs.turns
         own_points = obs.point_cards[me]
-        scalars = _O["scalars"]
-        vector[scalars:scalars + SCALARS] = (
+        at.extend(range(_O["scalars"], _O["scalars"] + SCALARS))
+        values.extend((
             obs.counters / dealt, obs.turn / turns, obs.round / obs.rounds, float(obs.die_round),
             sum(LEVELS[i] for i in keeping) / obs.level_sum, len(keeping) / obs.max_size, best / MAX_STRENGTH,
             len(own_points) / turns, sum(LEVEL[c] for c in own_points) / (3 * turns),
-        )
+        ))
         for seat in range(players):
             base = _SEATS + (seat - me) % players * SEAT_FIELDS
-            vector[base] = obs.hand_sizes[seat] / dealt
-            vector[base + 1] = obs.counter_counts[seat] / dealt
-            vector[base + 2] = len(obs.point_cards[seat]) / turns
+            at.extend((base, base + 1, base + 2))
+            values.extend((obs.hand_sizes[seat] / dealt, obs.counter_counts[seat] / dealt,
+                           len(obs.point_cards[seat]) / turns))
             if obs.passes[seat]:
                 ones.append(base + 3)
         for seat, decision in obs.declarations:
@@ -193,6 +198,7 @@ class LovatEncoding(Encoding):
         for field, seat in ((5, best_seat), (6, obs.active), (7, obs.first_player), (8, obs.dealer)):
             if seat is not None:
                 ones.append(_SEATS + (seat - me) % players * SEAT_FIELDS + field)
+        vector[at] = values
         vector[ones] = 1.0
         return vector
 
