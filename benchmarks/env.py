@@ -53,7 +53,7 @@ def arena_steps(game: str, options: dict, games: int, repeats: int) -> tuple[flo
     env = aec_env(game, **options)
     samples, steps = [], 0
     for repeat in range(repeats):
-        rng = np.random.default_rng(repeat)
+        rng = random.Random(repeat)
         steps = 0
         started = clock()
         for number in range(games):
@@ -63,7 +63,7 @@ def arena_steps(game: str, options: dict, games: int, repeats: int) -> tuple[flo
                 if terminated or truncated:
                     env.step(None)
                     continue
-                env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+                env.step(rng.choice(np.flatnonzero(observation["action_mask"]).tolist()))
                 steps += 1
         samples.append(steps / (clock() - started))
     return common.median(samples), steps / games

@@ -43,6 +43,7 @@ class ArenaAECEnv(AECEnv):
         self.render_mode = render_mode
         players = self.options["players"]
         self.possible_agents = [f"player_{seat}" for seat in range(players)]
+        self._seat_of = {agent: seat for seat, agent in enumerate(self.possible_agents)}
         self.agents: list[str] = []
         self.metadata = {**self.metadata, "name": f"arena_{game.info.name}_{players}p_v0"}
         self._observation_space = spaces.Dict({
@@ -90,13 +91,13 @@ class ArenaAECEnv(AECEnv):
 
     def game_observation(self, agent: str) -> Observation:
         """The arena ``Observation`` that ``agent``'s arrays are built from (what an arena agent would be given)."""
-        seat = self.possible_agents.index(agent)
+        seat = self._seat_of[agent]
         observation = self._observations.get(seat)
         return observation if observation is not None else self.state.observation(seat)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``agent``'s ``observation`` vector and ``action_mask`` (all 0 unless it is the agent to act)."""
-        seat = self.possible_agents.index(agent)
+        seat = self._seat_of[agent]
         observation = self.game_observation(agent)
         steps = self._steps.get(seat, ())
         if agent == self.agent_selection and not self.terminations[agent]:
@@ -122,7 +123,7 @@ class ArenaAECEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        seat = self.possible_agents.index(agent)
+        seat = self._seat_of[agent]
         observation = self._observations[seat]
         steps = self._steps.get(seat, ())
         mask = self._mask(seat, observation, steps)
@@ -132,22 +133,20 @@ class ArenaAECEnv(AECEnv):
             raise ValueError(f"{agent}: action {action!r} is not open now; open: {open_steps}")
         steps = (*steps, int(action))
         self._steps[seat] = steps
-        self._cumulative_rewards[agent] = 0.0
-        self.rewards = {name: 0.0 for name in self.agents}
         decided = self.encoding.decode(observation, steps)
-        if decided is not None:
-            self._decided.append((seat, decided))
-            self._deciding.pop(0)
-            if self._deciding:
-                self.agent_selection = self.possible_agents[self._deciding[0]]
-            else:
-                for mover, move in self._decided:
-                    self.state.apply(mover, move)
-                if self.state.is_over():
-                    self._finish(seat)
-                else:
-                    self._begin_decisions()
-        self._accumulate_rewards()
+        if decided is None:
+            return
+        self._decided.append((seat, decided))
+        self._deciding.pop(0)
+        if self._deciding:
+            self.agent_selection = self.possible_agents[self._deciding[0]]
+            return
+        for mover, move in self._decided:
+            self.state.apply(mover, move)
+        if self.state.is_over():
+            self._finish(seat)
+        else:
+            self._begin_decisions()
 
     def _finish(self, last_seat: int) -> None:
         """The game is over: rewards, results in ``infos``, every agent terminated."""
@@ -156,11 +155,13 @@ class ArenaAECEnv(AECEnv):
         self._deciding = []
         self._observations = {}
         self._steps = {}
+        # Rewards are 0 on every step before this one, so they are accumulated only here.
         for seat, agent in enumerate(self.possible_agents):
             self.rewards[agent] = float(result.scores[seat] - mean)
             self.terminations[agent] = True
             self.infos[agent] = {"score": result.scores[seat], "rank": result.ranks[seat]}
         self.agent_selection = self.possible_agents[(last_seat + 1) % len(self.possible_agents)]
+        self._accumulate_rewards()
 
     def render(self) -> str | None:
         """``ansi``: the public events since the last call, one readable line each."""

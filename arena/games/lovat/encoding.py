@@ -100,6 +100,7 @@ _CARD = {card: i for i, card in enumerate(CARD_IDS)}
 _AT_HAND, _AT_KEEPING = _O["hand"], _O["keeping"]
 _AT_DEALT, _AT_SEEN, _AT_TABLE = ({card: _O[block] + i for card, i in _CARD.items()} for block in ("dealt", "seen", "table"))
 """Card id -> its position in the block: one dict look-up per card."""
+_AT_SCALARS = range(_O["scalars"], _O["scalars"] + SCALARS)
 
 
 def keep_extends(chosen: tuple[int, ...], dealt: tuple[int, ...], observation: LovatObservation) -> list[int]:
@@ -144,6 +145,13 @@ class LovatEncoding(Encoding):
     def __init__(self, players: int) -> None:
         self.players = players
         self.observation_size = size(players)
+        # Per observer seat: each seat's block offset, and the positions of its three value fields.
+        self._bases = [[_SEATS + (seat - me) % players * SEAT_FIELDS for seat in range(players)]
+                       for me in range(players)]
+        self._seat_values_at = [[base + k for base in bases for k in range(3)] for bases in self._bases]
+        # The "seen" positions of a game's completed turns, up to its last turn record (records are immutable
+        # tuples shared by every observation of a game, so the same last record means the same history).
+        self._seen: tuple[Any, list[int]] = (None, [])
 
     def encode(self, observation: Observation, steps: tuple[int, ...] = ()) -> np.ndarray:
         """The observer's information set, with its keep steps so far, as a vector."""
@@ -158,7 +166,7 @@ class LovatEncoding(Encoding):
             *[_AT_HAND + i for i in hand],
             *[_AT_DEALT[c] for c in obs.dealt],
             *[_AT_KEEPING + i for i in keeping],
-            *[_AT_SEEN[c] for record in obs.history for _seat, c in record[6]],
+            *self._seen_before(obs.history),
             *[_AT_SEEN[c] for _seat, c in obs.plays],
             *[_AT_TABLE[c] for _seat, c in obs.plays],
         ]
@@ -179,28 +187,35 @@ class LovatEncoding(Encoding):
         dealt = len(obs.dealt)
         turns = obs.turns
         own_points = obs.point_cards[me]
-        at.extend(range(_O["scalars"], _O["scalars"] + SCALARS))
+        at.extend(_AT_SCALARS)
         values.extend((
             obs.counters / dealt, obs.turn / turns, obs.round / obs.rounds, float(obs.die_round),
             sum(LEVELS[i] for i in keeping) / obs.level_sum, len(keeping) / obs.max_size, best / MAX_STRENGTH,
             len(own_points) / turns, sum(LEVEL[c] for c in own_points) / (3 * turns),
         ))
-        for seat in range(players):
-            base = _SEATS + (seat - me) % players * SEAT_FIELDS
-            at.extend((base, base + 1, base + 2))
-            values.extend((obs.hand_sizes[seat] / dealt, obs.counter_counts[seat] / dealt,
-                           len(obs.point_cards[seat]) / turns))
-            if obs.passes[seat]:
-                ones.append(base + 3)
-        for seat, decision in obs.declarations:
-            if decision == PLAY_DECISION:
-                ones.append(_SEATS + (seat - me) % players * SEAT_FIELDS + 4)
+        bases = self._bases[me]
+        at.extend(self._seat_values_at[me])
+        sizes, counters, points = obs.hand_sizes, obs.counter_counts, obs.point_cards
+        values.extend([value for seat in range(players) for value in
+                       (sizes[seat] / dealt, counters[seat] / dealt, len(points[seat]) / turns)])
+        ones.extend([bases[seat] + 3 for seat, passed in enumerate(obs.passes) if passed])
+        ones.extend([bases[seat] + 4 for seat, decision in obs.declarations if decision == PLAY_DECISION])
         for field, seat in ((5, best_seat), (6, obs.active), (7, obs.first_player), (8, obs.dealer)):
             if seat is not None:
-                ones.append(_SEATS + (seat - me) % players * SEAT_FIELDS + field)
+                ones.append(bases[seat] + field)
         vector[at] = values
         vector[ones] = 1.0
         return vector
+
+    def _seen_before(self, history: tuple[Any, ...]) -> list[int]:
+        """The "seen" positions of the cards played in ``history`` (computed once per new turn record)."""
+        if not history:
+            return []
+        last, positions = self._seen
+        if history[-1] is not last:
+            positions = [_AT_SEEN[c] for record in history for _seat, c in record[6]]
+            self._seen = (history[-1], positions)
+        return positions
 
     def mask(self, observation: Observation, steps: tuple[int, ...] = ()) -> np.ndarray:
         """The open steps: ``legal`` outside the keep; in the keep, the cards and ``keep`` open after ``steps``."""
