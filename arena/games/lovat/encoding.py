@@ -41,7 +41,7 @@ exactly one sequence: the steps enumerate the engine's legal keeps.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
 
@@ -103,19 +103,20 @@ _AT_DEALT, _AT_SEEN, _AT_TABLE = ({card: _O[block] + i for card, i in _CARD.item
 _AT_SCALARS = range(_O["scalars"], _O["scalars"] + SCALARS)
 
 
-def keep_extends(chosen: tuple[int, ...], dealt: tuple[int, ...], observation: LovatObservation) -> list[int]:
-    """The dealt card indices that may be added after ``chosen`` (ascending) with a legal keep still reachable."""
+def keep_extends(chosen: tuple[int, ...], dealt: Sequence[int], observation: LovatObservation) -> list[int]:
+    """The dealt card indices (``dealt`` ascending) that may follow ``chosen`` with a legal keep still reachable."""
     level = sum(LEVELS[card] for card in chosen)
     count = len(chosen)
     last = chosen[-1] if chosen else -1
-    later = [card for card in dealt if card > last]
+    rest = [0, 0, 0, 0]  # cards per level above the candidate: one pass from the highest card down
     open_cards = []
-    for position, card in enumerate(later):
-        rest = [0, 0, 0, 0]
-        for other in later[position + 1:]:
-            rest[LEVELS[other]] += 1
+    for card in reversed(dealt):
+        if card <= last:
+            break
         if _completable(observation.level_sum - level - LEVELS[card], count + 1, rest, observation):
             open_cards.append(card)
+        rest[LEVELS[card]] += 1
+    open_cards.reverse()
     return open_cards
 
 
@@ -223,7 +224,7 @@ class LovatEncoding(Encoding):
         mask = np.zeros(len(ACTIONS), dtype=np.int8)
         if obs.phase == KEEP:
             if obs.keep is None and (not steps or steps[-1] != DONE_INDEX):
-                mask[keep_extends(steps, tuple(sorted(_CARD[c] for c in obs.dealt)), obs)] = 1
+                mask[keep_extends(steps, [_CARD[c] for c in obs.dealt], obs)] = 1  # dealt is sorted
                 mask[DONE_INDEX] = keep_done(steps, obs)
         elif obs.legal and not steps:
             mask[[ACTION_INDEX[action] for action in obs.legal]] = 1
