@@ -36,7 +36,7 @@ exactly one sequence: the steps enumerate the engine's legal keeps.
 | ``colour`` | 5 | this turn's colour |
 | ``die`` | 6 | this turn's die face (5 colours, blank) |
 | ``scalars`` | 9 | own counters / dealt; turn / turns; round / rounds; die round; keep level so far / level sum; keep size so far / most cards; best strength on the table / 50; own point cards / turns; own level of point cards / (3 x turns) |
-| ``seats`` | 9 x players | per relative seat: hand size / dealt, counters / dealt, point cards / turns, passed this turn, declared play this turn, showing the best card this turn, active, first player, dealer |
+| ``seats`` | 9 x players | nine fields, each over the relative seats 0..players-1: hand size / dealt, counters / dealt, point cards / turns, passed this turn, declared play this turn, showing the best card this turn, active, first player, dealer |
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ from arena.env.encoding import Encoding
 from arena.games.base import Action, Observation
 from arena.games.lovat.deck import CARD_IDS, COLOUR_INDEX, COLOURS, LEVEL, STRENGTH
 from arena.games.lovat.observation import LovatObservation
-from arena.games.lovat.state import BLANK, COUNTER, FACES, KEEP, PASS, PHASES, PLAY_DECISION
+from arena.games.lovat.state import BLANK, COUNTER, FACES, KEEP, PASS, PHASES, PLAY_DECISION, VARIANTS
 
 DONE = "keep"
 """Label of the step that finishes a keep."""
@@ -146,10 +146,18 @@ class LovatEncoding(Encoding):
     def __init__(self, players: int) -> None:
         self.players = players
         self.observation_size = size(players)
-        # Per observer seat: each seat's block offset, and the positions of its three value fields.
-        self._bases = [[_SEATS + (seat - me) % players * SEAT_FIELDS for seat in range(players)]
-                       for me in range(players)]
-        self._seat_values_at = [[base + k for base in bases for k in range(3)] for bases in self._bases]
+        variant = VARIANTS[players]
+        # Values are written raw (counts, strengths) and scaled by one multiplication at the end.
+        scale = np.ones(self.observation_size, dtype=np.float32)
+        scale[_O["strength"]:_O["strength"] + CARDS] = 1 / MAX_STRENGTH
+        scale[_AT_SCALARS] = (
+            1 / variant.dealt, 1 / variant.turns, 1 / variant.rounds, 1, 1 / variant.level_sum, 1 / variant.max_keep,
+            1 / MAX_STRENGTH, 1 / variant.turns, 1 / (3 * variant.turns),
+        )
+        for field, divisor in enumerate((variant.dealt, variant.dealt, variant.turns)):
+            scale[_SEATS + field * players:_SEATS + (field + 1) * players] = 1 / divisor
+        self._scale = scale
+        self._relative = [[(seat - me) % players for seat in range(players)] for me in range(players)]
         # The "seen" positions of a game's completed turns, up to its last turn record (records are immutable
         # tuples shared by every observation of a game, so the same last record means the same history).
         self._seen: tuple[Any, list[int]] = (None, [])
@@ -172,40 +180,35 @@ class LovatEncoding(Encoding):
             *[_AT_TABLE[c] for _seat, c in obs.plays],
         ]
         best, best_seat = 0, None
-        at: list[int] = []  # positions of the values that are not 0/1 flags, and the values
-        values: list[float] = []
         if obs.colour is not None:
             colour = COLOUR_INDEX[obs.colour]
             ones.append(_O["colour"] + colour)
             strength = _O["strength"]
-            at.extend(strength + i for i in hand)
-            values.extend(STRENGTH[CARD_IDS[i]][colour] / MAX_STRENGTH for i in hand)
+            vector[[strength + i for i in hand]] = [STRENGTH[CARD_IDS[i]][colour] for i in hand]
             for seat, c in obs.plays:
                 if STRENGTH[c][colour] > best:
                     best, best_seat = STRENGTH[c][colour], seat
         if obs.die is not None:
             ones.append(_O["die"] + (len(COLOURS) if obs.die == BLANK else COLOUR_INDEX[obs.die]))
-        dealt = len(obs.dealt)
-        turns = obs.turns
         own_points = obs.point_cards[me]
-        at.extend(_AT_SCALARS)
-        values.extend((
-            obs.counters / dealt, obs.turn / turns, obs.round / obs.rounds, float(obs.die_round),
-            sum(LEVELS[i] for i in keeping) / obs.level_sum, len(keeping) / obs.max_size, best / MAX_STRENGTH,
-            len(own_points) / turns, sum(LEVEL[c] for c in own_points) / (3 * turns),
-        ))
-        bases = self._bases[me]
-        at.extend(self._seat_values_at[me])
-        sizes, counters, points = obs.hand_sizes, obs.counter_counts, obs.point_cards
-        values.extend([value for seat in range(players) for value in
-                       (sizes[seat] / dealt, counters[seat] / dealt, len(points[seat]) / turns)])
-        ones.extend([bases[seat] + 3 for seat, passed in enumerate(obs.passes) if passed])
-        ones.extend([bases[seat] + 4 for seat, decision in obs.declarations if decision == PLAY_DECISION])
+        sizes, counters = obs.hand_sizes, obs.counter_counts
+        points = [len(cards) for cards in obs.point_cards]
+        # The scalars, then each per-seat value field over the relative seats 0..players-1 (rotated tuples).
+        vector[_AT_SCALARS.start:_SEATS + 3 * players] = (
+            obs.counters, obs.turn, obs.round, obs.die_round, sum(LEVELS[i] for i in keeping), len(keeping), best,
+            len(own_points), sum(LEVEL[c] for c in own_points),
+            *sizes[me:], *sizes[:me], *counters[me:], *counters[:me], *points[me:], *points[:me],
+        )
+        relative = self._relative[me]
+        flags = _SEATS + 3 * players
+        ones.extend([flags + relative[seat] for seat, passed in enumerate(obs.passes) if passed])
+        ones.extend([flags + players + relative[seat] for seat, decision in obs.declarations
+                     if decision == PLAY_DECISION])
         for field, seat in ((5, best_seat), (6, obs.active), (7, obs.first_player), (8, obs.dealer)):
             if seat is not None:
-                ones.append(bases[seat] + field)
-        vector[at] = values
+                ones.append(_SEATS + field * players + relative[seat])
         vector[ones] = 1.0
+        vector *= self._scale
         return vector
 
     def _seen_before(self, history: tuple[Any, ...]) -> list[int]:
