@@ -2,7 +2,7 @@
 
 Built on ``ArenaAECEnv``: the opponents are real arena agents (``AgentSpec``s from
 the registry, made fresh for every episode with their own seeds), given the same
-``Observation`` objects the referee would give them and told every public event;
+``Observation`` objects the referee would give them and told every public event and the result;
 their actions enter the AEC environment through ``Encoding.steps_of``.  They run
 in this process (trusted), as suits training against first-party agents.
 """
@@ -71,6 +71,10 @@ class ArenaGymEnv(gymnasium.Env):
         self.aec.step(action)
         self._advance()
         terminated = self.aec.terminations[self.learner]
+        if terminated:
+            result = self.aec.state.result().to_json()
+            for agent in self._agents.values():
+                agent.on_result(result)
         reward = self.aec._cumulative_rewards[self.learner] if terminated else 0.0
         info = dict(self.aec.infos[self.learner]) if terminated else {}
         return self.aec.observe(self.learner), float(reward), terminated, False, info

@@ -49,6 +49,12 @@ def load_policy(path: Path) -> MLPPolicy:
     return MLPPolicy.load(path, "lorum", ENCODING.players, ENCODING.observation_size, len(ENCODING.actions))
 
 
+try:  # Loaded at import: in the isolated host that is once, in the zygote, shared by every match.
+    load_policy(FOLDER / DEFAULT_WEIGHTS)
+except ValueError:
+    pass  # a missing or bad default file is reported when an agent is built with it, naming the problem
+
+
 class LearnedLorumAgent(Agent):
     """Scores the open actions with the trained policy and plays the best (see the module docstring)."""
 
