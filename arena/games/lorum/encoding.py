@@ -83,9 +83,16 @@ SIZE = sum(size for _offset, size in LAYOUT.values())
 _O = {name: offset for name, (offset, _size) in LAYOUT.items()}
 _PHASE = {phase: _O["phase"] + i for i, phase in enumerate(PHASES)}
 _CONTRACT = {contract: _O["contract"] + i for i, contract in enumerate(CONTRACTS)}
-_CALL = {call: i for i, call in enumerate(CALLS)}
 _VALUES = _O["points"]
 """Where the value block (points .. deal) starts."""
+_ROTATION = [[(me + relative) % 4 for relative in range(4)] for me in range(4)]
+"""Per observer: the seat at each relative seat."""
+_PLAYED_AT = {card: _O["played"] + INDEX[card] for card in DECK}
+_TRICK_AT = [[{card: _O["trick"] + (seat - me) % 4 * 32 + INDEX[card] for card in DECK} for seat in range(4)]
+             for me in range(4)]
+_BID_AT = [[{call: _O["bids"] + (seat - me) % 4 * 3 + i for i, call in enumerate(CALLS)} for seat in range(4)]
+           for me in range(4)]
+"""Per observer: the position of each card played / call made by each seat."""
 _SUIT_OF = tuple(index // CARDS_PER_SUIT for index in range(len(DECK)))  # DECK is suit by suit
 """Card index -> suit index."""
 
@@ -97,34 +104,35 @@ class LorumEncoding(Encoding):
     observation_size = SIZE
     actions = ACTIONS
 
+    def __init__(self) -> None:
+        # The void flags of a deal's completed tricks, up to its last trick (tricks are immutable tuples shared
+        # by every observation of a deal, so the same last trick means the same tricks before it), per observer.
+        self._voids: dict[int, tuple[Any, list[int]]] = {}
+
     def encode(self, observation: Observation, steps: tuple[int, ...] = ()) -> np.ndarray:
         """The observer's information set as a vector (``steps`` play no part: every decision is one step)."""
         obs: LorumObservation = observation  # type: ignore[assignment]
         me = obs.seat
-        ones = [INDEX[card] for card in obs.hand]
-        played = _O["played"]
-        ones.extend(played + INDEX[card] for card in obs.played)
-        trick = _O["trick"]
-        for seat, card in obs.trick:
-            ones.append(trick + (seat - me) % 4 * 32 + INDEX[card])
-        ones.append(_PHASE[obs.phase])
-        ones.append(_CONTRACT[obs.contract])
-        ones.append(_O["bidder"] + (0 if obs.bidder is None else 1 + (obs.bidder - me) % 4))
-        bids = _O["bids"]
-        for seat, call in obs.bids:
-            ones.append(bids + (seat - me) % 4 * 3 + _CALL[call])
+        trick_at, bid_at = _TRICK_AT[me], _BID_AT[me]
+        ones = [
+            *[INDEX[card] for card in obs.hand],
+            *[_PLAYED_AT[card] for card in obs.played],
+            *[trick_at[seat][card] for seat, card in obs.trick],
+            *[bid_at[seat][call] for seat, call in obs.bids],
+            *self._completed_voids(obs.tricks, me),
+            *_voids(obs.trick, me),
+            _PHASE[obs.phase],
+            _CONTRACT[obs.contract],
+            _O["bidder"] + (0 if obs.bidder is None else 1 + (obs.bidder - me) % 4),
+            _O["dealer"] + (obs.dealer - me) % 4,
+        ]
         if obs.leader is not None:
             ones.append(_O["leader"] + (obs.leader - me) % 4)
         if obs.trick:
             ones.append(_O["lead_suit"] + _SUIT_OF[INDEX[obs.trick[0][1]]])
-        void = _O["void"]
-        for plays, _winner in obs.tricks:
-            _voids(plays, me, void, ones)
-        _voids(obs.trick, me, void, ones)
-        ones.append(_O["dealer"] + (obs.dealer - me) % 4)
         vector = np.zeros(SIZE, dtype=np.float32)
         vector[ones] = 1.0
-        seats = [(me + relative) % 4 for relative in range(4)]
+        seats = _ROTATION[me]
         points, won, balances, sizes = obs.points, obs.tricks_won, obs.balances, obs.hand_sizes
         vector[_VALUES:] = (
             *[points[seat] / TOTAL_POINTS for seat in seats],
@@ -135,6 +143,16 @@ class LorumEncoding(Encoding):
             obs.deal / obs.deals,
         )
         return vector
+
+    def _completed_voids(self, tricks: tuple[Any, ...], me: int) -> list[int]:
+        """The void flags that the deal's completed ``tricks`` reveal (computed once per new trick)."""
+        if not tricks:
+            return []
+        last, flags = self._voids.get(me, (None, []))
+        if tricks[-1] is not last:
+            flags = [flag for plays, _winner in tricks for flag in _voids(plays, me)]
+            self._voids[me] = (tricks[-1], flags)
+        return flags
 
     def mask(self, observation: Observation, steps: tuple[int, ...] = ()) -> np.ndarray:
         """1 for each legal card or call in ``observation.legal``; all 0 when the seat is not to move."""
@@ -162,14 +180,12 @@ def _clip(value: float) -> float:
     return -1.0 if value < -1.0 else 1.0 if value > 1.0 else value
 
 
-def _voids(plays: tuple[tuple[int, str], ...], me: int, offset: int, ones: list[int]) -> None:
-    """Append the void flags a trick reveals: each seat that did not follow the led suit (S-6)."""
+def _voids(plays: tuple[tuple[int, str], ...], me: int) -> list[int]:
+    """The void flags a trick reveals: each seat that did not follow the led suit (S-6)."""
     if not plays:
-        return
+        return []
     led = _SUIT_OF[INDEX[plays[0][1]]]
-    for seat, card in plays[1:]:
-        if _SUIT_OF[INDEX[card]] != led:
-            ones.append(offset + (seat - me) % 4 * 4 + led)
+    return [_O["void"] + (seat - me) % 4 * 4 + led for seat, card in plays[1:] if _SUIT_OF[INDEX[card]] != led]
 
 
 ENCODING = LorumEncoding()
