@@ -38,6 +38,8 @@ def collect(games: int, teacher: str, seed: int) -> tuple[np.ndarray, np.ndarray
     """Play ``games`` one-deal games; (vectors, masks, teacher action indices, game number) of each teacher decision."""
     registry = load_registry(plugins_dir=None).registry
     teacher_spec, random_spec = registry.agent(teacher), registry.agent("random")
+    if not teacher_spec.plays("lorum"):
+        raise KeyError(f"agent {teacher!r} does not play lorum")
     env = aec_env("lorum", deals=1)
     info = env.game.info
     rng = np.random.default_rng(seed)

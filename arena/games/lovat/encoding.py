@@ -22,7 +22,7 @@ remaining, higher dealt cards reaches the level sum within the size limits);
 sequence of open steps ends in a legal keep, and every legal keep is reached by
 exactly one sequence: the steps enumerate the engine's legal keeps.
 
-**Observation** (``size(players)`` = 512 + 9 x players ``float32`` values in [-1, 1]; ``layout(players)``):
+**Observation** (``size(players)`` = 506 + 9 x players ``float32`` values in [-1, 1]; ``layout(players)``):
 
 | block | size | meaning |
 |---|---|---|
