@@ -151,3 +151,16 @@ def test_steps_of_refuses_what_is_not_an_action():
     observation = LOVAT.new_state(0, {"players": 4}).observation(0)
     with pytest.raises(ValueError, match="'keep' is not a Lovat action"):
         encoding_for(LOVAT, {"players": 4}).steps_of(observation, "keep")
+
+
+def test_a_keep_step_encodes_as_if_from_scratch():
+    # encode() reuses the vector of the observation without steps during a keep: it must equal a fresh encoding.
+    fresh = encoding_for(LOVAT, {"players": 5})
+    reused = type(fresh)(5)
+    observation = LOVAT.new_state(8, {"players": 5}).observation(2)
+    steps = ()
+    while not steps or fresh.decode(observation, steps) is None:
+        steps = (*steps, int(np.flatnonzero(fresh.mask(observation, steps))[-1]))
+        expected = fresh._encode(observation, steps)
+        assert np.array_equal(reused.encode(observation, steps), expected)
+    assert steps[-1] == DONE_INDEX

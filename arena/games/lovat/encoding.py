@@ -161,10 +161,28 @@ class LovatEncoding(Encoding):
         # The "seen" positions of a game's completed turns, up to its last turn record (records are immutable
         # tuples shared by every observation of a game, so the same last record means the same history).
         self._seen: tuple[Any, list[int]] = (None, [])
+        self._keep_base: tuple[Any, np.ndarray] = (None, np.zeros(0, dtype=np.float32))
 
     def encode(self, observation: Observation, steps: tuple[int, ...] = ()) -> np.ndarray:
         """The observer's information set, with its keep steps so far, as a vector."""
         obs: LovatObservation = observation  # type: ignore[assignment]
+        if not steps or obs.keep is not None:
+            return self._encode(obs, ())
+        # A keep step: the same observation as the previous step with one more card, so only the keep's blocks
+        # change.  The vector without steps is kept (with the observation itself, compared by identity).
+        cached, base = self._keep_base
+        if cached is not obs:
+            base = self._encode(obs, ())
+            self._keep_base = (obs, base)
+        vector = base.copy()
+        keeping = [i for i in steps if i < CARDS]
+        vector[[_AT_KEEPING + i for i in keeping]] = 1.0
+        vector[_AT_SCALARS.start + 4] = sum(LEVELS[i] for i in keeping) / obs.level_sum
+        vector[_AT_SCALARS.start + 5] = len(keeping) / obs.max_size
+        return vector
+
+    def _encode(self, obs: LovatObservation, steps: tuple[int, ...]) -> np.ndarray:
+        """``encode`` from scratch."""
         me, players = obs.seat, obs.players
         card = _CARD
         vector = np.zeros(self.observation_size, dtype=np.float32)
