@@ -109,7 +109,7 @@ def fit(policy: MLPPolicy, vectors: np.ndarray, masks: np.ndarray, targets: np.n
                 if depth:
                     delta = (delta @ weights.T) * (activations[depth] > 0)
             step += 1
-            for param, grad, moment, square in zip(params, grads, moments, squares):
+            for param, grad, moment, square in zip(params, grads, moments, squares, strict=True):
                 moment *= beta1
                 moment += (1 - beta1) * grad
                 square *= beta2

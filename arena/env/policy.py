@@ -25,7 +25,7 @@ class MLPPolicy:
     def __init__(self, layers: Sequence[tuple[np.ndarray, np.ndarray]], game: str, players: int) -> None:
         if not layers:
             raise ValueError("a policy needs at least one layer")
-        for (weights, bias), (following, _bias) in zip(layers, [*layers[1:], (None, None)]):
+        for (weights, bias), (following, _bias) in zip(layers, [*layers[1:], (None, None)], strict=True):
             if weights.ndim != 2 or bias.shape != (weights.shape[1],):
                 raise ValueError(f"a layer of shape {weights.shape} needs a bias of shape ({weights.shape[1]},)")
             if following is not None and following.shape[0] != weights.shape[1]:
@@ -39,7 +39,7 @@ class MLPPolicy:
         """Fresh weights for layer widths ``sizes`` (input first, actions last), He-initialised."""
         layers = [
             (rng.normal(0.0, np.sqrt(2.0 / fan_in), (fan_in, fan_out)).astype(np.float32), np.zeros(fan_out, np.float32))
-            for fan_in, fan_out in zip(sizes[:-1], sizes[1:])
+            for fan_in, fan_out in zip(sizes[:-1], sizes[1:], strict=True)
         ]
         return cls(layers, game, players)
 
@@ -62,9 +62,15 @@ class MLPPolicy:
         return hidden @ weights + bias
 
     def choose(self, vector: np.ndarray, mask: np.ndarray) -> int:
-        """The open action index (``mask`` 1) with the highest logit; the lowest index on a tie."""
+        """The open action index (``mask`` 1) with the highest logit; the lowest index on a tie.
+
+        Always an open index, whatever the weights hold (infinities, NaN); ``ValueError`` if none is open.
+        """
+        opened = np.flatnonzero(mask)
+        if not len(opened):
+            raise ValueError("no action is open")
         logits = self.logits(vector[None, :])[0]
-        return int(np.argmax(np.where(mask.astype(bool), logits, -np.inf)))
+        return int(opened[np.argmax(logits[opened])])
 
     def save(self, path: Path | str) -> None:
         """Write the weights and what they were trained for to an ``.npz`` file."""
@@ -87,7 +93,11 @@ class MLPPolicy:
             layers = [(arrays[f"w{i}"], arrays[f"b{i}"]) for i in range(count)]
         except KeyError as error:
             raise ValueError(f"{path}: layer {error.args[0]} is missing") from None
-        policy = cls(layers, str(arrays["game"]), int(arrays["players"]))
+        try:
+            game_trained, players_trained = str(arrays["game"]), int(arrays["players"])
+        except (KeyError, TypeError, ValueError):
+            raise ValueError(f"{path}: the file does not say which game and player count it was trained for") from None
+        policy = cls(layers, game_trained, players_trained)
         expected = (game, players, observation_size, action_count)
         found = (policy.game, policy.players, policy.observation_size, policy.action_count)
         if found != expected:

@@ -55,9 +55,22 @@ def test_weights_for_another_encoding_are_refused(tmp_path):
     with pytest.raises(ValueError, match="trained for lovat with 4 players, 542 inputs and 89 actions; this encoding"
                                          " is lorum with 4 players, 262 inputs and 35 actions"):
         MLPPolicy.load(path, "lorum", 4, 262, 35)
+    np.savez(tmp_path / "bare.npz", format=np.array("arena-mlp-1"), w0=np.zeros((262, 35)), b0=np.zeros(35))
+    with pytest.raises(ValueError, match="does not say which game and player count"):
+        MLPPolicy.load(tmp_path / "bare.npz", "lorum", 4, 262, 35)
     (tmp_path / "junk.npz").write_bytes(b"not a zip")
     with pytest.raises(ValueError, match="not a readable weights file"):
         MLPPolicy.load(tmp_path / "junk.npz", "lorum", 4, 262, 35)
+
+
+def test_the_policy_only_ever_chooses_an_open_action():
+    layers = [(np.full((3, 4), np.nan, np.float32), np.zeros(4, np.float32))]
+    policy = MLPPolicy(layers, "lorum", 4)
+    assert policy.choose(np.ones(3, np.float32), np.array([0, 0, 1, 1], np.int8)) in (2, 3)
+    policy.layers = [(np.zeros((3, 4), np.float32), np.array([9, -np.inf, -np.inf, 0], np.float32))]
+    assert policy.choose(np.ones(3, np.float32), np.array([0, 1, 1, 0], np.int8)) == 1
+    with pytest.raises(ValueError, match="no action is open"):
+        policy.choose(np.ones(3, np.float32), np.zeros(4, np.int8))
 
 
 def test_the_learned_agent_beats_random_over_rotated_deals(agent_module):

@@ -29,7 +29,7 @@ def test_a_tiny_run_writes_loadable_weights_and_is_deterministic(tmp_path):
     policies = [MLPPolicy.load(path, "lorum", 4, ENCODING.observation_size, len(ENCODING.actions))
                 for path in (first, second)]
     assert [w.shape for w, _b in policies[0].layers] == [(262, 8), (8, 35)]
-    for (w1, b1), (w2, b2) in zip(policies[0].layers, policies[1].layers):
+    for (w1, b1), (w2, b2) in zip(policies[0].layers, policies[1].layers, strict=True):
         assert np.array_equal(w1, w2) and np.array_equal(b1, b2)
 
 
