@@ -100,6 +100,7 @@ _CARD = {card: i for i, card in enumerate(CARD_IDS)}
 _AT_HAND, _AT_KEEPING = _O["hand"], _O["keeping"]
 _AT_DEALT, _AT_SEEN, _AT_TABLE = ({card: _O[block] + i for card, i in _CARD.items()} for block in ("dealt", "seen", "table"))
 """Card id -> its position in the block: one dict look-up per card."""
+_NO_POSITIONS = np.zeros(0, dtype=np.intp)
 _AT_SCALARS = range(_O["scalars"], _O["scalars"] + SCALARS)
 
 
@@ -160,7 +161,8 @@ class LovatEncoding(Encoding):
         self._relative = [[(seat - me) % players for seat in range(players)] for me in range(players)]
         # The "seen" positions of a game's completed turns, up to its last turn record (records are immutable
         # tuples shared by every observation of a game, so the same last record means the same history).
-        self._seen: tuple[Any, list[int]] = (None, [])
+        self._seen: tuple[Any, np.ndarray] = (None, _NO_POSITIONS)
+        self._dealt: dict[int, tuple[Any, np.ndarray]] = {}  # per seat: its dealt cards' positions
         self._keep_base: tuple[Any, np.ndarray] = (None, np.zeros(0, dtype=np.float32))
 
     def encode(self, observation: Observation, steps: tuple[int, ...] = ()) -> np.ndarray:
@@ -191,9 +193,7 @@ class LovatEncoding(Encoding):
         ones = [
             _PHASE[obs.phase],
             *[_AT_HAND + i for i in hand],
-            *[_AT_DEALT[c] for c in obs.dealt],
             *[_AT_KEEPING + i for i in keeping],
-            *self._seen_before(obs.history),
             *[_AT_SEEN[c] for _seat, c in obs.plays],
             *[_AT_TABLE[c] for _seat, c in obs.plays],
         ]
@@ -226,17 +226,28 @@ class LovatEncoding(Encoding):
             if seat is not None:
                 ones.append(_SEATS + field * players + relative[seat])
         vector[ones] = 1.0
+        # The long, slowly changing position lists are kept as index arrays (a list costs ~30 ns per index).
+        vector[self._seen_before(obs.history)] = 1.0
+        vector[self._dealt_positions(me, obs.dealt)] = 1.0
         vector *= self._scale
         return vector
 
-    def _seen_before(self, history: tuple[Any, ...]) -> list[int]:
+    def _seen_before(self, history: tuple[Any, ...]) -> np.ndarray:
         """The "seen" positions of the cards played in ``history`` (computed once per new turn record)."""
         if not history:
-            return []
+            return _NO_POSITIONS
         last, positions = self._seen
         if history[-1] is not last:
-            positions = [_AT_SEEN[c] for record in history for _seat, c in record[6]]
+            positions = np.array([_AT_SEEN[c] for record in history for _seat, c in record[6]], dtype=np.intp)
             self._seen = (history[-1], positions)
+        return positions
+
+    def _dealt_positions(self, seat: int, dealt: tuple[str, ...]) -> np.ndarray:
+        """The "dealt" positions of a seat's dealt cards (computed once per deal: ``dealt`` is the same tuple)."""
+        last, positions = self._dealt.get(seat, (None, _NO_POSITIONS))
+        if dealt is not last:
+            positions = np.array([_AT_DEALT[c] for c in dealt], dtype=np.intp)
+            self._dealt[seat] = (dealt, positions)
         return positions
 
     def mask(self, observation: Observation, steps: tuple[int, ...] = ()) -> np.ndarray:
