@@ -114,3 +114,13 @@ def test_ansi_render_shows_the_public_events():
     env.reset(seed=2)
     assert "deal" in env.render()
     assert env.render() == ""
+
+
+def test_a_game_without_an_encoding_is_refused_by_name():
+    from arena.games.lorum.game import LorumGame
+
+    class Plain(LorumGame):
+        encoding = None  # a game plugin that offers no learning encoding
+
+    with pytest.raises(ValueError, match="game 'lorum' offers no learning encoding"):
+        aec_env(Plain())
