@@ -3,16 +3,27 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from arena import hookimpl
 from arena.agent import AgentSpec
 from arena_example_learned import __version__
-from arena_example_learned.agent import LearnedLorumAgent
+from arena_example_learned.agent import DEFAULT_WEIGHTS, LearnedLorumAgent
+
+try:  # an arena with declared agent options (arena.options) refuses any option not declared
+    from arena.options import AgentOptions, OptionSpec
+except ImportError:  # an arena without them hands every option to the factory, which checks it itself
+    DECLARED: dict[str, Any] = {}
+else:
+    DECLARED = {"options": AgentOptions((
+        OptionSpec("weights", "str", default=DEFAULT_WEIGHTS,
+                   help="the weights file: a path inside this package's folder"),
+    ))}
 
 
 @hookimpl
 def arena_register_agents(register: Callable[[AgentSpec], None]) -> None:
-    """Register ``learned`` for Slovak Lorum."""
+    """Register ``learned`` for Slovak Lorum, with its ``weights`` option."""
     register(
         AgentSpec(
             name="learned",
@@ -20,5 +31,6 @@ def arena_register_agents(register: Callable[[AgentSpec], None]) -> None:
             factory=LearnedLorumAgent,
             description="A numpy MLP trained by imitating greedy (examples/train_lorum.py); option weights=FILE.",
             version=__version__,
+            **DECLARED,
         )
     )
