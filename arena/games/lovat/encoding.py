@@ -109,26 +109,36 @@ def keep_extends(chosen: tuple[int, ...], dealt: Sequence[int], observation: Lov
     level = sum(LEVELS[card] for card in chosen)
     count = len(chosen)
     last = chosen[-1] if chosen else -1
-    rest = [0, 0, 0, 0]  # cards per level above the candidate: one pass from the highest card down
+    low, high = observation.min_size, observation.max_size
+    left = observation.level_sum - level
+    n1 = n2 = n3 = 0  # cards per level above the candidate: one pass from the highest card down
     open_cards = []
     for card in reversed(dealt):
         if card <= last:
             break
-        if _completable(observation.level_sum - level - LEVELS[card], count + 1, rest, observation):
+        card_level = LEVELS[card]
+        if _completable(left - card_level, count + 1, n1, n2, n3, low, high):
             open_cards.append(card)
-        rest[LEVELS[card]] += 1
+        if card_level == 1:
+            n1 += 1
+        elif card_level == 2:
+            n2 += 1
+        else:
+            n3 += 1
     open_cards.reverse()
     return open_cards
 
 
-def _completable(needed: int, count: int, rest: list[int], observation: LovatObservation) -> bool:
-    """Whether some a1, a2, a3 <= ``rest`` sum to level ``needed`` with ``count`` + a1 + a2 + a3 within the sizes."""
+@cache
+def _completable(needed: int, count: int, n1: int, n2: int, n3: int, low: int, high: int) -> bool:
+    """Whether some a1, a2, a3 (at most n1, n2, n3) reach level ``needed`` with ``count`` + a1 + a2 + a3 cards in
+    ``low``..``high``.  Cached: the arguments are small integers, so a game's keeps ask the same few questions."""
     if needed < 0:
         return False
-    for a3 in range(min(rest[3], needed // 3) + 1):
-        for a2 in range(min(rest[2], (needed - 3 * a3) // 2) + 1):
+    for a3 in range(min(n3, needed // 3) + 1):
+        for a2 in range(min(n2, (needed - 3 * a3) // 2) + 1):
             a1 = needed - 3 * a3 - 2 * a2
-            if a1 <= rest[1] and observation.min_size <= count + a1 + a2 + a3 <= observation.max_size:
+            if a1 <= n1 and low <= count + a1 + a2 + a3 <= high:
                 return True
     return False
 
