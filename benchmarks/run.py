@@ -6,7 +6,9 @@
     .venv/bin/python -m benchmarks --only engine peers
 
 Sections: ``engine`` (engine speed), ``peers`` (RLCard Bridge, OpenSpiel
-Hearts; needs ``pip install -e '.[bench]'``), ``tournament`` (serial against
+Hearts; needs ``pip install -e '.[bench]'``), ``env`` (steps per second of
+``arena.env``'s PettingZoo environment beside RLCard's and OpenSpiel's Python
+environments), ``tournament`` (serial against
 Ray, harness overhead), ``ratings`` (fit times, choix and trueskill),
 ``sandbox`` (a sandboxed seat's start-up and teardown beside an isolated one),
 ``fidelity`` (coverage and calibration of every rating method on simulated
@@ -29,7 +31,7 @@ if __package__ in (None, ""):
 else:
     from benchmarks import common
 
-SECTIONS: tuple[str, ...] = ("engine", "peers", "tournament", "ratings", "sandbox", "fidelity")
+SECTIONS: tuple[str, ...] = ("engine", "peers", "env", "tournament", "ratings", "sandbox", "fidelity")
 """Every section, in the order they run and print."""
 
 

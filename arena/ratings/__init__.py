@@ -1,7 +1,8 @@
 """Rating methods: pure functions from match outcomes to a ``RatingTable``.
 
 Each method is ``fit(outcomes, **options) -> RatingTable`` over a finished tournament;
-choose one by name with ``arena.ratings.fit(outcomes, "elo")``.  Pass ``outcomes`` in the
+choose one by name with ``arena.ratings.fit(outcomes, "elo")`` (which also takes
+the match records ``arena.load_records`` returns).  Pass ``outcomes`` in the
 order the matches were played (the store's schedule order): Elo, Plackett–Luce and score
 do not depend on that order, TrueSkill does (it rates one match after another):
 
@@ -22,8 +23,9 @@ makes synthetic tournaments with known strengths.
 """
 
 from arena.ratings.data import FAULT_KINDS, MatchArrays, MatchOutcome, as_arrays
-from arena.ratings.registry import DEFAULT_METHOD, METHODS, RatingMethod, fit, get_method, method_names
+from arena.ratings.registry import DEFAULT_METHOD, METHODS, RatingMethod, get_method, method_names
 from arena.ratings.table import AgentRating, RatingTable
+from arena.ratings.records import fit, outcome_of  # fit: the registry's, also taking match records
 
 __all__ = [
     "DEFAULT_METHOD",
@@ -38,4 +40,5 @@ __all__ = [
     "fit",
     "get_method",
     "method_names",
+    "outcome_of",
 ]

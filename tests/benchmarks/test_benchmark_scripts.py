@@ -76,6 +76,15 @@ def test_peers_say_not_installed_without_the_bench_extra() -> None:
         assert cells[2] == "not installed" and "pip install -e '.[bench]'" in cells[4], cells
 
 
+def test_env_prints_both_games_and_a_row_per_peer() -> None:
+    rows = table(run("benchmarks/env.py", "--quick"))
+    expect(rows, ["arena AEC env, lorum: steps per second", "arena AEC env, lovat 4p: steps per second",
+                  "RLCard bridge env: steps per second", "OpenSpiel hearts rl_environment: steps per second"])
+    for case in ("RLCard bridge env: steps per second", "OpenSpiel hearts rl_environment: steps per second"):
+        cells = rows[case]
+        assert cells[2] == "not installed" or ("steps/s" in cells[2] and "target faster than this peer: " in cells[3])
+
+
 def test_tournament_prints_overhead_and_scaling() -> None:
     rows = table(run("benchmarks/tournament.py", "--quick"))
     cases = ["bare engine loop, per match", "referee (play_match), per match",
@@ -110,6 +119,6 @@ def test_one_command_runs_the_chosen_sections() -> None:
     assert not any(case.startswith("RLCard") for case in rows)
 
 
-@pytest.mark.parametrize("script", ["engine", "peers", "tournament", "ratings", "fidelity", "run"])
+@pytest.mark.parametrize("script", ["engine", "peers", "env", "tournament", "ratings", "fidelity", "run"])
 def test_every_script_explains_itself(script: str) -> None:
     assert "--quick" in run(f"benchmarks/{script}.py", "--help")

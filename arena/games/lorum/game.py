@@ -105,6 +105,15 @@ class LorumGame(Game):
             return line + "."
         return f"{kind}: {dict(event)}"
 
+    def encoding(self, options: Mapping[str, Any]) -> Any:
+        """The fixed-size view of a seat that ``arena.env`` trains on (``arena/games/lorum/encoding.py``).
+
+        Imported on first use, so that the engine itself never loads numpy.
+        """
+        from arena.games.lorum.encoding import encoding
+
+        return encoding(options)
+
     def describe_action(self, observation: Observation, action: Action) -> str:
         """A menu label: the call explained, or the card's long name."""
         if action == PASS:

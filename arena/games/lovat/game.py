@@ -182,6 +182,15 @@ class LovatGame(Game):
         lines.extend("  " + _card_line(card_id, obs.colour) for card_id in obs.hand)
         return lines
 
+    def encoding(self, options: Mapping[str, Any]) -> Any:
+        """The fixed-size view of a seat that ``arena.env`` trains on (``arena/games/lovat/encoding.py``).
+
+        Imported on first use, so that the engine itself never loads numpy.
+        """
+        from arena.games.lovat.encoding import encoding
+
+        return encoding(options)
+
     def describe_action(self, observation: Observation, action: Action) -> str:
         """A short label for a menu: the keep's levels and size, a card's strength in the turn's colour."""
         phase = observation.phase
