@@ -137,7 +137,7 @@ def load_records(tournament: str | Path, *, leaderboards: Path | str = DEFAULT_L
     if not path.is_file():
         raise ValueError(f"no stored tournament at {path}")
     try:
-        store = Store.open_existing(path)
+        store = Store.open_readonly(path)
     except StoreError as error:
         raise ValueError(str(error)) from None
     with store:

@@ -43,6 +43,12 @@ CONTROL_LIMIT = 1 << 20
 """Largest control reply read from a zygote."""
 
 
+ONE_THREAD_LIBRARIES = {name: "1" for name in (
+    "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")}
+"""Numeric libraries start no thread pools in a zygote: a plugin that imports numpy must leave its zygote
+single-threaded, or no seat can be forked from it safely (a seat gets one core by default anyway)."""
+
+
 class Zygote:
     """One zygote process (one plugin, one sandbox level) and the control channel to it.  Thread-safe."""
 
@@ -120,7 +126,7 @@ class Zygote:
             command += ["--temp-root", self.temp_root]
         # The zygote sees the modules (and entry points) this process sees.
         path = [entry or os.getcwd() for entry in sys.path]
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(path))
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(path), **ONE_THREAD_LIBRARIES)
         self._stderr = tempfile.TemporaryFile()
         try:
             self._process = subprocess.Popen(

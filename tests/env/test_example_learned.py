@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -89,14 +93,19 @@ def test_the_learned_agent_beats_random_over_rotated_deals(agent_module):
     assert learned / 12 > others / 12 + 10  # chips per match
 
 
-def test_a_tournament_seats_it_with_the_weights_file_as_an_option(tmp_path):
-    # A drop-in shim registers the package's plugin without installing it.
+def test_a_tournament_seats_it_with_the_weights_file_as_an_option(tmp_path, monkeypatch):
+    # Installed as a user would (pip), so that its entry point is discovered and its agents run sandboxed,
+    # reading the weights file from the installed package's own folder.
+    site = tmp_path / "site"
+    command = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(site),
+               str(SOURCE.parent)]
+    if importlib.util.find_spec("wheel") is not None:  # with it the build needs no index
+        command.insert(4, "--no-build-isolation")
+    installed = subprocess.run(command, capture_output=True, text=True)
+    assert installed.returncode == 0, installed.stderr
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")])))
     plugins = tmp_path / "plugins"
-    plugins.mkdir()
-    (plugins / "learned_shim.py").write_text(
-        f"import sys\nsys.path.insert(0, {str(SOURCE)!r})\n"
-        "from arena_example_learned.plugin import arena_register_agents  # noqa: F401\n"
-    )
     config = {
         "name": "learned-test", "game": "lorum", "seed": 2, "blocks": 1, "game_options": {"players": 4, "deals": 1},
         "agents": [{"name": "learned", "options": {"weights": "lorum_policy.npz"}}, {"name": "random"},
