@@ -16,7 +16,10 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
+import stat
+from pathlib import Path
 from typing import Any
 
 MAX_DEPTH = 64
@@ -106,3 +109,18 @@ def _check_text(text: str) -> None:
         text.encode("utf-8")
     except UnicodeEncodeError:
         raise JSONLimitError("a string holds a lone surrogate (not valid Unicode)") from None
+
+
+def read_file(path: Path, limit: int, too_large: str) -> bytes:
+    """A regular file's bytes, at most ``limit`` of them; ``ValueError`` (one line) otherwise.
+
+    Opened without blocking, so a FIFO in the file's place is refused instead of waited on;
+    ``too_large`` is the message for a file over ``limit``.
+    """
+    with open(path, "rb", opener=lambda name, flags: os.open(name, flags | os.O_NONBLOCK)) as file:
+        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+            raise ValueError("not a regular file")
+        data = file.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(too_large)
+    return data

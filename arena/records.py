@@ -11,8 +11,6 @@ hand-written record can set up any situation with an explicit deal.
 from __future__ import annotations
 
 import json
-import os
-import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,7 +70,9 @@ def make_record(
 def load_record(path: Path | str) -> dict[str, Any]:
     """Read and structurally check a record file; ``RecordError`` names the problem (not the path: callers do)."""
     try:
-        data = bounded_json.loads(_read_bounded(Path(path)))
+        text = bounded_json.read_file(Path(path), MAX_RECORD_BYTES,
+                                      f"larger than {MAX_RECORD_BYTES >> 20} MiB: not a match record")
+        data = bounded_json.loads(text)
     except FileNotFoundError:
         raise RecordError("no such file") from None
     except OSError as error:  # a directory, no permission...
@@ -84,17 +84,6 @@ def load_record(path: Path | str) -> dict[str, Any]:
     except ValueError as error:  # over a bound: size, nesting, numbers
         raise RecordError(str(error)) from None
     check_structure(data, where=None)
-    return data
-
-
-def _read_bounded(path: Path) -> bytes:
-    """A regular file's bytes, at most ``MAX_RECORD_BYTES``; ``ValueError`` (one line) otherwise."""
-    with open(path, "rb", opener=lambda name, flags: os.open(name, flags | os.O_NONBLOCK)) as file:
-        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
-            raise ValueError("not a regular file")
-        data = file.read(MAX_RECORD_BYTES + 1)
-    if len(data) > MAX_RECORD_BYTES:
-        raise ValueError(f"larger than {MAX_RECORD_BYTES >> 20} MiB: not a match record")
     return data
 
 

@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
-import stat
 import tomllib
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -251,7 +249,9 @@ def load_config(
     """
     source = str(path)
     try:
-        text = _read_bounded(Path(path)).decode("utf-8")
+        raw = bounded_json.read_file(Path(path), MAX_CONFIG_BYTES,
+                                     f"larger than {MAX_CONFIG_BYTES // 1024} KiB; a config is a short text file")
+        text = raw.decode("utf-8")
     except OSError as error:
         raise ConfigError([f"{source}: cannot read the file: {error.strerror or error}"]) from None
     except UnicodeDecodeError as error:
@@ -278,17 +278,6 @@ def load_config(
 _LONG_KEY = re.compile(r"""(?<![A-Za-z0-9_-])(?:(?:[A-Za-z0-9_-]+|"[^"\n]*"|'[^'\n]*')[ \t]*\.[ \t]*){%d}""" % bounded_json.MAX_DEPTH)
 """``MAX_DEPTH`` dotted parts in a row: a key (or a table header) nested deeper than any config may be.
 Matches start only at the start of a word, so the search stays linear in the text."""
-
-
-def _read_bounded(path: Path) -> bytes:
-    """The bytes of a regular file of at most ``MAX_CONFIG_BYTES``; ``ValueError`` (one line) otherwise."""
-    with open(path, "rb", opener=lambda name, flags: os.open(name, flags | os.O_NONBLOCK)) as file:
-        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
-            raise ValueError("not a regular file")
-        data = file.read(MAX_CONFIG_BYTES + 1)
-    if len(data) > MAX_CONFIG_BYTES:
-        raise ValueError(f"larger than {MAX_CONFIG_BYTES // 1024} KiB; a config is a short text file")
-    return data
 
 
 def config_from_dict(
