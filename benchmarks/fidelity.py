@@ -24,7 +24,6 @@ Sizes: ``quick`` (smoke test: 8 agents, 4 replications), ``default`` (8, 30, 200
 
 from __future__ import annotations
 
-import re
 import sys
 import time
 from collections.abc import Sequence
