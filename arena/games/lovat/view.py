@@ -1,0 +1,96 @@
+"""What a person at the terminal sees of one Lovat seat, and how their typed keep is read.
+
+Built from a ``LovatObservation`` alone (the seat's own cards and public information), so it can show nothing
+a seat may not know.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from arena.games.base import Action, seat_label
+from arena.games.lovat.deck import COLOUR_INDEX, LEVEL, STRENGTH
+from arena.games.lovat.observation import LovatObservation
+from arena.games.lovat.state import KEEP
+
+
+def card_text(card_id: str, colour: str | None) -> str:
+    """A card with its strengths: in the turn's colour alone once there is one, else in every colour."""
+    strengths = STRENGTH[card_id]
+    if colour is not None:
+        return f"{card_id} ({colour} {strengths[COLOUR_INDEX[colour]]})"
+    return f"{card_id} (" + " ".join(f"{name} {strengths[index]}" for name, index in COLOUR_INDEX.items()) + ")"
+
+
+def sorted_cards(cards: Sequence[str], colour: str | None) -> list[str]:
+    """Cards strongest first in the turn's colour, or by level then id when no colour is named."""
+    if colour is not None:
+        index = COLOUR_INDEX[colour]
+        return sorted(cards, key=lambda card_id: (-STRENGTH[card_id][index], card_id))
+    return sorted(cards, key=lambda card_id: (LEVEL[card_id], card_id))
+
+
+def hand_lines(cards: Sequence[str], colour: str | None) -> list[str]:
+    """The cards grouped by level (what a keep adds up), one a line, each group sorted as ``sorted_cards`` sorts."""
+    lines = []
+    for level in sorted({LEVEL[card_id] for card_id in cards}):
+        group = sorted_cards([card_id for card_id in cards if LEVEL[card_id] == level], colour)
+        lines.append(f"level {level} ({len(group)} card{'s' if len(group) != 1 else ''}):")
+        lines.extend("  " + card_text(card_id, colour) for card_id in group)
+    return lines or ["no cards"]
+
+
+def hand_line(obs: LovatObservation) -> str:
+    """The seat's cards on one line, by level (``L1: L1-03 L1-17 | L2: L2-05``), with its counters."""
+    groups = {}
+    for card_id in sorted_cards(obs.hand, None):
+        groups.setdefault(LEVEL[card_id], []).append(card_id)
+    cards = " | ".join(f"L{level}: {' '.join(ids)}" for level, ids in groups.items()) or "no cards"
+    return f"{cards}; {obs.counters} counter{'s' if obs.counters != 1 else ''}" if obs.phase != KEEP else cards
+
+
+def describe(obs: LovatObservation, names: Sequence[str] = ()) -> list[str]:
+    """Lines for a person playing ``obs.seat``: the turn, every seat's public state, the cards played, the hand."""
+
+    def label(seat: int) -> str:
+        return seat_label(seat, names)
+
+    lines = [f"you are {label(obs.seat)} of {obs.players}; dealer {label(obs.dealer)}, "
+             f"first player {label(obs.first_player)}"]
+    if obs.phase == KEEP:
+        lines.append(f"keep cards whose levels sum to {obs.level_sum}, {obs.min_size} to {obs.max_size} cards; "
+                     "the rest become counters")
+        lines.append("your dealt cards:")
+        lines.extend("  " + line for line in hand_lines(obs.dealt, None))
+        return lines
+    where = "game over" if obs.active is None else (
+        f"turn {obs.turn + 1} of {obs.turns} (round {obs.round + 1}{', die round' if obs.die_round else ''}), "
+        f"{label(obs.active)} active"
+    )
+    lines.append(where)
+    if obs.die is not None:
+        lines.append(f"die: {obs.die}")
+    if obs.colour is not None:
+        lines.append(f"colour: {obs.colour}")
+    for seat in range(obs.players):
+        points = ", ".join(obs.point_cards[seat]) or "none"
+        lines.append(f"{label(seat)}: {obs.hand_sizes[seat]} cards, {obs.counter_counts[seat]} counters, "
+                     f"points: {points}" + (" (passed)" if obs.passes[seat] else ""))
+    if obs.plays:
+        lines.append("played this turn: " + ", ".join(f"{label(seat)} {card_text(card_id, obs.colour)}"
+                                                      for seat, card_id in obs.plays))
+    lines.append(f"your counters: {obs.counters}; your hand:")
+    lines.extend("  " + line for line in hand_lines(obs.hand, obs.colour))
+    return lines
+
+
+def parse_keep(obs: LovatObservation, text: str) -> Action | None:
+    """A keep typed as card ids in any order and any case, separated by spaces or commas; None if empty.
+
+    Ids that were not dealt are kept as typed so that the keep check names them.
+    """
+    dealt = {card_id.casefold(): card_id for card_id in obs.dealt}
+    typed = text.replace(",", " ").split()
+    if not typed:
+        return None
+    return tuple(sorted(dealt.get(token.casefold(), token) for token in typed))
