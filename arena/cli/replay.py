@@ -114,7 +114,9 @@ def run(args: argparse.Namespace) -> int:
         except OSError as error:
             raise CliError(f"--save {args.save}: {error.strerror or error}", status=1) from None
     if args.log:
-        print_log(game, match.record, hands=args.hands)
+        # The recorded faults stand at the recorded moves; a play-out adds its own after them.
+        faults = [*data.get("faults", []), *match.record["faults"]]
+        print_log(game, {**match.record, "faults": faults}, hands=args.hands)
         print()
     if args.json:
         print_json(result_json(game, match))
