@@ -20,7 +20,7 @@ from arena.suggest import closest
 from arena.ratings.registry import method_names
 from arena.tournament.config import DEFAULT_FAULT_SHARE
 from arena.tournament.publish import method_options, publish, rate_stored, stored_config
-from arena.tournament.store import Store, StoreError, store_path
+from arena.tournament.store import STORE_FILE, Store, StoreError, store_path
 
 EXPORT_COLUMNS = ("idx", "id", "block_id", "table", "block", "rotation", "deal_seed", "agents", "scores", "ranks",
                   "faults", "think_seconds", "wall_seconds")
@@ -185,11 +185,16 @@ def run_export(args: argparse.Namespace) -> int:
 def stored_record(leaderboards: Path, name: str, match_id: str) -> dict[str, Any]:
     """Match ``match_id``'s full record from tournament ``name``'s store (``arena export``, ``arena replay``).
 
-    A ``CliError`` (one line, status 1) for a missing tournament, or for an unknown match id with the
-    closest stored id as a suggestion.
+    A ``CliError`` (one line, status 1) for a missing tournament or an unknown match id, with the closest
+    stored name or id as a suggestion.
     """
     try:
-        with Store.open_readonly(store_path(leaderboards, name)) as store:
+        path = store_path(leaderboards, name)
+        if not path.is_file():
+            close = closest(name, (found.parent.name for found in Path(leaderboards).glob(f"*/{STORE_FILE}")))
+            hint = f"; did you mean {close!r}?" if close else " (run 'arena run CONFIG' first)"
+            raise StoreError(f"no tournament {name!r} in {leaderboards}{hint}")
+        with Store.open_readonly(path) as store:
             try:
                 return store.record(match_id)
             except StoreError as error:

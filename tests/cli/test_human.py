@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import builtins
 import io
+import os
+import pty
 import random
+import select
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
+from arena.cli import main
+from arena.games.lorum import GAME as LORUM
+from arena.games.lorum.cards import DECK
 from arena.games.lovat import GAME
 from arena.human import HumanAgent, InputEnded
 from arena_agents.lovat import random_keep
@@ -67,9 +77,6 @@ def test_the_view_shows_only_the_seats_own_cards() -> None:
 
 
 # -- Lorum: a scripted deal whose first trick shows must-follow and must-beat -------------------------------
-
-from arena.games.lorum import GAME as LORUM  # noqa: E402 (the Lorum half of this file)
-from arena.games.lorum.cards import DECK  # noqa: E402
 
 SEAT0 = ["8a", "7g", "8g", "9g", "7h", "8h", "7b", "8b"]
 SEAT1 = ["Aa", "Ka", "7a", "Kg", "Ah", "Kh", "Ab", "Kb"]
@@ -134,3 +141,62 @@ def test_a_lovat_keep_is_read_in_any_order_and_any_case() -> None:
     read, prompts = scripted_reader([typed])
     action = HumanAgent(seat=0, game=GAME, players=4, read=read, out=io.StringIO()).act(observation)
     assert action == tuple(sorted(legal)) and len(prompts) == 1
+
+
+# -- `arena play` with a person at a seat ---------------------------------------------------------------
+
+def test_the_word_human_in_agents_seats_a_person(capsys: pytest.CaptureFixture[str],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    read, prompts = scripted_reader(["1"] * 40)
+    monkeypatch.setattr(builtins, "input", read)
+    status = main(["play", "lorum", "--agents", "human,greedy,search,random", "--seed", "5", "--deals", "1",
+                   "--option", "search.iterations=20"])
+    out = capsys.readouterr().out
+    assert status == 0
+    assert "  seat 0: human\n  seat 1: greedy\n  seat 2: search\n  seat 3: random\n" in out
+    assert "--- seat 0, your decision" in out and "you are seat 0 (you)" in out and "seat 2 (search)" in out
+    decisions = out.count("--- seat 0, your decision")
+    assert len(prompts) == decisions - out.count("forced: ")  # a forced move asks nothing
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--agents", "human,human,random,random"], "one person can play one seat, not seats 0, 1"),
+    (["--agents", "human,random,random,random", "--human", "2"], "one person can play one seat, not seats 0, 2"),
+])
+def test_one_person_plays_one_seat(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
+    status = main(["play", "lorum", *argv])
+    err = capsys.readouterr().err
+    assert status == 2 and err == f"arena: error: {message} (--agents 'human' and --human)\n"
+
+
+def test_a_person_plays_lorum_through_a_pseudo_terminal(tmp_path: Path) -> None:
+    """The real command on a terminal: every prompt answered by typing a number, then the result."""
+    arena = Path(sys.executable).with_name("arena")
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen([str(arena), "play", "lorum", "--agents", "human,greedy,random,random", "--seed", "9",
+                                "--deals", "1"], stdin=terminal, stdout=terminal, stderr=terminal, cwd=tmp_path,
+                               close_fds=True)
+    os.close(terminal)
+    seen = b""
+    answered = 0
+    try:
+        while True:
+            ready, _, _ = select.select([controller], [], [], 60)
+            assert ready, f"no output for 60 s; last seen: {seen[-300:]!r}"
+            try:
+                chunk = os.read(controller, 4096)
+            except OSError:  # the command exited and closed the terminal
+                break
+            if not chunk:
+                break
+            seen += chunk
+            if seen.rstrip().endswith(b"or type a name:"):
+                os.write(controller, b"1\n")
+                answered += 1
+                seen += b"\n"
+    finally:
+        process.wait(timeout=60)
+        os.close(controller)
+    text = seen.decode()
+    assert process.returncode == 0, text[-500:]
+    assert answered >= 1 and "your hand:" in text and "Result:" in text

@@ -131,7 +131,9 @@ def test_a_match_is_replayed_straight_from_a_store(capsys: pytest.CaptureFixture
     assert status == 0 and out.startswith(f"tiny match {match_id}: ") and "recorded actions legal" in out
     # Errors are one line: an unknown tournament, an unknown match id with the closest one suggested.
     status, _, err = run(capsys, "replay", "nosuch", "--match", match_id, "--leaderboards", str(boards))
-    assert status == 1 and "no tournament results there" in err and err.count("\n") == 1
+    assert status == 1 and "no tournament 'nosuch'" in err and "did you mean" not in err and err.count("\n") == 1
+    status, _, err = run(capsys, "replay", "tin", "--match", match_id, "--leaderboards", str(boards))
+    assert status == 1 and "no tournament 'tin'" in err and err.endswith("did you mean 'tiny'?\n")
     typo = match_id[:-1] + ("9" if match_id[-1] != "9" else "8")
     for command in ("replay", "export"):
         status, _, err = run(capsys, command, "tiny", "--match", typo, "--leaderboards", str(boards))
