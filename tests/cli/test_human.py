@@ -17,7 +17,7 @@ import pytest
 from arena.cli import main
 from arena.games.lorum import GAME as LORUM
 from arena.games.lorum.cards import DECK
-from arena.games.lovat import GAME
+from arena.games.lovat import CARDS, GAME
 from arena.human import HumanAgent, InputEnded
 from arena_agents.lovat import random_keep
 
@@ -200,3 +200,32 @@ def test_a_person_plays_lorum_through_a_pseudo_terminal(tmp_path: Path) -> None:
     text = seen.decode()
     assert process.returncode == 0, text[-500:]
     assert answered >= 1 and "your hand:" in text and "Result:" in text
+
+
+def test_the_lovat_view_sorts_the_hand_in_the_turns_colour_and_marks_what_beats_the_best_card() -> None:
+    state = GAME.new_state(3, {"players": 4})
+    for seat in state.to_move():
+        obs = state.observation(seat)
+        state.apply(seat, tuple(sorted(random_keep(obs.dealt, obs.level_sum, obs.min_size, obs.max_size,
+                                                   random.Random(seat)))))
+    choose = random.Random(2)
+    while True:  # on to a play decision after someone has played
+        [seat] = state.to_move()
+        observation = state.observation(seat)
+        if observation.phase == "play" and observation.plays:
+            break
+        state.apply(seat, choose.choice(observation.legal))
+    names = ["greedy", "random", "search", "greedy"]
+    lines = GAME.describe_observation(observation, names)
+    colour = observation.colour
+    strength = {card.id: card.strength(colour) for card in CARDS}
+    best_seat, best = observation.plays[0]  # L-13: the first of the strongest
+    for played_seat, card_id in observation.plays[1:]:
+        if strength[card_id] > strength[best]:
+            best_seat, best = played_seat, card_id
+    assert f"best so far: seat {best_seat} ({names[best_seat]}) {best} ({colour} {strength[best]})" in lines
+    start = lines.index(f"your counters: {observation.counters}; your hand:") + 1
+    shown = lines[start:]
+    assert [line.split()[0] for line in shown] == sorted(observation.hand, key=lambda card_id: -strength[card_id])
+    for line in shown:
+        assert line.endswith(", beats it") == (strength[line.split()[0]] > strength[best])

@@ -30,13 +30,13 @@ def sorted_cards(cards: Sequence[str], colour: str | None) -> list[str]:
     return sorted(cards, key=lambda card_id: (LEVEL[card_id], card_id))
 
 
-def hand_lines(cards: Sequence[str], colour: str | None) -> list[str]:
-    """The cards grouped by level (what a keep adds up), one a line, each group sorted as ``sorted_cards`` sorts."""
+def hand_lines(cards: Sequence[str]) -> list[str]:
+    """Cards before a colour is named: grouped by level (what a keep adds up), one a line with every strength."""
     lines = []
     for level in sorted({LEVEL[card_id] for card_id in cards}):
-        group = sorted_cards([card_id for card_id in cards if LEVEL[card_id] == level], colour)
+        group = sorted_cards([card_id for card_id in cards if LEVEL[card_id] == level], None)
         lines.append(f"level {level} ({len(group)} card{'s' if len(group) != 1 else ''}):")
-        lines.extend("  " + card_text(card_id, colour) for card_id in group)
+        lines.extend("  " + card_text(card_id, None) for card_id in group)
     return lines or ["no cards"]
 
 
@@ -61,7 +61,7 @@ def describe(obs: LovatObservation, names: Sequence[str] = ()) -> list[str]:
         lines.append(f"keep cards whose levels sum to {obs.level_sum}, {obs.min_size} to {obs.max_size} cards; "
                      "the rest become counters")
         lines.append("your dealt cards:")
-        lines.extend("  " + line for line in hand_lines(obs.dealt, None))
+        lines.extend("  " + line for line in hand_lines(obs.dealt))
         return lines
     where = "game over" if obs.active is None else (
         f"turn {obs.turn + 1} of {obs.turns} (round {obs.round + 1}{', die round' if obs.die_round else ''}), "
@@ -76,11 +76,24 @@ def describe(obs: LovatObservation, names: Sequence[str] = ()) -> list[str]:
         points = ", ".join(obs.point_cards[seat]) or "none"
         lines.append(f"{label(seat)}: {obs.hand_sizes[seat]} cards, {obs.counter_counts[seat]} counters, "
                      f"points: {points}" + (" (passed)" if obs.passes[seat] else ""))
+    best = None
     if obs.plays:
         lines.append("played this turn: " + ", ".join(f"{label(seat)} {card_text(card_id, obs.colour)}"
                                                       for seat, card_id in obs.plays))
+        if obs.colour is not None:
+            index = COLOUR_INDEX[obs.colour]
+            # L-13: the highest strength wins, a tie goes to the card played first
+            best_seat, best = max(obs.plays, key=lambda play: STRENGTH[play[1]][index])
+            lines.append(f"best so far: {label(best_seat)} {card_text(best, obs.colour)}")
     lines.append(f"your counters: {obs.counters}; your hand:")
-    lines.extend("  " + line for line in hand_lines(obs.hand, obs.colour))
+    if obs.colour is None:
+        lines.extend("  " + line for line in hand_lines(obs.hand))
+        return lines
+    # A colour is named: the hand strongest first in it, as the turn is decided (L-13).
+    index = COLOUR_INDEX[obs.colour]
+    for card_id in sorted_cards(obs.hand, obs.colour):
+        wins = best is not None and STRENGTH[card_id][index] > STRENGTH[best][index]
+        lines.append(f"  {card_text(card_id, obs.colour)} level {LEVEL[card_id]}" + (", beats it" if wins else ""))
     return lines
 
 
