@@ -59,9 +59,9 @@ def describe(obs: LorumObservation, names: Sequence[str] = ()) -> list[str]:
     elif obs.contract is not None:
         by = f", bid by {label(obs.bidder)}" if obs.bidder is not None else ""
         lines.append(f"contract: {_GOALS.get(obs.contract, obs.contract)}{by}")
-        taken = ", ".join(f"{label(seat)} {tricks} tricks/{pts} points"
+        taken = ", ".join(f"{label(seat)} {tricks}/{pts}"
                           for seat, (tricks, pts) in enumerate(zip(obs.tricks_won, obs.points)))
-        lines.append(f"taken this deal: {taken}")
+        lines.append(f"tricks/points taken this deal: {taken}")
         if obs.tricks:
             plays, winner = obs.tricks[-1]
             shown = ", ".join(f"{label(seat)} {card}" for seat, card in plays)
