@@ -115,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
             raise CliError(f"--save {args.save}: {error.strerror or error}", status=1) from None
     if args.log:
         # The recorded faults stand at the recorded moves; a play-out adds its own after them.
-        faults = [*data.get("faults", []), *match.record["faults"]]
+        faults = [*_checked_faults(data.get("faults", []), where), *match.record["faults"]]
         print_log(game, {**match.record, "faults": faults}, hands=args.hands)
         print()
     if args.json:
@@ -131,6 +131,21 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _checked_faults(faults: list[Any], where: str) -> list[Mapping[str, Any]]:
+    """The record's faults, each checked to be what the log prints: a ``CliError`` names the first bad one."""
+    for index, fault in enumerate(faults):
+        if not (isinstance(fault, dict) and all(type(fault.get(key)) is int for key in ("seat", "move"))
+                and all(isinstance(fault.get(key), str) for key in ("kind", "message"))):
+            raise CliError(f"{where}: fault {index} must be an object with integer 'seat' and 'move' and string "
+                           "'kind' and 'message'", status=1)
+    return faults
+
+
+def printable(text: object) -> str:
+    """``text`` with control characters (terminal escapes an agent may have put in a message) shown as '?'."""
+    return "".join(char if char.isprintable() else "?" for char in str(text))
+
+
 def print_log(game: Game, record: Mapping[str, Any], hands: bool) -> None:
     """The match step by step, as ``arena play`` prints it: every public event, each seat's decisions that no
     public event shows (Lovat's secret keep), each fault at the move where the substitute took over, and with
@@ -139,7 +154,7 @@ def print_log(game: Game, record: Mapping[str, Any], hands: bool) -> None:
     ``record`` has been replayed and checked already, so every action here is legal.
     """
     options = game.info.resolve_options(None, record.get("options", {}))
-    names = [seat.get("agent", "random") for seat in record["seats"]]
+    names = [printable(seat.get("agent", "random")) for seat in record["seats"]]
     players = options["players"]
     print_header(game, players, record["seed"], names)
     state = game.new_state(record["seed"], options, script=record.get("chance", []))
@@ -166,8 +181,8 @@ def print_log(game: Game, record: Mapping[str, Any], hands: bool) -> None:
     for move, entry in enumerate(record["actions"]):
         seat, action = entry["seat"], action_from_json(entry["action"])
         for fault in faults.get(move, []):
-            print(f"fault: {seat_label(fault['seat'], names)} {fault['kind']} at move {move}: {fault['message']}; "
-                  "the substitute plays this seat from here")
+            print(printable(f"fault: {seat_label(fault['seat'], names)} {fault['kind']} at move {move}: "
+                            f"{fault['message']}; the substitute plays this seat from here"))
         observation = state.observation(seat)
         state.apply(seat, action)
         if observation.phase in game.info.simultaneous_phases:  # a secret decision: no public event shows it

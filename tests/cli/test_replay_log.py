@@ -140,3 +140,19 @@ def test_a_match_is_replayed_straight_from_a_store(capsys: pytest.CaptureFixture
         assert status == 1 and f"no match {typo!r}; did you mean " in err and err.count("\n") == 1
     status, _, err = run(capsys, "replay", "tiny", "--match", "zzzzzzzzzzzz", "--leaderboards", str(boards))
     assert status == 1 and "no match 'zzzzzzzzzzzz'" in err and "did you mean" not in err
+
+
+def test_a_fault_message_cannot_drive_the_terminal_and_a_malformed_fault_is_one_line(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    _, record = play_log(capsys, tmp_path, "lorum", "--seed", "3", "--deals", "1")
+    data = json.loads(record.read_text())
+    data["faults"] = [{"seat": 0, "kind": "exception", "move": 2, "message": "boom\x1b[2J\x1b]0;owned\x07"}]
+    record.write_text(json.dumps(data))
+    lines = replay_log(capsys, str(record))
+    [fault] = [line for line in lines if line.startswith("fault:")]
+    assert "\x1b" not in fault and "\x07" not in fault and "boom?[2J?]0;owned?" in fault
+    data["faults"] = [{"seat": "0", "move": 2}]
+    record.write_text(json.dumps(data))
+    status, _, err = run(capsys, "replay", str(record), "--log")
+    assert status == 1 and err == (f"arena: error: {record}: fault 0 must be an object with integer 'seat' and "
+                                   "'move' and string 'kind' and 'message'\n")
