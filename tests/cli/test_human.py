@@ -229,3 +229,50 @@ def test_the_lovat_view_sorts_the_hand_in_the_turns_colour_and_marks_what_beats_
     assert [line.split()[0] for line in shown] == sorted(observation.hand, key=lambda card_id: -strength[card_id])
     for line in shown:
         assert line.endswith(", beats it") == (strength[line.split()[0]] > strength[best])
+
+
+@pytest.mark.parametrize("players", [3, 4, 5, 6])
+def test_a_person_can_finish_a_lovat_game_at_every_table_size(players: int) -> None:
+    """Every phase (keep, colour, declare, play, void) is shown and read: the person types a legal keep in
+    lower case, then a choice's name in upper case; a forced decision asks nothing."""
+    state = GAME.new_state(players, {"players": players})
+    asked = 0
+    while not state.is_over():
+        for seat in state.to_move():
+            observation = state.observation(seat)
+            if seat != 0:
+                action = observation.legal[0] if observation.legal else tuple(sorted(random_keep(
+                    observation.dealt, observation.level_sum, observation.min_size, observation.max_size,
+                    random.Random(seat))))
+                state.apply(seat, action)
+                continue
+            if observation.legal:
+                answer = str(observation.legal[-1]).upper()
+            else:
+                answer = " ".join(random_keep(observation.dealt, observation.level_sum, observation.min_size,
+                                              observation.max_size, random.Random(7))).lower()
+            read, prompts = scripted_reader([answer])
+            out = io.StringIO()
+            action = HumanAgent(seat=0, game=GAME, players=players, read=read, out=out).act(observation)
+            assert len(prompts) == (0 if len(observation.legal) == 1 else 1), out.getvalue()
+            asked += len(prompts)
+            state.apply(0, action)
+    assert asked > 1
+
+
+def test_a_person_can_finish_a_lorum_game_typing_card_names_in_any_case() -> None:
+    state = LORUM.new_state(21, {"deals": 4})
+    asked = 0
+    while not state.is_over():
+        [seat] = state.to_move()
+        observation = state.observation(seat)
+        if seat != 2:
+            state.apply(seat, observation.legal[0])
+            continue
+        read, prompts = scripted_reader([str(observation.legal[-1]).swapcase()])
+        out = io.StringIO()
+        action = HumanAgent(seat=2, game=LORUM, players=4, read=read, out=out).act(observation)
+        assert action == observation.legal[-1] and len(prompts) == (len(observation.legal) > 1)
+        asked += len(prompts)
+        state.apply(seat, action)
+    assert asked > 4
