@@ -29,7 +29,7 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
             "matches, and print the result. A hand-written record without a result is played out by the agents "
             "it names (random where none is named) and scored. With --log, print the match step by step as "
             "'arena play' does (with --hands, every seat's hand at the start and as it changes). With --match, "
-            "SOURCE is a tournament name and the record is that match from its store."
+            "the argument is a tournament NAME and the record is that match from its store."
         ),
         examples=(
             "arena replay game.json",
