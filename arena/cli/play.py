@@ -8,6 +8,7 @@ import shutil
 import sys
 import textwrap
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 from arena.cli.common import (
@@ -32,6 +33,9 @@ from arena.seeding import derive_seed
 DEFAULT_AGENTS = ("greedy", "random")
 """Seats cycle through these when --agents is not given."""
 
+HUMAN = "human"
+"""The seat name, in ``--agents``, of the seat a person plays (as ``--human SEAT`` does)."""
+
 
 def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     """Register ``arena play``."""
@@ -45,6 +49,7 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
             "arena play lovat --players 3 --agents greedy,random,random --record game.json",
             "arena play lorum --deals 8 --json",
             "arena play lovat --human 0        # you play seat 0 in the terminal",
+            "arena play lorum --agents human,greedy,search,random",
             "arena play lorum --agents search,greedy,random,random --option search.iterations=80",
         ),
     )
@@ -53,8 +58,8 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--deals", type=int, help="number of deals (Lorum only; default 4)")
     parser.add_argument("--seed", type=seed_value,
                         help="seed for the deal and every chance outcome, 0 to 2**63-1 (default: random, printed)")
-    parser.add_argument("--agents", help="comma-separated agent per seat, or one name for every seat "
-                        "(default: greedy and random alternating)")
+    parser.add_argument("--agents", help="comma-separated agent per seat, or one name for every seat; 'human' is a seat "
+                        "you play (default: greedy and random alternating)")
     parser.add_argument("--record", type=Path, metavar="FILE", help="save the match record (JSON) to FILE")
     parser.add_argument("--json", action="store_true", help="print the result as JSON instead of the log")
     parser.add_argument("--human", type=int, metavar="SEAT", help="play SEAT yourself in the terminal")
@@ -73,23 +78,21 @@ def run(args: argparse.Namespace) -> int:
     players = options["players"]
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
     names = _agent_names(args.agents, players)
-    if args.human is not None and not 0 <= args.human < players:
-        raise CliError(f"--human {args.human}: seats are 0 to {players - 1}")
-    specs = {name: agent_for_game(loaded, name, game) for name in names}
+    human = _human_seat(args.human, names, players)
+    if human is not None:
+        names[human] = HUMAN
+    specs = {name: agent_for_game(loaded, name, game) for name in names if name != HUMAN}
     agent_options = _agent_options(args.option, specs, game)
     seats = [
+        SeatPlan(name=HUMAN, spec=_human_spec(game, players, names), seed=0) if name == HUMAN else
         SeatPlan(name=name, spec=specs[name], options=agent_options.get(name, {}),
                  seed=derive_seed(seed, "agent", seat))
         for seat, name in enumerate(names)
     ]
-    if args.human is not None:
-        seats[args.human] = SeatPlan(name="human", spec=_human_spec(game, players), seed=0)
     substitute = agent_for_game(loaded, "random", game)
-    log = None if args.json else (lambda event: print(wrapped(game.describe_event(event))))
+    log = None if args.json else (lambda event: print_event(game, event))
     if log is not None:
-        print(f"{game.info.title}, {players} players, seed {seed}")
-        for seat, plan in enumerate(seats):
-            print(f"  seat {seat}: {plan.name}")
+        print_header(game, players, seed, names)
     try:
         match = play_match(game, options, seed, seats, substitute=substitute, on_event=log)
     except InputEnded as ended:
@@ -109,6 +112,18 @@ def run(args: argparse.Namespace) -> int:
         if args.record is not None:
             print(f"record saved to {args.record}")
     return 0
+
+
+def print_header(game: Game, players: int, seed: int, names: list[str]) -> None:
+    """The log's first lines: the game, its players and seed, then who sits where."""
+    print(f"{game.info.title}, {players} players, seed {seed}")
+    for seat, name in enumerate(names):
+        print(f"  seat {seat}: {name}")
+
+
+def print_event(game: Game, event: Mapping[str, Any]) -> None:
+    """One public event as a log line (``arena play`` live, ``arena replay --log`` from a record)."""
+    print(wrapped(game.describe_event(event)))
 
 
 def wrapped(text: str) -> str:
@@ -152,22 +167,34 @@ def _agent_options(pairs: list[str] | None, specs: dict[str, AgentSpec], game: G
     return chosen
 
 
+def _human_seat(flag: int | None, names: list[str], players: int) -> int | None:
+    """The seat a person plays: ``--human SEAT`` or the word ``human`` in ``--agents`` (one seat at most)."""
+    if flag is not None and not 0 <= flag < players:
+        raise CliError(f"--human {flag}: seats are 0 to {players - 1}")
+    seats = {seat for seat, name in enumerate(names) if name == HUMAN} | ({flag} if flag is not None else set())
+    if len(seats) > 1:
+        shown = ", ".join(map(str, sorted(seats)))
+        raise CliError(f"one person can play one seat, not seats {shown} (--agents 'human' and --human)")
+    return seats.pop() if seats else None
+
+
 def _agent_names(value: str | None, players: int) -> list[str]:
     if value is None:
         return [DEFAULT_AGENTS[seat % len(DEFAULT_AGENTS)] for seat in range(players)]
     names = [name.strip() for name in value.split(",")]
     if any(not name for name in names):
         raise CliError(f"--agents {value!r}: an agent name is empty")
-    if len(names) == 1:
+    if len(names) == 1 and names[0] != HUMAN:
         return names * players
     if len(names) != players:
         raise CliError(f"--agents names {len(names)} agents for {players} seats; give {players} or one")
     return names
 
 
-def _human_spec(game: Game, players: int) -> AgentSpec:
+def _human_spec(game: Game, players: int, names: list[str]) -> AgentSpec:
     def factory(seat: int, **_: Any) -> HumanAgent:
-        return HumanAgent(seat=seat, game=game, players=players, read=input, out=sys.stdout)
+        labels = ["you" if index == seat else name for index, name in enumerate(names)]
+        return HumanAgent(seat=seat, game=game, players=players, read=input, out=sys.stdout, names=labels)
 
     return AgentSpec(name="human", games=(game.info.name,), factory=factory, description="a person", version="-")
 

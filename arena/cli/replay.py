@@ -1,15 +1,19 @@
-"""``arena replay``: re-run a match record through the engine and check it."""
+"""``arena replay``: re-run a match record through the engine, check it, and optionally print its log."""
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
-from arena.cli.common import CliError, add_command, add_plugins_dir, check_output_file, print_json, registry
-from arena.cli.play import result_json
-from arena.games.base import InvalidSetup
-from arena.records import (RecordError, check_chance_used, check_result, game_for_record, load_record, replay,
-                           save_record)
+from arena.cli.common import (CliError, add_command, add_leaderboards_dir, add_plugins_dir, check_output_file,
+                              print_json, registry)
+from arena.cli.play import print_event, print_header, result_json
+from arena.cli.results import stored_record
+from arena.games.base import Game, InvalidSetup, seat_label
+from arena.records import (RecordError, action_from_json, check_chance_used, check_result, game_for_record,
+                           load_record, replay, save_record)
 from arena.referee import RefereeError, SeatPlan, play_match
 from arena.seeding import derive_seed
 
@@ -19,27 +23,55 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     parser = add_command(
         subparsers,
         "replay",
-        help="re-run a match record and check it",
+        help="re-run a match record and check it; print its log",
         description=(
             "Re-run a match record through the engine, check that every action is legal and that the result "
             "matches, and print the result. A hand-written record without a result is played out by the agents "
-            "it names (random where none is named) and scored."
+            "it names (random where none is named) and scored. With --log, print the match step by step as "
+            "'arena play' does (with --hands, every seat's hand at the start and as it changes). With --match, "
+            "the argument is a tournament NAME and the record is that match from its store."
         ),
-        examples=("arena replay game.json", "arena replay my-deal.json --json --save played.json"),
+        examples=(
+            "arena replay game.json",
+            "arena replay my-deal.json --json --save played.json",
+            "arena replay game.json --log --hands",
+            "arena replay quickstart-lorum --match t0000-b00-r1 --log",
+        ),
     )
-    parser.add_argument("file", type=Path, help="the record (JSON, see docs/records.md)")
+    parser.add_argument("source", metavar="FILE|NAME",
+                        help="the record (JSON, see docs/records.md), or with --match a tournament name")
+    parser.add_argument("--match", metavar="ID",
+                        help="replay match ID of tournament NAME (ids: 'arena export NAME' lists them)")
+    parser.add_argument("--log", action="store_true", help="print the match step by step before the result")
+    parser.add_argument("--hands", action="store_true",
+                        help="with --log: show every seat's hand at the start and whenever it changes")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--save", type=Path, metavar="FILE", help="save the completed record to FILE")
+    add_leaderboards_dir(parser)
     add_plugins_dir(parser)
     parser.set_defaults(run=run)
+
+
+def _load(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
+    """The record and how errors name it: the file, or ``NAME match ID``."""
+    if args.match is not None:
+        return stored_record(args.leaderboards, args.source, args.match), f"{args.source} match {args.match}"
+    try:
+        return load_record(Path(args.source)), args.source
+    except RecordError as error:
+        raise CliError(f"{args.source}: {error}", status=1) from None
 
 
 def run(args: argparse.Namespace) -> int:
     """Replay the record; exit 1 with one line on any inconsistency."""
     check_output_file(args.save, "--save")
+    if args.hands and not args.log:
+        raise CliError("--hands shows hands in the log: add --log")
+    if args.log and args.json:
+        raise CliError("--log prints a readable log and --json a JSON result: choose one")
+    data, where = _load(args)
     loaded = registry(args)
     try:
-        data = load_record(args.file)
         game = game_for_record(data, loaded.games)
         replayed = replay(data, game)
         if replayed.state.is_over():
@@ -47,13 +79,13 @@ def run(args: argparse.Namespace) -> int:
         elif "result" in data:
             raise RecordError("the record has a result but its actions stop before the game is over")
     except RecordError as error:
-        raise CliError(f"{args.file}: {error}", status=1) from None
+        raise CliError(f"{where}: {error}", status=1) from None
     options = game.info.resolve_options(None, data.get("options", {}))
     # Play on from the recorded prefix (no-op when the record is complete): the
     # agents named in the record take the remaining decisions.
     names = [seat.get("agent", "random") for seat in data.get("seats", [])] or ["random"] * options["players"]
     if len(names) != options["players"]:
-        raise CliError(f"{args.file}: 'seats' lists {len(names)} seats for a {options['players']}-player game", 1)
+        raise CliError(f"{where}: 'seats' lists {len(names)} seats for a {options['players']}-player game", 1)
     # A seat names its entry ("greedy-2") and the plugin behind it ("greedy"); a hand-written one may name
     # only an agent.
     plugins = [seat.get("plugin") or seat.get("agent", "random") for seat in data.get("seats", [])] or names
@@ -63,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
             try:
                 loaded.agent(plugin)
             except KeyError as error:
-                raise CliError(f"{args.file}: seat {seat}: {error.args[0]}; it must play the rest of the record",
+                raise CliError(f"{where}: seat {seat}: {error.args[0]}; it must play the rest of the record",
                                status=1) from None
         # In a complete record nobody decides anything, so an agent that is not installed does no harm.
         spec = loaded.agents.get(plugin) or loaded.agent("random")
@@ -73,22 +105,86 @@ def run(args: argparse.Namespace) -> int:
                            script=data.get("chance", []), prefix=replayed.actions)
         check_chance_used(data.get("chance", []), match.record["chance"])  # a played-out game used them all
     except (RefereeError, RecordError) as error:
-        raise CliError(f"{args.file}: {error}", status=1) from None
+        raise CliError(f"{where}: {error}", status=1) from None
     except InvalidSetup as error:  # a scripted chance outcome that only the play-out reached is wrong
-        raise CliError(f"{args.file}: playing the record out: {error}", status=1) from None
+        raise CliError(f"{where}: playing the record out: {error}", status=1) from None
     if args.save is not None:
         try:
             save_record(match.record, args.save)
         except OSError as error:
             raise CliError(f"--save {args.save}: {error.strerror or error}", status=1) from None
+    if args.log:
+        # The recorded faults stand at the recorded moves; a play-out adds its own after them.
+        faults = [*_checked_faults(data.get("faults", []), where), *match.record["faults"]]
+        print_log(game, {**match.record, "faults": faults}, hands=args.hands)
+        print()
     if args.json:
         print_json(result_json(game, match))
     else:
         count = len(data["actions"])
         played_on = len(match.record["actions"]) - count
         tail = f"; {played_on} more played out by the seats' agents" if played_on else ""
-        print(f"{args.file}: {count} recorded action{'s' if count != 1 else ''} legal{tail}")
+        print(f"{where}: {count} recorded action{'s' if count != 1 else ''} legal{tail}")
         result = match.record["result"]
         for seat, entry in enumerate(match.record["seats"]):
             print(f"  seat {seat} ({entry['agent']}): score {result['scores'][seat]}, rank {result['ranks'][seat]}")
     return 0
+
+
+def _checked_faults(faults: list[Any], where: str) -> list[Mapping[str, Any]]:
+    """The record's faults, each checked to be what the log prints: a ``CliError`` names the first bad one."""
+    for index, fault in enumerate(faults):
+        if not (isinstance(fault, dict) and all(type(fault.get(key)) is int for key in ("seat", "move"))
+                and all(isinstance(fault.get(key), str) for key in ("kind", "message"))):
+            raise CliError(f"{where}: fault {index} must be an object with integer 'seat' and 'move' and string "
+                           "'kind' and 'message'", status=1)
+    return faults
+
+
+def printable(text: object) -> str:
+    """``text`` with control characters (terminal escapes an agent may have put in a message) shown as '?'."""
+    return "".join(char if char.isprintable() else "?" for char in str(text))
+
+
+def print_log(game: Game, record: Mapping[str, Any], hands: bool) -> None:
+    """The match step by step, as ``arena play`` prints it: every public event, each seat's decisions that no
+    public event shows (Lovat's secret keep), each fault at the move where the substitute took over, and with
+    ``hands`` every seat's hand at the start and whenever it changes.
+
+    ``record`` has been replayed and checked already, so every action here is legal.
+    """
+    options = game.info.resolve_options(None, record.get("options", {}))
+    names = [printable(seat.get("agent", "random")) for seat in record["seats"]]
+    players = options["players"]
+    print_header(game, players, record["seed"], names)
+    state = game.new_state(record["seed"], options, script=record.get("chance", []))
+    faults: dict[int, list[Mapping[str, Any]]] = {}
+    for fault in record.get("faults", []):
+        faults.setdefault(fault["move"], []).append(fault)
+    shown: list[str | None] = [None] * players
+    logged = 0
+
+    def catch_up() -> None:
+        nonlocal logged
+        events = state.events(logged)
+        for event in events:
+            print_event(game, event)
+        logged += len(events)
+        if hands and not state.is_over():  # final hands say nothing the log has not
+            for seat in range(players):
+                hand = game.describe_hand(state.observation(seat))
+                if hand != shown[seat]:
+                    print(f"  {seat_label(seat, names)} hand: {hand}")
+                    shown[seat] = hand
+
+    catch_up()
+    for move, entry in enumerate(record["actions"]):
+        seat, action = entry["seat"], action_from_json(entry["action"])
+        for fault in faults.get(move, []):
+            print(printable(f"fault: {seat_label(fault['seat'], names)} {fault['kind']} at move {move}: "
+                            f"{fault['message']}; the substitute plays this seat from here"))
+        observation = state.observation(seat)
+        state.apply(seat, action)
+        if observation.phase in game.info.simultaneous_phases:  # a secret decision: no public event shows it
+            print(f"{seat_label(seat, names)} decides: {game.describe_action(observation, action)}")
+        catch_up()

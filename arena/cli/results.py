@@ -16,10 +16,11 @@ from rich.console import Console
 from arena.cli.common import CliError, add_command, add_leaderboards_dir, check_output_file, print_json
 from arena.leaderboard import compare, render_comparison
 from arena.records import save_record
+from arena.suggest import closest
 from arena.ratings.registry import method_names
 from arena.tournament.config import DEFAULT_FAULT_SHARE
 from arena.tournament.publish import method_options, publish, rate_stored, stored_config
-from arena.tournament.store import Store, StoreError, store_path
+from arena.tournament.store import STORE_FILE, Store, StoreError, store_path
 
 EXPORT_COLUMNS = ("idx", "id", "block_id", "table", "block", "rotation", "deal_seed", "agents", "scores", "ranks",
                   "faults", "think_seconds", "wall_seconds")
@@ -161,14 +162,14 @@ def run_export(args: argparse.Namespace) -> int:
     if args.match is not None and args.format is not None:
         raise CliError("--format applies to the match table; --match writes the record as JSON")
     check_output_file(args.output, "--output")
-    try:
-        with Store.open_readonly(store_path(args.leaderboards, args.name)) as store:
-            if args.match is not None:
-                record = store.record(args.match)
-            else:
+    if args.match is not None:
+        record = stored_record(args.leaderboards, args.name, args.match)
+    else:
+        try:
+            with Store.open_readonly(store_path(args.leaderboards, args.name)) as store:
                 rows = [row.to_json() for row in store.rows()]
-    except StoreError as error:
-        raise CliError(str(error), status=1) from None
+        except StoreError as error:
+            raise CliError(str(error), status=1) from None
     try:
         if args.match is not None:
             _write_record(record, args.output)
@@ -179,6 +180,30 @@ def run_export(args: argparse.Namespace) -> int:
     except OSError as error:
         raise CliError(f"--output {args.output}: {error.strerror or error}", status=1) from None
     return 0
+
+
+def stored_record(leaderboards: Path, name: str, match_id: str) -> dict[str, Any]:
+    """Match ``match_id``'s full record from tournament ``name``'s store (``arena export``, ``arena replay``).
+
+    A ``CliError`` (one line, status 1) for a missing tournament or an unknown match id, with the closest
+    stored name or id as a suggestion.
+    """
+    try:
+        path = store_path(leaderboards, name)
+        if not path.is_file():
+            close = closest(name, (found.parent.name for found in Path(leaderboards).glob(f"*/{STORE_FILE}")))
+            hint = f"; did you mean {close!r}?" if close else " (run 'arena run CONFIG' first)"
+            raise StoreError(f"no tournament {name!r} in {leaderboards}{hint}")
+        with Store.open_readonly(path) as store:
+            try:
+                return store.record(match_id)
+            except StoreError as error:
+                close = closest(match_id, (row.id for row in store.rows()))
+                if close is None:
+                    raise
+                raise StoreError(f"{error}; did you mean {close!r}?") from None
+    except StoreError as error:
+        raise CliError(str(error), status=1) from None
 
 
 def _write_record(record: dict[str, Any], output: Path | None) -> None:

@@ -408,9 +408,31 @@ class Game(ABC):
             return None
         return f"{action!r} is not one of the legal actions {list(observation.legal)}"
 
-    def describe_observation(self, observation: Observation) -> list[str]:
-        """Lines showing a seat what it knows, for a person playing in the terminal."""
+    def describe_observation(self, observation: Observation, names: Sequence[str] = ()) -> list[str]:
+        """Lines showing a seat what it knows, for a person playing in the terminal.
+
+        ``names`` labels the seats (``names[seat]``, e.g. the agents' names); seats past its end are
+        shown by number alone.  Games override this with a readable view (hand grouped and sorted, the
+        trick so far, why some cards are not allowed).
+        """
         return [f"{key}: {value}" for key, value in observation.to_json().items() if key != "legal"]
+
+    def describe_hand(self, observation: Observation) -> str | None:
+        """The seat's own cards as one readable line (for logs that show hands), or None if it holds none."""
+        return None
+
+    def parse_action(self, observation: Observation, text: str) -> Action | None:
+        """The action a person typed as ``text``, or None if it names none.
+
+        By default the legal action whose text equals ``text`` ignoring case; games whose legal set is
+        described by a rule (Lovat's keep) override this to read such an action.  The result is still
+        checked with ``action_error`` before it is played.
+        """
+        wanted = text.strip().casefold()
+        for action in observation.legal:
+            if isinstance(action, str) and action.casefold() == wanted:
+                return action
+        return None
 
 
 def to_json(value: Any) -> Any:
@@ -463,3 +485,8 @@ def fast_constructor(cls: type) -> Callable[..., Any]:
     if type(made) is not cls or made != cls(*sample) or dataclasses.astuple(made) != sample:
         raise AssertionError(f"fast_constructor({cls.__name__}) does not reproduce the dataclass constructor")
     return build
+
+
+def seat_label(seat: int, names: Sequence[str] = ()) -> str:
+    """``"seat 2 (greedy)"``, or ``"seat 2"`` when ``names`` does not name that seat: how views name seats."""
+    return f"seat {seat} ({names[seat]})" if 0 <= seat < len(names) and names[seat] else f"seat {seat}"

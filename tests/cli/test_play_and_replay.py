@@ -229,7 +229,7 @@ def test_the_play_examples_in_help_work(capsys: pytest.CaptureFixture[str], tmp_
     assert len(examples) >= 3
     for example in examples:
         argv = shlex.split(example)[1:]
-        if "--human" in argv:
+        if "--human" in argv or any("human" in arg.split(",") for arg in argv):
             continue  # needs a person at the terminal (tests/cli/test_human.py plays it)
         status, _, err = run(capsys, *argv)
         assert status == 0, f"{example}: {err}"

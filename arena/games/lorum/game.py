@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from arena.games.base import Action, ChanceOutcome, Game, GameInfo, Observation, OptionSpec
+from arena.games.lorum import view
 from arena.games.lorum.cards import INDEX, describe_card
 from arena.games.lorum.observation import LorumObservation, observation_from_json
 from arena.games.lorum.sampler import sample_state
@@ -104,6 +105,19 @@ class LorumGame(Game):
                 line += f"; {event['pot']} chips left in the pot (not paid out, S-17)"
             return line + "."
         return f"{kind}: {dict(event)}"
+
+    def describe_observation(self, observation: Observation, names: Sequence[str] = ()) -> list[str]:
+        """The deal, contract, chips, the trick so far with seat names, the hand by suit, and why cards are
+        barred (``arena/games/lorum/view.py``)."""
+        if not isinstance(observation, LorumObservation):
+            return super().describe_observation(observation, names)
+        return view.describe(observation, names)
+
+    def describe_hand(self, observation: Observation) -> str | None:
+        """The seat's cards grouped by suit, each suit from the ace down."""
+        if not isinstance(observation, LorumObservation):
+            return None
+        return view.hand_line(observation.hand)
 
     def encoding(self, options: Mapping[str, Any]) -> Any:
         """The fixed-size view of a seat that ``arena.env`` trains on (``arena/games/lorum/encoding.py``).

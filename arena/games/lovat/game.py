@@ -16,6 +16,7 @@ from arena.games.base import (
     Observation,
     from_json,
 )
+from arena.games.lovat import view
 from arena.games.lovat.deck import COLOUR_INDEX, LEVEL, STRENGTH
 from arena.games.lovat.observation import LovatObservation
 from arena.games.lovat.sampler import sample_state
@@ -148,39 +149,23 @@ class LovatGame(Game):
             return keep_problem(action, observation.dealt, variant_for(observation.players))
         return super().action_error(observation, action)
 
-    def describe_observation(self, observation: Observation) -> list[str]:
-        """What the seat knows, as lines for a person at the terminal."""
+    def describe_observation(self, observation: Observation, names: Sequence[str] = ()) -> list[str]:
+        """What the seat knows, as lines for a person at the terminal (``arena/games/lovat/view.py``)."""
         if not isinstance(observation, LovatObservation):
-            return super().describe_observation(observation)
-        obs = observation
-        lines = [f"you are seat {obs.seat} of {obs.players}; dealer {obs.dealer}, first player {obs.first_player}"]
-        if obs.phase == KEEP:
-            lines.append(
-                f"keep cards whose levels sum to {obs.level_sum}, {obs.min_size} to {obs.max_size} cards; "
-                "the rest become counters"
-            )
-            lines.extend(_card_line(card_id, None) for card_id in obs.dealt)
-            return lines
-        where = "game over" if obs.active is None else (
-            f"turn {obs.turn + 1} of {obs.turns} (round {obs.round + 1}{', die round' if obs.die_round else ''}), "
-            f"seat {obs.active} active"
-        )
-        lines.append(where)
-        if obs.die is not None:
-            lines.append(f"die: {obs.die}")
-        if obs.colour is not None:
-            lines.append(f"colour: {obs.colour}")
-        for seat in range(obs.players):
-            points = ", ".join(obs.point_cards[seat]) or "none"
-            lines.append(
-                f"seat {seat}: {obs.hand_sizes[seat]} cards, {obs.counter_counts[seat]} counters, points: {points}"
-                + (" (passed)" if obs.passes[seat] else "")
-            )
-        for seat, card_id in obs.plays:
-            lines.append(f"played by seat {seat}: {_card_line(card_id, obs.colour)}")
-        lines.append(f"your counters: {obs.counters}; your hand:")
-        lines.extend("  " + _card_line(card_id, obs.colour) for card_id in obs.hand)
-        return lines
+            return super().describe_observation(observation, names)
+        return view.describe(observation, names)
+
+    def describe_hand(self, observation: Observation) -> str | None:
+        """The seat's cards by level, with its counters (the dealt cards until it has kept)."""
+        if not isinstance(observation, LovatObservation):
+            return None
+        return view.hand_line(observation)
+
+    def parse_action(self, observation: Observation, text: str) -> Action | None:
+        """A typed keep (card ids in any order and case), or a menu action by name in any case."""
+        if observation.phase == KEEP and isinstance(observation, LovatObservation):
+            return view.parse_keep(observation, text)
+        return super().parse_action(observation, text)
 
     def encoding(self, options: Mapping[str, Any]) -> Any:
         """The fixed-size view of a seat that ``arena.env`` trains on (``arena/games/lovat/encoding.py``).
@@ -207,17 +192,6 @@ class LovatGame(Game):
         if phase == VOID:
             return "discard a counter" if action == COUNTER else f"discard {action} face down"
         return str(action)
-
-
-def _card_line(card_id: str, colour: str | None) -> str:
-    """A card with its level and strengths (the turn's colour first when there is one)."""
-    strengths = STRENGTH[card_id]
-    text = f"{card_id} level {LEVEL[card_id]}: " + " ".join(
-        f"{name} {strengths[index]}" for name, index in COLOUR_INDEX.items()
-    )
-    if colour is not None:
-        text = f"{card_id} ({colour} {strengths[COLOUR_INDEX[colour]]}) level {LEVEL[card_id]}"
-    return text
 
 
 GAME = LovatGame()
