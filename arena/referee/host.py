@@ -2,8 +2,8 @@
 
 A zygote (``arena.referee.zygote``) is started as a fresh interpreter (never
 forked from the referee, so it holds no game state and no secret of the
-driver), imports arena, confines itself in the sandbox asked for, and only
-then imports its one plugin.  It is reused across matches.  For each seat of
+driver), imports arena and confines itself in the sandbox asked for; a
+third-party plugin is imported only in each seat it forks (``arena.referee.zygote``).  It is reused across matches.  For each seat of
 each match the referee makes a socket pair and passes one end to the zygote of
 that seat's plugin, which forks the seat with it; the seat builds the agent and
 talks to the referee directly.  Forking from a loaded process keeps start-up

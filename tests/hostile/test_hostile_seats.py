@@ -204,3 +204,15 @@ def test_memory_spread_over_children_is_bounded_for_the_whole_tree(registry: Reg
     assert fault["seat"] == 1 and fault["kind"] in ("memory", "exception", "crash")
     assert "result" in match.record
     assert match.peak_memory_mb[1] is not None and match.peak_memory_mb[1] <= 128
+
+
+@pytest.mark.parametrize("isolation", ["auto", "isolated"])
+def test_no_memory_across_the_matches_of_a_block_through_the_zygote(registry: Registry, host: AgentHost,
+                                                                     isolation: str) -> None:
+    # Rotation 0 writes its hand into a page mapped at import time; rotation 1 (same deal, next seat) reads it.
+    first = play(registry, host, ["recaller", "random", "random", "random"], seed=5, isolation=isolation,
+                 options={0: {"phase": "write"}})
+    assert first.record["faults"] == []
+    second = play(registry, host, ["random", "recaller", "random", "random"], seed=5, isolation=isolation,
+                  options={1: {"phase": "read"}})
+    assert report_of(second, 1) == {"found": False, "imported_here": True}
