@@ -108,13 +108,14 @@ def sandbox_level() -> str:
 
 
 def confine_for(source: PluginSource, memory_mb: int | None, purpose: str, require: str | None = None,
-                temp_root: str | None = None) -> str:
+                temp_root: str | None = None, workdir: str | None = None) -> str:
     """Confine this (fresh, single-threaded) process for running ``source``'s code; the level achieved.
 
     ``require`` is the least acceptable level (default: what the machine offers);
     ``"none"`` or a machine without a sandbox only bounds the address space.
     ``temp_root`` is the one folder it may write in (made by whoever started
-    the process, who removes it).  Raises ``arena.sandbox.SandboxError`` (one
+    the process, who removes it).  ``workdir`` is the user's working directory
+    (kept out of the read paths; default this process's).  Raises ``arena.sandbox.SandboxError`` (one
     line, naming ``arena doctor``) below ``require``.
     """
     wanted = require if require is not None else sandbox_level()
@@ -125,7 +126,7 @@ def confine_for(source: PluginSource, memory_mb: int | None, purpose: str, requi
         return "none"
     from arena.sandbox import Policy, confine, default_read_paths
 
-    policy = Policy(read_paths=default_read_paths(*source.read_paths()), memory_mb=memory_mb,
+    policy = Policy(read_paths=default_read_paths(*source.read_paths(), workdir=workdir), memory_mb=memory_mb,
                     label=f"{purpose}-{source.name}")
     return confine(policy, require=wanted, temp_root=temp_root)
 

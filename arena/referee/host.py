@@ -114,7 +114,8 @@ class Zygote:
         self._stop()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         command = [sys.executable, "-m", "arena.referee.zygote", "--control", str(theirs.fileno()),
-                   "--plugin", json.dumps(self.plugin.to_json()), "--require", self.require]
+                   "--plugin", json.dumps(self.plugin.to_json()), "--require", self.require,
+                   "--workdir", os.getcwd()]  # the zygote runs in /: its read paths must still avoid this
         if self.require != "none":
             self.temp_root = os.path.realpath(tempfile.mkdtemp(prefix="arena-zygote-"))
             command += ["--temp-root", self.temp_root]

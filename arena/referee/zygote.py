@@ -1,6 +1,6 @@
 """The zygote: a pre-loaded server of ONE plugin that forks one fresh process tree per seat per match.
 
-Run as ``python -m arena.referee.zygote --control FD --plugin JSON --require LEVEL``
+Run as ``python -m arena.referee.zygote --control FD --plugin JSON --require LEVEL --workdir DIR``
 by ``arena.referee.host``, never by hand.  In this order it imports arena and
 the built-in games, confines itself (``arena.referee.confinement.confine_for``:
 at ``LEVEL`` ``partial`` or ``full`` the sandbox of ``arena.sandbox``; at
@@ -85,9 +85,11 @@ the same by importing what they need at module level."""
 class Zygote:
     """The server loop; one instance per zygote process, serving one plugin."""
 
-    def __init__(self, control: socket.socket, plugin: PluginSource, require: str, temp_root: str | None) -> None:
+    def __init__(self, control: socket.socket, plugin: PluginSource, require: str, temp_root: str | None,
+                 workdir: str | None = None) -> None:
         self.control = control
         self.plugin = plugin
+        self.workdir = workdir  # the referee's working directory: never readable, though the zygote runs in /
         self.children: dict[int, Any] = {}  # pid -> SeatBox (sandboxed) or private temporary folder (isolated)
         manager = PluginManager()
         for source in builtin_sources():
@@ -97,7 +99,8 @@ class Zygote:
             preload(PRELOAD_PACKAGE)
         gc.collect()
         gc.freeze()  # seats then never touch these objects' pages (cheaper copy-on-write)
-        self.level = confine_for(plugin, ZYGOTE_MEMORY_MB, "zygote", require=require, temp_root=temp_root)
+        self.level = confine_for(plugin, ZYGOTE_MEMORY_MB, "zygote", require=require, temp_root=temp_root,
+                                 workdir=workdir)
         # Said before any plugin code runs: the referee believes this level, not anything said later.
         control.send(json.dumps({"level": self.level}).encode())
         # A third-party plugin is never imported here but in each seat's own process (``_load_in_seat``):
@@ -152,7 +155,8 @@ class Zygote:
     def _spawn_sandboxed(self, request: dict[str, Any], fd: int) -> dict[str, Any]:
         from arena.sandbox import Policy, default_read_paths, spawn_seat
 
-        policy = Policy(read_paths=default_read_paths(*self.plugin.read_paths()), memory_mb=request.get("memory_mb"),
+        policy = Policy(read_paths=default_read_paths(*self.plugin.read_paths(), workdir=self.workdir),
+                        memory_mb=request.get("memory_mb"),
                         cpus=float(request.get("cpus", 1.0)), label=f"seat{request['seat']}-{request['agent']}")
 
         def run() -> int:
@@ -375,13 +379,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--plugin", required=True, help="the plugin's source, as JSON")
     parser.add_argument("--require", choices=("none", "partial", "full"), default="none")
     parser.add_argument("--temp-root", default=None, help="the folder a confined zygote may write in")
+    parser.add_argument("--workdir", default=None, help="the referee's working directory (never readable)")
     args = parser.parse_args(argv)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the referee's to handle
     make_subreaper()
     control = socket.socket(fileno=args.control)
     plugin = PluginSource.from_json(json.loads(args.plugin))
     try:
-        zygote = Zygote(control, plugin, args.require, args.temp_root)
+        zygote = Zygote(control, plugin, args.require, args.temp_root, args.workdir)
     except Exception as error:  # arena.sandbox.SandboxError above all: one line for the referee
         control.send(json.dumps({"ready": False, "error": one_line(error)}).encode())
         return 1

@@ -19,7 +19,7 @@ import pytest
 from hostile_helpers import needs_sandbox, play, processes_named, report_of
 
 from arena.agent import Agent, AgentSpec
-from arena.plugins import Registry
+from arena.plugins import Registry, load_registry
 from arena.referee import AgentHost, Limits, SeatPlan, play_match
 from arena.referee.sandboxed import ProcessSeat
 from arena.seeding import derive_seed
@@ -216,3 +216,48 @@ def test_no_memory_across_the_matches_of_a_block_through_the_zygote(registry: Re
     second = play(registry, host, ["random", "recaller", "random", "random"], seed=5, isolation=isolation,
                   options={1: {"phase": "read"}})
     assert report_of(second, 1) == {"found": False, "imported_here": True}
+
+
+SNOOP_PLUGIN = '''
+from arena import hookimpl
+from arena.agent import Agent, AgentSpec
+
+
+class StoreSnoop(Agent):
+    def act(self, observation):
+        opened = []
+        for path in self.options["paths"]:
+            try:
+                with open(path, "rb") as handle:
+                    handle.read(16)
+                opened.append(path)
+            except OSError:
+                pass
+        raise RuntimeError("REPORT " + __import__("json").dumps({"opened": opened}))
+
+
+@hookimpl
+def arena_register_agents(register):
+    register(AgentSpec(name="store-snoop", games=("lorum",), factory=StoreSnoop, description="", version="1"))
+'''
+
+
+def test_the_working_directory_stays_unreadable_though_a_read_path_holds_it(tmp_path: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    # A folder plugin that holds the working directory (and so its leaderboards): the driver's read paths drop
+    # it, and so must the zygote's, though the zygote itself runs in /.
+    plugin = tmp_path / "plugins" / "nest"
+    work = plugin / "work"
+    boards = work / "leaderboards" / "cup"
+    boards.mkdir(parents=True)
+    (plugin / "__init__.py").write_text(SNOOP_PLUGIN)
+    store = boards / "results.sqlite"
+    store.write_bytes(b"SQLite format 3\0 secret key")
+    registry = load_registry(plugins_dir=tmp_path / "plugins", entry_points=False).registry
+    monkeypatch.chdir(work)
+    with AgentHost() as own:
+        match = play(registry, own, ["store-snoop", "random", "random", "random"],
+                     options={0: {"paths": [str(store), str(work / "leaderboards")]}})
+    faults = match.record["faults"]
+    assert [fault["seat"] for fault in faults] == [0], faults
+    assert faults[0]["message"].startswith("start-up:"), faults  # its folder holds the cwd: not even importable
