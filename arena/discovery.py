@@ -35,7 +35,14 @@ from typing import Any
 
 from arena.plugins import PluginManager, PluginSource, one_line, spec_to_json
 from arena.referee.zygote import PRELOAD_PACKAGE, preload
-from arena.referee.confinement import child_hygiene, confine_for, make_subreaper, reap_descendants, sandbox_level
+from arena.referee.confinement import (
+    child_hygiene,
+    confine_for,
+    make_subreaper,
+    plugin_environment,
+    reap_descendants,
+    sandbox_level,
+)
 
 DISCOVERY_SECONDS = 30.0
 """How long all plugins together may take to import and register."""
@@ -77,7 +84,7 @@ def _stamp(source: PluginSource) -> tuple[float, ...]:
 def _run(sources: list[PluginSource]) -> list[dict[str, Any]]:
     """Run the discovery process for ``sources`` and read its answer."""
     path = [entry or os.getcwd() for entry in sys.path]
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(path))
+    env = plugin_environment(os.pathsep.join(path))
     request = json.dumps([source.to_json() for source in sources])
     failed = {"error": "discovery failed: the discovery process did not answer"}
     try:

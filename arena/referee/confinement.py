@@ -23,6 +23,24 @@ PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 
 
+PLUGIN_ENVIRONMENT = ("PATH", "LANG", "TZ", "LD_LIBRARY_PATH", "VIRTUAL_ENV", "OMP_NUM_THREADS",
+                      "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+"""Environment variables a process that runs plugin code keeps (with every ``PYTHON*`` and ``LC_*`` one)."""
+
+
+def plugin_environment(pythonpath: str) -> dict[str, str]:
+    """The environment of a process that runs plugin code (discovery, a zygote and so its seats).
+
+    Only what Python and native libraries need to run: the user's other variables (tokens, a Ray cluster's
+    credentials, anything in a shell's environment) would be plugin code's to read, and a plugin can publish
+    what it reads in a fault message or a description.
+    """
+    env = {name: value for name, value in os.environ.items()
+           if name in PLUGIN_ENVIRONMENT or name.startswith(("PYTHON", "LC_"))}
+    env["PYTHONPATH"] = pythonpath
+    return env
+
+
 def _prctl(option: int, value: int) -> None:
     if not sys.platform.startswith("linux"):
         return

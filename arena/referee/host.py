@@ -31,6 +31,7 @@ import threading
 from typing import Any
 
 from arena.plugins import PluginSource
+from arena.referee.confinement import plugin_environment
 from arena.referee.faults import RefereeError
 
 START_SECONDS = 60.0
@@ -121,7 +122,7 @@ class Zygote:
             command += ["--temp-root", self.temp_root]
         # The zygote sees the modules (and entry points) this process sees.
         path = [entry or os.getcwd() for entry in sys.path]
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(path))
+        env = plugin_environment(os.pathsep.join(path))
         self._stderr = tempfile.TemporaryFile()
         try:
             self._process = subprocess.Popen(

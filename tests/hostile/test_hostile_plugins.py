@@ -129,3 +129,15 @@ def test_a_plugin_exiting_0_in_act_never_makes_arena_exit_0(capsys: pytest.Captu
     out = capsys.readouterr().out
     assert status == 1, out
     assert "exception at move" in out and "SystemExit" in out
+
+
+def test_discovery_does_not_hand_the_users_environment_to_a_plugin(tmp_path, monkeypatch) -> None:
+    # A description is shown by 'arena agents' and kept with results: it must not carry the user's variables.
+    (tmp_path / "env_description.py").write_text(
+        "import os\nfrom arena import hookimpl\nfrom arena.agent import Agent, AgentSpec\n\n\n"
+        "@hookimpl\ndef arena_register_agents(register):\n"
+        "    register(AgentSpec(name='env-description', games=('lorum',), factory=Agent, version='1',\n"
+        "                       description=os.environ.get('ARENA_TEST_TOKEN', 'unset')))\n")
+    monkeypatch.setenv("ARENA_TEST_TOKEN", "hostile-visible-secret")
+    registry = arena.plugins.load_registry(plugins_dir=tmp_path, entry_points=False).registry
+    assert registry.agent("env-description").description == "unset"

@@ -261,3 +261,13 @@ def test_the_working_directory_stays_unreadable_though_a_read_path_holds_it(tmp_
     faults = match.record["faults"]
     assert [fault["seat"] for fault in faults] == [0], faults
     assert faults[0]["message"].startswith("start-up:"), faults  # its folder holds the cwd: not even importable
+
+
+def test_the_users_environment_does_not_reach_an_agent(registry: Registry, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Whatever an agent reads it can publish in a fault message, on the leaderboard.
+    monkeypatch.setenv("ARENA_TEST_TOKEN", "hostile-visible-secret")
+    with AgentHost() as own:  # zygotes started now, with the variable set
+        match = play(registry, own, ["env-snoop", "random", "random", "random"],
+                     options={0: {"look_for": "hostile-visible-secret"}})
+    found = report_of(match, 0)
+    assert found["found"] == [] and found["count"] > 0
