@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from arena.games.base import Action, Game, Observation
-from arena.plugins import origin
+from arena.plugins import origin, printable
 from arena.referee import protocol
 from arena.referee.faults import CRASH, EXCEPTION, ILLEGAL, MEMORY, TIMEOUT, Fault, RefereeError, check_action
 from arena.referee.host import AgentHost, Zygote
@@ -260,7 +260,8 @@ class ProcessSeat:
 
     def _reply_fault(self, reply: dict[str, Any], prefix: str) -> Fault:
         error = reply.get("error")
-        message = str(reply.get("message", ""))[:500]
+        # Written by the seat: shown by 'arena play' and kept in records, so no terminal escapes or controls.
+        message = printable(str(reply.get("message", "")), 500)
         if error == "memory":
             return Fault(MEMORY, f"{prefix}{message} (limit {self.limits.memory_mb} MB)")
         if error == "exception":

@@ -271,3 +271,11 @@ def test_the_users_environment_does_not_reach_an_agent(registry: Registry, monke
                      options={0: {"look_for": "hostile-visible-secret"}})
     found = report_of(match, 0)
     assert found["found"] == [] and found["count"] > 0
+
+
+def test_a_fault_message_carries_no_terminal_escapes(registry: Registry, host: AgentHost) -> None:
+    match = play(registry, host, ["random", "random", "escaper", "random"])
+    faults = match.record["faults"]
+    assert [fault["seat"] for fault in faults] == [2], faults
+    assert faults[0]["message"].startswith("RuntimeError: \\x1b[2J\\x1b]0;arena: seat 2 crashed\\x07\\x9b31m")
+    assert all(char.isprintable() for char in faults[0]["message"])
