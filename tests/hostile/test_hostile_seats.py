@@ -279,3 +279,23 @@ def test_a_fault_message_carries_no_terminal_escapes(registry: Registry, host: A
     assert [fault["seat"] for fault in faults] == [2], faults
     assert faults[0]["message"].startswith("RuntimeError: \\x1b[2J\\x1b]0;arena: seat 2 crashed\\x07\\x9b31m")
     assert all(char.isprintable() for char in faults[0]["message"])
+
+
+def test_a_seat_that_stalls_start_up_times_out_no_other_seat(registry: Registry, host: AgentHost,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    # The referee waits for seat 0 to its deadline, then tears it down (slowly, here: a big tree takes time);
+    # the seats after it were ready long before, and must not be charged for the referee's lateness.
+    stop = ProcessSeat._stop
+
+    def slow_stop(self: ProcessSeat, fault: Any) -> Any:
+        if self.seat == 0:
+            time.sleep(0.5)
+        return stop(self, fault)
+
+    monkeypatch.setattr(ProcessSeat, "_stop", slow_stop)
+    limits = Limits(move_seconds=2.0, bank_seconds=2.0, startup_seconds=1.0, memory_mb=256)
+    match = play(registry, host, ["staller", "random", "greedy", "random"], limits=limits,
+                 isolation=["auto", "sandboxed", "sandboxed", "sandboxed"])
+    faults = match.record["faults"]
+    assert [fault["seat"] for fault in faults] == [0], faults
+    assert faults[0]["kind"] == "timeout"
