@@ -24,9 +24,11 @@ from __future__ import annotations
 import json
 import os
 import selectors
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Sequence
@@ -35,7 +37,14 @@ from typing import Any
 
 from arena.plugins import PluginManager, PluginSource, one_line, spec_to_json
 from arena.referee.zygote import PRELOAD_PACKAGE, preload
-from arena.referee.confinement import child_hygiene, confine_for, make_subreaper, reap_descendants, sandbox_level
+from arena.referee.confinement import (
+    child_hygiene,
+    confine_for,
+    make_subreaper,
+    plugin_environment,
+    reap_descendants,
+    sandbox_level,
+)
 
 DISCOVERY_SECONDS = 30.0
 """How long all plugins together may take to import and register."""
@@ -77,7 +86,7 @@ def _stamp(source: PluginSource) -> tuple[float, ...]:
 def _run(sources: list[PluginSource]) -> list[dict[str, Any]]:
     """Run the discovery process for ``sources`` and read its answer."""
     path = [entry or os.getcwd() for entry in sys.path]
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(path))
+    env = plugin_environment(os.pathsep.join(path))
     request = json.dumps([source.to_json() for source in sources])
     failed = {"error": "discovery failed: the discovery process did not answer"}
     try:
@@ -98,8 +107,9 @@ def _run(sources: list[PluginSource]) -> list[dict[str, Any]]:
 # -- the discovery process ------------------------------------------------------------------------------
 
 
-def _serve(sources: list[PluginSource]) -> list[dict[str, Any]]:
-    """Fork a confined child per plugin, collect each report, kill everything the plugins started."""
+def _serve(sources: list[PluginSource], temp_root: str) -> list[dict[str, Any]]:
+    """Fork a confined child per plugin (each writing only in its own folder inside ``temp_root``), collect
+    each report, kill everything the plugins started."""
     make_subreaper()
     sandbox_level()  # probed once here, so that every child inherits the answer instead of probing again
     preload(PRELOAD_PACKAGE)  # arena's own agents, which plugins often build on: imported once, not per child
@@ -109,12 +119,13 @@ def _serve(sources: list[PluginSource]) -> list[dict[str, Any]]:
     pids: list[int] = []
     for index, source in enumerate(sources):
         read_end, write_end = os.pipe()
+        folder = tempfile.mkdtemp(dir=temp_root)  # one per child: plugins share no folder
         pid = os.fork()
         if pid == 0:
             os.close(read_end)
             status = 1
             try:
-                status = _child(source, write_end)
+                status = _child(source, write_end, folder)
             finally:
                 os._exit(status)
         os.close(write_end)
@@ -187,11 +198,11 @@ def _parse(data: bytes) -> dict[str, Any]:
     return report if isinstance(report, dict) else {"error": "reported something that is not a JSON object"}
 
 
-def _child(source: PluginSource, out: int) -> int:
+def _child(source: PluginSource, out: int, temp_root: str) -> int:
     """In the forked child: confine, import the plugin, register, write the report."""
     child_hygiene(keep=out)
     try:
-        confine_for(source, DISCOVERY_MEMORY_MB, "discover")
+        confine_for(source, DISCOVERY_MEMORY_MB, "discover", temp_root=temp_root)
     except Exception as error:
         _write(out, {"error": f"cannot be sandboxed: {one_line(error)}"})
         return 0
@@ -222,7 +233,13 @@ def main() -> int:
     """Entry point of the discovery process: sources as JSON on stdin, reports as JSON on stdout."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the driver's to handle
     sources = [PluginSource.from_json(item) for item in json.load(sys.stdin)]
-    reports = _serve(sources)
+    # The children's one writable folder, removed here once every process they started is dead: a janitor of
+    # their own would be one of those processes (this is their subreaper) and die before removing it.
+    temp_root = tempfile.mkdtemp(prefix="arena-discovery-")
+    try:
+        reports = _serve(sources, temp_root)
+    finally:
+        shutil.rmtree(temp_root, ignore_errors=True)
     sys.stdout.write(json.dumps(reports))
     return 0
 

@@ -288,16 +288,16 @@ class PluginManager:
             self.registry.errors.append(f"{where}: skipped, a plugin of that name is already loaded")
             return
         if "error" in report:  # the child could not even report (died, timed out, said nothing readable)
-            self.registry.errors.append(f"{where}: {_clean(str(report['error']), 300)}")
+            self.registry.errors.append(f"{where}: {printable(str(report['error']), 300)}")
             return
         for line in _strings(report.get("errors"))[:20]:  # the child's own lines name the plugin already
-            self.registry.errors.append(f"{where}: {_clean(line.removeprefix(where + ': '), 300)}")
+            self.registry.errors.append(f"{where}: {printable(line.removeprefix(where + ': '), 300)}")
         if report.get("failed"):
             return
         games = _strings(report.get("games"))[:GAMES_MAX]
         for game in games:
             self.registry.errors.append(
-                f"{where}: game {_clean(game, NAME_MAX)!r} not loaded: a game runs in the referee's process, "
+                f"{where}: game {printable(game, NAME_MAX)!r} not loaded: a game runs in the referee's process, "
                 f"so games of third-party plugins load only when {TRUST_ENV} names the plugin"
             )
         if report.get("reporter") is True:
@@ -421,8 +421,8 @@ def third_party_sources(plugins_dir: Path | str | None, entry_points: bool = Tru
     if entry_points:
         for entry in sorted(importlib.metadata.entry_points(group=hookspecs.PROJECT_NAME), key=lambda e: e.name):
             dist = entry.dist
-            version = _clean(dist.version, VERSION_MAX) if dist is not None else "unknown"
-            source = f"entry point of {_clean(dist.name, NAME_MAX)}" if dist is not None else "entry point"
+            version = printable(dist.version, VERSION_MAX) if dist is not None else "unknown"
+            source = f"entry point of {printable(dist.name, NAME_MAX)}" if dist is not None else "entry point"
             found.append(PluginSource(entry.name, ENTRY_POINT, entry.value, version, source))
     if plugins_dir is not None and Path(plugins_dir).is_dir():
         for path in sorted(Path(plugins_dir).iterdir()):
@@ -436,7 +436,7 @@ def third_party_sources(plugins_dir: Path | str | None, entry_points: bool = Tru
         if problem is None and source.name in builtin:
             problem = f"a built-in plugin is called {source.name!r}"
         if problem:
-            problems.append(f"plugin {_clean(source.name, NAME_MAX)!r} ({_clean(source.source, 300)}): skipped, {problem}")
+            problems.append(f"plugin {printable(source.name, NAME_MAX)!r} ({printable(source.source, 300)}): skipped, {problem}")
         else:
             kept.append(source)
     return kept, problems
@@ -550,7 +550,7 @@ def name_problem(name: object, pattern: re.Pattern[str], what: str) -> str | Non
         return f"{what} must be 1 to {NAME_MAX} characters, not {len(name)}"
     if not pattern.match(name):
         hint = "lowercase letters, digits, '.', '_' or '-'" if pattern is AGENT_NAME else "letters, digits, '.', '_' or '-'"
-        return f"{what} {_clean(name, NAME_MAX)!r} must be {hint}"
+        return f"{what} {printable(name, NAME_MAX)!r} must be {hint}"
     return None
 
 
@@ -588,14 +588,14 @@ def spec_from_json(data: Any, factory: PluginFactory) -> tuple[AgentSpec | None,
             try:
                 values[item.name] = decode(value)
             except (TypeError, ValueError) as error:
-                return None, f"agent {_clean(str(data.get('name')), NAME_MAX)!r}: {one_line(error)}"
+                return None, f"agent {printable(str(data.get('name')), NAME_MAX)!r}: {one_line(error)}"
         else:
             values[item.name] = tuple(value) if isinstance(value, list) else value
     values["trusted"] = False
     try:
         return AgentSpec(factory=factory, **values), None
     except (TypeError, ValueError) as error:
-        return None, f"agent {_clean(str(data.get('name')), NAME_MAX)!r}: {one_line(error)}"
+        return None, f"agent {printable(str(data.get('name')), NAME_MAX)!r}: {one_line(error)}"
 
 
 def _jsonable(value: Any, depth: int) -> Any:
@@ -623,7 +623,7 @@ def _strings(value: Any) -> list[str]:
     return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
 
 
-def _clean(text: str, limit: int) -> str:
+def printable(text: str, limit: int) -> str:
     """``text`` with control characters escaped and cut to ``limit`` characters (for one-line messages)."""
     text = "".join(char if char.isprintable() else repr(char)[1:-1] for char in str(text)[: limit * 4])
     return text if len(text) <= limit else text[: limit - 3] + "..."
@@ -720,8 +720,8 @@ def one_line(error: BaseException) -> str:
         message = " ".join(str(error).split())
     except BaseException:  # an exception whose __str__ raises
         message = ""
-    name = _clean(type(error).__name__, 80)
-    return _clean(f"{name}: {message}" if message else name, 300)
+    name = printable(type(error).__name__, 80)
+    return printable(f"{name}: {message}" if message else name, 300)
 
 
 def warn_plugin_errors(registry: Registry, stream: Any = None) -> None:

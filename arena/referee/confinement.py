@@ -23,6 +23,24 @@ PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 
 
+PLUGIN_ENVIRONMENT = ("PATH", "LANG", "TZ", "LD_LIBRARY_PATH", "VIRTUAL_ENV", "OMP_NUM_THREADS",
+                      "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+"""Environment variables a process that runs plugin code keeps (with every ``PYTHON*`` and ``LC_*`` one)."""
+
+
+def plugin_environment(pythonpath: str) -> dict[str, str]:
+    """The environment of a process that runs plugin code (discovery, a zygote and so its seats).
+
+    Only what Python and native libraries need to run: the user's other variables (tokens, a Ray cluster's
+    credentials, anything in a shell's environment) would be plugin code's to read, and a plugin can publish
+    what it reads in a fault message or a description.
+    """
+    env = {name: value for name, value in os.environ.items()
+           if name in PLUGIN_ENVIRONMENT or name.startswith(("PYTHON", "LC_"))}
+    env["PYTHONPATH"] = pythonpath
+    return env
+
+
 def _prctl(option: int, value: int) -> None:
     if not sys.platform.startswith("linux"):
         return
@@ -108,13 +126,14 @@ def sandbox_level() -> str:
 
 
 def confine_for(source: PluginSource, memory_mb: int | None, purpose: str, require: str | None = None,
-                temp_root: str | None = None) -> str:
+                temp_root: str | None = None, workdir: str | None = None) -> str:
     """Confine this (fresh, single-threaded) process for running ``source``'s code; the level achieved.
 
     ``require`` is the least acceptable level (default: what the machine offers);
     ``"none"`` or a machine without a sandbox only bounds the address space.
     ``temp_root`` is the one folder it may write in (made by whoever started
-    the process, who removes it).  Raises ``arena.sandbox.SandboxError`` (one
+    the process, who removes it).  ``workdir`` is the user's working directory
+    (kept out of the read paths; default this process's).  Raises ``arena.sandbox.SandboxError`` (one
     line, naming ``arena doctor``) below ``require``.
     """
     wanted = require if require is not None else sandbox_level()
@@ -125,7 +144,7 @@ def confine_for(source: PluginSource, memory_mb: int | None, purpose: str, requi
         return "none"
     from arena.sandbox import Policy, confine, default_read_paths
 
-    policy = Policy(read_paths=default_read_paths(*source.read_paths()), memory_mb=memory_mb,
+    policy = Policy(read_paths=default_read_paths(*source.read_paths(), workdir=workdir), memory_mb=memory_mb,
                     label=f"{purpose}-{source.name}")
     return confine(policy, require=wanted, temp_root=temp_root)
 

@@ -2,8 +2,8 @@
 
 A zygote (``arena.referee.zygote``) is started as a fresh interpreter (never
 forked from the referee, so it holds no game state and no secret of the
-driver), imports arena, confines itself in the sandbox asked for, and only
-then imports its one plugin.  It is reused across matches.  For each seat of
+driver), imports arena and confines itself in the sandbox asked for; a
+third-party plugin is imported only in each seat it forks (``arena.referee.zygote``).  It is reused across matches.  For each seat of
 each match the referee makes a socket pair and passes one end to the zygote of
 that seat's plugin, which forks the seat with it; the seat builds the agent and
 talks to the referee directly.  Forking from a loaded process keeps start-up
@@ -31,6 +31,7 @@ import threading
 from typing import Any
 
 from arena.plugins import PluginSource
+from arena.referee.confinement import plugin_environment
 from arena.referee.faults import RefereeError
 
 START_SECONDS = 60.0
@@ -41,12 +42,6 @@ REQUEST_SECONDS = 30.0
 
 CONTROL_LIMIT = 1 << 20
 """Largest control reply read from a zygote."""
-
-
-ONE_THREAD_LIBRARIES = {name: "1" for name in (
-    "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")}
-"""Numeric libraries start no thread pools in a zygote: a plugin that imports numpy must leave its zygote
-single-threaded, or no seat can be forked from it safely (a seat gets one core by default anyway)."""
 
 
 class Zygote:
@@ -120,13 +115,14 @@ class Zygote:
         self._stop()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         command = [sys.executable, "-m", "arena.referee.zygote", "--control", str(theirs.fileno()),
-                   "--plugin", json.dumps(self.plugin.to_json()), "--require", self.require]
+                   "--plugin", json.dumps(self.plugin.to_json()), "--require", self.require,
+                   "--workdir", os.getcwd()]  # the zygote runs in /: its read paths must still avoid this
         if self.require != "none":
             self.temp_root = os.path.realpath(tempfile.mkdtemp(prefix="arena-zygote-"))
             command += ["--temp-root", self.temp_root]
         # The zygote sees the modules (and entry points) this process sees.
         path = [entry or os.getcwd() for entry in sys.path]
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(path), **ONE_THREAD_LIBRARIES)
+        env = plugin_environment(os.pathsep.join(path))
         self._stderr = tempfile.TemporaryFile()
         try:
             self._process = subprocess.Popen(

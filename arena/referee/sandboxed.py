@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from arena.games.base import Action, Game, Observation
-from arena.plugins import origin
+from arena.plugins import origin, printable
 from arena.referee import protocol
 from arena.referee.faults import CRASH, EXCEPTION, ILLEGAL, MEMORY, TIMEOUT, Fault, RefereeError, check_action
 from arena.referee.host import AgentHost, Zygote
@@ -34,6 +34,9 @@ from arena.referee.zygote import MEMORY_EXIT
 
 if TYPE_CHECKING:
     from arena.referee.match import SeatPlan
+
+LATE_READ_SECONDS = 0.05
+"""How long the referee, arriving at a seat's start-up after its deadline, waits for a reply already sent."""
 
 FINISH_SECONDS = 0.5
 """Longest wait for an agent to take the final result before its process is stopped."""
@@ -141,7 +144,10 @@ class ProcessSeat:
         """Wait for the agent to be built, at most ``startup_seconds`` after the fork; then freeze it."""
         if self.failed is not None:
             raise self.failed
-        reply = self._receive(self.launched + self.limits.startup_seconds, "start-up")
+        # Seats are awaited in turn: when the seats before this one kept the referee past its deadline (one
+        # that stalls to its own deadline, then is torn down), a reply it already sent still counts.
+        deadline = max(self.launched + self.limits.startup_seconds, time.monotonic() + LATE_READ_SECONDS)
+        reply = self._receive(deadline, "start-up")
         if "ready" not in reply:
             raise self._stop(self._reply_fault(reply, "start-up: "))
         self._freeze()
@@ -260,7 +266,8 @@ class ProcessSeat:
 
     def _reply_fault(self, reply: dict[str, Any], prefix: str) -> Fault:
         error = reply.get("error")
-        message = str(reply.get("message", ""))[:500]
+        # Written by the seat: shown by 'arena play' and kept in records, so no terminal escapes or controls.
+        message = printable(str(reply.get("message", "")), 500)
         if error == "memory":
             return Fault(MEMORY, f"{prefix}{message} (limit {self.limits.memory_mb} MB)")
         if error == "exception":

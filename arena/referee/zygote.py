@@ -1,10 +1,12 @@
 """The zygote: a pre-loaded server of ONE plugin that forks one fresh process tree per seat per match.
 
-Run as ``python -m arena.referee.zygote --control FD --plugin JSON --require LEVEL``
+Run as ``python -m arena.referee.zygote --control FD --plugin JSON --require LEVEL --workdir DIR``
 by ``arena.referee.host``, never by hand.  In this order it imports arena and
 the built-in games, confines itself (``arena.referee.confinement.confine_for``:
 at ``LEVEL`` ``partial`` or ``full`` the sandbox of ``arena.sandbox``; at
-``none`` an address-space bound only), and only then imports its one plugin.
+``none`` an address-space bound only).  A built-in plugin is then loaded here;
+a third-party plugin is imported in each seat's own process instead, so its
+import-time code leaves nothing in the zygote for a later seat to inherit.
 It never builds a game state, never sees an observation and never runs an
 agent itself, so a process forked from it holds nothing but code.  It is a
 subreaper: whatever its plugin starts is killed when it stops.
@@ -83,9 +85,11 @@ the same by importing what they need at module level."""
 class Zygote:
     """The server loop; one instance per zygote process, serving one plugin."""
 
-    def __init__(self, control: socket.socket, plugin: PluginSource, require: str, temp_root: str | None) -> None:
+    def __init__(self, control: socket.socket, plugin: PluginSource, require: str, temp_root: str | None,
+                 workdir: str | None = None) -> None:
         self.control = control
         self.plugin = plugin
+        self.workdir = workdir  # the referee's working directory: never readable, though the zygote runs in /
         self.children: dict[int, Any] = {}  # pid -> SeatBox (sandboxed) or private temporary folder (isolated)
         manager = PluginManager()
         for source in builtin_sources():
@@ -95,11 +99,14 @@ class Zygote:
             preload(PRELOAD_PACKAGE)
         gc.collect()
         gc.freeze()  # seats then never touch these objects' pages (cheaper copy-on-write)
-        self.level = confine_for(plugin, ZYGOTE_MEMORY_MB, "zygote", require=require, temp_root=temp_root)
-        # Said before the plugin's code runs: the referee believes this level, not anything said later.
+        self.level = confine_for(plugin, ZYGOTE_MEMORY_MB, "zygote", require=require, temp_root=temp_root,
+                                 workdir=workdir)
+        # Said before any plugin code runs: the referee believes this level, not anything said later.
         control.send(json.dumps({"level": self.level}).encode())
-        if not plugin.builtin:
-            manager.add(plugin)  # the plugin's own code runs only from here on, confined
+        # A third-party plugin is never imported here but in each seat's own process (``_load_in_seat``):
+        # import-time state left in the zygote (a shared mapping, a thread, a file in its temp root) would be
+        # inherited by every later seat, letting rotation 1 of a duplicate block read what rotation 0 saw.
+        self.manager = manager
         self.registry = manager.registry
 
     def serve(self) -> None:
@@ -130,34 +137,36 @@ class Zygote:
         """Start one seat of one match; the seat never returns here."""
         if fd is None:
             return {"error": "spawn request without a socket"}
-        try:
-            spec, game = self.lookup(request)
-        except LookupError as error:
-            os.close(fd)
-            return {"error": str(error.args[0])}
+        if self.plugin.builtin:
+            try:
+                self.lookup(request)  # arena's own agents: a wrong name is the referee's error, said at once
+            except LookupError as error:
+                os.close(fd)
+                return {"error": str(error.args[0])}
         try:
             if self.level != "none":
-                return self._spawn_sandboxed(spec, game, request, fd)
-            return self._spawn_isolated(spec, game, request, fd)
+                return self._spawn_sandboxed(request, fd)
+            return self._spawn_isolated(request, fd)
         except OSError as error:
             return {"error": f"cannot start a process for agent {request['agent']!r}: {error}"}
         finally:
             os.close(fd)
 
-    def _spawn_sandboxed(self, spec: AgentSpec, game: Game, request: dict[str, Any], fd: int) -> dict[str, Any]:
+    def _spawn_sandboxed(self, request: dict[str, Any], fd: int) -> dict[str, Any]:
         from arena.sandbox import Policy, default_read_paths, spawn_seat
 
-        policy = Policy(read_paths=default_read_paths(*self.plugin.read_paths()), memory_mb=request.get("memory_mb"),
+        policy = Policy(read_paths=default_read_paths(*self.plugin.read_paths(), workdir=self.workdir),
+                        memory_mb=request.get("memory_mb"),
                         cpus=float(request.get("cpus", 1.0)), label=f"seat{request['seat']}-{request['agent']}")
 
         def run() -> int:
-            return _run_seat(fd, spec, game, request)
+            return self._run_seat(fd, request)
 
         box = spawn_seat(run, policy, [fd], await_placement=True)  # the referee places it in its groups
         self.children[box.pid] = box
         return {"pid": box.pid, "box": box.to_json()}
 
-    def _spawn_isolated(self, spec: AgentSpec, game: Game, request: dict[str, Any], fd: int) -> dict[str, Any]:
+    def _spawn_isolated(self, request: dict[str, Any], fd: int) -> dict[str, Any]:
         folder = tempfile.mkdtemp(prefix="arena-agent-")
         try:
             pid = os.fork()
@@ -173,7 +182,7 @@ class Zygote:
                 if memory_mb:
                     size = address_space_kb() * 1024 + int(memory_mb) * (1 << 20)
                     resource.setrlimit(resource.RLIMIT_AS, (size, size))
-                status = _run_seat(fd, spec, game, request)
+                status = self._run_seat(fd, request)
             finally:
                 os._exit(status)
         try:
@@ -182,6 +191,32 @@ class Zygote:
             pass
         self.children[pid] = folder
         return {"pid": pid, "box": None}
+
+    def _run_seat(self, fd: int, request: dict[str, Any]) -> int:
+        """In the seat's process: load a third-party plugin here (see ``_load_in_seat``), then run the seat."""
+        if not self.plugin.builtin:
+            try:
+                spec, game = self._load_in_seat(request)
+            except BaseException as error:  # the plugin's import may raise anything, SystemExit included
+                message = str(error.args[0]) if isinstance(error, LookupError) else describe_exception(error)
+                try:
+                    protocol.send(socket.socket(fileno=fd), protocol.encode({"error": "exception",
+                                                                             "message": message[:500]}))
+                except BaseException:
+                    pass
+                return FAILED_EXIT
+        else:
+            spec, game = self.lookup(request)
+        return _run_seat(fd, spec, game, request)
+
+    def _load_in_seat(self, request: dict[str, Any]) -> tuple[AgentSpec, Game]:
+        """Import the third-party plugin in this seat's process (already confined); its agent and game.
+
+        Each seat pays the plugin's own import (arena's is preloaded by the zygote), and in exchange nothing
+        the plugin's code does outlives the seat: it never ran in the zygote.
+        """
+        self.manager.add(self.plugin)
+        return self.lookup(request)
 
     def lookup(self, request: dict[str, Any]) -> tuple[AgentSpec, Game]:
         """The registered agent and game the request names; ``LookupError`` with a one-line reason."""
@@ -344,13 +379,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--plugin", required=True, help="the plugin's source, as JSON")
     parser.add_argument("--require", choices=("none", "partial", "full"), default="none")
     parser.add_argument("--temp-root", default=None, help="the folder a confined zygote may write in")
+    parser.add_argument("--workdir", default=None, help="the referee's working directory (never readable)")
     args = parser.parse_args(argv)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the referee's to handle
     make_subreaper()
     control = socket.socket(fileno=args.control)
     plugin = PluginSource.from_json(json.loads(args.plugin))
     try:
-        zygote = Zygote(control, plugin, args.require, args.temp_root)
+        zygote = Zygote(control, plugin, args.require, args.temp_root, args.workdir)
     except Exception as error:  # arena.sandbox.SandboxError above all: one line for the referee
         control.send(json.dumps({"ready": False, "error": one_line(error)}).encode())
         return 1

@@ -117,7 +117,7 @@ def _holds(folder: str, path: str) -> bool:
     return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
-def default_read_paths(*extra: str) -> tuple[str, ...]:
+def default_read_paths(*extra: str, workdir: str | None = None) -> tuple[str, ...]:
     """What any Python plugin needs to import, plus ``extra`` (e.g. the plugin's own folder).
 
     The interpreter, the standard library, site-packages (and the folders
@@ -125,7 +125,9 @@ def default_read_paths(*extra: str) -> tuple[str, ...]:
     arena and arena_agents wherever they are installed, and the system
     libraries an extension module may load.  Never the working directory or a
     folder holding it (so neither the leaderboards folder nor a store under
-    it): such an entry is dropped, ``extra`` included.
+    it): such an entry is dropped, ``extra`` included.  ``workdir`` is the
+    user's working directory (default this process's): a zygote runs in ``/``,
+    so it is told the referee's.
     """
     candidates = [sys.executable, os.path.realpath(sys.executable)]
     paths = sysconfig.get_paths()
@@ -137,7 +139,7 @@ def default_read_paths(*extra: str) -> tuple[str, ...]:
         candidates.extend(_package_folders(name))
     candidates.extend(SYSTEM_READ_PATHS)
     candidates.extend(extra)
-    cwd = os.path.realpath(os.getcwd())
+    cwd = os.path.realpath(workdir or os.getcwd())
     boards = os.path.join(cwd, LEADERBOARDS)
     chosen: dict[str, None] = {}
     for candidate in candidates:

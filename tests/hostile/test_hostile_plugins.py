@@ -7,6 +7,8 @@ sandboxed child (discovery) and in its own zygote, never in this process.
 from __future__ import annotations
 
 import random
+import tempfile
+from pathlib import Path
 
 import pytest
 from hostile_helpers import HOSTILE, LIMITS, needs_sandbox, play, report_of
@@ -129,3 +131,30 @@ def test_a_plugin_exiting_0_in_act_never_makes_arena_exit_0(capsys: pytest.Captu
     out = capsys.readouterr().out
     assert status == 1, out
     assert "exception at move" in out and "SystemExit" in out
+
+
+def test_discovery_does_not_hand_the_users_environment_to_a_plugin(tmp_path, monkeypatch) -> None:
+    # A description is shown by 'arena agents' and kept with results: it must not carry the user's variables.
+    (tmp_path / "env_description.py").write_text(
+        "import os\nfrom arena import hookimpl\nfrom arena.agent import Agent, AgentSpec\n\n\n"
+        "@hookimpl\ndef arena_register_agents(register):\n"
+        "    register(AgentSpec(name='env-description', games=('lorum',), factory=Agent, version='1',\n"
+        "                       description=os.environ.get('ARENA_TEST_TOKEN', 'unset')))\n")
+    monkeypatch.setenv("ARENA_TEST_TOKEN", "hostile-visible-secret")
+    registry = arena.plugins.load_registry(plugins_dir=tmp_path, entry_points=False).registry
+    assert registry.agent("env-description").description == "unset"
+
+
+def test_discovery_leaves_no_folder_behind(tmp_path) -> None:
+    # Discovery runs the plugin's import in a sandbox whose one writable folder must go with it.
+    token = f"hostile-discovery-{tmp_path.name}-{random.getrandbits(32)}"
+    (tmp_path / "discovery_litter.py").write_text(
+        "import os\n"
+        "for folder in [line.split()[4] for line in open('/proc/self/mountinfo')]:  # its writable folder too\n"
+        "    try:\n"
+        f"        with open(os.path.join(folder, {token!r}), 'w') as note:\n"
+        "            note.write('x' * 1000)\n"
+        "    except OSError:\n"
+        "        pass\n")
+    arena.plugins.load_registry(plugins_dir=tmp_path, entry_points=False)
+    assert list(Path(tempfile.gettempdir()).glob(f"arena-*/**/{token}")) == []

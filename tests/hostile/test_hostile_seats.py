@@ -19,7 +19,7 @@ import pytest
 from hostile_helpers import needs_sandbox, play, processes_named, report_of
 
 from arena.agent import Agent, AgentSpec
-from arena.plugins import Registry
+from arena.plugins import Registry, load_registry
 from arena.referee import AgentHost, Limits, SeatPlan, play_match
 from arena.referee.sandboxed import ProcessSeat
 from arena.seeding import derive_seed
@@ -204,3 +204,98 @@ def test_memory_spread_over_children_is_bounded_for_the_whole_tree(registry: Reg
     assert fault["seat"] == 1 and fault["kind"] in ("memory", "exception", "crash")
     assert "result" in match.record
     assert match.peak_memory_mb[1] is not None and match.peak_memory_mb[1] <= 128
+
+
+@pytest.mark.parametrize("isolation", ["auto", "isolated"])
+def test_no_memory_across_the_matches_of_a_block_through_the_zygote(registry: Registry, host: AgentHost,
+                                                                     isolation: str) -> None:
+    # Rotation 0 writes its hand into a page mapped at import time; rotation 1 (same deal, next seat) reads it.
+    first = play(registry, host, ["recaller", "random", "random", "random"], seed=5, isolation=isolation,
+                 options={0: {"phase": "write"}})
+    assert first.record["faults"] == []
+    second = play(registry, host, ["random", "recaller", "random", "random"], seed=5, isolation=isolation,
+                  options={1: {"phase": "read"}})
+    assert report_of(second, 1) == {"found": False, "imported_here": True}
+
+
+SNOOP_PLUGIN = '''
+from arena import hookimpl
+from arena.agent import Agent, AgentSpec
+
+
+class StoreSnoop(Agent):
+    def act(self, observation):
+        opened = []
+        for path in self.options["paths"]:
+            try:
+                with open(path, "rb") as handle:
+                    handle.read(16)
+                opened.append(path)
+            except OSError:
+                pass
+        raise RuntimeError("REPORT " + __import__("json").dumps({"opened": opened}))
+
+
+@hookimpl
+def arena_register_agents(register):
+    register(AgentSpec(name="store-snoop", games=("lorum",), factory=StoreSnoop, description="", version="1"))
+'''
+
+
+def test_the_working_directory_stays_unreadable_though_a_read_path_holds_it(tmp_path: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    # A folder plugin that holds the working directory (and so its leaderboards): the driver's read paths drop
+    # it, and so must the zygote's, though the zygote itself runs in /.
+    plugin = tmp_path / "plugins" / "nest"
+    work = plugin / "work"
+    boards = work / "leaderboards" / "cup"
+    boards.mkdir(parents=True)
+    (plugin / "__init__.py").write_text(SNOOP_PLUGIN)
+    store = boards / "results.sqlite"
+    store.write_bytes(b"SQLite format 3\0 secret key")
+    registry = load_registry(plugins_dir=tmp_path / "plugins", entry_points=False).registry
+    monkeypatch.chdir(work)
+    with AgentHost() as own:
+        match = play(registry, own, ["store-snoop", "random", "random", "random"],
+                     options={0: {"paths": [str(store), str(work / "leaderboards")]}})
+    faults = match.record["faults"]
+    assert [fault["seat"] for fault in faults] == [0], faults
+    assert faults[0]["message"].startswith("start-up:"), faults  # its folder holds the cwd: not even importable
+
+
+def test_the_users_environment_does_not_reach_an_agent(registry: Registry, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Whatever an agent reads it can publish in a fault message, on the leaderboard.
+    monkeypatch.setenv("ARENA_TEST_TOKEN", "hostile-visible-secret")
+    with AgentHost() as own:  # zygotes started now, with the variable set
+        match = play(registry, own, ["env-snoop", "random", "random", "random"],
+                     options={0: {"look_for": "hostile-visible-secret"}})
+    found = report_of(match, 0)
+    assert found["found"] == [] and found["count"] > 0
+
+
+def test_a_fault_message_carries_no_terminal_escapes(registry: Registry, host: AgentHost) -> None:
+    match = play(registry, host, ["random", "random", "escaper", "random"])
+    faults = match.record["faults"]
+    assert [fault["seat"] for fault in faults] == [2], faults
+    assert faults[0]["message"].startswith("RuntimeError: \\x1b[2J\\x1b]0;arena: seat 2 crashed\\x07\\x9b31m")
+    assert all(char.isprintable() for char in faults[0]["message"])
+
+
+def test_a_seat_that_stalls_start_up_times_out_no_other_seat(registry: Registry, host: AgentHost,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    # The referee waits for seat 0 to its deadline, then tears it down (slowly, here: a big tree takes time);
+    # the seats after it were ready long before, and must not be charged for the referee's lateness.
+    stop = ProcessSeat._stop
+
+    def slow_stop(self: ProcessSeat, fault: Any) -> Any:
+        if self.seat == 0:
+            time.sleep(0.5)
+        return stop(self, fault)
+
+    monkeypatch.setattr(ProcessSeat, "_stop", slow_stop)
+    limits = Limits(move_seconds=2.0, bank_seconds=2.0, startup_seconds=1.0, memory_mb=256)
+    match = play(registry, host, ["staller", "random", "greedy", "random"], limits=limits,
+                 isolation=["auto", "sandboxed", "sandboxed", "sandboxed"])
+    faults = match.record["faults"]
+    assert [fault["seat"] for fault in faults] == [0], faults
+    assert faults[0]["kind"] == "timeout"
