@@ -545,7 +545,9 @@ class _Execution:
                 self._exit.callback(self._stop_ray)
         self.backend = "ray"
         self.cpus = int(ray.cluster_resources().get("CPU", 1))
-        yield from _ray_batches(context, batches, self.cpus)
+        # After a head start the driver goes on playing until the first batch comes back from Ray.
+        driver = None if self._start is None else lambda batch: self._play_in_driver(context, batch, lambda: False)
+        yield from _ray_batches(context, batches, self.cpus, driver)
 
     def _stop_ray(self) -> None:
         """Stop the Ray this run started (after its start is over, if it was still starting)."""
@@ -559,9 +561,14 @@ class _Execution:
             ray.shutdown()
 
 
-def _ray_batches(context: Mapping[str, Any], batches: Iterator[list[dict[str, Any]]], cpus: int
+def _ray_batches(context: Mapping[str, Any], batches: Iterator[list[dict[str, Any]]], cpus: int,
+                 driver: Callable[[list[dict[str, Any]]], list[dict[str, Any]]] | None = None
                  ) -> Iterator[list[dict[str, Any]]]:
-    """Play batches on Ray and yield their rows in schedule order, whatever order they finish in."""
+    """Play batches on Ray and yield their rows in schedule order, whatever order they finish in.
+
+    With ``driver``, batches are also played in this process by ``driver`` as long as no batch has come back
+    from Ray (its worker processes are still starting), so that the driver's core does not sit idle.
+    """
     import ray
 
     remote = ray.remote(num_cpus=1, max_retries=RAY_TASK_RETRIES, retry_exceptions=False)(_play_batch)
@@ -583,7 +590,15 @@ def _ray_batches(context: Mapping[str, Any], batches: Iterator[list[dict[str, An
             submitted += 1
         if not in_flight:
             continue
-        ready, _ = ray.wait(list(in_flight), num_returns=1)
+        ready, _ = ray.wait(list(in_flight), num_returns=1, timeout=0 if driver is not None else None)
+        if not ready and driver is not None:  # the workers are not there yet: the driver plays meanwhile
+            batch = next(batches, None) if submitted - committed < 4 * window else None
+            if batch is not None:
+                finished[submitted] = driver(batch)
+                submitted += 1
+                continue
+            ready, _ = ray.wait(list(in_flight), num_returns=1)
+        driver = None if ready else driver
         for ref in ready:
             position = in_flight.pop(ref)
             try:

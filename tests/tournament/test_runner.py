@@ -154,7 +154,8 @@ def test_a_run_started_in_the_driver_and_continued_on_ray_equals_a_serial_run(
     monkeypatch.setattr(runner._RayStart, "ready", lambda start: start.wait() or True)
     summary = run_tournament(config, leaderboards=tmp_path / "handover", plugins_dir=None)
     first_batch = batch_size(40, os.cpu_count() or 1)
-    assert (summary.backend, summary.in_driver, summary.played) == ("ray", first_batch, 40)
+    assert (summary.backend, summary.played) == ("ray", 40)
+    assert first_batch <= summary.in_driver < 40  # the head start, and more until the first batch is back from Ray
     assert results(tmp_path / "handover") == results(tmp_path / "serial")
     assert (tmp_path / "handover" / "small" / "ray.log").is_file()
 
