@@ -27,7 +27,7 @@ results store in a temporary folder.
   README's first run) through ``run_tournament`` with no ``workers`` (what
   ``arena run`` does by default: play in the driver at once, start a local Ray
   only for a run long enough to win back its start-up) against ``workers=1``,
-  alternating, wall time from call to return, medians and ranges over the
+  alternating (each first in every other repeat), wall time from call to return, medians and ranges over the
   repeats; measured before anything else starts Ray in this process.
 * **Harness overhead per match**: the same matches (seeds, seating, agent
   seeds) played three ways, alternating, CPU time per match (each is one
@@ -155,7 +155,8 @@ def default_backend(registry: Any, size: dict[str, int], folder: Path) -> dict[s
     samples: dict[str, list[float]] = {"serial": [], "default": []}
     backends = set()
     for repeat in range(size["repeats"]):
-        for mode, workers in (("serial", 1), ("default", None)):
+        modes = (("serial", 1), ("default", None))
+        for mode, workers in modes if repeat % 2 == 0 else modes[::-1]:  # neither always goes first
             summary = run_tournament(config, leaderboards=folder / f"quickstart-{mode}-{repeat}", plugins_dir=None,
                                      workers=workers)
             samples[mode].append(summary.seconds)
