@@ -29,6 +29,7 @@ import os
 import sys
 import threading
 import time
+import traceback
 import zlib
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -421,8 +422,9 @@ class _RayStart:
     def _start(self) -> None:
         try:
             _init_ray(None, None)
-        except BaseException as error:  # noqa: BLE001 -- handed to the driver by ``wait``
+        except BaseException as error:  # noqa: BLE001 -- the driver plays on without Ray
             self.error = error
+            traceback.print_exc()  # from this thread: to the Ray log
         finally:
             self.over.set()
         self.stopped.wait()
@@ -431,11 +433,10 @@ class _RayStart:
         """Whether the start is over (Ray is up, or failed to start: ``wait`` says which), without waiting."""
         return self.over.is_set()
 
-    def wait(self) -> None:
-        """Wait until Ray is up; ``TournamentError`` if it could not start."""
+    def wait(self) -> bool:
+        """Wait until the start is over; whether Ray is up."""
         self.over.wait()
-        if self.error is not None:
-            raise TournamentError(connection_problem(None, self.error, self.log_path))
+        return self.error is None
 
     def stop(self, log: TextIO) -> None:
         """Stop Ray once its start is over (Ray's messages meanwhile to ``log``), then end the thread."""
@@ -490,6 +491,10 @@ class _Execution:
             batches = yield from self._head_start(context, batches, pending)
             if self._start is None:
                 return  # played to the end in the driver
+            if not self._start.wait():  # Ray could not start (the Ray log says why): the driver plays on
+                for batch in batches:
+                    yield self._play_in_driver(context, batch, lambda: False)
+                return
         yield from self._on_ray(context, batches)
 
     def _play_in_driver(self, context: Mapping[str, Any], batch: Sequence[Mapping[str, Any]],
@@ -530,9 +535,7 @@ class _Execution:
         """Play ``batches`` on Ray: the one started in the background, a running one, or one started now."""
         import ray
 
-        if self._start is not None:
-            self._start.wait()
-        else:
+        if self._start is None:
             self._log = self._exit.enter_context(ray_output_to(self.log_path))
             if not ray.is_initialized():
                 try:

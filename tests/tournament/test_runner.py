@@ -160,6 +160,20 @@ def test_a_run_started_in_the_driver_and_continued_on_ray_equals_a_serial_run(
     assert (tmp_path / "handover" / "small" / "ray.log").is_file()
 
 
+def test_a_local_ray_that_fails_to_start_leaves_the_run_to_the_driver(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken_init(address: str | None, workers: int | None) -> None:
+        raise RuntimeError("no room for Ray's session folder")
+
+    monkeypatch.setattr(runner, "RAY_WORTH_SECONDS", 0.0)
+    monkeypatch.setattr(runner, "_init_ray", broken_init)
+    summary = run_tournament(small_config(), leaderboards=tmp_path / "default", plugins_dir=None)
+    assert (summary.backend, summary.in_driver, summary.played) == ("serial", 40, 40)
+    assert "no room for Ray's session folder" in (tmp_path / "default" / "small" / "ray.log").read_text()
+    run_tournament(small_config(), leaderboards=tmp_path / "serial", plugins_dir=None, workers=1)
+    assert results(tmp_path / "default") == results(tmp_path / "serial")
+
+
 def test_a_small_run_on_the_default_backend_never_starts_ray(tmp_path: Path) -> None:
     summary = run_tournament(small_config(), leaderboards=tmp_path / "default", plugins_dir=None)
     assert (summary.backend, summary.workers, summary.in_driver) == ("serial", 1, 40)
