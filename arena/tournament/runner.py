@@ -57,11 +57,13 @@ other's last big batch."""
 RAY_TASK_RETRIES = 3
 """How often Ray re-runs the batch of a worker or node that died."""
 
-RAY_WORTH_SECONDS = 15.0
+RAY_WORTH_SECONDS = 30.0
 """By default a local Ray is started only when the matches left would take at least this long in the
-driver: starting Ray and its workers takes 5-15 s of wall time on a small machine and a core's worth of
-CPU meanwhile, which a shorter run does not win back (the driver plays on while Ray starts, so a run that
-starts Ray is not slower than serial by more than the wait for Ray to stop)."""
+driver.  Starting Ray and its workers takes 5-15 s of wall time on a 2-core machine and slows the driver
+meanwhile (Ray's processes start on the same cores).  Measured on shared cores, 13-19 s runs that
+started Ray (at a threshold of 15 s) took 5-8 s longer than serial play; on idle cores a run of about
+twice Ray's start-up should gain, by the start-up time and the parallel efficiency that
+benchmarks/tournament.py measures (an estimate, not a measurement)."""
 
 
 class TournamentError(Exception):
