@@ -23,6 +23,12 @@ results store in a temporary folder.
   serial CPU seconds over the Ray run's (driver plus worker processes, read
   from /proc), which is the efficiency an idle machine would show with
   perfectly balanced work.
+* **Default backend on the quickstart**: ``configs/quickstart-lovat.toml`` (the
+  README's first run) through ``run_tournament`` with no ``workers`` (what
+  ``arena run`` does by default: play in the driver at once, start a local Ray
+  only for a run long enough to win back its start-up) against ``workers=1``,
+  alternating (each first in every other repeat), wall time from call to return, medians and ranges over the
+  repeats; measured before anything else starts Ray in this process.
 * **Harness overhead per match**: the same matches (seeds, seating, agent
   seeds) played three ways, alternating, CPU time per match (each is one
   process; see ``common.cpu_clock``):
@@ -51,7 +57,7 @@ else:
 
 from arena.plugins import load_registry  # noqa: E402
 from arena.referee import Limits, SeatPlan, play_match  # noqa: E402
-from arena.tournament.config import TournamentConfig, config_from_dict  # noqa: E402
+from arena.tournament.config import TournamentConfig, config_from_dict, load_config  # noqa: E402
 from arena.tournament.runner import run_tournament  # noqa: E402
 
 clock = common.cpu_clock
@@ -59,6 +65,12 @@ clock = common.cpu_clock
 
 TARGET_EFFICIENCY = 0.9
 """The target: parallel efficiency of at least 0.9 on this machine's cores."""
+
+TARGET_DEFAULT_BACKEND = 1.25
+"""The target: the quickstart on the default backend takes at most 1.25 times the serial time."""
+
+QUICKSTART = Path(__file__).resolve().parent.parent / "configs" / "quickstart-lovat.toml"
+"""The README's first tournament."""
 
 SIZES: dict[str, dict[str, int]] = {
     "quick": {"blocks": 1, "search_blocks": 1, "repeats": 1, "overhead_matches": 8, "spin_loops": 200_000},
@@ -128,6 +140,31 @@ def referee_match(registry: Any, config: Mapping[str, Any], match: Mapping[str, 
              for seat, name in enumerate(match["seats"])]
     play_match(game, config["game_options"], match["deal_seed"], seats, substitute=registry.agent("random"),
                match_id=match["id"], limits=Limits(**config["limits"]), isolation=config["isolation"])
+
+
+def quickstart_config(registry: Any) -> TournamentConfig:
+    """``configs/quickstart-lovat.toml``, loaded as ``arena run`` loads it."""
+    return load_config(QUICKSTART, {name: game.info for name, game in registry.games.items()},
+                       {name: set(spec.games) for name, spec in registry.agents.items()},
+                       agent_options={name: spec.options for name, spec in registry.agents.items()})
+
+
+def default_backend(registry: Any, size: dict[str, int], folder: Path) -> dict[str, Any]:
+    """Wall seconds of the quickstart serially and on the default backend, alternating; the backends used."""
+    config = quickstart_config(registry)
+    samples: dict[str, list[float]] = {"serial": [], "default": []}
+    backends = set()
+    for repeat in range(size["repeats"]):
+        modes = (("serial", 1), ("default", None))
+        for mode, workers in modes if repeat % 2 == 0 else modes[::-1]:  # neither always goes first
+            summary = run_tournament(config, leaderboards=folder / f"quickstart-{mode}-{repeat}", plugins_dir=None,
+                                     workers=workers)
+            samples[mode].append(summary.seconds)
+            if mode == "default":
+                backends.add(summary.backend)
+    ratios = [default / serial for serial, default in zip(samples["serial"], samples["default"])]
+    return {**samples, "ratios": ratios, "backends": sorted(backends), "matches": config.schedule().match_count,
+            "load": load_average()}
 
 
 def overhead(registry: Any, size: dict[str, int], folder: Path) -> dict[str, float]:
@@ -271,6 +308,16 @@ def measure(size: str = "default") -> list[common.Row]:
                                f"{signed_us(costs['tournament'] - costs['bare'])} over bare "
                                f"({common.ratio(costs['tournament'] / costs['bare'])})",
                                note + "; includes the SQLite results store"))
+        quick = default_backend(registry, sizes, folder)  # before scaling() starts Ray in this process
+        ratio = common.median(quick["ratios"])
+        rows.append(common.Row(
+            "tournament", "quickstart on the default backend / serial, wall", common.ratio(ratio),
+            common.target(ratio <= TARGET_DEFAULT_BACKEND, "≤ 1.25×"),
+            f"configs/quickstart-lovat.toml, {quick['matches']} matches × {sizes['repeats']} repeats, "
+            f"ratios {min(quick['ratios']):.2f}–{max(quick['ratios']):.2f}; serial "
+            f"{common.secs(min(quick['serial']))}–{common.secs(max(quick['serial']))}, default "
+            f"{common.secs(min(quick['default']))}–{common.secs(max(quick['default']))} "
+            f"({'/'.join(quick['backends'])}); load average {quick['load']}"))
         try:
             import ray  # noqa: F401
         except ImportError:

@@ -15,7 +15,7 @@ from arena.plugins import DEFAULT_PLUGINS_DIR, Registry
 from arena.tournament.config import ConfigError, TournamentConfig, load_config
 from arena.tournament.publish import publish, summary_json
 from arena.tournament.runner import Progress as RunProgress
-from arena.tournament.runner import TournamentError, run_tournament
+from arena.tournament.runner import RAY_WORTH_SECONDS, TournamentError, run_tournament
 from arena.tournament.store import DEFAULT_LEADERBOARDS, StoreError
 
 
@@ -26,20 +26,27 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
         "run",
         help="run a tournament from a TOML config",
         description=(
-            "Play every match of a tournament config (configs/*.toml) on a local Ray over all cores, or on a Ray "
-            "cluster, store each result in leaderboards/<name>/results.sqlite, then rate the agents and write the "
-            "leaderboard files. Interrupted? Run it again with --resume to play only what is missing."
+            "Play every match of a tournament config (configs/*.toml), store each result in "
+            "leaderboards/<name>/results.sqlite, then rate the agents and write the leaderboard files. By default "
+            "play starts at once in this process, and a local Ray over all cores is started alongside only when "
+            f"the matches left would take {RAY_WORTH_SECONDS:g} s or more; it takes over the rest when it is up. "
+            "--workers N plays on "
+            "a local Ray of N cores, --address on a Ray cluster. Interrupted? Run it again with --resume to play "
+            "only what is missing."
         ),
         examples=(
             "arena run configs/quickstart-lovat.toml",
             "arena run configs/quickstart-lorum.toml --workers 1      # serially, no Ray",
+            "arena run configs/quickstart-lovat.toml --workers 2      # on a local Ray of 2 workers, however short",
             "arena run configs/big.toml --address ray://head:10001    # on a Ray cluster",
             "arena run configs/quickstart-lovat.toml --resume",
         ),
     )
     parser.add_argument("config", type=Path, help="the tournament config (TOML, see docs/configs.md)")
     parser.add_argument("--address", help="join this Ray cluster (default: $RAY_ADDRESS, else start a local Ray)")
-    parser.add_argument("--workers", type=int, help="parallel workers (default: all cores; 1 plays serially without Ray)")
+    parser.add_argument("--workers", type=int,
+                        help="play on a local Ray of this many workers (1: serially, without Ray; default: start "
+                             "serially and bring in a local Ray over all cores for a long run)")
     parser.add_argument("--resume", action="store_true",
                         help="continue a stored tournament, playing only what is missing (also after raising 'blocks')")
     parser.add_argument("--json", action="store_true", help="print a JSON summary instead of the live display")

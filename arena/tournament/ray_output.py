@@ -51,8 +51,12 @@ class _ThreadRouter(io.TextIOBase):
         self.log.flush()
 
     def isatty(self) -> bool:
-        """Whether the terminal side is a terminal (so that progress displays behave as before)."""
-        return self.terminal.isatty()
+        """Whether the terminal side is a terminal (so that progress displays behave as before).
+
+        False once the session is over: Ray imported while the router was in place keeps it (colorama asks
+        it at exit).
+        """
+        return not self.terminal.closed and self.terminal.isatty()
 
     def fileno(self) -> int:
         """The terminal side's descriptor."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import shutil
 from pathlib import Path
 
@@ -10,7 +11,8 @@ import pytest
 
 from arena.plugins import load_registry
 from arena.tournament.config import TournamentConfig, config_from_dict
-from arena.tournament.runner import MAX_BATCH, Progress, _batches, run_tournament
+from arena.tournament import runner
+from arena.tournament.runner import MAX_BATCH, Progress, _batches, batch_size, run_tournament
 from arena.tournament.store import Store, StoreError, store_path
 
 REGISTRY = load_registry(plugins_dir=None, entry_points=False).registry
@@ -138,6 +140,46 @@ def test_ray_run_equals_serial_run_with_secret_deals(tmp_path: Path) -> None:
     summary = run_tournament(config, leaderboards=tmp_path / "ray", plugins_dir=None, workers=2)
     assert summary.backend == "ray" and summary.workers == 2
     assert results(tmp_path / "ray") == results(tmp_path / "serial")
+
+
+def test_a_run_started_in_the_driver_and_continued_on_ray_equals_a_serial_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The default backend: the driver plays while a local Ray starts, then hands the rest to it."""
+    config = dataclasses.replace(small_config(), seed=None)
+    twin_stores("small", tmp_path / "serial", tmp_path / "handover")
+    run_tournament(config, leaderboards=tmp_path / "serial", plugins_dir=None, workers=1)
+    monkeypatch.setattr(runner, "RAY_WORTH_SECONDS", 0.0)  # any run is worth Ray: started after the first batch
+    # Wait for Ray once it is starting, so that the hand-over comes right after the first batch whatever
+    # the machine's speed (otherwise the driver may well finish 40 quick matches before Ray is up).
+    monkeypatch.setattr(runner._RayStart, "ready", lambda start: start.wait() or True)
+    summary = run_tournament(config, leaderboards=tmp_path / "handover", plugins_dir=None)
+    first_batch = batch_size(40, os.cpu_count() or 1)
+    assert (summary.backend, summary.played) == ("ray", 40)
+    assert first_batch <= summary.in_driver < 40  # the head start, and more until the first batch is back from Ray
+    assert results(tmp_path / "handover") == results(tmp_path / "serial")
+    assert (tmp_path / "handover" / "small" / "ray.log").is_file()
+
+
+def test_a_local_ray_that_fails_to_start_leaves_the_run_to_the_driver(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken_init(address: str | None, workers: int | None) -> None:
+        raise RuntimeError("no room for Ray's session folder")
+
+    monkeypatch.setattr(runner, "RAY_WORTH_SECONDS", 0.0)
+    monkeypatch.setattr(runner, "_init_ray", broken_init)
+    summary = run_tournament(small_config(), leaderboards=tmp_path / "default", plugins_dir=None)
+    assert (summary.backend, summary.in_driver, summary.played) == ("serial", 40, 40)
+    assert "no room for Ray's session folder" in (tmp_path / "default" / "small" / "ray.log").read_text()
+    run_tournament(small_config(), leaderboards=tmp_path / "serial", plugins_dir=None, workers=1)
+    assert results(tmp_path / "default") == results(tmp_path / "serial")
+
+
+def test_a_small_run_on_the_default_backend_never_starts_ray(tmp_path: Path) -> None:
+    summary = run_tournament(small_config(), leaderboards=tmp_path / "default", plugins_dir=None)
+    assert (summary.backend, summary.workers, summary.in_driver) == ("serial", 1, 40)
+    assert not (tmp_path / "default" / "small" / "ray.log").exists()  # Ray's output goes there from its start
+    run_tournament(small_config(), leaderboards=tmp_path / "serial", plugins_dir=None, workers=1)
+    assert results(tmp_path / "default") == results(tmp_path / "serial")
 
 
 def test_same_seed_same_results_different_seed_different_deals(tmp_path: Path) -> None:
