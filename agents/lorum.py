@@ -7,12 +7,8 @@ contract, avoids points in regular games, and plays to make or break a contract.
 
 from __future__ import annotations
 
-import random
-from collections.abc import Mapping
-from typing import Any
-
 from arena.agent import Agent
-from arena.games.base import Action, GameInfo, Observation
+from arena.games.base import Action, Observation
 from arena.games.lorum.cards import (
     ABOVE_MASKS,
     DECK,
@@ -26,21 +22,14 @@ from arena.games.lorum.cards import (
 from arena.games.lorum.observation import LorumObservation
 from arena.games.lorum.sampler import excluded_cards
 from arena.games.lorum.state import BIG, PASS, PLAYERS, SMALL
+from arena.substitute import RandomAgent
 
 BELOW_MASKS: tuple[int, ...] = tuple(SUIT_MASKS[card >> 3] & ~ABOVE_MASKS[card] & ~(1 << card) for card in range(32))
 """For each card, the mask of the cards of its suit ranked below it."""
 
 
-class RandomLorumAgent(Agent):
-    """Uniform over the legal actions, from its own seeded RNG."""
-
-    def __init__(self, seat: int, game: GameInfo, players: int, seed: int, options: Mapping[str, Any]) -> None:
-        super().__init__(seat=seat, game=game, players=players, seed=seed, options=options)
-        self.rng = random.Random(self.seed)
-
-    def act(self, observation: Observation) -> Action:
-        """A uniformly random legal action."""
-        return self.rng.choice(observation.legal)
+class RandomLorumAgent(RandomAgent):
+    """Uniform over the legal actions, from its own seeded RNG (the game's declared policy)."""
 
 
 def big_is_safe(hand: int) -> bool:

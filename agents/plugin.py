@@ -1,7 +1,8 @@
 """Registers the first-party agents through the same hook any plugin uses.
 
 Each first-party agent name plays both games; the factory picks the
-implementation for the game being played.
+implementation for the game being played.  The random agent plays every game
+by the policy each game declares (``arena.substitute``).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from arena import __version__, hookimpl
 from arena.agent import Agent, AgentSpec
 from arena.games.base import GameInfo
 from arena.options import NO_OPTIONS, AgentOptions, OptionSpec
+from arena.substitute import RANDOM
 
 
 def _by_game(implementations: Mapping[str, Callable[[], type[Agent]]]) -> Callable[..., Agent]:
@@ -36,14 +38,12 @@ def _implementation(module: str, class_name: str) -> Callable[[], type[Agent]]:
 
 
 FIRST_PARTY: tuple[tuple[str, str, str, str, str], ...] = (
-    ("random", "lovat", "RandomLovatAgent", "lorum", "RandomLorumAgent"),
     ("greedy", "lovat", "GreedyLovatAgent", "lorum", "GreedyLorumAgent"),
     ("search", "search_lovat", "SearchLovatAgent", "search_lorum", "SearchLorumAgent"),
 )
 """(agent name, Lovat module, Lovat class, Lorum module, Lorum class) under ``arena_agents``."""
 
 DESCRIPTIONS = {
-    "random": "Uniform over the legal actions (a uniformly random legal keep in Lovat).",
     "greedy": "A one-ply heuristic: strong keeps and cheap winning plays; avoids points in Lorum.",
     "search": "Determinized search: samples hidden deals consistent with what it saw and plays them out "
               "(docs/agents/search-lovat.md, docs/agents/search-lorum.md).",
@@ -55,19 +55,21 @@ SEARCH_OPTIONS = AgentOptions((
                help="playouts per move; deterministic for a seed"),
     OptionSpec("iterations", "int", default=240, minimum=1, games=("lorum",),
                help="playouts per move; deterministic for a seed"),
-    OptionSpec("ms", "float", minimum=1, help="milliseconds per move (with iterations: whichever ends first); play then depends on the machine"),
+    OptionSpec("ms", "float", minimum=1,
+               help="milliseconds per move (with iterations: whichever ends first); play then depends on the machine"),
     OptionSpec("value", "str", default="rank", choices=("rank", "points"), games=("lovat",),
                help="what a playout scores: rank (opponents beaten) or points"),
 ))
 """The search agents' options (``Budget.from_options``; Lovat's ``value``): defaults as the modules define them."""
 
-OPTIONS = {"random": NO_OPTIONS, "greedy": NO_OPTIONS, "search": SEARCH_OPTIONS}
-"""What each first-party agent accepts (random and greedy: nothing)."""
+OPTIONS = {"greedy": NO_OPTIONS, "search": SEARCH_OPTIONS}
+"""What each first-party agent accepts (greedy: nothing)."""
 
 
 @hookimpl
 def arena_register_agents(register: Callable[[AgentSpec], None]) -> None:
-    """Register `random`, `greedy` and `search` for both games."""
+    """Register `greedy` and `search` for both games, and `random` (``arena.substitute``) for every game."""
+    register(RANDOM)
     for name, lovat_module, lovat_class, lorum_module, lorum_class in FIRST_PARTY:
         factory = _by_game({"lovat": _implementation(lovat_module, lovat_class),
                             "lorum": _implementation(lorum_module, lorum_class)})

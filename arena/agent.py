@@ -37,6 +37,9 @@ class Agent:
         """Told the final result as JSON data (optional)."""
 
 
+ANY_GAME = "*"
+"""In ``AgentSpec.games``: the agent plays every registered game (the random agent, ``arena.substitute``)."""
+
 AgentFactory = Callable[..., Agent]
 """Called as ``factory(seat=, game=, players=, seed=, options=)``; returns a fresh ``Agent``."""
 
@@ -46,7 +49,7 @@ class AgentSpec:
     """An agent as a plugin registers it."""
 
     name: str  # unique name used in configs and on the command line, e.g. "greedy"
-    games: tuple[str, ...]  # short names of the games it plays, e.g. ("lovat", "lorum")
+    games: tuple[str, ...]  # short names of the games it plays, e.g. ("lovat", "lorum"); ANY_GAME for all
     factory: AgentFactory  # builds a fresh agent for one match
     description: str  # one line for `arena agents`
     version: str  # the agent's own version, recorded with every match
@@ -55,4 +58,4 @@ class AgentSpec:
 
     def plays(self, game_name: str) -> bool:
         """Whether this agent plays the game with short name ``game_name``."""
-        return game_name in self.games
+        return game_name in self.games or ANY_GAME in self.games

@@ -83,8 +83,7 @@ def play_match(
     ]
     if match_id is None:
         match_id = "-".join([game.info.name, str(seed), *names])
-    return referee_play_match(game, resolved, seed, seats, substitute=registry.agent("random"), limits=limits,
-                              isolation=isolation, match_id=match_id)
+    return referee_play_match(game, resolved, seed, seats, limits=limits, isolation=isolation, match_id=match_id)
 
 
 def _entry_names(names: Sequence[str]) -> list[str]:

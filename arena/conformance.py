@@ -44,16 +44,17 @@ from arena.games.base import Game
 from arena.plugins import DEFAULT_PLUGINS_DIR, FILE, Registry, load_registry, origin
 from arena.records import action_from_json
 from arena.referee import AgentHost, Limits, MatchResult, RefereeError, SeatPlan, play_match
-from arena.referee.faults import CRASH, EXCEPTION, ILLEGAL, MEMORY, TIMEOUT
 from arena.referee.confinement import sandbox_level
+from arena.referee.faults import CRASH, EXCEPTION, ILLEGAL, MEMORY, TIMEOUT
 from arena.referee.seats import AUTO, ISOLATED, SANDBOXED, TRUSTED, resolve_mode
 from arena.seeding import derive_seed
+from arena.substitute import SUBSTITUTE
 
 CHECK_MODES = ("isolated", "sandboxed", "trusted")
 """Where the checked agent may run: its own process (rlimits), the full sandbox, or in-process."""
 
-OPPONENT = "random"
-"""The agent every other seat is given."""
+OPPONENT = SUBSTITUTE
+"""The agent every other seat is given: the random agent, which plays every game."""
 
 DEFAULT_MATCHES = 2
 """Matches per player count."""

@@ -56,7 +56,7 @@ from typing import Any
 import pluggy
 
 from arena import hookspecs
-from arena.agent import AgentSpec
+from arena.agent import ANY_GAME, AgentSpec
 from arena.options import AgentOptions
 from arena.games.base import Game
 from arena.suggest import closest
@@ -683,7 +683,8 @@ def _agent_problem(spec: object, known: Mapping[str, AgentSpec]) -> str | None:
     games = spec.games
     if not isinstance(games, tuple) or not games or not all(isinstance(game, str) for game in games):
         return f"agent {spec.name!r}: games must be a non-empty tuple of game names"
-    if len(games) > GAMES_MAX or any(name_problem(game, AGENT_NAME, "game name") for game in games):
+    if len(games) > GAMES_MAX or any(game != ANY_GAME and name_problem(game, AGENT_NAME, "game name")
+                                     for game in games):
         return f"agent {spec.name!r}: games must be at most {GAMES_MAX} game names of at most {NAME_MAX} characters"
     if not isinstance(spec.version, str) or not spec.version:
         return f"agent {spec.name!r}: version must be a non-empty string"

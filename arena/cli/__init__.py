@@ -23,7 +23,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The top-level parser with every subcommand."""
     parser = common.OneLineParser(
         prog="arena",
-        description="A tournament arena for AI agents playing Lovat and Slovak Lorum.",
+        description="A tournament arena for AI agents playing imperfect-information card games.",
         epilog=(
             "examples:\n"
             "  arena run configs/quickstart-lovat.toml\n"
@@ -47,7 +47,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extras = parser.parse_known_args(argv)
+    if extras and not getattr(args, "takes_game_options", False):
+        parser.error(f"unrecognized arguments: {' '.join(extras)}")
+    args.game_flags = extras  # `arena play GAME --NAME VALUE`: the game's own options, read by the game
     try:
         return int(args.run(args) or 0)
     except common.CliError as error:

@@ -131,8 +131,11 @@ def run_games(args: argparse.Namespace) -> int:
         {"name": game.info.name, "id": game.info.id, "title": game.info.title,
          "players": list(game.info.player_counts),
          "default_players": game.info.default_players or game.info.player_counts[0],  # as resolve_options picks
-         "options": {spec.name: {"default": spec.default, "description": spec.description}
-                     for spec in game.info.options}}
+         "options": {spec.name: {"default": spec.default, "description": spec.description, "type": spec.kind,
+                                 "choices": None if spec.choices is None else list(spec.choices),
+                                 "minimum": spec.minimum, "maximum": spec.maximum}
+                     for spec in game.info.options},
+         "score": game.info.score.label}
         for game in loaded.games.values()
     ]
     if args.json:
@@ -148,4 +151,8 @@ def run_games(args: argparse.Namespace) -> int:
             players += f" (default {row['default_players']})"
         table.add_row(literal(row["name"]), literal(row["id"]), literal(row["title"]), players, literal(options or "-"))
     Console().print(table)
+    for game in loaded.games.values():  # the score's unit; each option's type, range and help (arena play --NAME)
+        Console().print(Text.assemble((game.info.name, "bold"), ": scores ", literal(game.info.score.label)))
+        for spec in game.info.options:
+            Console().print(Text.assemble("  --", literal(spec.help_line())))
     return 0

@@ -7,10 +7,11 @@ import os
 import shutil
 import sys
 import textwrap
-from pathlib import Path
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
+from arena.agent import AgentSpec
 from arena.cli.common import (
     CliError,
     add_command,
@@ -24,14 +25,15 @@ from arena.cli.common import (
 )
 from arena.games.base import Game, GameError
 from arena.human import HumanAgent, InputEnded
-from arena.agent import AgentSpec
 from arena.options import OptionError, parse_assignments
+from arena.plugins import Registry
 from arena.records import save_record
 from arena.referee import MatchResult, RefereeError, SeatPlan, play_match
 from arena.seeding import derive_seed
+from arena.substitute import SUBSTITUTE
 
-DEFAULT_AGENTS = ("greedy", "random")
-"""Seats cycle through these when --agents is not given."""
+DEFAULT_AGENTS = ("greedy", SUBSTITUTE)
+"""Seats cycle through these when --agents is not given (those that play the game; at least the random agent)."""
 
 HUMAN = "human"
 """The seat name, in ``--agents``, of the seat a person plays (as ``--human SEAT`` does)."""
@@ -43,30 +45,36 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
         subparsers,
         "play",
         help="play one game and print a readable log",
-        description="Play one game among installed agents and print a readable log, then the result.",
+        description=(
+            "Play one game among installed agents and print a readable log, then the result.  A game's own "
+            "options (see 'arena games') are set with --game-option NAME=VALUE, or as --NAME VALUE after the "
+            "game's name."
+        ),
         examples=(
             "arena play lovat --players 5 --seed 42",
             "arena play lovat --players 3 --agents greedy,random,random --record game.json",
             "arena play lorum --deals 8 --json",
+            "arena play lorum --game-option deals=2",
             "arena play lovat --human 0        # you play seat 0 in the terminal",
             "arena play lorum --agents human,greedy,search,random",
             "arena play lorum --agents search,greedy,random,random --option search.iterations=80",
         ),
     )
-    parser.add_argument("game", help="game name: lovat or lorum (see 'arena games')")
-    parser.add_argument("--players", type=int, help="number of players (Lovat: 3-6, default 4; Lorum: 4)")
-    parser.add_argument("--deals", type=int, help="number of deals (Lorum only; default 4)")
+    parser.add_argument("game", help="game name (see 'arena games')")
+    parser.add_argument("--players", type=int, help="number of players (default: the game's; see 'arena games')")
+    parser.add_argument("--game-option", action="append", metavar="NAME=VALUE", dest="game_option",
+                        help="one of the game's options (repeatable; also --NAME VALUE; see 'arena games')")
     parser.add_argument("--seed", type=seed_value,
                         help="seed for the deal and every chance outcome, 0 to 2**63-1 (default: random, printed)")
-    parser.add_argument("--agents", help="comma-separated agent per seat, or one name for every seat; 'human' is a seat "
-                        "you play (default: greedy and random alternating)")
+    parser.add_argument("--agents", help="comma-separated agent per seat, or one name for every seat; 'human' is a "
+                        "seat you play (default: greedy and random alternating)")
     parser.add_argument("--record", type=Path, metavar="FILE", help="save the match record (JSON) to FILE")
     parser.add_argument("--json", action="store_true", help="print the result as JSON instead of the log")
     parser.add_argument("--human", type=int, metavar="SEAT", help="play SEAT yourself in the terminal")
     parser.add_argument("--option", action="append", metavar="AGENT.KEY=VALUE",
                         help="an option for every seat of AGENT (repeatable; see 'arena agents AGENT')")
     add_plugins_dir(parser)
-    parser.set_defaults(run=run)
+    parser.set_defaults(run=run, takes_game_options=True)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -77,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
     options = _options(game, args)
     players = options["players"]
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
-    names = _agent_names(args.agents, players)
+    names = _agent_names(args.agents, players, loaded, game)
     human = _human_seat(args.human, names, players)
     if human is not None:
         names[human] = HUMAN
@@ -89,12 +97,11 @@ def run(args: argparse.Namespace) -> int:
                  seed=derive_seed(seed, "agent", seat))
         for seat, name in enumerate(names)
     ]
-    substitute = agent_for_game(loaded, "random", game)
     log = None if args.json else (lambda event: print_event(game, event))
     if log is not None:
         print_header(game, players, seed, names)
     try:
-        match = play_match(game, options, seed, seats, substitute=substitute, on_event=log)
+        match = play_match(game, options, seed, seats, on_event=log)
     except InputEnded as ended:
         raise CliError(f"{ended}; game abandoned", status=1) from None
     except RefereeError as error:
@@ -139,13 +146,36 @@ def wrapped(text: str) -> str:
 
 
 def _options(game: Game, args: argparse.Namespace) -> dict[str, Any]:
-    given: dict[str, Any] = {}
-    if args.deals is not None:
-        given["deals"] = args.deals
+    """The game's options from ``--game-option NAME=VALUE`` and ``--NAME VALUE``, read and checked by the game."""
     try:
+        pairs = parse_assignments(args.game_option, "--game-option") + game_option_flags(args.game_flags)
+    except OptionError as error:
+        raise CliError(str(error)) from None
+    declared = {spec.name: spec for spec in game.info.options}
+    given: dict[str, Any] = {}
+    try:
+        for name, text in pairs:
+            given[name] = declared[name].parse(text) if name in declared else text
         return game.info.resolve_options(args.players, given)
     except GameError as error:
         raise CliError(str(error)) from None
+
+
+def game_option_flags(words: list[str]) -> list[tuple[str, str]]:
+    """``--NAME VALUE`` or ``--NAME=VALUE`` words the parser did not know, as (NAME, VALUE) game options."""
+    pairs = []
+    rest = list(words)
+    while rest:
+        word = rest.pop(0)
+        if not word.startswith("--") or len(word) == 2:
+            raise OptionError(f"unrecognised argument {word!r}")
+        name, equals, value = word[2:].partition("=")
+        if not equals:
+            if not rest or rest[0].startswith("--"):
+                raise OptionError(f"{word} needs a value (a game option: {word} VALUE)")
+            value = rest.pop(0)
+        pairs.append((name.replace("-", "_"), value))
+    return pairs
 
 
 def _agent_options(pairs: list[str] | None, specs: dict[str, AgentSpec], game: Game) -> dict[str, dict[str, Any]]:
@@ -178,9 +208,11 @@ def _human_seat(flag: int | None, names: list[str], players: int) -> int | None:
     return seats.pop() if seats else None
 
 
-def _agent_names(value: str | None, players: int) -> list[str]:
+def _agent_names(value: str | None, players: int, loaded: Registry, game: Game) -> list[str]:
     if value is None:
-        return [DEFAULT_AGENTS[seat % len(DEFAULT_AGENTS)] for seat in range(players)]
+        cycle = [name for name in DEFAULT_AGENTS if name in loaded.agents and loaded.agents[name].plays(game.info.name)]
+        cycle = cycle or [SUBSTITUTE]
+        return [cycle[seat % len(cycle)] for seat in range(players)]
     names = [name.strip() for name in value.split(",")]
     if any(not name for name in names):
         raise CliError(f"--agents {value!r}: an agent name is empty")

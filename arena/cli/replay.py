@@ -7,15 +7,31 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from arena.cli.common import (CliError, add_command, add_leaderboards_dir, add_plugins_dir, check_output_file,
-                              print_json, registry)
+from arena.cli.common import (
+    CliError,
+    add_command,
+    add_leaderboards_dir,
+    add_plugins_dir,
+    check_output_file,
+    print_json,
+    registry,
+)
 from arena.cli.play import print_event, print_header, result_json
 from arena.cli.results import stored_record
 from arena.games.base import Game, InvalidSetup, seat_label
-from arena.records import (RecordError, action_from_json, check_chance_used, check_result, game_for_record,
-                           load_record, replay, save_record)
+from arena.records import (
+    RecordError,
+    action_from_json,
+    check_chance_used,
+    check_result,
+    game_for_record,
+    load_record,
+    replay,
+    save_record,
+)
 from arena.referee import RefereeError, SeatPlan, play_match
 from arena.seeding import derive_seed
+from arena.substitute import SUBSTITUTE
 
 
 def add_parsers(subparsers: argparse._SubParsersAction) -> None:
@@ -83,12 +99,12 @@ def run(args: argparse.Namespace) -> int:
     options = game.info.resolve_options(None, data.get("options", {}))
     # Play on from the recorded prefix (no-op when the record is complete): the
     # agents named in the record take the remaining decisions.
-    names = [seat.get("agent", "random") for seat in data.get("seats", [])] or ["random"] * options["players"]
+    names = [seat.get("agent", SUBSTITUTE) for seat in data.get("seats", [])] or [SUBSTITUTE] * options["players"]
     if len(names) != options["players"]:
         raise CliError(f"{where}: 'seats' lists {len(names)} seats for a {options['players']}-player game", 1)
     # A seat names its entry ("greedy-2") and the plugin behind it ("greedy"); a hand-written one may name
     # only an agent.
-    plugins = [seat.get("plugin") or seat.get("agent", "random") for seat in data.get("seats", [])] or names
+    plugins = [seat.get("plugin") or seat.get("agent", SUBSTITUTE) for seat in data.get("seats", [])] or names
     seats = []
     for seat, (name, plugin) in enumerate(zip(names, plugins)):
         if plugin not in loaded.agents and not replayed.state.is_over():
@@ -98,11 +114,10 @@ def run(args: argparse.Namespace) -> int:
                 raise CliError(f"{where}: seat {seat}: {error.args[0]}; it must play the rest of the record",
                                status=1) from None
         # In a complete record nobody decides anything, so an agent that is not installed does no harm.
-        spec = loaded.agents.get(plugin) or loaded.agent("random")
+        spec = loaded.agents.get(plugin) or loaded.agent(SUBSTITUTE)
         seats.append(SeatPlan(name=name, spec=spec, seed=derive_seed(data["seed"], "agent", seat)))
     try:
-        match = play_match(game, options, data["seed"], seats, substitute=loaded.agent("random"),
-                           script=data.get("chance", []), prefix=replayed.actions)
+        match = play_match(game, options, data["seed"], seats, script=data.get("chance", []), prefix=replayed.actions)
         check_chance_used(data.get("chance", []), match.record["chance"])  # a played-out game used them all
     except (RefereeError, RecordError) as error:
         raise CliError(f"{where}: {error}", status=1) from None
@@ -154,7 +169,7 @@ def print_log(game: Game, record: Mapping[str, Any], hands: bool) -> None:
     ``record`` has been replayed and checked already, so every action here is legal.
     """
     options = game.info.resolve_options(None, record.get("options", {}))
-    names = [printable(seat.get("agent", "random")) for seat in record["seats"]]
+    names = [printable(seat.get("agent", SUBSTITUTE)) for seat in record["seats"]]
     players = options["players"]
     print_header(game, players, record["seed"], names)
     state = game.new_state(record["seed"], options, script=record.get("chance", []))

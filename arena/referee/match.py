@@ -35,6 +35,7 @@ from arena.referee.limits import Limits
 from arena.referee.sandboxed import ProcessSeat
 from arena.referee.seats import AUTO, ISOLATION_MODES, TRUSTED, Seat, close_all, resolve_mode
 from arena.referee.trusted import TrustedSeat
+from arena.substitute import RANDOM
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +73,7 @@ def play_match(
     options: Mapping[str, Any],
     seed: int,
     seats: Sequence[SeatPlan],
-    substitute: AgentSpec,
+    substitute: AgentSpec = RANDOM,
     script: Sequence[ChanceOutcome] = (),
     match_id: str | None = None,
     on_event: Callable[[Mapping[str, Any]], None] | None = None,
@@ -94,7 +95,8 @@ def play_match(
     agents in-process, every other agent in the strongest sandbox available); a
     seat's ``SeatPlan.isolation`` overrides it.  Process seats are forked by
     ``host`` (default: the process-wide ``default_host()``).  ``substitute``
-    (normally the registry's ``random``) plays a seat from its first fault on.
+    (by default the agent ``random``, the game's own random policy: ``arena.substitute``) plays a seat
+    from its first fault on.
 
     Raises ``RefereeError`` when an agent cannot be seated as asked (e.g. an
     agent no plugin registers, seated isolated, or ``sandboxed`` on a machine

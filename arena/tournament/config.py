@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from arena import bounded_json
+from arena.agent import ANY_GAME
 from arena.games.base import GameInfo, InvalidSetup
 from arena.options import NO_OPTIONS, AgentOptions, OptionError
 from arena.referee.limits import Limits
@@ -652,9 +653,9 @@ class _Validator:
                 key, f"unknown agent {_show(plugin)}{_suggest(plugin, known)}{defaulted} (known: {_listing(known)})"
             )
             return None
-        if info is not None and info.name not in known[plugin]:
+        if info is not None and not {info.name, ANY_GAME} & set(known[plugin]):
             plays = _listing(known[plugin])
-            players = sorted(agent for agent, games in known.items() if info.name in games)
+            players = sorted(agent for agent, games in known.items() if {info.name, ANY_GAME} & set(games))
             self.problem(
                 key,
                 f"agent {_show(plugin)} does not play {info.name} (it plays: {plays}; agents for {info.name}: "

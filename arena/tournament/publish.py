@@ -18,6 +18,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from arena.games.catalog import score_spec
 from arena.leaderboard import Leaderboard, build_leaderboard, head_to_head, render_rich, write_leaderboard_files
 from arena.leaderboard.terminal import format_number, rating_digits
 from arena.ratings.data import MatchOutcome
@@ -63,10 +64,10 @@ def public_deals_note(seed: int) -> str:
 
 
 def score_options(game: str, game_options: Mapping[str, Any]) -> dict[str, Any]:
-    """Options for the score method: Lorum's score is chips per deal, Lovat's points per game."""
-    deals = game_options.get("deals")
-    if game == "lorum" and deals:
-        return {"divisor": lambda outcome, deals=deals: deals}
+    """Options for the score method: the score per what the game declares (``GameInfo.score``), e.g. per deal."""
+    divisor = score_spec(game).divisor(game_options)
+    if divisor:
+        return {"divisor": lambda outcome, divisor=divisor: divisor}
     return {}
 
 
@@ -168,7 +169,7 @@ def side_by_side(boards: Mapping[str, Leaderboard], name: str, game: str) -> Tab
 
 
 def _short_scale(method: str, game: str) -> str:
-    score = "chips per deal" if game == "lorum" else "points per game"  # see score_options
+    score = score_spec(game).label  # see score_options
     return {"elo": "Elo", "plackett-luce": "Elo (PL)", "trueskill": "mu", "score": score}.get(method, method)
 
 

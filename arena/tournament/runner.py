@@ -366,7 +366,7 @@ def play_scheduled_match(
     started = time.perf_counter()
     try:
         result = play_match(
-            game, config["game_options"], match["deal_seed"], seats, substitute=registry.agent("random"),
+            game, config["game_options"], match["deal_seed"], seats,
             match_id=match["id"], limits=Limits(**config["limits"]), isolation=config["isolation"], host=host,
         )
     except RefereeError as error:

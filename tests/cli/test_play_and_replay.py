@@ -113,7 +113,7 @@ def test_hand_written_record_without_result_is_played_out(capsys: pytest.Capture
         (["play", "lovat", "--human", "9"], "--human 9: seats are 0 to 3"),
         (["replay", "/no/such/file.json"], "/no/such/file.json: no such file"),
         (["replay", "/"], "/: cannot read the file: Is a directory"),
-        (["cards", "chess"], "knows the decks of lovat and lorum, not 'chess'"),
+        (["cards", "chess"], "unknown game 'chess' (installed: lorum, lovat)"),
     ],
 )
 def test_bad_input_is_one_line_and_nonzero(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:

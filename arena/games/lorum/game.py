@@ -6,9 +6,9 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from arena.games.base import Action, ChanceOutcome, Game, GameInfo, Observation, OptionSpec
+from arena.games.base import Action, ChanceOutcome, Deck, Game, GameInfo, Observation, OptionSpec, ScoreSpec
 from arena.games.lorum import view
-from arena.games.lorum.cards import INDEX, describe_card
+from arena.games.lorum.cards import DECK, INDEX, POINTS, RANK_NAMES, SUIT_NAMES, describe_card
 from arena.games.lorum.observation import LorumObservation, observation_from_json
 from arena.games.lorum.sampler import sample_state
 from arena.games.lorum.state import BIG, GAME_ID, PASS, PLAYERS, REGULAR, SMALL, LorumState
@@ -36,6 +36,7 @@ INFO = GameInfo(
     ),
     simultaneous_phases=(),
     chance=("dealer", "deal"),
+    score=ScoreSpec(unit="chips", per_option="deals", per="deal"),  # S-17; per deal, so game lengths compare
 )
 
 _CALL_WORDS = {PASS: "passes", SMALL: "bids small", BIG: "bids big"}
@@ -127,6 +128,20 @@ class LorumGame(Game):
         from arena.games.lorum.encoding import encoding
 
         return encoding(options)
+
+    def deck(self) -> Deck:
+        """The 32 cards, highest first, with the names logs and records use and their card points (S-9)."""
+        rows = tuple((name, SUIT_NAMES[name[-1]], RANK_NAMES[name[:-1]], str(points))
+                     for name, points in zip(DECK, POINTS, strict=True))
+        cards = tuple({"name": name, "suit": suit, "rank": rank, "points": int(points)}
+                      for name, suit, rank, points in rows)
+        return Deck(
+            title="Slovak Lorum deck (32 cards, highest first)",
+            columns=(("name", "left"), ("suit", "left"), ("rank", "left"), ("points", "right")),
+            rows=rows,
+            cards=cards,
+            caption="names: rank (A K O U 10 9 8 7) then suit (a acorns, g green, h hearts, b bells)",
+        )
 
     def describe_action(self, observation: Observation, action: Action) -> str:
         """A menu label: the call explained, or the card's long name."""

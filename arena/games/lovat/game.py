@@ -10,14 +10,18 @@ from arena.games.base import (
     Action,
     Chance,
     ChanceOutcome,
+    Deck,
     Game,
     GameInfo,
     InvalidSetup,
     Observation,
+    ScoreSpec,
     from_json,
+    uniform_random_action,
 )
 from arena.games.lovat import view
-from arena.games.lovat.deck import COLOUR_INDEX, LEVEL, STRENGTH
+from arena.games.lovat.deck import COLOUR_INDEX, COLOURS, LEVEL, STRENGTH, deck_json
+from arena.games.lovat.keeps import random_keep
 from arena.games.lovat.observation import LovatObservation
 from arena.games.lovat.sampler import sample_state
 from arena.games.lovat.state import (
@@ -36,6 +40,14 @@ from arena.games.lovat.state import (
     variant_for,
 )
 
+
+def random_action(observation: Observation, rng: random.Random) -> Action:
+    """Lovat's uniform random policy: a keep uniform over every legal keep (L-5), else uniform over ``legal``."""
+    if not isinstance(observation, LovatObservation) or observation.phase != KEEP:
+        return uniform_random_action(observation, rng)
+    return random_keep(observation.dealt, observation.level_sum, observation.min_size, observation.max_size, rng)
+
+
 INFO = GameInfo(
     id=GAME_ID,
     name="lovat",
@@ -45,6 +57,8 @@ INFO = GameInfo(
     simultaneous_phases=(KEEP,),  # L-5
     chance=("dealer", "deal", "die"),  # L-2, L-3 (and L-6 redeals), L-14
     default_players=4,  # the rule text is written for four players
+    score=ScoreSpec(unit="points"),  # points per game (L-16)
+    random_action=random_action,
 )
 
 
@@ -175,6 +189,14 @@ class LovatGame(Game):
         from arena.games.lovat.encoding import encoding
 
         return encoding(options)
+
+    def deck(self) -> Deck:
+        """The 80 cards with level and strength in each colour (``arena cards lovat``)."""
+        cards = deck_json()
+        rows = tuple((card["id"], str(card["level"]), *(str(card["strengths"][colour]) for colour in COLOURS))
+                     for card in cards)
+        columns = (("id", "left"), ("level", "right"), *((colour, "right") for colour in COLOURS))
+        return Deck(title="Lovat deck (80 cards)", columns=columns, rows=rows, cards=tuple(cards))
 
     def describe_action(self, observation: Observation, action: Action) -> str:
         """A short label for a menu: the keep's levels and size, a card's strength in the turn's colour."""

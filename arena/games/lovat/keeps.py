@@ -1,0 +1,75 @@
+"""Lovat's keeps counted and drawn uniformly without enumerating them: the game's random policy for the keep.
+
+``GameInfo.random_action`` (``arena.games.lovat.game``) draws a keep here, so the agent ``random`` and the
+substitute after a fault keep uniformly among all legal keeps; the first-party agents reuse the counts.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+from collections.abc import Sequence
+
+from arena.games.lovat.deck import LEVEL
+
+
+def count_keeps(cards: Sequence[str], level_sum: int) -> list[list[list[int]]]:
+    """``ways[i][l][k]``: subsets of ``cards[:i]`` with level sum ``l`` and ``k`` cards (dynamic programme).
+
+    The table depends only on the cards' levels in order, and dealt hands are
+    sorted by id (level 1 first), so a few hundred tables serve every deal:
+    they are cached.  Callers must not modify the returned table.
+    """
+    return _count_by_levels(tuple(LEVEL[card_id] for card_id in cards), level_sum)
+
+
+@functools.lru_cache(maxsize=4096)
+def _count_by_levels(levels: tuple[int, ...], level_sum: int) -> list[list[list[int]]]:
+    n = len(levels)
+    ways = [[[0] * (n + 1) for _ in range(level_sum + 1)] for _ in range(n + 1)]
+    ways[0][0][0] = 1
+    for i, level in enumerate(levels):
+        before, after = ways[i], ways[i + 1]
+        for total in range(level_sum + 1):
+            for size in range(i + 1):
+                count = before[total][size]
+                if count:
+                    after[total][size] += count  # without card i
+                    if total + level <= level_sum:
+                        after[total + level][size + 1] += count  # with card i
+    return ways
+
+
+def random_keep(
+    cards: Sequence[str], level_sum: int, min_size: int, max_size: int, rng: random.Random
+) -> tuple[str, ...]:
+    """A keep drawn uniformly among all legal keeps, without enumerating subsets.
+
+    Counts keeps by (cards considered, level sum, size), draws the size in
+    proportion to the number of keeps of that size, then walks back through the
+    cards deciding each one in proportion to the completions on either side.
+    """
+    cards = list(cards)
+    ways = count_keeps(cards, level_sum)
+    n = len(cards)
+    sizes = range(min_size, min(max_size, n) + 1)
+    total = sum(ways[n][level_sum][size] for size in sizes)
+    if total == 0:
+        raise ValueError(f"no keep of {cards} has levels summing to {level_sum} with {min_size}-{max_size} cards")
+    ticket = rng.randrange(total)
+    for size in sizes:
+        if ticket < ways[n][level_sum][size]:
+            break
+        ticket -= ways[n][level_sum][size]
+    chosen = []
+    remaining_sum = level_sum
+    for i in range(n, 0, -1):
+        card_id = cards[i - 1]
+        level = LEVEL[card_id]
+        without = ways[i - 1][remaining_sum][size]
+        if ticket >= without:  # card i-1 is in the keep
+            ticket -= without
+            chosen.append(card_id)
+            remaining_sum -= level
+            size -= 1
+    return tuple(sorted(chosen))
