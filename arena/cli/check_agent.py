@@ -35,7 +35,7 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     parser.add_argument("agent", metavar="NAME", help="the agent's registered name (see 'arena agents')")
-    parser.add_argument("--game", required=True, help="game name: lovat or lorum (see 'arena games')")
+    parser.add_argument("--game", required=True, help="game name (see 'arena games')")
     parser.add_argument("--matches", type=int, default=DEFAULT_MATCHES,
                         help=f"matches per player count (default {DEFAULT_MATCHES})")
     parser.add_argument("--players", type=int, metavar="N",

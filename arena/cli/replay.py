@@ -163,7 +163,7 @@ def printable(text: object) -> str:
 
 def print_log(game: Game, record: Mapping[str, Any], hands: bool) -> None:
     """The match step by step, as ``arena play`` prints it: every public event, each seat's decisions that no
-    public event shows (Lovat's secret keep), each fault at the move where the substitute took over, and with
+    public event shows (a secret keep, say), each fault at the move where the substitute took over, and with
     ``hands`` every seat's hand at the start and whenever it changes.
 
     ``record`` has been replayed and checked already, so every action here is legal.

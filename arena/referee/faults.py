@@ -59,7 +59,7 @@ def check_action(game: Game, observation: Observation, action: Any) -> Action:
         action = tuple(action)
     if not is_action_shaped(action):
         raise Fault(ILLEGAL, f"returned {type(action).__name__} {_short(action)}, not an action "
-                             "(a string, or a tuple of strings for a Lovat keep)")
+                             "(a string, or a tuple of strings such as a keep)")
     problem = game.action_error(observation, action)
     if problem is not None:
         raise Fault(ILLEGAL, f"illegal action {_short(action)}: {problem}")

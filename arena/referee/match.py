@@ -1,7 +1,7 @@
 """Play one match: build the game, seat fresh agents, ask each for its decisions, record it all.
 
 Agents only ever receive observations, public events and the final result.
-In a simultaneous phase (Lovat's keep) every deciding seat's observation is
+In a simultaneous phase (such as a keep) every deciding seat's observation is
 taken before any of their actions is applied, so no seat can see another's
 choice.
 

@@ -349,7 +349,7 @@ def _action_reply(action: Any) -> bytes | dict[str, Any]:
         except BaseException:
             shown = "?"
         return {"error": "malformed", "message": f"returned {type(action).__name__} {shown}, not an action "
-                                                 "(a string, or a tuple of strings for a Lovat keep)"}
+                                                 "(a string, or a tuple of strings such as a keep)"}
     try:
         data = protocol.encode({"action": action})
     except (TypeError, ValueError, UnicodeError) as error:

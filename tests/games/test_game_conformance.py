@@ -1,0 +1,62 @@
+"""The game conformance kit (``arena.testing.check_game``) on every registered game, and on games it must refuse."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Mapping
+from typing import Any
+
+import pytest
+
+from arena.games.base import Action, Observation
+from arena.games.lorum.game import LorumGame
+from arena.games.lorum.state import LorumState
+from arena.plugins import load_registry
+from arena.testing import check_game
+
+GAMES = load_registry(plugins_dir=None).registry.games
+"""Every game registered in this environment: the built-ins, and any installed plugin's the user trusts."""
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_every_registered_game_passes_the_kit(name: str) -> None:
+    checked = check_game(GAMES[name])
+    assert checked.games == 2 * len(GAMES[name].info.player_counts)
+    assert checked.samples > 0  # both built-in games sample hidden deals, so information hiding was checked
+
+
+def test_the_kit_checks_game_options_too() -> None:
+    assert check_game(GAMES["lorum"], options={"deals": 1}, seeds=(3,)).games == 1
+
+
+class _SamplerIgnoresTheObservation(LorumGame):
+    """A sampler that deals afresh: the seat's own hand changes in the sampled state."""
+
+    def sample_state(self, observation: Observation, rng: random.Random) -> LorumState:
+        return self.new_state(rng.getrandbits(32), {})
+
+
+class _JsonLosesAField(LorumGame):
+    def observation_from_json(self, data: Mapping[str, Any]) -> Any:
+        observation = super().observation_from_json(data)
+        return dataclasses.replace(observation, hand=0)
+
+
+def _illegal(observation: Observation, rng: random.Random) -> Action:
+    return "no such card"
+
+
+class _RandomPolicyCheats(LorumGame):
+    info = dataclasses.replace(LorumGame.info, random_action=_illegal)
+
+
+@pytest.mark.parametrize(("game", "message"), [
+    (_SamplerIgnoresTheObservation(), "'dealer', 'hand']: the observation shows what the seat cannot know"),
+    (_JsonLosesAField(), "observation_from_json(to_json()) differs from the observation"),
+    (_RandomPolicyCheats(), "GameInfo.random_action chose 'no such card', which is not legal"),
+])
+def test_the_kit_names_what_to_fix(game: LorumGame, message: str) -> None:
+    with pytest.raises(AssertionError) as failed:
+        check_game(game, seeds=(0,))
+    assert message in str(failed.value) and str(failed.value).startswith("lorum (4 players, seed 0), decision 0")
