@@ -35,6 +35,21 @@ def test_play_lorum_json_has_chips_and_pot(capsys: pytest.CaptureFixture[str]) -
     assert sum(player["score"] for player in data["players"]) + data["pot"] == 0  # S-10
 
 
+def test_game_options_are_read_generically_from_either_form(capsys: pytest.CaptureFixture[str]) -> None:
+    flag = json.loads(run(capsys, "play", "lorum", "--deals", "2", "--seed", "3", "--json")[1])
+    assigned = json.loads(run(capsys, "play", "lorum", "--game-option", "deals=2", "--seed", "3", "--json")[1])
+    assert flag == assigned and flag["options"] == {"players": 4, "deals": 2}
+    for argv, message in ((["--game-option", "deals=0"], "option 'deals' must be an integer >= 1, not 0"),
+                          (["--deals=many"], "option 'deals' must be an integer, not 'many'"),
+                          (["--deals"], "--deals needs a value (a game option: --deals VALUE)"),
+                          (["--game-option", "deals"], "--game-option 'deals': expected KEY=VALUE")):
+        status, _, err = run(capsys, "play", "lorum", *argv)
+        assert status == 2 and message in err and len(err.strip().splitlines()) == 1, err
+    with pytest.raises(SystemExit) as exited:  # only `arena play` takes game options
+        main(["leaderboard", "x", "--deals", "2"])
+    assert exited.value.code == 2 and "unrecognized arguments: --deals 2" in capsys.readouterr().err
+
+
 def test_same_seed_same_game(capsys: pytest.CaptureFixture[str]) -> None:
     first = run(capsys, "play", "lovat", "--seed", "5", "--json")[1]
     second = run(capsys, "play", "lovat", "--seed", "5", "--json")[1]

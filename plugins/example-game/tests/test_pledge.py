@@ -13,8 +13,8 @@ from arena.testing import check_game
 @pytest.mark.parametrize("hand", [1, 4])
 def test_pledge_passes_the_game_conformance_kit(hand: int) -> None:
     # Replay, information hiding through the sampler, JSON round-trips, cloning, determinism: every player count.
-    checked = check_game(GAME, seeds=(0, 1, 2), options={"hand": hand})
-    assert checked.games == 12 and checked.samples > 0
+    checked = check_game(GAME, seeds=(0, 1), options={"hand": hand})
+    assert checked.games == 8 and checked.samples > 0
 
 
 def test_the_highest_trump_wins_else_the_highest_of_the_suit_led() -> None:
@@ -25,6 +25,11 @@ def test_the_highest_trump_wins_else_the_highest_of_the_suit_led() -> None:
 def test_a_seat_must_follow_suit_when_it_can() -> None:
     assert playable(("9c", "Ah", "Kh"), led="h") == ("Ah", "Kh")
     assert playable(("9c", "Ts"), led="h") == ("9c", "Ts")
+
+
+def test_the_deck_lists_the_24_cards_for_arena_cards() -> None:
+    deck = GAME.deck()
+    assert len(deck.rows) == 24 and deck.cards[-1] == {"card": "As", "suit": "spades", "rank": "ace"}
 
 
 def test_a_made_pledge_scores_ten_plus_the_pledge_and_a_miss_costs_a_point_a_trick() -> None:
