@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.agent import AgentSpec
-from arena.coverage import ATTEMPTS, PLANS, Coverage, Scenario, scenarios_for
+from arena.coverage import ATTEMPTS, Coverage, Scenario, scenarios_for
 from arena.games.base import Game
 from arena.plugins import DEFAULT_PLUGINS_DIR, FILE, Registry, load_registry, origin
 from arena.records import action_from_json
@@ -305,7 +305,7 @@ def check_agent(
     limits = limits or Limits()
     report = CheckReport(agent=spec.name, version=spec.version, game=game.info.name, isolation=isolation,
                          limits=limits, seed=seed)
-    plan = PLANS.get(game.info.name)
+    plan = game.coverage_plan()
     report.coverage = None if plan is None else Coverage(plan, counts)
     opponent = registry.agent(OPPONENT)  # the substitute after a fault, as in tournaments
     hosts: list[AgentHost] = []

@@ -1,15 +1,15 @@
 """What ``arena check-agent`` must drive an agent through: every phase and case of a game, and how to reach it.
 
-A game's ``CoveragePlan`` names its cases (Lorum: bidding, and leading and
-following in regular, big and small games, following with and without
-must-beat; Lovat: keep, colour, declarations, play, void turns, the die
-round), tells which case a decision is in from the deciding seat's
-observation, and lists scenarios that reach them: a match with chosen game
-options, a scripted start of the deal (``Game.new_state(script=...)``) and
-forced opening actions (the bidding that makes a contract), the checked
-agent always in seat 0.  The check plays scenarios until every case has
-been reached at every player count or the attempts run out; a case never
-reached fails the check.
+A game declares its ``CoveragePlan`` (``Game.coverage_plan``; the built-in
+games' plans are ``arena/games/lorum/coverage.py`` and
+``arena/games/lovat/coverage.py``): it names the game's cases, tells which case
+a decision is in from the deciding seat's observation, and lists scenarios
+that reach them: a match with chosen game options, a scripted start of the
+deal (``Game.new_state(script=...)``) and forced opening actions (the bidding
+that makes a contract), the checked agent always in seat 0.  The check plays
+scenarios until every case has been reached at every player count or the
+attempts run out; a case never reached fails the check.  A game without a
+plan is checked without a coverage table.
 
 Cases are read from the match record by replaying it through the engine, so
 nothing runs inside the agent's process and the agent cannot claim coverage.
@@ -34,7 +34,7 @@ class Scenario:
 
     label: str  # what it sets up, e.g. "small game, another seat bid"
     players: int  # seats at the table
-    game_options: Mapping[str, Any]  # game options besides players (e.g. Lorum deals = 1)
+    game_options: Mapping[str, Any]  # game options besides players (e.g. deals = 1)
     script: tuple[dict[str, Any], ...] = ()  # chance outcomes fixed up front (e.g. the dealer)
     prefix: tuple[tuple[int, str], ...] = ()  # forced opening actions (a deal's bidding, seat 0's call included)
     targets: tuple[str, ...] = ()  # the cases it is meant to reach
@@ -93,75 +93,6 @@ class Coverage:
                             for count in self.player_counts)
             lines.append("  " + case.ljust(width) + cells)
         return lines
-
-
-# -- Slovak Lorum -------------------------------------------------------------------------------------
-
-LORUM_CASES = ("bidding", "regular: lead", "regular: follow", "big: lead", "big: follow", "small: lead",
-               "small: follow, must beat", "small: follow, free")
-"""Lorum's cases: S-4 bidding; S-6/S-7 leading and following in each contract; S-8 must-beat in the small game."""
-
-
-def _lorum_cases(observation: Any) -> tuple[str, ...]:
-    from arena.games.lorum.cards import ABOVE_MASKS, SUIT_MASKS, card_index, mask_of, suit_of
-
-    if observation.contract is None:
-        return ("bidding",)
-    if not observation.trick:
-        return (f"{observation.contract}: lead",)
-    if observation.contract != "small":
-        return (f"{observation.contract}: follow",)
-    cards = [card_index(card) for _, card in observation.trick]
-    led = suit_of(cards[0])
-    trick = sum(1 << card for card in cards)
-    best = next(card for card in cards if suit_of(card) == led and not ABOVE_MASKS[card] & trick)
-    able = mask_of(observation.hand) & SUIT_MASKS[led] & ABOVE_MASKS[best]
-    return ("small: follow, must beat" if able else "small: follow, free",)
-
-
-def _lorum_scenarios(game: Game, players: int) -> tuple[Scenario, ...]:
-    """One-deal games whose bidding is forced: seat 3 deals, so seat 0 bids first and leads a regular game."""
-    dealer = ({"kind": "dealer", "value": players - 1},)
-    options = {"deals": 1}
-    order = [(players - 1 + step) % players for step in range(1, players + 1)]  # dealer's next first (S-4)
-
-    def bids(bidder: int | None, call: str) -> tuple[tuple[int, str], ...]:
-        return tuple((seat, call if seat == bidder else "pass") for seat in order)
-
-    return (
-        Scenario("regular game (everyone passed)", players, options, dealer, bids(None, "pass"),
-                 ("regular: lead", "regular: follow")),
-        Scenario("big game, the agent bid", players, options, dealer, bids(0, "big"), ("big: lead",)),
-        Scenario("big game, another seat bid", players, options, dealer, bids(1, "big"), ("big: follow",)),
-        Scenario("small game, the agent bid", players, options, dealer, bids(0, "small"),
-                 ("small: lead", "small: follow, must beat", "small: follow, free")),
-        Scenario("small game, another seat bid", players, options, dealer, bids(1, "small"),
-                 ("small: lead", "small: follow, must beat", "small: follow, free")),
-        Scenario("a whole game, bidding freely", players, {}, (), (), ("bidding",)),
-    )
-
-
-# -- Lovat ------------------------------------------------------------------------------------------------
-
-LOVAT_CASES = ("keep", "colour", "declare", "play", "void turn", "die round")
-"""Lovat's cases: the keep (L-5), naming a colour, declarations and plays (L-10), discarding on another seat's
-void turn (L-12), and any decision in the die round (L-14)."""
-
-
-def _lovat_cases(observation: Any) -> tuple[str, ...]:
-    phase = "void turn" if observation.phase == "void" else observation.phase
-    return (phase, "die round") if observation.die_round else (phase,)
-
-
-def _lovat_scenarios(game: Game, players: int) -> tuple[Scenario, ...]:
-    return (Scenario("a whole game", players, {}, (), (), LOVAT_CASES),)
-
-
-PLANS: dict[str, CoveragePlan] = {
-    "lorum": CoveragePlan(LORUM_CASES, _lorum_cases, _lorum_scenarios),
-    "lovat": CoveragePlan(LOVAT_CASES, _lovat_cases, _lovat_scenarios),
-}
-"""Coverage plans by game short name; a game without one is checked without a coverage table."""
 
 
 def scenarios_for(coverage: Coverage, game: Game, players: int) -> Sequence[Scenario]:

@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from arena.agent import ANY_GAME
 from arena.cli.agent_options import agent_named, print_agent_options
 from arena.cli.common import add_command, add_plugins_dir, game_named, print_json, registry
 from arena.plugins import is_builtin
@@ -114,7 +115,8 @@ def run_agents(args: argparse.Namespace) -> int:
         table.add_column(column, no_wrap=True)
     table.add_column("source", overflow="fold")
     for row in rows:
-        table.add_row(literal(row["name"]), literal(row["version"]), literal(", ".join(row["games"])),
+        games = ", ".join("any game" if game == ANY_GAME else game for game in row["games"])
+        table.add_row(literal(row["name"]), literal(row["version"]), literal(games),
                       literal(row["plugin"]), literal(row["source"]))
     console = Console()
     console.print(table)

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from arena.games.types import Action, ChanceOutcome, InvalidSetup, to_json
 
 if TYPE_CHECKING:
+    from arena.coverage import CoveragePlan
     from arena.games.chance import Chance
 
 
@@ -321,6 +322,13 @@ class Game(ABC):
 
     def deck(self) -> Deck | None:
         """The game's cards for ``arena cards`` (None for a game without a deck to show)."""
+        return None
+
+    def coverage_plan(self) -> CoveragePlan | None:
+        """The cases ``arena check-agent`` drives an agent through and how to reach them (``arena.coverage``).
+
+        None (the default): the check plays whole games and shows no coverage table.
+        """
         return None
 
     def describe_hand(self, observation: Observation) -> str | None:

@@ -8,7 +8,10 @@ import pytest
 
 from arena.cli import main
 from arena.conformance import check_agent
-from arena.coverage import LORUM_CASES, LOVAT_CASES
+from arena.coverage import CoveragePlan
+from arena.games.lorum.coverage import LORUM_CASES
+from arena.games.lorum.game import LorumGame
+from arena.games.lovat.coverage import LOVAT_CASES
 from arena.plugins import Registry, load_registry
 
 PLUGIN = '''
@@ -121,13 +124,11 @@ def test_an_agent_that_never_bids_is_still_driven_through_big_and_small_games(re
 
 def test_a_case_never_reached_is_a_failure(registry: Registry, plugins_dir: Path,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    from arena import coverage
-
-    plan = coverage.PLANS["lorum"]
-    cut = coverage.CoveragePlan(plan.cases, plan.classify,
-                                lambda game, players: tuple(s for s in plan.scenarios(game, players)
-                                                            if "big: lead" not in s.targets))
-    monkeypatch.setitem(coverage.PLANS, "lorum", cut)
+    plan = LorumGame().coverage_plan()
+    cut = CoveragePlan(plan.cases, plan.classify,
+                       lambda game, players: tuple(s for s in plan.scenarios(game, players)
+                                                   if "big: lead" not in s.targets))
+    monkeypatch.setattr(LorumGame, "coverage_plan", lambda self: cut)
     report = check(registry, plugins_dir, "cov-never-bids", "lorum")
     assert not report.passed
     assert report.problems == [problem for problem in report.problems if "never reached: big: lead" in problem]

@@ -107,6 +107,8 @@ def test_arena_check_agent_passes_its_agent(installed: tuple[Path, dict[str, str
     result = arena(env, base, "check-agent", "counter", "--game", "pledge", "--matches", "1", "--players", "3")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "counter 0.1.0 on pledge" in result.stdout and result.stdout.rstrip().endswith("PASS")
+    assert "coverage: the agent's own decisions per case" in result.stdout  # the game's own coverage plan
+    assert "MISSING" not in result.stdout and "discard" in result.stdout
 
 
 def test_arena_run_and_the_leaderboards_rate_it(installed: tuple[Path, dict[str, str]]) -> None:

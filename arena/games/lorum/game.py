@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from arena.games.base import Action, ChanceOutcome, Deck, Game, GameInfo, Observation, OptionSpec, ScoreSpec
 from arena.games.lorum import view
@@ -40,6 +40,9 @@ INFO = GameInfo(
 )
 
 _CALL_WORDS = {PASS: "passes", SMALL: "bids small", BIG: "bids big"}
+
+if TYPE_CHECKING:
+    from arena.coverage import CoveragePlan
 
 
 def _signed(values: Sequence[int]) -> str:
@@ -128,6 +131,12 @@ class LorumGame(Game):
         from arena.games.lorum.encoding import encoding
 
         return encoding(options)
+
+    def coverage_plan(self) -> CoveragePlan:
+        """Bidding, and leading and following in each contract (``arena/games/lorum/coverage.py``)."""
+        from arena.games.lorum.coverage import PLAN  # imports arena.coverage: only arena check-agent needs it
+
+        return PLAN
 
     def deck(self) -> Deck:
         """The 32 cards, highest first, with the names logs and records use and their card points (S-9)."""

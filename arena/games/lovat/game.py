@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from arena.games.base import (
     Action,
@@ -39,6 +39,9 @@ from arena.games.lovat.state import (
     keep_problem,
     variant_for,
 )
+
+if TYPE_CHECKING:
+    from arena.coverage import CoveragePlan
 
 
 def random_action(observation: Observation, rng: random.Random) -> Action:
@@ -189,6 +192,12 @@ class LovatGame(Game):
         from arena.games.lovat.encoding import encoding
 
         return encoding(options)
+
+    def coverage_plan(self) -> CoveragePlan:
+        """The keep, colour, declarations, plays, void turns and the die round (``arena/games/lovat/coverage.py``)."""
+        from arena.games.lovat.coverage import PLAN  # imports arena.coverage: only arena check-agent needs it
+
+        return PLAN
 
     def deck(self) -> Deck:
         """The 80 cards with level and strength in each colour (``arena cards lovat``)."""

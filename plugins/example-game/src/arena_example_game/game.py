@@ -6,6 +6,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
+from arena.coverage import CoveragePlan, Scenario
 from arena.games.base import (
     Action,
     Chance,
@@ -40,6 +41,9 @@ INFO = GameInfo(
     score=ScoreSpec(unit="points"),  # per game: 10 plus the bid when made, minus the miss otherwise
     # random_action: the default, uniform over observation.legal (every legal action is listed)
 )
+
+CASES = ("pledge", "lead", "follow suit", "discard")
+"""The decisions an agent must handle: a pledge, leading a trick, following suit, and not being able to."""
 
 SAMPLE_TRIES = 100_000
 """Rejection-sampling attempts before ``sample_state`` gives up (a consistent deal always exists)."""
@@ -129,6 +133,11 @@ class PledgeGame(Game):
         """The seat's cards, in deck order."""
         return " ".join(observation.hand) if isinstance(observation, PledgeObservation) else None
 
+    def coverage_plan(self) -> CoveragePlan:
+        """What ``arena check-agent`` drives an agent through: pledging, leading, following and discarding."""
+        return CoveragePlan(CASES, _case, lambda game, players: (
+            Scenario("a whole game", players, {}, targets=CASES),))
+
     def deck(self) -> Deck:
         """The 24 cards (``arena cards pledge``)."""
         rows = tuple((card, SUIT_NAMES[card[1]], RANK_NAMES[card[0]]) for card in DECK)
@@ -139,6 +148,16 @@ class PledgeGame(Game):
 
 
 _CARDS = frozenset(DECK)
+
+
+def _case(observation: Any) -> tuple[str, ...]:
+    """Which of ``CASES`` a decision is."""
+    if observation.phase == BID:
+        return ("pledge",)
+    if not observation.trick:
+        return ("lead",)
+    led = suit(observation.trick[0][1])
+    return ("follow suit",) if any(suit(card) == led for card in observation.hand) else ("discard",)
 
 
 def _voids(history: Sequence[tuple[int, str]], players: int) -> dict[int, set[str]]:
