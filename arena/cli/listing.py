@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import cast
 
 from rich import box
 from rich.console import Console
@@ -115,7 +116,7 @@ def run_agents(args: argparse.Namespace) -> int:
         table.add_column(column, no_wrap=True)
     table.add_column("source", overflow="fold")
     for row in rows:
-        games = ", ".join("any game" if game == ANY_GAME else game for game in row["games"])
+        games = ", ".join("any game" if game == ANY_GAME else str(game) for game in cast(list, row["games"]))
         table.add_row(literal(row["name"]), literal(row["version"]), literal(games),
                       literal(row["plugin"]), literal(row["source"]))
     console = Console()

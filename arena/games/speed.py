@@ -32,7 +32,8 @@ def fast_constructor(cls: type) -> Callable[..., Any]:
     exec(source, namespace)  # generated from the dataclass's own field names
     build = namespace["build"]
     sample = tuple(range(len(names)))
-    made: Any = build(*sample)
-    if type(made) is not cls or made != cls(*sample) or dataclasses.astuple(made) != sample:
+    made = build(*sample)
+    fields = dataclasses.astuple(made)
+    if type(made) is not cls or made != cls(*sample) or fields != sample:
         raise AssertionError(f"fast_constructor({cls.__name__}) does not reproduce the dataclass constructor")
     return build

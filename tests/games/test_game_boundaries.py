@@ -45,8 +45,9 @@ def _problems(path: Path, names: set[str], ids: set[str], root: Path = ARENA.par
             if value is not None and value.strip().lower() in names | ids:
                 found.append(f"{where}: string {token.string}")
     for node in ast.walk(ast.parse(text)):
-        modules = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
-                   else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+        if not isinstance(node, (ast.Import, ast.ImportFrom)):
+            continue
+        modules = [alias.name for alias in node.names] if isinstance(node, ast.Import) else [node.module or ""]
         for module in modules:
             if any(module.startswith(f"arena.games.{name}") for name in names):
                 found.append(f"{path.relative_to(root)}:{node.lineno}: imports {module}")

@@ -40,7 +40,7 @@ class _SamplerIgnoresTheObservation(LorumGame):
 class _JsonLosesAField(LorumGame):
     def observation_from_json(self, data: Mapping[str, Any]) -> Any:
         observation = super().observation_from_json(data)
-        return dataclasses.replace(observation, hand=0)
+        return dataclasses.replace(observation, hand=observation.hand[1:])
 
 
 def _illegal(observation: Observation, rng: random.Random) -> Action:
