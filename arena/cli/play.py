@@ -148,17 +148,28 @@ def wrapped(text: str) -> str:
 def _options(game: Game, args: argparse.Namespace) -> dict[str, Any]:
     """The game's options from ``--game-option NAME=VALUE`` and ``--NAME VALUE``, read and checked by the game."""
     try:
-        pairs = parse_assignments(args.game_option, "--game-option") + game_option_flags(args.game_flags)
+        flags = game_option_flags(getattr(args, "game_flags", []))
+        pairs = parse_assignments(args.game_option, "--game-option") + flags
     except OptionError as error:
         raise CliError(str(error)) from None
     declared = {spec.name: spec for spec in game.info.options}
     given: dict[str, Any] = {}
     try:
         for name, text in pairs:
-            given[name] = declared[name].parse(text) if name in declared else text
+            if name == "players":  # --game-option players=N, as a config's [game_options] may say
+                given[name] = _whole_number(text, "players")
+            else:
+                given[name] = declared[name].parse(text) if name in declared else text
         return game.info.resolve_options(args.players, given)
     except GameError as error:
         raise CliError(str(error)) from None
+
+
+def _whole_number(text: str, name: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise CliError(f"{name} must be a whole number, not {text!r}") from None
 
 
 def game_option_flags(words: list[str]) -> list[tuple[str, str]]:
@@ -168,7 +179,7 @@ def game_option_flags(words: list[str]) -> list[tuple[str, str]]:
     while rest:
         word = rest.pop(0)
         if not word.startswith("--") or len(word) == 2:
-            raise OptionError(f"unrecognised argument {word!r}")
+            raise OptionError(f"unrecognized argument {word!r} (a game option is --NAME VALUE)")
         name, equals, value = word[2:].partition("=")
         if not equals:
             if not rest or rest[0].startswith("--"):

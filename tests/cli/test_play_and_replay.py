@@ -42,7 +42,9 @@ def test_game_options_are_read_generically_from_either_form(capsys: pytest.Captu
     for argv, message in ((["--game-option", "deals=0"], "option 'deals' must be an integer >= 1, not 0"),
                           (["--deals=many"], "option 'deals' must be an integer, not 'many'"),
                           (["--deals"], "--deals needs a value (a game option: --deals VALUE)"),
-                          (["--game-option", "deals"], "--game-option 'deals': expected KEY=VALUE")):
+                          (["--game-option", "deals"], "--game-option 'deals': expected KEY=VALUE"),
+                          (["--game-option", "players=x"], "players must be a whole number, not 'x'"),
+                          (["7"], "unrecognized argument '7' (a game option is --NAME VALUE)")):
         status, _, err = run(capsys, "play", "lorum", *argv)
         assert status == 2 and message in err and len(err.strip().splitlines()) == 1, err
     with pytest.raises(SystemExit) as exited:  # only `arena play` takes game options
