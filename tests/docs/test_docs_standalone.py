@@ -70,7 +70,8 @@ def test_no_doc_or_source_refers_outside_the_repository() -> None:
 
 
 # Paths a reader is told to create (plugins/my_agent.py...) are not in the tree; these roots are.
-REPOSITORY_ROOTS = ("arena/", "agents/", "benchmarks/", "configs/", "docs/", "tests/", "plugins/example-agent")
+REPOSITORY_ROOTS = ("arena/", "agents/", "benchmarks/", "configs/", "docs/", "tests/", "plugins/example-agent",
+                    "plugins/example-game")
 
 
 def test_every_repository_path_a_doc_mentions_exists() -> None:
