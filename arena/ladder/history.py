@@ -1,0 +1,93 @@
+"""A ladder's history as data: each entry's rating after every batch, and each newcomer's path to settled.
+
+``snapshot`` makes the rows recorded after a batch; ``ladder_history`` reads a ladder's whole story
+(read-only) as plain JSON, and ``write_history`` puts it in ``leaderboards/<name>/ladder.json`` for a
+site or a script to show: the entries (when each joined and left, its version, when it first settled),
+each entry's path (rating, interval, rank and status after every batch), the runs and why each
+block was chosen.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from arena.ladder.standing import RETIRED, Standing
+from arena.ladder.store import LadderEntry, history_rows, now
+from arena.ratings import RatingTable
+from arena.tournament.store import Store, store_path
+
+HISTORY_FILE = "ladder.json"
+"""The ladder's history, beside its leaderboard files."""
+
+
+def snapshot(batch: int, run: int, matches: int, entries: Sequence[LadderEntry], standing: Standing,
+             table: RatingTable, level: float, min_blocks: int) -> list[dict[str, Any]]:
+    """One history row per entry that has joined, after ``batch`` (``matches`` stored)."""
+    order = standing.order()
+    rated = set(table.agents)
+    at = now()
+    rows = []
+    for entry in entries:
+        name = entry.name
+        row = table[name] if name in rated else None
+        rows.append({
+            "batch": batch, "entry": name, "run": run, "matches": matches, "at": at,
+            "rating": None if row is None else row.rating,
+            "lower": None if row is None else row.lower,
+            "upper": None if row is None else row.upper,
+            "games": standing.games.get(name, 0), "blocks": standing.blocks.get(name, 0),
+            "rank": order.index(name) + 1 if entry.active else None,
+            "status": standing.status(name, level, min_blocks) if entry.active else RETIRED,
+        })
+    return rows
+
+
+def ladder_history(leaderboards: Path | str, name: str) -> dict[str, Any]:
+    """The ladder's story as plain JSON (read-only): settings, entries with their paths, runs, block provenance."""
+    with Store.open_readonly(store_path(leaderboards, name)) as store:
+        ladder = store.meta("ladder")
+        rows = history_rows(store.db)
+        entries = _entries(store)
+        versions = store.versions()
+        runs = [dict(zip(("id", "started_at", "finished_at", "matches", "until", "outcome"), row))
+                for row in store.db.execute("SELECT id, started_at, finished_at, matches, until, outcome "
+                                            "FROM ladder_runs ORDER BY id")]
+        blocks = [dict(zip(("block_id", "batch", "run", "focus", "reason"), row))
+                  for row in store.db.execute("SELECT block_id, batch, run, focus, reason FROM ladder_blocks "
+                                              "ORDER BY number")]
+    paths: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        point = {key: row[key] for key in ("batch", "run", "matches", "at", "rating", "lower", "upper", "games",
+                                           "blocks", "rank", "status")}
+        paths.setdefault(row["entry"], []).append(point)
+    listed = []
+    for entry in entries:
+        path = [point for point in paths.get(entry["name"], []) if point["matches"] >= entry["added_after"]]
+        settled = next((point["matches"] for point in path if point["status"] == "settled"), None)
+        listed.append({**entry, "version": versions.get(entry["name"], {}).get("version"),
+                       "status": path[-1]["status"] if path else "new",
+                       "settled_after": settled, "path": path})
+    return {"ladder": name, "game": (ladder or {}).get("game"), "settings": (ladder or {}).get("ladder"),
+            "entries": listed, "runs": runs, "blocks": blocks}
+
+
+def _entries(store: Store) -> list[dict[str, Any]]:
+    rows = store.db.execute("SELECT position, name, entry, added_at, added_after, retired_at, retired_after "
+                            "FROM ladder_entries ORDER BY position")
+    fields = ("position", "name", "entry", "added_at", "added_after", "retired_at", "retired_after")
+    listed = []
+    for row in rows:
+        item = dict(zip(fields, row))
+        entry = json.loads(item.pop("entry"))
+        listed.append({**item, "plugin": entry.get("plugin"), "options": entry.get("options", {})})
+    return listed
+
+
+def write_history(leaderboards: Path | str, name: str) -> Path:
+    """Write ``leaderboards/<name>/ladder.json`` (``ladder_history``); its path."""
+    path = Path(leaderboards) / name / HISTORY_FILE
+    path.write_text(json.dumps(ladder_history(leaderboards, name), indent=1))
+    return path
