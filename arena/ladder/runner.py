@@ -190,7 +190,9 @@ class _Play:
             matches += [match for match in block_matches(block.table_idx, block.entries, block.block,
                                                          block.number * self.seats, self.seed, self.secret)
                         if match.index >= stored]
-        left = self.limit - self.store.run_matches(self.run, self.seats)
+        # Whether a local Ray is worth starting is judged on what is surely left: the rest of the run for
+        # --matches, only the chosen batch for --until settled (its budget is a bound, not a forecast).
+        left = self.limit - self.store.run_matches(self.run, self.seats) if self.until is None else len(matches)
         for rows in player.play(matches, left):
             failure = self.watch.first_failure(rows)
             if failure is not None:
