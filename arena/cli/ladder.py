@@ -312,10 +312,8 @@ def run_history(args: argparse.Namespace) -> int:
     """Print the history."""
     try:
         history = ladder_history(args.leaderboards, args.name)
-    except StoreError as error:
+    except (LadderError, StoreError) as error:
         raise CliError(str(error), status=1) from None
-    if history["settings"] is None:
-        raise CliError(f"{args.name!r} is a tournament, not a ladder; see 'arena leaderboard {args.name}'", status=1)
     entries = history["entries"]
     if args.entry is not None:
         found = [entry for entry in entries if entry["name"] == args.entry]

@@ -14,8 +14,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from arena.ladder.field import LadderError
 from arena.ladder.standing import RETIRED, Standing
-from arena.ladder.store import LadderEntry, history_rows, now
+from arena.ladder.store import LadderEntry, history_rows, is_ladder, now
 from arena.ratings import RatingTable
 from arena.tournament.store import Store, store_path
 
@@ -46,8 +47,13 @@ def snapshot(batch: int, run: int, matches: int, entries: Sequence[LadderEntry],
 
 
 def ladder_history(leaderboards: Path | str, name: str) -> dict[str, Any]:
-    """The ladder's story as plain JSON (read-only): settings, entries with their paths, runs, block provenance."""
+    """The ladder's story as plain JSON (read-only): settings, entries with their paths, runs, block provenance.
+
+    ``StoreError`` when there is no store, ``LadderError`` when it holds a tournament.
+    """
     with Store.open_readonly(store_path(leaderboards, name)) as store:
+        if not is_ladder(store.db):
+            raise LadderError(f"{name!r} is a tournament, not a ladder; see 'arena leaderboard {name}'")
         ladder = store.meta("ladder")
         rows = history_rows(store.db)
         entries = _entries(store)
