@@ -17,7 +17,7 @@ from arena.cli import main
 from arena.tournament.store import store_path
 from tests.ladder.conftest import PLUGINS
 
-MATCHES = 240
+MATCHES = 160
 
 
 def ladder_tables(database: Path) -> dict[str, list[tuple[object, ...]]]:
