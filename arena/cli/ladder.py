@@ -54,11 +54,11 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
             "'arena leaderboard NAME' reads a ladder as a tournament. See docs/ladder.md."
         ),
         examples=(
-            "arena ladder run configs/ladder-lorum.toml --matches 200",
-            "arena ladder add ladder-lorum mine-1.0 --plugin mine",
-            "arena ladder run ladder-lorum --until settled",
-            "arena ladder retire ladder-lorum mine-1.0",
-            "arena ladder history ladder-lorum --entry mine-1.0",
+            "arena ladder run configs/ladder-lovat.toml --matches 200",
+            "arena ladder add ladder-lovat search-80 --plugin search --option iterations=80",
+            "arena ladder run ladder-lovat --until settled",
+            "arena ladder retire ladder-lovat search-20",
+            "arena ladder history ladder-lovat --entry search-80",
         ),
     )
     commands = ladder.add_subparsers(dest="ladder_command", metavar="COMMAND", required=True)
@@ -81,11 +81,11 @@ def _add_run(commands: argparse._SubParsersAction) -> None:
             "--resume: the chosen blocks are finished, nothing is played twice."
         ),
         examples=(
-            "arena ladder run configs/ladder-lorum.toml --matches 80",
-            "arena ladder run ladder-lorum --until settled",
-            "arena ladder run ladder-lorum --until settled --matches 400   # stop at 400 if not settled",
-            "arena ladder run ladder-lorum --resume",
-            "arena ladder run ladder-lorum --matches 2000 --workers 2      # on a local Ray of 2 workers",
+            "arena ladder run configs/ladder-lovat.toml --matches 80",
+            "arena ladder run ladder-lovat --until settled",
+            "arena ladder run ladder-lovat --until settled --matches 400   # stop at 400 if not settled",
+            "arena ladder run ladder-lovat --resume",
+            "arena ladder run ladder-lovat --matches 2000 --workers 2      # on a local Ray of 2 workers",
         ),
     )
     parser.add_argument("ladder", metavar="CONFIG|NAME", help="a ladder config file, or a started ladder's name")
@@ -110,9 +110,9 @@ def _add_add(commands: argparse._SubParsersAction) -> None:
             "(retire the old one if it should stop playing). The next 'arena ladder run' puts it first."
         ),
         examples=(
-            "arena ladder add ladder-lorum greedy-3 --plugin greedy",
-            "arena ladder add ladder-lorum search-fast --plugin search --option iterations=40",
-            "arena ladder add ladder-lorum mine-1.1 --plugin mine --plugins-dir my_plugins",
+            "arena ladder add ladder-lovat search-80 --plugin search --option iterations=80",
+            "arena ladder add ladder-lovat mine-1.0 --plugin mine --check-matches 5",
+            "arena ladder add ladder-lovat mine-1.1 --plugin mine --plugins-dir my_plugins",
         ),
     )
     parser.add_argument("name", metavar="NAME", help="the ladder")
@@ -135,7 +135,7 @@ def _add_retire(commands: argparse._SubParsersAction) -> None:
         commands, "retire", help="stop scheduling an entry; its matches and history stay",
         description=("Retire ENTRY from ladder NAME: no new block seats it; its stored matches keep counting in "
                      "every rating, and its history stays."),
-        examples=("arena ladder retire ladder-lorum mine-1.0",),
+        examples=("arena ladder retire ladder-lovat search-20",),
     )
     parser.add_argument("name", metavar="NAME", help="the ladder")
     parser.add_argument("entry", metavar="ENTRY", help="the entry to retire")
@@ -149,8 +149,8 @@ def _add_history(commands: argparse._SubParsersAction) -> None:
         description=("Print ladder NAME's entries (when each joined, left and settled) or, with --entry, one "
                      "entry's rating, interval, rank and status after every batch since it joined. A query: it "
                      "writes nothing (runs keep leaderboards/NAME/ladder.json up to date)."),
-        examples=("arena ladder history ladder-lorum", "arena ladder history ladder-lorum --entry mine-1.0",
-                  "arena ladder history ladder-lorum --json"),
+        examples=("arena ladder history ladder-lovat", "arena ladder history ladder-lovat --entry search-80",
+                  "arena ladder history ladder-lovat --json"),
     )
     parser.add_argument("name", metavar="NAME", help="the ladder")
     parser.add_argument("--entry", metavar="ENTRY", help="one entry's path")

@@ -111,3 +111,22 @@ def test_an_agent_that_fails_its_check_is_not_added(capsys: pytest.CaptureFixtur
     assert "illegal" in captured.out.lower()  # the check's report says what to fix
     assert main(["ladder", "history", "four", "--json", "--leaderboards", str(folder)]) == 0
     assert "cheat" not in {entry["name"] for entry in json.loads(capsys.readouterr().out)["entries"]}
+
+
+def test_a_changed_plugin_is_a_new_entry_and_the_old_one_is_not_played(capsys: pytest.CaptureFixture[str],
+                                                                         tmp_path: Path) -> None:
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    shutil.copy(PLUGINS / "skilled.py", plugins)
+    config = tmp_path / "versions.toml"
+    config.write_text(LORUM_FOUR.format(name="versions", seed=7).replace(
+        'name = "greedy-2"\nplugin = "greedy"', 'name = "mine"\nplugin = "skilled"\noptions = { skill = 0.5 }'))
+    where = ["--leaderboards", str(tmp_path / "boards"), "--plugins-dir", str(plugins)]
+    assert main(["ladder", "run", str(config), "--matches", "8", "--json", *where]) == 0
+    capsys.readouterr()
+    with open(plugins / "skilled.py", "a") as plugin:
+        plugin.write("\n# version 1.1: the same agent name, other code\n")
+    assert main(["ladder", "run", "versions", "--matches", "8", *where]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "entry 'mine' changed since it joined (plugin files changed" in err
+    assert "'arena ladder retire versions mine', then 'arena ladder add versions mine-1.0 --plugin skilled'" in err
