@@ -16,7 +16,7 @@ from typing import Any
 
 from arena.ladder.field import LadderError
 from arena.ladder.standing import RETIRED, Standing
-from arena.ladder.store import LadderEntry, history_rows, is_ladder, now
+from arena.ladder.store import LadderEntry, block_rows, history_rows, is_ladder, now, read_entries, run_rows
 from arena.ratings import RatingTable
 from arena.tournament.store import Store, store_path
 
@@ -56,14 +56,10 @@ def ladder_history(leaderboards: Path | str, name: str) -> dict[str, Any]:
             raise LadderError(f"{name!r} is a tournament, not a ladder; see 'arena leaderboard {name}'")
         ladder = store.meta("ladder")
         rows = history_rows(store.db)
-        entries = _entries(store)
+        entries = read_entries(store.db)
         versions = store.versions()
-        runs = [dict(zip(("id", "started_at", "finished_at", "matches", "until", "outcome"), row))
-                for row in store.db.execute("SELECT id, started_at, finished_at, matches, until, outcome "
-                                            "FROM ladder_runs ORDER BY id")]
-        blocks = [dict(zip(("block_id", "batch", "run", "focus", "reason"), row))
-                  for row in store.db.execute("SELECT block_id, batch, run, focus, reason FROM ladder_blocks "
-                                              "ORDER BY number")]
+        runs = run_rows(store.db)
+        blocks = block_rows(store.db)
     paths: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
         point = {key: row[key] for key in ("batch", "run", "matches", "at", "rating", "lower", "upper", "games",
@@ -71,25 +67,16 @@ def ladder_history(leaderboards: Path | str, name: str) -> dict[str, Any]:
         paths.setdefault(row["entry"], []).append(point)
     listed = []
     for entry in entries:
-        path = [point for point in paths.get(entry["name"], []) if point["matches"] >= entry["added_after"]]
+        path = [point for point in paths.get(entry.name, []) if point["matches"] >= entry.added_after]
         settled = next((point["matches"] for point in path if point["status"] == "settled"), None)
-        listed.append({**entry, "version": versions.get(entry["name"], {}).get("version"),
-                       "status": path[-1]["status"] if path else "new",
+        version = versions.get(entry.name, {}).get("version")
+        listed.append({"position": entry.position, "name": entry.name, "plugin": entry.entry.get("plugin"),
+                       "options": entry.entry.get("options", {}), "version": version,
+                       "added_at": entry.added_at, "added_after": entry.added_after, "retired_at": entry.retired_at,
+                       "retired_after": entry.retired_after, "status": path[-1]["status"] if path else "new",
                        "settled_after": settled, "path": path})
     return {"ladder": name, "game": (ladder or {}).get("game"), "settings": (ladder or {}).get("ladder"),
             "entries": listed, "runs": runs, "blocks": blocks}
-
-
-def _entries(store: Store) -> list[dict[str, Any]]:
-    rows = store.db.execute("SELECT position, name, entry, added_at, added_after, retired_at, retired_after "
-                            "FROM ladder_entries ORDER BY position")
-    fields = ("position", "name", "entry", "added_at", "added_after", "retired_at", "retired_after")
-    listed = []
-    for row in rows:
-        item = dict(zip(fields, row))
-        entry = json.loads(item.pop("entry"))
-        listed.append({**item, "plugin": entry.get("plugin"), "options": entry.get("options", {})})
-    return listed
 
 
 def write_history(leaderboards: Path | str, name: str) -> Path:

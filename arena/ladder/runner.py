@@ -117,7 +117,7 @@ def run_ladder(
             outcome, standing = play.loop(player)
         with store.transaction():
             store.finish_run(run, outcome)
-        played = store.run_matches(run, current.config.seats)
+        played = store.run_matches(run)
         stored = store.store.count()
     write_history(leaderboards, name)
     return LadderRunSummary(name=name, run=run, played=played, limit=limit, outcome=outcome,
@@ -132,7 +132,7 @@ def _the_run(store: LadderStore, ladder: Ladder, matches: int | None, until: str
     last = runs[-1] if runs else None
     seats = ladder.config.seats
     if last is not None and not last.finished:
-        done = store.run_matches(last.id, seats)
+        done = store.run_matches(last.id)
         if not resume:
             raise LadderError(f"run {last.id} of ladder {ladder.name!r} was interrupted after {done} of at most "
                               f"{last.matches} matches; add --resume to finish it")
@@ -173,7 +173,7 @@ class _Play:
         while True:
             self._finish_chosen(player)
             standing = self._fit_and_record()
-            played = self.store.run_matches(self.run, self.seats)
+            played = self.store.run_matches(self.run)
             if self.until == SETTLED and standing.settled(settings.level, settings.min_blocks):
                 return SETTLED, standing
             if played + self.seats > self.limit:
@@ -192,7 +192,7 @@ class _Play:
                         if match.index >= stored]
         # Whether a local Ray is worth starting is judged on what is surely left: the rest of the run for
         # --matches, only the chosen batch for --until settled (its budget is a bound, not a forecast).
-        left = self.limit - self.store.run_matches(self.run, self.seats) if self.until is None else len(matches)
+        left = self.limit - self.store.run_matches(self.run) if self.until is None else len(matches)
         for rows in player.play(matches, left):
             failure = self.watch.first_failure(rows)
             if failure is not None:
@@ -203,7 +203,7 @@ class _Play:
 
     def _report(self, rows: int) -> None:
         if self.on_progress is not None:
-            self.on_progress(LadderProgress(played=self.store.run_matches(self.run, self.seats), limit=self.limit,
+            self.on_progress(LadderProgress(played=self.store.run_matches(self.run), limit=self.limit,
                                             batch=self.store.last_batch(), settled=self.settled,
                                             active=len(self.ladder.active), leader=self.leader))
 

@@ -160,9 +160,7 @@ class LadderStore:
 
     def entries(self) -> list[LadderEntry]:
         """Every entry that joined, in order of joining (retired ones included)."""
-        rows = self.db.execute("SELECT position, name, entry, added_at, added_after, retired_at, retired_after "
-                               "FROM ladder_entries ORDER BY position")
-        return [LadderEntry(row[0], row[1], json.loads(row[2]), row[3], row[4], row[5], row[6]) for row in rows]
+        return read_entries(self.db)
 
     def add_entry(self, entry: Mapping[str, Any], source: str) -> None:
         """Record an entry joining now (after the matches stored so far)."""
@@ -217,11 +215,6 @@ class LadderStore:
         row = self.db.execute("SELECT MAX(batch) FROM ladder_blocks").fetchone()
         return 0 if row[0] is None else int(row[0])
 
-    def block_reasons(self) -> list[dict[str, Any]]:
-        """Every chosen block's provenance: id, batch, run, the entry it was chosen for and why."""
-        rows = self.db.execute("SELECT block_id, batch, run, focus, reason FROM ladder_blocks ORDER BY number")
-        return [dict(zip(("block_id", "batch", "run", "focus", "reason"), row)) for row in rows]
-
     # -- runs -----------------------------------------------------------------------------------
 
     def runs(self) -> list[LadderRun]:
@@ -239,7 +232,7 @@ class LadderStore:
         """Record why run ``run`` ended."""
         self.db.execute("UPDATE ladder_runs SET finished_at = ?, outcome = ? WHERE id = ?", (now(), outcome, run))
 
-    def run_matches(self, run: int, seats: int) -> int:
+    def run_matches(self, run: int) -> int:
         """Matches of the blocks run ``run`` chose that are stored."""
         row = self.db.execute(
             "SELECT COUNT(*) FROM matches m JOIN ladder_blocks b ON m.block_id = b.block_id WHERE b.run = ?",
@@ -258,6 +251,29 @@ class LadderStore:
             f"INSERT OR REPLACE INTO ladder_history ({', '.join(HISTORY_FIELDS)}) "
             f"VALUES ({', '.join('?' for _ in HISTORY_FIELDS)})",
             [tuple(row[field] for field in HISTORY_FIELDS) for row in rows])
+
+
+def read_entries(db: sqlite3.Connection) -> list[LadderEntry]:
+    """Every entry that joined a ladder, in order of joining (also from a read-only store)."""
+    rows = db.execute("SELECT position, name, entry, added_at, added_after, retired_at, retired_after "
+                      "FROM ladder_entries ORDER BY position")
+    return [LadderEntry(row[0], row[1], json.loads(row[2]), row[3], row[4], row[5], row[6]) for row in rows]
+
+
+RUN_FIELDS = ("id", "started_at", "finished_at", "matches", "until", "outcome")
+BLOCK_FIELDS = ("block_id", "batch", "run", "focus", "reason")
+
+
+def run_rows(db: sqlite3.Connection) -> list[dict[str, Any]]:
+    """Every run as plain JSON: when it started and finished, what it was asked, why it ended."""
+    return [dict(zip(RUN_FIELDS, row))
+            for row in db.execute(f"SELECT {', '.join(RUN_FIELDS)} FROM ladder_runs ORDER BY id")]
+
+
+def block_rows(db: sqlite3.Connection) -> list[dict[str, Any]]:
+    """Every chosen block's provenance as plain JSON: id, batch, run, the entry it was chosen for, and why."""
+    return [dict(zip(BLOCK_FIELDS, row))
+            for row in db.execute(f"SELECT {', '.join(BLOCK_FIELDS)} FROM ladder_blocks ORDER BY number")]
 
 
 def history_rows(db: sqlite3.Connection) -> list[dict[str, Any]]:

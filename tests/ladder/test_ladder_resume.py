@@ -15,7 +15,6 @@ import pytest
 
 from arena.cli import main
 from arena.tournament.store import store_path
-from tests.ladder.conftest import PLUGINS
 
 MATCHES = 160
 
@@ -36,7 +35,9 @@ def ladder_tables(database: Path) -> dict[str, list[tuple[object, ...]]]:
 
 def test_kill_minus_nine_then_resume_equals_an_uninterrupted_run(capsys: pytest.CaptureFixture[str],
                                                                  tmp_path: Path, lorum_ladder: Path) -> None:
-    common = ["--workers", "1", "--json", "--plugins-dir", str(PLUGINS)]
+    plugins = tmp_path / "no-plugins"  # the built-in agents only: no plugin to discover in each process
+    plugins.mkdir()
+    common = ["--workers", "1", "--json", "--plugins-dir", str(plugins)]
     whole = tmp_path / "whole"
     assert main(["ladder", "run", str(lorum_ladder), "--matches", str(MATCHES), *common,
                  "--leaderboards", str(whole)]) == 0
