@@ -1,7 +1,7 @@
 """Run a ladder: fit, choose a batch of blocks, store the choice, play it, store the results; again.
 
 Each batch is chosen from one fit of every stored match (``arena.ladder.planner``) and recorded
-before a match of it is played; its matches are then played by the tournament runner's
+before a match of it is played; its matches are then played by the tournament's
 ``MatchPlayer`` (in this process, on a local Ray or on a cluster, as ``arena run``) and stored in
 order.  So the choice depends only on the store and the seed, the same on Ray as serially, and a
 run killed at any moment (``kill -9`` included) leaves the store holding a prefix of the chosen
@@ -26,8 +26,9 @@ from arena.ladder.standing import Standing, fit_standing
 from arena.ladder.store import LadderStore
 from arena.plugins import DEFAULT_PLUGINS_DIR, load_registry
 from arena.tournament.config import SCHEDULE_SEED
+from arena.tournament.player import MatchPlayer
 from arena.tournament.ray_output import RAY_LOG
-from arena.tournament.runner import MatchPlayer, StartupWatch, TournamentError, entry_versions
+from arena.tournament.runner import StartupWatch, TournamentError, entry_versions
 from arena.tournament.schedule import Match, block_id
 from arena.tournament.store import DEFAULT_LEADERBOARDS
 
@@ -101,9 +102,9 @@ def run_ladder(
             raise LadderError(f"ladder {name!r} has {len(current.active)} active entries; tables of "
                               f"{current.config.seats} need {current.config.seats}: add entries with "
                               f"'arena ladder add {name} ENTRY --plugin AGENT'")
-        registry = load_registry(plugins_dir=plugins_dir).registry
+        manager = load_registry(plugins_dir=plugins_dir)
         try:
-            versions = entry_versions(playing, registry, plugins_dir)
+            versions = entry_versions(playing, manager.registry, plugins_dir)
         except TournamentError as error:
             raise LadderError(str(error)) from None
         check_versions(current, store.store.versions(), versions)
@@ -112,7 +113,7 @@ def run_ladder(
             with store.transaction():
                 run = store.start_run(limit, until)
         play = _Play(store, current, run, limit, until, on_progress)
-        with MatchPlayer(playing.to_json(), plugins_dir, versions, workers=workers, address=address,
+        with MatchPlayer(playing.to_json(), plugins_dir, versions, manager, workers=workers, address=address,
                          log_path=store.store.path.parent / RAY_LOG) as player:
             outcome, standing = play.loop(player)
         with store.transaction():
@@ -121,8 +122,8 @@ def run_ladder(
         stored = store.store.count()
     write_history(leaderboards, name)
     return LadderRunSummary(name=name, run=run, played=played, limit=limit, outcome=outcome,
-                            seconds=time.perf_counter() - started, backend=player.execution.backend,
-                            workers=player.execution.cpus, stored=stored, standing=standing, ladder=current)
+                            seconds=time.perf_counter() - started, backend=player.backend,
+                            workers=player.workers, stored=stored, standing=standing, ladder=current)
 
 
 def _the_run(store: LadderStore, ladder: Ladder, matches: int | None, until: str | None,
@@ -199,9 +200,10 @@ class _Play:
                 self.store.store.add(rows[:failure.position])  # the store stays a prefix of the chosen matches
                 raise LadderError(failure.message(self.store.store.count(), self.store.planned_count() * self.seats))
             self.store.store.add(rows)
-            self._report(len(rows))
+            player.report(rows)
+            self._report()
 
-    def _report(self, rows: int) -> None:
+    def _report(self) -> None:
         if self.on_progress is not None:
             self.on_progress(LadderProgress(played=self.store.run_matches(self.run), limit=self.limit,
                                             batch=self.store.last_batch(), settled=self.settled,
@@ -222,7 +224,7 @@ class _Play:
                            for name in standing.active)
         order = standing.order()
         self.leader = order[0] if order and order[0] in standing.ratings else None
-        self._report(0)
+        self._report()
         return standing
 
     def _choose(self, standing: Standing, count: int) -> None:

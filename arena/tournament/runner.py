@@ -204,43 +204,6 @@ def _check_worker_versions(rows: Sequence[Mapping[str, Any]], versions: Mapping[
                 )
 
 
-class MatchPlayer:
-    """Plays lists of scheduled matches where ``run_tournament`` would, yielding store rows in their order.
-
-    For callers that choose matches as they go (``arena.ladder``): the same backends (the driver, a local
-    Ray brought in for a long run, ``workers``, a cluster at ``address``), the same batches and the same
-    check of each worker's agent versions.  A context manager: leaving it stops a Ray it started.
-    """
-
-    def __init__(self, config: Mapping[str, Any], plugins_dir: Path | str | None,
-                 versions: Mapping[str, Mapping[str, str]], *, workers: int | None = None,
-                 address: str | None = None, log_path: Path) -> None:
-        address = address or os.environ.get("RAY_ADDRESS") or None
-        self.serial = address is None and workers == 1
-        self.parallel = 1 if self.serial else (workers or os.cpu_count() or 1)
-        self.context = {"config": dict(config),
-                        "plugins_dir": None if plugins_dir is None else str(Path(plugins_dir).resolve())}
-        self.versions = versions
-        self.execution = _Execution(self.serial, workers, address, log_path)
-
-    def __enter__(self) -> MatchPlayer:
-        self.execution.__enter__()
-        return self
-
-    def __exit__(self, *exc_info: Any) -> bool:
-        return self.execution.__exit__(*exc_info)
-
-    def play(self, matches: Sequence[Match], expected: int) -> Iterator[list[dict[str, Any]]]:
-        """Play ``matches`` and yield their rows batch by batch, in order; ``expected`` is how many matches
-        this caller will ask for in all (from this call on), which decides whether a local Ray is worth starting."""
-        batches = _batches(iter(matches), len(matches), self.parallel)
-        # The execution counts what the driver played over every call against what was pending in all.
-        pending = max(expected, len(matches)) + self.execution.in_driver
-        for rows in self.execution.play(self.context, batches, pending):
-            _check_worker_versions(rows, self.versions)
-            yield rows
-
-
 def _report(manager: PluginManager, rows: Sequence[Mapping[str, Any]]) -> None:
     """Tell the reporter plugins about committed matches, in order (records unpacked only if someone listens)."""
     if not manager.pm.hook.arena_match_finished.get_hookimpls():
