@@ -112,7 +112,16 @@ def standing_from_table(table: RatingTable, active: Sequence[str], blocks: Mappi
                     gap_sd=gap_sd, blocks=dict(blocks))
 
 
+INTERVALS = "adjusted"
+"""The ladder's covariance: the curvature times the design effect floored at 1 (``arena.ratings.inference``).
+
+Never narrower than the curvature.  The leaderboard's ``auto`` lets a measured design effect below 1
+narrow the intervals; in a lopsided field it can collapse (0.04 was measured in a real 3-player Lovat
+ladder with ``random`` far below search and greedy, which made every P(stronger) 1.000 after 72
+matches), and a stopping rule must not settle on that."""
+
+
 def fit_standing(outcomes: Sequence[MatchOutcome], active: Sequence[str], method: str) -> tuple[Standing, RatingTable]:
-    """Rate every stored match with ``method`` and read the active field's standing from it."""
-    table = fit(outcomes, method)
+    """Rate every stored match with ``method`` (``INTERVALS``) and read the active field's standing from it."""
+    table = fit(outcomes, method, intervals=INTERVALS)
     return standing_from_table(table, active, block_counts(outcomes)), table
