@@ -27,6 +27,7 @@ if str(ROOT) not in sys.path:
 
 from arena.ladder.config import LadderSettings  # noqa: E402 -- after the path set-up above
 from arena.ladder.simulate import SimulatedRun, simulate_ladder, simulate_round_robin  # noqa: E402
+from arena.ladder.standing import INTERVALS  # noqa: E402
 
 
 def wilson(errors: int, runs: int, z: float = 1.96) -> tuple[float, float]:
@@ -59,7 +60,7 @@ def main() -> None:
     args = parser.parse_args()
     reps = 20 if args.quick else args.reps
     settings = LadderSettings()
-    print(f"ladder settings: {settings.to_json()}; strength gap {args.gap} (natural log, "
+    print(f"ladder settings: {settings.to_json()}, intervals {INTERVALS!r}; strength gap {args.gap} (natural log, "
           f"{args.gap * 400 / math.log(10):.0f} Elo) between neighbours; seat luck {args.luck}; {reps} runs each")
     print("| seats | entries | ladder: settled | ladder: wrong order | ladder: mean matches "
           "| round-robin: settled | round-robin: wrong order | round-robin: mean matches | ratio |")
