@@ -13,9 +13,9 @@ import sys
 from collections.abc import Sequence
 
 from arena import __version__
-from arena.cli import cards, check_agent, common, doctor, listing, play, replay, results, run
+from arena.cli import cards, check_agent, common, doctor, ladder, listing, play, replay, results, run
 
-SUBCOMMANDS = (run, results, play, replay, cards, listing, check_agent, doctor)
+SUBCOMMANDS = (run, results, ladder, play, replay, cards, listing, check_agent, doctor)
 """Modules that each define ``add_parsers(subparsers)``."""
 
 

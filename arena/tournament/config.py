@@ -47,6 +47,9 @@ RATING_METHODS = ("elo", "plackett-luce", "trueskill", "score")
 ISOLATION_MODES = ("auto", "trusted", "isolated", "sandboxed")
 """``auto``: arena's own agents in-process, third-party ones in the strongest sandbox available; or force one."""
 
+LADDER_FORMAT = "ladder"
+"""``format`` of a ladder config: read by ``arena.ladder.config``, played by ``arena ladder run`` (docs/ladder.md)."""
+
 DEFAULT_SEED = None
 """No ``seed``: deal and agent seeds come from the store's secret key (tables and seatings from seed 0)."""
 SCHEDULE_SEED = 0
@@ -430,6 +433,9 @@ class _Validator:
             bounded_json.check_value(data)
         except bounded_json.JSONLimitError as error:
             raise ConfigError([f"{self.source}: {error}"]) from None
+        if data.get("format") == LADDER_FORMAT:  # one clear line instead of a problem per ladder key
+            raise ConfigError([f"{self.source}: format: a ladder config; play it with "
+                               f"'arena ladder run {self.source}' (docs/ladder.md)"])
         self.unknown_keys(data, TOP_KEYS)
 
         name = data.get("name")

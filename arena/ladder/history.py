@@ -1,0 +1,86 @@
+"""A ladder's history as data: each entry's rating after every batch, and each newcomer's path to settled.
+
+``snapshot`` makes the rows recorded after a batch; ``ladder_history`` reads a ladder's whole story
+(read-only) as plain JSON, and ``write_history`` puts it in ``leaderboards/<name>/ladder.json`` for a
+site or a script to show: the entries (when each joined and left, its version, when it first settled),
+each entry's path (rating, interval, rank and status after every batch), the runs and why each
+block was chosen.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from arena.ladder.field import LadderError
+from arena.ladder.standing import RETIRED, Standing
+from arena.ladder.store import LadderEntry, block_rows, history_rows, is_ladder, now, read_entries, run_rows
+from arena.ratings import RatingTable
+from arena.tournament.store import Store, store_path
+
+HISTORY_FILE = "ladder.json"
+"""The ladder's history, beside its leaderboard files."""
+
+
+def snapshot(batch: int, run: int, matches: int, entries: Sequence[LadderEntry], standing: Standing,
+             table: RatingTable, level: float, min_blocks: int) -> list[dict[str, Any]]:
+    """One history row per entry that has joined, after ``batch`` (``matches`` stored)."""
+    order = standing.order()
+    rated = set(table.agents)
+    at = now()
+    rows = []
+    for entry in entries:
+        name = entry.name
+        row = table[name] if name in rated else None
+        rows.append({
+            "batch": batch, "entry": name, "run": run, "matches": matches, "at": at,
+            "rating": None if row is None else row.rating,
+            "lower": None if row is None else row.lower,
+            "upper": None if row is None else row.upper,
+            "games": standing.games.get(name, 0), "blocks": standing.blocks.get(name, 0),
+            "rank": order.index(name) + 1 if entry.active else None,
+            "status": standing.status(name, level, min_blocks) if entry.active else RETIRED,
+        })
+    return rows
+
+
+def ladder_history(leaderboards: Path | str, name: str) -> dict[str, Any]:
+    """The ladder's story as plain JSON (read-only): settings, entries with their paths, runs, block provenance.
+
+    ``StoreError`` when there is no store, ``LadderError`` when it holds a tournament.
+    """
+    with Store.open_readonly(store_path(leaderboards, name)) as store:
+        if not is_ladder(store.db):
+            raise LadderError(f"{name!r} is a tournament, not a ladder; see 'arena leaderboard {name}'")
+        ladder = store.meta("ladder")
+        rows = history_rows(store.db)
+        entries = read_entries(store.db)
+        versions = store.versions()
+        runs = run_rows(store.db)
+        blocks = block_rows(store.db)
+    paths: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        point = {key: row[key] for key in ("batch", "run", "matches", "at", "rating", "lower", "upper", "games",
+                                           "blocks", "rank", "status")}
+        paths.setdefault(row["entry"], []).append(point)
+    listed = []
+    for entry in entries:
+        path = [point for point in paths.get(entry.name, []) if point["matches"] >= entry.added_after]
+        settled = next((point["matches"] for point in path if point["status"] == "settled"), None)
+        version = versions.get(entry.name, {}).get("version")
+        listed.append({"position": entry.position, "name": entry.name, "plugin": entry.entry.get("plugin"),
+                       "options": entry.entry.get("options", {}), "version": version,
+                       "added_at": entry.added_at, "added_after": entry.added_after, "retired_at": entry.retired_at,
+                       "retired_after": entry.retired_after, "status": path[-1]["status"] if path else "new",
+                       "settled_after": settled, "path": path})
+    return {"ladder": name, "game": (ladder or {}).get("game"), "settings": (ladder or {}).get("ladder"),
+            "entries": listed, "runs": runs, "blocks": blocks}
+
+
+def write_history(leaderboards: Path | str, name: str) -> Path:
+    """Write ``leaderboards/<name>/ladder.json`` (``ladder_history``); its path."""
+    path = Path(leaderboards) / name / HISTORY_FILE
+    path.write_text(json.dumps(ladder_history(leaderboards, name), indent=1))
+    return path

@@ -1,0 +1,268 @@
+"""Run a ladder: fit, choose a batch of blocks, store the choice, play it, store the results; again.
+
+Each batch is chosen from one fit of every stored match (``arena.ladder.planner``) and recorded
+before a match of it is played; its matches are then played by the tournament's
+``MatchPlayer`` (in this process, on a local Ray or on a cluster, as ``arena run``) and stored in
+order.  So the choice depends only on the store and the seed, the same on Ray as serially, and a
+run killed at any moment (``kill -9`` included) leaves the store holding a prefix of the chosen
+matches: ``--resume`` plays the rest of the chosen batch, then goes on choosing, and ends as the
+uninterrupted run would have.  After every batch each entry's rating is recorded (the history).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arena.ladder.config import LadderConfig
+from arena.ladder.field import Ladder, LadderError, check_versions, open_ladder, read_ladder, start_ladder
+from arena.ladder.history import snapshot, write_history
+from arena.ladder.matches import block_matches
+from arena.ladder.planner import choose_tables, meeting_counts
+from arena.ladder.standing import Standing, fit_standing
+from arena.ladder.store import LadderStore
+from arena.plugins import DEFAULT_PLUGINS_DIR, load_registry
+from arena.tournament.config import SCHEDULE_SEED
+from arena.tournament.player import MatchPlayer
+from arena.tournament.ray_output import RAY_LOG
+from arena.tournament.runner import StartupWatch, TournamentError, entry_versions
+from arena.tournament.schedule import Match, block_id
+from arena.tournament.store import DEFAULT_LEADERBOARDS
+
+SETTLED = "settled"
+"""``--until settled``: stop once every active entry's rank is settled."""
+
+
+@dataclass(frozen=True, slots=True)
+class LadderProgress:
+    """What the live display shows after each stored batch of matches."""
+
+    played: int  # matches this run has stored
+    limit: int  # most matches it may play
+    batch: int  # the batch being played
+    settled: int  # active entries whose rank is settled (after the last fit)
+    active: int  # active entries
+    leader: str | None  # the best rated active entry
+
+
+@dataclass(frozen=True, slots=True)
+class LadderRunSummary:
+    """What a finished run did."""
+
+    name: str  # ladder name
+    run: int  # run id
+    played: int  # matches this run stored (an interrupted part included)
+    limit: int  # most matches it could play
+    outcome: str  # "settled", "matches" (played what was asked) or "budget" (not settled within it)
+    seconds: float  # wall time of this invocation
+    backend: str  # "serial" or "ray"
+    workers: int  # parallel workers used
+    stored: int  # matches in the store
+    standing: Standing  # the active field at the end
+    ladder: Ladder  # the ladder at the end
+
+
+def run_ladder(
+    ladder: LadderConfig | str,
+    *,
+    leaderboards: Path | str = DEFAULT_LEADERBOARDS,
+    plugins_dir: Path | str | None = DEFAULT_PLUGINS_DIR,
+    matches: int | None = None,
+    until: str | None = None,
+    resume: bool = False,
+    workers: int | None = None,
+    address: str | None = None,
+    on_progress: Callable[[LadderProgress], None] | None = None,
+) -> LadderRunSummary:
+    """Play ladder ``ladder`` (a config, which starts it if new, or a stored ladder's name).
+
+    ``matches`` is the most matches this run plays (whole blocks); ``until="settled"`` stops as soon as
+    every active entry's rank is settled, within ``matches`` or else the config's ``budget``.  With
+    ``resume`` an interrupted run is finished as it was asked.  ``LadderError`` (one line) for a run
+    that cannot start.
+    """
+    started = time.perf_counter()
+    if until not in (None, SETTLED):
+        raise LadderError(f"--until {until}: the only stopping rule is 'settled'")
+    if matches is not None and matches < 1:
+        raise LadderError(f"--matches {matches}: play at least one match")
+    if isinstance(ladder, LadderConfig):
+        store = start_ladder(ladder, leaderboards)
+    else:
+        store = open_ladder(leaderboards, ladder)
+    with store:
+        current = read_ladder(store)
+        name = current.name
+        run, limit, until = _the_run(store, current, matches, until, resume)
+        playing = current.playing()
+        if len(current.active) < current.config.seats:
+            raise LadderError(f"ladder {name!r} has {len(current.active)} active entries; tables of "
+                              f"{current.config.seats} need {current.config.seats}: add entries with "
+                              f"'arena ladder add {name} ENTRY --plugin AGENT'")
+        manager = load_registry(plugins_dir=plugins_dir)
+        try:
+            versions = entry_versions(playing, manager.registry, plugins_dir)
+        except TournamentError as error:
+            raise LadderError(str(error)) from None
+        check_versions(current, store.store.versions(), versions)
+        store.store.bind_versions(versions)
+        if run is None:
+            with store.transaction():
+                run = store.start_run(limit, until)
+        play = _Play(store, current, run, limit, until, on_progress)
+        with MatchPlayer(playing.to_json(), plugins_dir, versions, manager, workers=workers, address=address,
+                         log_path=store.store.path.parent / RAY_LOG) as player:
+            outcome, standing = play.loop(player)
+        with store.transaction():
+            store.finish_run(run, outcome)
+        played = store.run_matches(run)
+        stored = store.store.count()
+    write_history(leaderboards, name)
+    return LadderRunSummary(name=name, run=run, played=played, limit=limit, outcome=outcome,
+                            seconds=time.perf_counter() - started, backend=player.backend,
+                            workers=player.workers, stored=stored, standing=standing, ladder=current)
+
+
+def _the_run(store: LadderStore, ladder: Ladder, matches: int | None, until: str | None,
+             resume: bool) -> tuple[int | None, int, str | None]:
+    """The interrupted run to finish (``resume``), or the request of a new one: (run id or None, limit, until)."""
+    runs = store.runs()
+    last = runs[-1] if runs else None
+    seats = ladder.config.seats
+    if last is not None and not last.finished:
+        done = store.run_matches(last.id)
+        if not resume:
+            raise LadderError(f"run {last.id} of ladder {ladder.name!r} was interrupted after {done} of at most "
+                              f"{last.matches} matches; add --resume to finish it")
+        return last.id, last.matches, last.until
+    if resume:
+        raise LadderError(f"ladder {ladder.name!r} has no interrupted run to resume; run it without --resume")
+    if matches is None and until is None:
+        raise LadderError("say how long to play: --matches N, --until settled, or both (--until settled "
+                          f"stops within --matches, else within the config's budget of {ladder.settings.budget})")
+    asked = matches if matches is not None else ladder.settings.budget
+    return None, max(seats, asked // seats * seats), until
+
+
+class _Play:
+    """The loop of one run: finish the chosen blocks, fit, record, stop or choose the next batch."""
+
+    def __init__(self, store: LadderStore, ladder: Ladder, run: int, limit: int, until: str | None,
+                 on_progress: Callable[[LadderProgress], None] | None) -> None:
+        self.store = store
+        self.ladder = ladder
+        self.run = run
+        self.limit = limit
+        self.until = until
+        self.on_progress = on_progress
+        config = ladder.config.tournament
+        self.seats = ladder.config.seats
+        self.seed = config.seed if config.seed is not None else SCHEDULE_SEED
+        self.secret = None if config.public_deals else store.store.secret
+        self.watch = StartupWatch(config.max_startup_faults)
+        for row in store.store.rows():  # the start-up streaks count every stored match
+            self.watch.first_failure([row.to_json()])
+        self.settled = 0
+        self.leader: str | None = None
+
+    def loop(self, player: MatchPlayer) -> tuple[str, Standing]:
+        """Play until the run's rule says stop; its outcome and the last standing."""
+        settings = self.ladder.settings
+        while True:
+            self._finish_chosen(player)
+            standing = self._fit_and_record()
+            played = self.store.run_matches(self.run)
+            if self.until == SETTLED and standing.settled(settings.level, settings.min_blocks):
+                return SETTLED, standing
+            if played + self.seats > self.limit:
+                return ("budget" if self.until == SETTLED else "matches"), standing
+            self._choose(standing, min(settings.batch_blocks, (self.limit - played) // self.seats))
+
+    def _finish_chosen(self, player: MatchPlayer) -> None:
+        """Play the chosen matches the store lacks (after an interruption, or the batch just chosen)."""
+        stored = self.store.store.count()
+        if stored >= self.store.planned_count() * self.seats:
+            return
+        matches: list[Match] = []
+        for block in self.store.planned(since=stored // self.seats):
+            matches += [match for match in block_matches(block.table_idx, block.entries, block.block,
+                                                         block.number * self.seats, self.seed, self.secret)
+                        if match.index >= stored]
+        # Whether a local Ray is worth starting is judged on what is surely left: the rest of the run for
+        # --matches, only the chosen batch for --until settled (its budget is a bound, not a forecast).
+        left = self.limit - self.store.run_matches(self.run) if self.until is None else len(matches)
+        for rows in player.play(matches, left):
+            failure = self.watch.first_failure(rows)
+            if failure is not None:
+                self.store.store.add(rows[:failure.position])  # the store stays a prefix of the chosen matches
+                raise LadderError(failure.message(self.store.store.count(), self.store.planned_count() * self.seats))
+            self.store.store.add(rows)
+            player.report(rows)
+            self._report()
+
+    def _report(self) -> None:
+        if self.on_progress is not None:
+            self.on_progress(LadderProgress(played=self.store.run_matches(self.run), limit=self.limit,
+                                            batch=self.store.last_batch(), settled=self.settled,
+                                            active=len(self.ladder.active), leader=self.leader))
+
+    def _fit_and_record(self) -> Standing:
+        """Fit every stored match; record the ratings after the last batch if not yet recorded."""
+        settings = self.ladder.settings
+        outcomes = self.store.store.outcomes()
+        standing, table = fit_standing(outcomes, self.ladder.active, settings.method)
+        batch = self.store.last_batch()
+        if batch and not self.store.has_history(batch):
+            rows = snapshot(batch, self.run, len(outcomes), self.ladder.entries, standing, table, settings.level,
+                            settings.min_blocks)
+            with self.store.transaction():
+                self.store.add_history(rows)
+        self.settled = sum(standing.status(name, settings.level, settings.min_blocks) == SETTLED
+                           for name in standing.active)
+        order = standing.order()
+        self.leader = order[0] if order and order[0] in standing.ratings else None
+        self._report()
+        return standing
+
+    def _choose(self, standing: Standing, count: int) -> None:
+        """Choose and record the next batch of ``count`` blocks (one transaction: all of it, or none)."""
+        settings = self.ladder.settings
+        planned = self.store.planned()
+        run_blocks: dict[str, int] = {}
+        for block in planned:
+            if block.run == self.run:
+                for entry in block.entries:
+                    run_blocks[entry] = run_blocks.get(entry, 0) + 1
+        batch = self.store.last_batch() + 1
+        choices = choose_tables(
+            standing, self.seats, count, seed=self.seed, batch=batch, run_blocks=run_blocks,
+            run_tables=sum(block.run == self.run for block in planned),
+            meetings=meeting_counts([block.entries for block in planned]),
+            fair_share=settings.fair_share, min_blocks=settings.min_blocks,
+        )
+        with self.store.transaction():
+            for choice in choices:
+                table = self.store.table_index(choice.entries)
+                number = self.store.next_block(table)
+                self.store.plan(block_id(table, number), table, number, batch, self.run, choice.focus, choice.reason)
+
+
+def summary_json(summary: LadderRunSummary) -> dict[str, Any]:
+    """The ``arena ladder run --json`` output: the run, and each active entry's standing."""
+    settings = summary.ladder.settings
+    standing = summary.standing
+    return {
+        "ladder": summary.name, "run": summary.run, "outcome": summary.outcome, "played": summary.played,
+        "limit": summary.limit, "stored": summary.stored, "seconds": round(summary.seconds, 3),
+        "backend": summary.backend, "workers": summary.workers,
+        "standing": [
+            {"rank": rank, "entry": name, "rating": standing.ratings.get(name),
+             "interval": list(standing.bounds[name]) if name in standing.bounds else None,
+             "blocks": standing.blocks.get(name, 0), "confidence": standing.confidence(name),
+             "status": standing.status(name, settings.level, settings.min_blocks)}
+            for rank, name in enumerate(standing.order(), start=1)
+        ],
+    }

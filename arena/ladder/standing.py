@@ -1,0 +1,127 @@
+"""Where the active field stands after a fit, and the stopping rule: when is every rank settled?
+
+A ``Standing`` is what the planner and the stopping rule read of one rating fit: each active
+entry's rating, P(stronger) for every pair, and the duplicate blocks each entry has played.  An
+entry with no matches yet has no rating: it is stronger than anyone with probability 1/2.
+
+The rule (``docs/ladder.md``): order the active entries by rating; an entry's rank is *settled*
+when it has played at least ``min_blocks`` duplicate blocks and, against each neighbour in that
+order, P(stronger) (in whichever direction the order says) is at least ``level``.  The ladder is
+settled when every active entry is.  Checked after every batch, so its error rate is that of a
+sequential test: ``benchmarks/ladder_settle.py`` measures it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from arena.ratings import RatingTable, fit
+from arena.ratings.data import MatchOutcome
+
+NEW = "new"
+UNSETTLED = "unsettled"
+SETTLED = "settled"
+RETIRED = "retired"
+"""An entry's status: fewer than ``min_blocks`` blocks; playing; settled; no longer scheduled."""
+
+ELO_PER_NATURAL = 400 / math.log(10)
+"""Elo points per natural-log unit of strength (the rating tables' scale)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """The active field after a fit."""
+
+    active: tuple[str, ...]  # active entries, in order of joining
+    ratings: Mapping[str, float]  # rating (Elo scale) of each active entry that has played
+    bounds: Mapping[str, tuple[float, float]]  # its interval
+    games: Mapping[str, int]  # matches each entry played (every entry that ever played)
+    stronger: Mapping[tuple[str, str], float]  # P(a stronger than b) for every pair of rated entries
+    gap_sd: Mapping[tuple[str, str], float]  # spread of rating a - rating b, Elo points
+    blocks: Mapping[str, int]  # duplicate blocks each entry played
+
+    def p_stronger(self, a: str, b: str) -> float:
+        """P(``a`` is stronger than ``b``): 1/2 when either has not played."""
+        return self.stronger.get((a, b), 0.5)
+
+    def win_chance(self, a: str, b: str) -> float:
+        """The chance ``a`` finishes ahead of ``b`` at a table, averaged over the gap's uncertainty
+        (the probit approximation of a logistic over a normal gap); 1/2 when either has not played."""
+        if a not in self.ratings or b not in self.ratings:
+            return 0.5
+        gap = (self.ratings[a] - self.ratings[b]) / ELO_PER_NATURAL
+        spread = self.gap_sd.get((a, b), 0.0) / ELO_PER_NATURAL
+        return 1 / (1 + math.exp(-gap / math.sqrt(1 + math.pi * spread**2 / 8)))
+
+    def order(self) -> tuple[str, ...]:
+        """The active entries, best first; those without a rating last, in order of joining."""
+        rated = sorted((name for name in self.active if name in self.ratings),
+                       key=lambda name: (-self.ratings[name], self.active.index(name)))
+        return (*rated, *(name for name in self.active if name not in self.ratings))
+
+    def neighbours(self) -> dict[str, tuple[str, ...]]:
+        """Each active entry's neighbours in ``order`` (one at either end)."""
+        order = self.order()
+        return {name: tuple(order[j] for j in (i - 1, i + 1) if 0 <= j < len(order)) for i, name in enumerate(order)}
+
+    def confidence(self, name: str) -> float:
+        """The least P(stronger) between ``name`` and a neighbour, each in the direction of the order."""
+        order = self.order()
+        i = order.index(name)
+        values = [self.p_stronger(order[j], order[j + 1]) for j in (i - 1, i) if 0 <= j < len(order) - 1]
+        return min(values, default=1.0)
+
+    def status(self, name: str, level: float, min_blocks: int) -> str:
+        """``new``, ``unsettled`` or ``settled`` (for an active entry)."""
+        if self.blocks.get(name, 0) < min_blocks:
+            return NEW
+        return SETTLED if self.confidence(name) >= level else UNSETTLED
+
+    def settled(self, level: float, min_blocks: int) -> bool:
+        """Whether every active entry's rank is settled."""
+        return all(self.status(name, level, min_blocks) == SETTLED for name in self.active)
+
+
+def block_counts(outcomes: Sequence[MatchOutcome]) -> dict[str, int]:
+    """Duplicate blocks each entry played in."""
+    seen: dict[str, set[str]] = {}
+    for outcome in outcomes:
+        for agent in outcome.agents:
+            seen.setdefault(agent, set()).add(outcome.block)
+    return {agent: len(blocks) for agent, blocks in seen.items()}
+
+
+def standing_from_table(table: RatingTable, active: Sequence[str], blocks: Mapping[str, int]) -> Standing:
+    """A ``Standing`` of the ``active`` entries read from a rating table of (at least) their matches."""
+    rated = [name for name in active if name in table.agents]
+    ratings = {name: table[name].rating for name in rated}
+    bounds = {name: (table[name].lower, table[name].upper) for name in rated}
+    games = {row.agent: row.games for row in table.ratings}
+    stronger: dict[tuple[str, str], float] = {}
+    gap_sd: dict[tuple[str, str], float] = {}
+    for a in rated:
+        i = table.index(a)
+        for b in rated:
+            if a != b:
+                j = table.index(b)
+                stronger[a, b] = table.superiority[i][j]
+                gap_sd[a, b] = table.contrast_sd[i][j]
+    return Standing(active=tuple(active), ratings=ratings, bounds=bounds, games=games, stronger=stronger,
+                    gap_sd=gap_sd, blocks=dict(blocks))
+
+
+INTERVALS = "adjusted"
+"""The ladder's covariance: the curvature times the design effect floored at 1 (``arena.ratings.inference``).
+
+Never narrower than the curvature.  The leaderboard's ``auto`` lets a measured design effect below 1
+narrow the intervals; in a lopsided field it can collapse (0.04 was measured in a real 3-player Lovat
+ladder with ``random`` far below search and greedy, which made every P(stronger) 1.000 after 72
+matches), and a stopping rule must not settle on that."""
+
+
+def fit_standing(outcomes: Sequence[MatchOutcome], active: Sequence[str], method: str) -> tuple[Standing, RatingTable]:
+    """Rate every stored match with ``method`` (``INTERVALS``) and read the active field's standing from it."""
+    table = fit(outcomes, method, intervals=INTERVALS)
+    return standing_from_table(table, active, block_counts(outcomes)), table

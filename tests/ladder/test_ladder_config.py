@@ -1,0 +1,35 @@
+"""Ladder configs: the shipped example loads, round-trips through its JSON, and `arena run` refuses it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from arena.cli import main
+from arena.ladder import ladder_from_dict, load_ladder_config
+from arena.ladder.config import LadderSettings
+from arena.plugins import load_registry
+
+ROOT = Path(__file__).resolve().parents[2]
+REGISTRY = load_registry(plugins_dir=None, entry_points=False).registry
+GAMES = {name: game.info for name, game in REGISTRY.games.items()}
+AGENTS = {name: set(spec.games) for name, spec in REGISTRY.agents.items()}
+OPTIONS = {name: spec.options for name, spec in REGISTRY.agents.items()}
+
+
+def test_the_example_ladder_config_loads_and_round_trips() -> None:
+    config = load_ladder_config(ROOT / "configs" / "ladder-lovat.toml", GAMES, AGENTS, agent_options=OPTIONS)
+    assert (config.name, config.seats, config.settings) == ("ladder-lovat", 3, LadderSettings())
+    assert config.tournament.entry_names == ("random", "greedy", "search-20")
+    data = config.to_json()
+    assert data["format"] == "ladder" and "blocks" not in data and "max_tables" not in data
+    assert ladder_from_dict(data, GAMES, AGENTS, agent_options=OPTIONS).to_json() == data
+
+
+def test_arena_run_refuses_a_ladder_config_in_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    status = main(["run", str(ROOT / "configs" / "ladder-lovat.toml"), "--leaderboards", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert status == 2 and err.count("\n") == 1
+    assert "a ladder config; play it with 'arena ladder run" in err
+    assert not any(tmp_path.iterdir()), "nothing is written"

@@ -1,0 +1,61 @@
+"""The bar of issue 20, part two: --until settled finds the true order of a field of known strengths,
+in fewer matches than a round-robin needs under the same rule (real matches, and simulated ones)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from arena.ladder import ladder_from_dict, run_ladder
+from arena.ladder.config import LadderSettings
+from arena.ladder.simulate import simulate_ladder, simulate_round_robin
+from arena.ladder.standing import fit_standing
+from arena.plugins import load_registry
+from arena.tournament.config import config_from_dict
+from arena.tournament.runner import run_tournament
+from arena.tournament.store import Store, store_path
+from tests.ladder.conftest import PLUGINS
+
+SKILLS = (0.0, 0.25, 0.5, 0.75, 1.0)
+"""Five ``skilled`` entries: the share of greedy decisions orders them (greedy beats random by far in Lovat)."""
+
+
+def field(name: str, format: str) -> dict:
+    return {"name": name, "game": "lovat", "seed": 1, "format": format, "isolation": "trusted",
+            "game_options": {"players": 3},
+            "agents": [{"name": f"s{round(skill * 100)}", "plugin": "skilled", "options": {"skill": skill}}
+                       for skill in SKILLS]}
+
+
+def test_until_settled_finds_the_true_order_in_fewer_matches_than_a_round_robin(tmp_path: Path) -> None:
+    registry = load_registry(plugins_dir=PLUGINS).registry
+    games = {name: game.info for name, game in registry.games.items()}
+    agents = {name: set(spec.games) for name, spec in registry.agents.items()}
+    truth = tuple(f"s{round(skill * 100)}" for skill in reversed(SKILLS))
+
+    config = ladder_from_dict({**field("known", "ladder"), "ladder": {"min_blocks": 4}}, games, agents)
+    summary = run_ladder(config, leaderboards=tmp_path, plugins_dir=PLUGINS, until="settled", workers=1)
+    assert summary.outcome == "settled"
+    assert summary.standing.order() == truth
+
+    # The round-robin of the same field (every table of 3 from 5, one block more at a time) under the same rule.
+    for blocks in range(1, 20):
+        robin = config_from_dict({**field("robin", "round-robin"), "blocks": blocks}, games, agents)
+        run_tournament(robin, leaderboards=tmp_path, plugins_dir=PLUGINS, workers=1, resume=True)
+        with Store.open_readonly(store_path(tmp_path, "robin")) as store:
+            outcomes = store.outcomes()
+        standing, _ = fit_standing(outcomes, robin.entry_names, "elo")
+        if standing.settled(config.settings.level, config.settings.min_blocks):
+            break
+    assert standing.order() == truth
+    assert summary.played < len(outcomes), (summary.played, len(outcomes))
+
+
+def test_simulated_ladders_settle_the_true_order_with_fewer_matches_than_round_robins() -> None:
+    """A few of the runs benchmarks/ladder_settle.py repeats (docs/ladder.md has the full table)."""
+    settings = LadderSettings()
+    for seats in (3, 5):
+        strengths = {f"e{i}": -0.5 * i for i in range(seats + 2)}
+        ladders = [simulate_ladder(strengths, seats, settings, seed=seed) for seed in range(3)]
+        robins = [simulate_round_robin(strengths, seats, settings, seed=seed) for seed in range(3)]
+        assert all(run.settled and run.correct for run in ladders + robins)
+        assert sum(run.matches for run in ladders) < sum(run.matches for run in robins)
