@@ -7,10 +7,11 @@ import os
 import shutil
 import sys
 import textwrap
-from pathlib import Path
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
+from arena.agent import AgentSpec
 from arena.cli.common import (
     CliError,
     add_command,
@@ -24,7 +25,7 @@ from arena.cli.common import (
 )
 from arena.games.base import Game, GameError
 from arena.human import HumanAgent, InputEnded
-from arena.agent import AgentSpec
+from arena.match_log import header_lines
 from arena.options import OptionError, parse_assignments
 from arena.records import save_record
 from arena.referee import MatchResult, RefereeError, SeatPlan, play_match
@@ -58,8 +59,8 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--deals", type=int, help="number of deals (Lorum only; default 4)")
     parser.add_argument("--seed", type=seed_value,
                         help="seed for the deal and every chance outcome, 0 to 2**63-1 (default: random, printed)")
-    parser.add_argument("--agents", help="comma-separated agent per seat, or one name for every seat; 'human' is a seat "
-                        "you play (default: greedy and random alternating)")
+    parser.add_argument("--agents", help="comma-separated agent per seat, or one name for every seat; 'human' is a "
+                        "seat you play (default: greedy and random alternating)")
     parser.add_argument("--record", type=Path, metavar="FILE", help="save the match record (JSON) to FILE")
     parser.add_argument("--json", action="store_true", help="print the result as JSON instead of the log")
     parser.add_argument("--human", type=int, metavar="SEAT", help="play SEAT yourself in the terminal")
@@ -90,9 +91,9 @@ def run(args: argparse.Namespace) -> int:
         for seat, name in enumerate(names)
     ]
     substitute = agent_for_game(loaded, "random", game)
-    log = None if args.json else (lambda event: print_event(game, event))
+    log = None if args.json else (lambda event: print_event(game, event, names))
     if log is not None:
-        print_header(game, players, seed, names)
+        print_header(game, seed, names)
     try:
         match = play_match(game, options, seed, seats, substitute=substitute, on_event=log)
     except InputEnded as ended:
@@ -114,16 +115,15 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def print_header(game: Game, players: int, seed: int, names: list[str]) -> None:
-    """The log's first lines: the game, its players and seed, then who sits where."""
-    print(f"{game.info.title}, {players} players, seed {seed}")
-    for seat, name in enumerate(names):
-        print(f"  seat {seat}: {name}")
+def print_header(game: Game, seed: int, names: list[str]) -> None:
+    """The log's first lines (as ``arena replay --log`` prints them): the game, its seed, who sits where."""
+    for line in header_lines(game, seed, names):
+        print(line)
 
 
-def print_event(game: Game, event: Mapping[str, Any]) -> None:
-    """One public event as a log line (``arena play`` live, ``arena replay --log`` from a record)."""
-    print(wrapped(game.describe_event(event)))
+def print_event(game: Game, event: Mapping[str, Any], names: list[str]) -> None:
+    """One public event as a log line, its seats named (``arena replay --log`` prints the same lines)."""
+    print(wrapped(game.describe_event(event, names)))
 
 
 def wrapped(text: str) -> str:

@@ -23,9 +23,9 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Union
+from typing import Any, ClassVar
 
-Action = Union[str, tuple[str, ...]]
+Action = str | tuple[str, ...]
 """A legal move: a string, or a tuple of strings (e.g. the card ids of a keep)."""
 
 ChanceOutcome = dict[str, Any]
@@ -142,7 +142,7 @@ class Chance:
     ``rng`` across a ``copy()``: draw through the attribute.
     """
 
-    __slots__ = ("_rng", "_script", "_log", "_shared")
+    __slots__ = ("_log", "_rng", "_script", "_shared")
 
     def __init__(self, seed: int, script: Sequence[ChanceOutcome] = ()) -> None:
         self._rng = random.Random(seed)
@@ -390,8 +390,12 @@ class Game(ABC):
         """Rebuild an observation from ``Observation.to_json()`` output (for isolated agents)."""
 
     @abstractmethod
-    def describe_event(self, event: Mapping[str, Any]) -> str:
-        """One human-readable line for a public event (used by `arena play` logs)."""
+    def describe_event(self, event: Mapping[str, Any], names: Sequence[str] = ()) -> str:
+        """One human-readable sentence for a public event (``arena play`` and ``arena replay --log``, the site).
+
+        ``names`` labels the seats as ``seat_label`` does.  Every game writes its lines alike: a sentence
+        that starts with a capital and ends with a full stop, naming each seat it mentions with its label.
+        """
 
     @abstractmethod
     def describe_action(self, observation: Observation, action: Action) -> str:
@@ -476,15 +480,22 @@ def fast_constructor(cls: type) -> Callable[..., Any]:
         {"__slots__": (), "__setattr__": object.__setattr__, "__delattr__": object.__delattr__},
     )
     stores = "".join(f"    obj.{name} = {name}\n" for name in names)
-    source = f"def build({', '.join(names)}):\n    obj = new(builder)\n{stores}    obj.__class__ = cls\n    return obj\n"
+    source = (f"def build({', '.join(names)}):\n    obj = new(builder)\n{stores}    obj.__class__ = cls\n"
+              "    return obj\n")
     namespace: dict[str, Any] = {"new": object.__new__, "builder": builder, "cls": cls}
-    exec(source, namespace)  # noqa: S102 (generated from the dataclass's own field names)
+    exec(source, namespace)
     build = namespace["build"]
     sample = tuple(range(len(names)))
     made = build(*sample)
-    if type(made) is not cls or made != cls(*sample) or dataclasses.astuple(made) != sample:
+    if type(made) is not cls or made != cls(*sample) or dataclasses.astuple(made) != sample:  # type: ignore[call-overload]
         raise AssertionError(f"fast_constructor({cls.__name__}) does not reproduce the dataclass constructor")
     return build
+
+
+def log_sentence(text: str) -> str:
+    """``text`` as a log line: first letter capitalised, ending with a full stop (how every game's log reads)."""
+    text = text[:1].upper() + text[1:]
+    return text if text.endswith((".", "!", "?")) else text + "."
 
 
 def seat_label(seat: int, names: Sequence[str] = ()) -> str:

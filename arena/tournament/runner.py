@@ -373,6 +373,8 @@ def play_scheduled_match(
         raise TournamentError(f"match {match['id']}: {error}") from None
     record = result.record
     record["deals"] = "public" if config["seed"] is not None else "secret"  # see docs/records.md
+    # Each decision's time, for the site's match pages and time-per-move columns (microseconds are plenty).
+    record["move_seconds"] = [[round(seconds, 6) for seconds in times] for times in result.move_seconds]
     return {
         "idx": match["index"], "id": match["id"], "block_id": match["block_id"], "table_idx": match["table"],
         "block": match["block"], "rotation": match["rotation"], "deal_seed": match["deal_seed"],
