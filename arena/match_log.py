@@ -96,21 +96,26 @@ def log_steps(game: Game, record: Mapping[str, Any], hands: bool = False) -> Ite
         faults.setdefault(fault["move"], []).append(fault_line(fault, names))
     shown: list[str | None] = [None] * players
     logged = 0
+    drawn = 0  # chance outcomes so far: a new one (a deal) may change every hand
 
-    def catch_up() -> tuple[tuple[str, ...], tuple[tuple[int, str], ...]]:
-        nonlocal logged
+    def catch_up(actor: int | None) -> tuple[tuple[str, ...], tuple[tuple[int, str], ...]]:
+        nonlocal logged, drawn
         events = state.events(logged)
         logged += len(events)
         changed = []
         if hands and not state.is_over():  # final hands say nothing the log has not
-            for seat in range(players):
+            # A hand changes only by its own seat's decision or by chance (``Game.describe_hand``).
+            chance = len(state.chance.log)
+            seats = range(players) if actor is None or chance != drawn else (actor,)
+            drawn = chance
+            for seat in seats:
                 hand = game.describe_hand(state.observation(seat))
                 if hand is not None and hand != shown[seat]:
                     changed.append((seat, hand))
                     shown[seat] = hand
         return tuple(game.describe_event(event, names) for event in events), tuple(changed)
 
-    events, changed = catch_up()
+    events, changed = catch_up(None)
     yield LogStep(None, None, "", False, None, (), events, changed)
     times = move_times(record)
     actions = record["actions"]
@@ -119,7 +124,7 @@ def log_steps(game: Game, record: Mapping[str, Any], hands: bool = False) -> Ite
         observation = state.observation(seat)
         decision = game.describe_action(observation, action)
         state.apply(seat, action)
-        events, changed = catch_up()
+        events, changed = catch_up(seat)
         yield LogStep(move, seat, decision, observation.phase in game.info.simultaneous_phases, times[move],
                       tuple(faults.pop(move, ())), events, changed)
     late = tuple(line for move in sorted(faults) for line in faults[move])

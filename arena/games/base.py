@@ -422,7 +422,11 @@ class Game(ABC):
         return [f"{key}: {value}" for key, value in observation.to_json().items() if key != "legal"]
 
     def describe_hand(self, observation: Observation) -> str | None:
-        """The seat's own cards as one readable line (for logs that show hands), or None if it holds none."""
+        """The seat's own cards as one readable line (for logs that show hands), or None if it holds none.
+
+        Logs re-read a seat's hand only after that seat's own decision or a new chance outcome (a deal): a
+        game whose hands change otherwise must say so here and in ``arena/match_log.py``.
+        """
         return None
 
     def parse_action(self, observation: Observation, text: str) -> Action | None:

@@ -49,7 +49,7 @@ def chunk_script(kind: str, number: int, payload: str) -> str:
 def packed(data: Any) -> str:
     """``data`` as JSON, gzip-compressed, base64-encoded, as a JSON string literal."""
     raw = json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode()
-    return json.dumps(base64.b64encode(gzip.compress(raw, compresslevel=9, mtime=0)).decode())
+    return json.dumps(base64.b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode())
 
 
 def unpacked(script: str) -> Any:
