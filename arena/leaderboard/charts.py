@@ -70,8 +70,9 @@ def ratings_svg(leaderboard: Leaderboard, element_id: str = "ratings-chart-svg")
         upper = np.array([r.upper for r in rows])
         rating = np.array([r.rating for r in rows])
         has_interval = np.isfinite(lower) & np.isfinite(upper)
-        middle = np.where(has_interval, (lower + upper) / 2.0, rating)
-        half = np.where(has_interval, (upper - lower) / 2.0, 0.0)
+        with np.errstate(invalid="ignore"):  # an infinite bound's middle is nan; has_interval leaves it out
+            middle = np.where(has_interval, (lower + upper) / 2.0, rating)
+            half = np.where(has_interval, (upper - lower) / 2.0, 0.0)
         # The bar is the interval and the dot the rating: not always the middle (a
         # bootstrap's percentile interval need not be symmetric).
         axes.errorbar(

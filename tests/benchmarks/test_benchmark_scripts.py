@@ -112,6 +112,14 @@ def test_fidelity_prints_coverage_calibration_and_design_gain() -> None:
         assert rows[f"{method}: 8 agents, blocks, luck"][2].startswith("coverage ")
 
 
+def test_site_prints_build_time_and_size() -> None:
+    rows = table(run("benchmarks/site.py", "--quick"))
+    expect(rows, ["publish 500 matches: first build", "publish 500 matches: again, nothing new",
+                  "site size for 500 matches", "opening the front page loads", "opening the match list loads",
+                  "opening a match loads"])
+    assert "kB per match" in rows["site size for 500 matches"][3]
+
+
 def test_one_command_runs_the_chosen_sections() -> None:
     output = run("-m", "benchmarks", "--quick", "--only", "engine")
     rows = table(output)
@@ -119,6 +127,6 @@ def test_one_command_runs_the_chosen_sections() -> None:
     assert not any(case.startswith("RLCard") for case in rows)
 
 
-@pytest.mark.parametrize("script", ["engine", "peers", "env", "tournament", "ratings", "fidelity", "run"])
+@pytest.mark.parametrize("script", ["engine", "peers", "env", "tournament", "ratings", "fidelity", "site", "run"])
 def test_every_script_explains_itself(script: str) -> None:
     assert "--quick" in run(f"benchmarks/{script}.py", "--help")
