@@ -25,7 +25,7 @@ from arena.cli.common import (
 )
 from arena.games.base import Game, GameError
 from arena.human import HumanAgent, InputEnded
-from arena.match_log import header_lines
+from arena.match_log import fault_line, header_lines
 from arena.options import OptionError, parse_assignments
 from arena.records import save_record
 from arena.referee import MatchResult, RefereeError, SeatPlan, play_match
@@ -95,7 +95,8 @@ def run(args: argparse.Namespace) -> int:
     if log is not None:
         print_header(game, seed, names)
     try:
-        match = play_match(game, options, seed, seats, substitute=substitute, on_event=log)
+        match = play_match(game, options, seed, seats, substitute=substitute, on_event=log,
+                           on_fault=None if log is None else (lambda fault: print(wrapped(fault_line(fault, names)))))
     except InputEnded as ended:
         raise CliError(f"{ended}; game abandoned", status=1) from None
     except RefereeError as error:

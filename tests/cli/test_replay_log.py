@@ -82,6 +82,20 @@ def test_a_fault_is_shown_at_the_move_where_the_substitute_took_over(capsys: pyt
         in lines[index - 1] and lines[index - 1].endswith("the substitute plays this seat from here.")
 
 
+def test_play_shows_a_fault_where_the_substitute_took_over_as_replay_does(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    bad = str(Path(__file__).resolve().parents[1] / "bad_agents")
+    played, record = play_log(capsys, tmp_path, "lorum", "--seed", "3", "--deals", "2",
+                              "--agents", "bad-raises,greedy,random,greedy", "--plugins-dir", bad)
+    [fault] = json.loads(record.read_text())["faults"]
+    [line] = [line for line in played if line.startswith("Fault:")]
+    assert line.startswith(f"Fault: seat 0 (bad-raises) exception at move {fault['move']}: ValueError: deliberately")
+    # The next line is the substitute's move for seat 0: the fault stands where it took over.
+    following = played[played.index(line) + 1]
+    assert following.startswith("Seat 0 (bad-raises) ")
+    assert replay_log(capsys, str(record), "--plugins-dir", bad) == played
+
+
 def test_hands_need_the_log_and_the_log_is_not_json(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     _, record = play_log(capsys, tmp_path, "lorum", "--seed", "3", "--deals", "1")
     status, _, err = run(capsys, "replay", str(record), "--hands")
