@@ -9,6 +9,7 @@ navigate, evaluate, press keys, take a screenshot, and collect console errors.
 from __future__ import annotations
 
 import base64
+import fcntl
 import json
 import os
 import shutil
@@ -85,9 +86,12 @@ class DevToolsPage:
         to_browser, self._commands = os.pipe()
         self._replies, from_browser = os.pipe()
 
-        def plumb() -> None:  # in the child: the pipe ends become fds 3 and 4
-            os.dup2(to_browser, 3)
-            os.dup2(from_browser, 4)
+        def plumb() -> None:  # in the child: the pipe ends become fds 3 and 4, kept across exec
+            # Through fds above 9 first: a pipe end may itself be fd 3 or 4, which dup2 onto itself would leave
+            # close-on-exec (and dup2 onto the other would close it).
+            reading, writing = fcntl.fcntl(to_browser, fcntl.F_DUPFD, 10), fcntl.fcntl(from_browser, fcntl.F_DUPFD, 10)
+            os.dup2(reading, 3)
+            os.dup2(writing, 4)
 
         self.process = subprocess.Popen(
             [chromium, *CHROMIUM_FLAGS, "--remote-debugging-pipe", f"--user-data-dir={profile}",

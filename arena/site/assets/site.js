@@ -61,6 +61,7 @@
 
   function seconds(value) {
     if (value === null || value === undefined) return "";
+    if (value < 0.001) return Math.round(value * 1e6) + " µs";
     return value < 1 ? (value * 1000).toFixed(1) + " ms" : value.toFixed(2) + " s";
   }
 
