@@ -69,7 +69,8 @@ def test_peers_print_a_row_each_installed_or_not() -> None:
 
 def test_peers_say_not_installed_without_the_bench_extra() -> None:
     hide = ("import runpy, sys; sys.modules['rlcard'] = sys.modules['pyspiel'] = None; "  # import now fails
-            "sys.path.insert(0, 'benchmarks'); sys.argv = ['benchmarks/peers.py', '--quick']; runpy.run_path('benchmarks/peers.py', run_name='__main__')")
+            "sys.path.insert(0, 'benchmarks'); sys.argv = ['benchmarks/peers.py', '--quick']; "
+            "runpy.run_path('benchmarks/peers.py', run_name='__main__')")
     rows = table(run("-c", hide))
     assert len(rows) == 4
     for cells in rows.values():
@@ -90,7 +91,8 @@ def test_tournament_prints_overhead_and_scaling() -> None:
     cases = ["bare engine loop, per match", "referee (play_match), per match",
              "serial tournament (run_tournament), per match"]
     for field in ("light", "search"):
-        cases += [f"{field} field: serial run, wall", f"{field} field: Ray run on", f"{field} field: parallel efficiency",
+        cases += [f"{field} field: serial run, wall", f"{field} field: Ray run on",
+                  f"{field} field: parallel efficiency",
                   f"{field} field: CPU efficiency (serial CPU / Ray CPU)",
                   f"{field} field: machine ceiling during the runs"]
     found = [next((case for case in rows if case.startswith(prefix)), prefix) for prefix in cases]

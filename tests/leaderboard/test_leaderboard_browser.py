@@ -42,7 +42,9 @@ def test_table_and_charts_are_laid_out(browse: Callable[..., Any], page: Path, t
     text = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", page.read_text())
     measured.write_text(text.replace("</body>", MEASURE + "</body>"))
     dom = browse("--dump-dom", measured.as_uri()).stdout
-    attributes = dict(re.findall(r'data-([a-z-]+)="([^"]*)"', re.search(r"<body[^>]*>", dom).group(0)))
+    body = re.search(r"<body[^>]*>", dom)
+    assert body is not None, dom[:300]
+    attributes = dict(re.findall(r'data-([a-z-]+)="([^"]*)"', body.group(0)))
     assert attributes["rows"] == "5"
     for element in ("leaderboard-table", "ratings-chart-svg", "head-to-head-svg"):
         width, height = map(int, attributes[element].split("x"))

@@ -29,7 +29,7 @@ def test_plugin_registers_the_game_through_the_hook():
     manager = pluggy.PluginManager(hookspecs.PROJECT_NAME)
     manager.add_hookspecs(hookspecs)
     manager.register(lorum_plugin, name="lorum")
-    registered = []
+    registered: list[object] = []
     manager.hook.arena_register_games(register=registered.append)
     assert registered == [GAME]
 
