@@ -171,3 +171,21 @@ def test_the_front_page_shows_every_method_seats_times_and_config(site: Path) ->
     assert "Results stored" in text and "public: every deal follows from seed 5" in text
     for name in ("matches.html", "match.html", "site.js", "site.css", "history.json"):
         assert (site / name).is_file()
+
+
+def test_a_lovat_match_page_states_the_secret_keeps() -> None:
+    from arena.games.lovat.game import LovatGame
+    from arena.plugins import load_registry
+    from arena.referee import SeatPlan, play_match
+    from arena.site.chunks import match_page
+
+    registry = load_registry(plugins_dir=None, entry_points=False).registry
+    seats = [SeatPlan(name=f"r{seat}", spec=registry.agent("random"), seed=seat) for seat in range(3)]
+    record = play_match(LovatGame(), {"players": 3}, 11, seats, substitute=registry.agent("random")).record
+    page = match_page(LovatGame(), record)
+    keeps = page["steps"][1:4]
+    assert [step[1] for step in keeps] == [0, 1, 2] and all(step[3] for step in keeps)  # secret: shown as such
+    assert all(step[2].startswith("keep ") and not step[6] for step in keeps[:2])  # no public event until all kept
+    assert keeps[2][6][0].startswith("Hands kept: seat 0 (r0) keeps ")
+    assert match_page(None, record)["steps"] is None
+    assert match_page(None, record)["error"] == "game 'lovat-v1' is not installed: no steps to show"
