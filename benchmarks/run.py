@@ -1,6 +1,6 @@
 """Run every benchmark and print one markdown table (the one in docs/performance.md).
 
-    .venv/bin/python -m benchmarks                 # default sizes (about 30 minutes, half of it the site)
+    .venv/bin/python -m benchmarks                 # default sizes (the site section alone: 10 minutes of CPU or more)
     .venv/bin/python -m benchmarks --quick         # tiny sizes, under a minute (the smoke test's)
     .venv/bin/python -m benchmarks --full          # larger sizes, every reference in full (over an hour)
     .venv/bin/python -m benchmarks --only engine peers

@@ -18,7 +18,7 @@ Rows:
 
 Sizes: ``--quick`` 500 matches from a pool of 20; default and ``--full`` 100,000 from a pool of 200.
 
-    .venv/bin/python benchmarks/site.py            # 10^5 matches (about 13 minutes idle; 40 on 2 busy cores)
+    .venv/bin/python benchmarks/site.py            # 10^5 matches (the build: 511 s of CPU; 37 min wall on busy cores)
     .venv/bin/python benchmarks/site.py --quick    # seconds
 """
 
