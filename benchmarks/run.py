@@ -1,6 +1,6 @@
 """Run every benchmark and print one markdown table (the one in docs/performance.md).
 
-    .venv/bin/python -m benchmarks                 # default sizes (about 15 minutes)
+    .venv/bin/python -m benchmarks                 # default sizes (the site section alone: 10 minutes of CPU or more)
     .venv/bin/python -m benchmarks --quick         # tiny sizes, under a minute (the smoke test's)
     .venv/bin/python -m benchmarks --full          # larger sizes, every reference in full (over an hour)
     .venv/bin/python -m benchmarks --only engine peers
@@ -12,7 +12,8 @@ environments), ``tournament`` (serial against
 Ray, harness overhead), ``ratings`` (fit times, choix and trueskill),
 ``sandbox`` (a sandboxed seat's start-up and teardown beside an isolated one),
 ``fidelity`` (coverage and calibration of every rating method on simulated
-fields; writes its tables into docs/ratings.md).  Each
+fields; writes its tables into docs/ratings.md), ``site`` (build time and size
+of a tournament's site for 10^5 matches).  Each
 script also runs alone (``python benchmarks/engine.py --quick``).  Every
 figure is a median over repeated runs; a ratio compares two figures measured
 in the same process.
@@ -27,11 +28,11 @@ import time
 from collections.abc import Callable, Sequence
 
 if __package__ in (None, ""):
-    import common  # type: ignore[import-not-found]  # run as a script: benchmarks/ is on sys.path
+    import common  # run as a script: benchmarks/ is on sys.path
 else:
     from benchmarks import common
 
-SECTIONS: tuple[str, ...] = ("engine", "peers", "env", "tournament", "ratings", "sandbox", "fidelity")
+SECTIONS: tuple[str, ...] = ("engine", "peers", "env", "tournament", "ratings", "sandbox", "fidelity", "site")
 """Every section, in the order they run and print."""
 
 

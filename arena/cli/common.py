@@ -7,7 +7,7 @@ import json
 import os
 import sys
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -134,3 +134,16 @@ def add_command(
         epilog="examples:\n" + "\n".join(f"  {line}" for line in examples),
         formatter_class=HelpFormatter,
     )
+
+
+def site_progress(every: int = 10) -> Callable[[int, int], None]:
+    """A ``progress(done, total)`` for a site build: a line on stderr at every tenth of a build of ``every`` or
+    more match chunks (a site of 1,000 matches or more), nothing for a small one."""
+    shown = [0]
+
+    def report(done: int, total: int) -> None:
+        if total >= every and (done == total or done - shown[0] >= total // 10):
+            shown[0] = done
+            print(f"site: {done}/{total} match chunks written", file=sys.stderr, flush=True)
+
+    return report

@@ -25,6 +25,7 @@ from arena.cli.common import (
 )
 from arena.games.base import Game, GameError
 from arena.human import HumanAgent, InputEnded
+from arena.match_log import fault_line, header_lines
 from arena.options import OptionError, parse_assignments
 from arena.plugins import Registry
 from arena.records import save_record
@@ -97,11 +98,12 @@ def run(args: argparse.Namespace) -> int:
                  seed=derive_seed(seed, "agent", seat))
         for seat, name in enumerate(names)
     ]
-    log = None if args.json else (lambda event: print_event(game, event))
+    log = None if args.json else (lambda event: print_event(game, event, names))
     if log is not None:
-        print_header(game, players, seed, names)
+        print_header(game, seed, names)
     try:
-        match = play_match(game, options, seed, seats, on_event=log)
+        match = play_match(game, options, seed, seats, on_event=log,
+                           on_fault=None if log is None else (lambda fault: print(wrapped(fault_line(fault, names)))))
     except InputEnded as ended:
         raise CliError(f"{ended}; game abandoned", status=1) from None
     except RefereeError as error:
@@ -121,16 +123,15 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def print_header(game: Game, players: int, seed: int, names: list[str]) -> None:
-    """The log's first lines: the game, its players and seed, then who sits where."""
-    print(f"{game.info.title}, {players} players, seed {seed}")
-    for seat, name in enumerate(names):
-        print(f"  seat {seat}: {name}")
+def print_header(game: Game, seed: int, names: list[str]) -> None:
+    """The log's first lines (as ``arena replay --log`` prints them): the game, its seed, who sits where."""
+    for line in header_lines(game, seed, names):
+        print(line)
 
 
-def print_event(game: Game, event: Mapping[str, Any]) -> None:
-    """One public event as a log line (``arena play`` live, ``arena replay --log`` from a record)."""
-    print(wrapped(game.describe_event(event)))
+def print_event(game: Game, event: Mapping[str, Any], names: list[str]) -> None:
+    """One public event as a log line, its seats named (``arena replay --log`` prints the same lines)."""
+    print(wrapped(game.describe_event(event, names)))
 
 
 def wrapped(text: str) -> str:

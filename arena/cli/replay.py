@@ -16,12 +16,12 @@ from arena.cli.common import (
     print_json,
     registry,
 )
-from arena.cli.play import print_event, print_header, result_json
+from arena.cli.play import result_json, wrapped
 from arena.cli.results import stored_record
-from arena.games.base import Game, InvalidSetup, seat_label
+from arena.games.base import Game, InvalidSetup
+from arena.match_log import header_lines, log_steps, seat_names
 from arena.records import (
     RecordError,
-    action_from_json,
     check_chance_used,
     check_result,
     game_for_record,
@@ -156,50 +156,16 @@ def _checked_faults(faults: list[Any], where: str) -> list[Mapping[str, Any]]:
     return faults
 
 
-def printable(text: object) -> str:
-    """``text`` with control characters (terminal escapes an agent may have put in a message) shown as '?'."""
-    return "".join(char if char.isprintable() else "?" for char in str(text))
-
-
 def print_log(game: Game, record: Mapping[str, Any], hands: bool) -> None:
-    """The match step by step, as ``arena play`` prints it: every public event, each seat's decisions that no
-    public event shows (a secret keep, say), each fault at the move where the substitute took over, and with
-    ``hands`` every seat's hand at the start and whenever it changes.
+    """The match step by step (``arena.match_log``), as ``arena play`` prints it, plus each seat's decisions
+    that no public event shows (Lovat's secret keep), each fault at the move where the substitute took over,
+    and with ``hands`` every seat's hand at the start and whenever it changes.
 
     ``record`` has been replayed and checked already, so every action here is legal.
     """
-    options = game.info.resolve_options(None, record.get("options", {}))
-    names = [printable(seat.get("agent", SUBSTITUTE)) for seat in record["seats"]]
-    players = options["players"]
-    print_header(game, players, record["seed"], names)
-    state = game.new_state(record["seed"], options, script=record.get("chance", []))
-    faults: dict[int, list[Mapping[str, Any]]] = {}
-    for fault in record.get("faults", []):
-        faults.setdefault(fault["move"], []).append(fault)
-    shown: list[str | None] = [None] * players
-    logged = 0
-
-    def catch_up() -> None:
-        nonlocal logged
-        events = state.events(logged)
-        for event in events:
-            print_event(game, event)
-        logged += len(events)
-        if hands and not state.is_over():  # final hands say nothing the log has not
-            for seat in range(players):
-                hand = game.describe_hand(state.observation(seat))
-                if hand != shown[seat]:
-                    print(f"  {seat_label(seat, names)} hand: {hand}")
-                    shown[seat] = hand
-
-    catch_up()
-    for move, entry in enumerate(record["actions"]):
-        seat, action = entry["seat"], action_from_json(entry["action"])
-        for fault in faults.get(move, []):
-            print(printable(f"fault: {seat_label(fault['seat'], names)} {fault['kind']} at move {move}: "
-                            f"{fault['message']}; the substitute plays this seat from here"))
-        observation = state.observation(seat)
-        state.apply(seat, action)
-        if observation.phase in game.info.simultaneous_phases:  # a secret decision: no public event shows it
-            print(f"{seat_label(seat, names)} decides: {game.describe_action(observation, action)}")
-        catch_up()
+    names = seat_names(record)
+    for line in header_lines(game, record["seed"], names):
+        print(line)
+    for step in log_steps(game, record, hands=hands):
+        for line in step.terminal_lines(names):
+            print(wrapped(line))

@@ -8,16 +8,24 @@ import csv
 import json
 import sys
 from pathlib import Path
-from typing import Any
 from types import SimpleNamespace
+from typing import Any
 
 from rich.console import Console
 
-from arena.cli.common import CliError, add_command, add_leaderboards_dir, check_output_file, print_json
+from arena.cli.common import (
+    CliError,
+    add_command,
+    add_leaderboards_dir,
+    add_plugins_dir,
+    check_output_file,
+    print_json,
+    site_progress,
+)
 from arena.leaderboard import compare, render_comparison
+from arena.ratings.registry import method_names
 from arena.records import save_record
 from arena.suggest import closest
-from arena.ratings.registry import method_names
 from arena.tournament.config import DEFAULT_FAULT_SHARE
 from arena.tournament.publish import method_options, publish, rate_stored, stored_config
 from arena.tournament.store import STORE_FILE, Store, StoreError, store_path
@@ -62,9 +70,11 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
         "publish",
         help="rewrite a stored tournament's leaderboard files",
         description=(
-            "Rate the stored results of tournament NAME and write leaderboards/NAME/ files (leaderboard.md, "
-            ".csv, .json, index.html for the first method, ratings.json for every method), as 'arena run' does "
-            "when it finishes; --method chooses the methods instead of the config's list."
+            "Rate the stored results of tournament NAME and write leaderboards/NAME/: leaderboard.md, .csv and "
+            ".json for the first method, ratings.json for every method, history.json, and the site (index.html "
+            "with every method, matches.html, match.html; open index.html in a browser), as 'arena run' does "
+            "when it finishes; --method chooses the methods instead of the config's list. Rebuilding the site "
+            "replays only the matches stored since the last build."
         ),
         examples=(
             "arena publish quickstart-lovat",
@@ -77,6 +87,7 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     publish_parser.add_argument("--bootstrap", type=int, default=0, metavar="N",
                                 help="Elo and Plackett-Luce intervals from N bootstrap replicates")
     add_leaderboards_dir(publish_parser)
+    add_plugins_dir(publish_parser)
     publish_parser.set_defaults(run=run_publish)
 
     export = add_command(
@@ -152,7 +163,8 @@ def run_publish(args: argparse.Namespace) -> int:
     """Write the leaderboard files and print the leaderboard."""
     if args.bootstrap < 0:
         raise CliError(f"--bootstrap must be 0 or more, not {args.bootstrap}")
-    published = publish(_config(args), args.leaderboards, methods=args.method, bootstrap=args.bootstrap)
+    published = publish(_config(args), args.leaderboards, methods=args.method, bootstrap=args.bootstrap,
+                        plugins_dir=args.plugins_dir, progress=site_progress())
     published.print(Console())
     return 0
 
@@ -214,7 +226,7 @@ def _write_record(record: dict[str, Any], output: Path | None) -> None:
 
 
 def _write_table(rows: list[dict[str, Any]], kind: str, output: Path | None) -> None:
-    out = open(output, "w", newline="") if output else sys.stdout
+    out = open(output, "w", newline="") if output else sys.stdout  # noqa: SIM115 (stdout is not ours to close)
     try:
         if kind == "jsonl":
             for row in rows:

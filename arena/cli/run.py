@@ -10,12 +10,20 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 
-from arena.cli.common import CliError, add_command, add_leaderboards_dir, add_plugins_dir, print_json, registry
+from arena.cli.common import (
+    CliError,
+    add_command,
+    add_leaderboards_dir,
+    add_plugins_dir,
+    print_json,
+    registry,
+    site_progress,
+)
 from arena.plugins import DEFAULT_PLUGINS_DIR, Registry
 from arena.tournament.config import ConfigError, TournamentConfig, load_config
 from arena.tournament.publish import publish, summary_json
-from arena.tournament.runner import Progress as RunProgress
 from arena.tournament.runner import RAY_WORTH_SECONDS, TournamentError, run_tournament
+from arena.tournament.runner import Progress as RunProgress
 from arena.tournament.store import DEFAULT_LEADERBOARDS, StoreError
 
 
@@ -86,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
         stored = f"{seen[-1].done} of {seen[-1].total} matches are stored" if seen else "nothing new was stored"
         raise CliError(f"interrupted: {stored}; run '{resume_command(args)}' to play the rest", status=130) from None
     try:
-        board = publish(config, args.leaderboards)
+        board = publish(config, args.leaderboards, plugins_dir=args.plugins_dir, progress=site_progress())
     except OSError as error:
         raise CliError(f"{args.leaderboards / config.name}: cannot write the leaderboard files: "
                        f"{error.strerror or error}", status=1) from None

@@ -20,6 +20,7 @@ from arena.games.interface import (
     Result,
     ScoreSpec,
     competition_ranks,
+    log_sentence,
     seat_label,
     uniform_random_action,
 )
@@ -52,6 +53,7 @@ __all__ = [
     "competition_ranks",
     "fast_constructor",
     "from_json",
+    "log_sentence",
     "seat_label",
     "to_json",
     "uniform_random_action",

@@ -293,8 +293,12 @@ class Game(ABC):
         """Rebuild an observation from ``Observation.to_json()`` output (for isolated agents)."""
 
     @abstractmethod
-    def describe_event(self, event: Mapping[str, Any]) -> str:
-        """One human-readable line for a public event (used by `arena play` logs)."""
+    def describe_event(self, event: Mapping[str, Any], names: Sequence[str] = ()) -> str:
+        """One human-readable sentence for a public event (``arena play`` and ``arena replay --log``, the site).
+
+        ``names`` labels the seats as ``seat_label`` does.  Every game writes its lines alike: a sentence
+        that starts with a capital and ends with a full stop, naming each seat it mentions with its label.
+        """
 
     @abstractmethod
     def describe_action(self, observation: Observation, action: Action) -> str:
@@ -332,7 +336,11 @@ class Game(ABC):
         return None
 
     def describe_hand(self, observation: Observation) -> str | None:
-        """The seat's own cards as one readable line (for logs that show hands), or None if it holds none."""
+        """The seat's own cards as one readable line (for logs that show hands), or None if it holds none.
+
+        Logs re-read a seat's hand only after that seat's own decision or a new chance outcome (a deal): a
+        game whose hands change otherwise must say so here and in ``arena/match_log.py``.
+        """
         return None
 
     def parse_action(self, observation: Observation, text: str) -> Action | None:
@@ -347,6 +355,12 @@ class Game(ABC):
             if isinstance(action, str) and action.casefold() == wanted:
                 return action
         return None
+
+
+def log_sentence(text: str) -> str:
+    """``text`` as a log line: first letter capitalised, ending with a full stop (how every game's log reads)."""
+    text = text[:1].upper() + text[1:]
+    return text if text.endswith((".", "!", "?")) else text + "."
 
 
 def seat_label(seat: int, names: Sequence[str] = ()) -> str:

@@ -13,6 +13,7 @@ import html
 import io
 import math
 import re
+from typing import Any
 
 import numpy as np
 
@@ -28,10 +29,11 @@ LABEL_LIMIT = 60
 ANNOTATE_LIMIT = 12
 """The heatmap writes the share in each cell up to this many agents."""
 
-_SVG_RC = {"svg.fonttype": "path", "svg.hashsalt": "arena-leaderboard", "svg.image_inline": True}
+_SVG_RC: dict[str, Any] = {"svg.fonttype": "path", "svg.hashsalt": "arena-leaderboard", "svg.image_inline": True}
 
 
-def _figure(width: float, height: float):
+def new_figure(width: float, height: float) -> Any:
+    """A matplotlib ``Figure`` on the Agg canvas, laid out by constraints (never pyplot: nothing global)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -40,12 +42,12 @@ def _figure(width: float, height: float):
     return figure
 
 
-def _svg_text(figure, element_id: str, label: str) -> str:
+def svg_text(figure: Any, element_id: str, label: str) -> str:
     """Render ``figure`` as an ``<svg>`` element with id ``element_id``, prefixed inner ids and an aria label."""
     import matplotlib
 
     buffer = io.StringIO()
-    with matplotlib.rc_context(_SVG_RC):
+    with matplotlib.rc_context(_SVG_RC):  # type: ignore[arg-type]  # keys typed as literals by matplotlib
         figure.savefig(buffer, format="svg", metadata={"Date": None})
     text = buffer.getvalue()
     text = text[text.index("<svg") :]  # drop the XML declaration and doctype
@@ -60,7 +62,7 @@ def ratings_svg(leaderboard: Leaderboard, element_id: str = "ratings-chart-svg")
     """Ratings with their intervals as horizontal error bars, best at the top."""
     rows = [r for r in leaderboard.rows if math.isfinite(r.rating)][:CHART_LIMIT]
     count = max(len(rows), 1)
-    figure = _figure(7.5, min(1.2 + 0.28 * count, 30.0))
+    figure = new_figure(7.5, min(1.2 + 0.28 * count, 30.0))
     axes = figure.add_subplot()
     if rows:
         y = np.arange(len(rows))[::-1]
@@ -68,8 +70,9 @@ def ratings_svg(leaderboard: Leaderboard, element_id: str = "ratings-chart-svg")
         upper = np.array([r.upper for r in rows])
         rating = np.array([r.rating for r in rows])
         has_interval = np.isfinite(lower) & np.isfinite(upper)
-        middle = np.where(has_interval, (lower + upper) / 2.0, rating)
-        half = np.where(has_interval, (upper - lower) / 2.0, 0.0)
+        with np.errstate(invalid="ignore"):  # an infinite bound's middle is nan; has_interval leaves it out
+            middle = np.where(has_interval, (lower + upper) / 2.0, rating)
+            half = np.where(has_interval, (upper - lower) / 2.0, 0.0)
         # The bar is the interval and the dot the rating: not always the middle (a
         # bootstrap's percentile interval need not be symmetric).
         axes.errorbar(
@@ -87,14 +90,14 @@ def ratings_svg(leaderboard: Leaderboard, element_id: str = "ratings-chart-svg")
     axes.grid(axis="x", alpha=0.3)
     shown = f" (best {len(rows)} of {len(leaderboard.rows)})" if len(leaderboard.rows) > len(rows) else ""
     axes.set_title(f"Ratings{shown}", fontsize=10)
-    return _svg_text(figure, element_id, f"Ratings with {leaderboard.level:.0%} intervals")
+    return svg_text(figure, element_id, f"Ratings with {leaderboard.level:.0%} intervals")
 
 
 def head_to_head_svg(table: HeadToHead, element_id: str = "head-to-head-svg") -> str:
     """Heatmap of ``share[i][j]`` (share of shared deals the row agent won), grey where they never met."""
     n = len(table.agents)
     size = min(max(3.5, 1.8 + 0.38 * n), 24.0)
-    figure = _figure(size + 1.2, size)
+    figure = new_figure(size + 1.2, size)
     axes = figure.add_subplot()
     if n:
         import matplotlib
@@ -124,4 +127,4 @@ def head_to_head_svg(table: HeadToHead, element_id: str = "head-to-head-svg") ->
         axes.set_xticks([])
         axes.set_yticks([])
     axes.set_title("Head to head", fontsize=10)
-    return _svg_text(figure, element_id, "Head-to-head heatmap: share of shared deals won")
+    return svg_text(figure, element_id, "Head-to-head heatmap: share of shared deals won")

@@ -105,7 +105,8 @@ def to_markdown(leaderboard: Leaderboard, title: str) -> str:
     ]
     for r in leaderboard.rows:
         lines.append(
-            f"| {r.rank} | {FLAG if r.flagged else ''}{_markdown_text(r.agent)}{' (trusted)' * (r.agent in leaderboard.trusted)} | {_markdown_text(r.version or '-')} | "
+            f"| {r.rank} | {FLAG if r.flagged else ''}{_markdown_text(r.agent)}"
+            f"{' (trusted)' * (r.agent in leaderboard.trusted)} | {_markdown_text(r.version or '-')} | "
             f"{format_number(r.rating, digits)} | "
             f"{format_number(r.lower, digits)} to {format_number(r.upper, digits)} | {r.games} | "
             f"{format_number(r.mean_score, 2)} | {r.win_share:.1%} | {r.timeouts} | {r.illegal} | "
@@ -162,7 +163,8 @@ def _row_html(row: LeaderboardRow, digits: int, trusted: bool = False,
     flagged = f' data-flagged="true" title="{html.escape(FLAG_NOTE)}"' if row.flagged else ""
     return (
         f'<tr data-agent="{agent}" data-rank="{row.rank}"{flagged}>'
-        f'<td class="num">{row.rank}</td><th scope="row">{FLAG if row.flagged else ""}{agent}{mark}</th><td>{html.escape(row.version or "-")}</td>'
+        f'<td class="num">{row.rank}</td><th scope="row">{FLAG if row.flagged else ""}{agent}{mark}</th>'
+        f'<td>{html.escape(row.version or "-")}</td>'
         f'<td class="num">{format_number(row.rating, digits)}</td>'
         f'<td class="num">{format_number(row.lower, digits)} to {format_number(row.upper, digits)}</td>'
         f'<td class="num">{row.games}</td><td class="num">{format_number(row.mean_score, 2)}</td>'
@@ -172,8 +174,8 @@ def _row_html(row: LeaderboardRow, digits: int, trusted: bool = False,
     )
 
 
-def _superiority_html(leaderboard: Leaderboard) -> str:
-    """The P(stronger) matrix as an HTML table ``#superiority-table`` (rows and columns best first)."""
+def superiority_html(leaderboard: Leaderboard, element_id: str = "superiority-table") -> str:
+    """The P(stronger) matrix as an HTML table with id ``element_id`` (rows and columns best first)."""
     rows = superiority_rows(leaderboard)
     if not rows:
         return '<p class="meta">No matches yet.</p>'
@@ -184,7 +186,7 @@ def _superiority_html(leaderboard: Leaderboard) -> str:
         + "</tr>"
         for i, (agent, row) in enumerate(zip(leaderboard.agents, rows))
     )
-    return f"""<table id="superiority-table">
+    return f"""<table id="{html.escape(element_id)}">
 <thead><tr><th scope="col">Agent</th>{head}</tr></thead>
 <tbody>
 {body}
@@ -198,11 +200,12 @@ def to_html(leaderboard: Leaderboard, head_to_head: HeadToHead, title: str) -> s
     same_agents = set(head_to_head.agents) == set(leaderboard.agents)
     ordered = head_to_head.reordered(leaderboard.agents) if same_agents else head_to_head
     conservative = conservative_ratings(leaderboard)
-    headers = ("#", "Agent", "Version", "Rating", f"{leaderboard.level:.0%} interval", "Games", "Mean score", "Win share",
-               "Timeouts", "Illegal", "Exceptions", "Crashes", "Memory")
+    headers: tuple[str, ...] = ("#", "Agent", "Version", "Rating", f"{leaderboard.level:.0%} interval", "Games",
+                                "Mean score", "Win share", "Timeouts", "Illegal", "Exceptions", "Crashes", "Memory")
     headers += (CONSERVATIVE_LABEL,) if conservative else ()
     numeric = ' class="num"'
-    head = "".join(f'<th scope="col"{"" if h in ("Agent", "Version") else numeric}>{html.escape(h)}</th>' for h in headers)
+    head = "".join(f'<th scope="col"{"" if h in ("Agent", "Version") else numeric}>{html.escape(h)}</th>'
+                   for h in headers)
     body = "\n".join(_row_html(row, digits, row.agent in leaderboard.trusted, conservative) for row in leaderboard.rows)
     if not leaderboard.rows:
         body = f'<tr class="empty"><td colspan="{len(headers)}">No matches yet.</td></tr>'
@@ -238,7 +241,7 @@ def to_html(leaderboard: Leaderboard, head_to_head: HeadToHead, title: str) -> s
 <h2>P(stronger)</h2>
 <p class="meta">Probability that the row agent is stronger than the column agent (columns numbered by rank
 order).</p>
-{_superiority_html(leaderboard)}
+{superiority_html(leaderboard)}
 </section>
 <section id="ratings-chart">
 <h2>Ratings</h2>
@@ -257,9 +260,12 @@ won against the column agent, a drawn deal counting half; grey where two agents 
 
 
 def write_leaderboard_files(
-    leaderboard: Leaderboard, head_to_head: HeadToHead, directory: str | Path, title: str
+    leaderboard: Leaderboard, head_to_head: HeadToHead, directory: str | Path, title: str, page: bool = True
 ) -> dict[str, Path]:
-    """Write ``leaderboard.md``, ``leaderboard.csv``, ``leaderboard.json`` and ``index.html``.
+    """Write ``leaderboard.md``, ``leaderboard.csv``, ``leaderboard.json`` and (with ``page``) ``index.html``.
+
+    A tournament's folder gets the whole site instead of the one-page card (``arena.site``), so
+    ``arena publish`` passes ``page=False``.
 
     Parameters
     ----------
@@ -283,8 +289,9 @@ def write_leaderboard_files(
         "leaderboard.md": to_markdown(leaderboard, title),
         "leaderboard.csv": to_csv(leaderboard),
         "leaderboard.json": to_json(leaderboard, head_to_head, title),
-        "index.html": to_html(leaderboard, head_to_head, title),
     }
+    if page:
+        contents["index.html"] = to_html(leaderboard, head_to_head, title)
     written = {}
     for name, text in contents.items():
         path = folder / name

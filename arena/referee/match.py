@@ -82,12 +82,14 @@ def play_match(
     limits: Limits | None = None,
     isolation: str = AUTO,
     host: AgentHost | None = None,
+    on_fault: Callable[[Mapping[str, Any]], None] | None = None,
 ) -> MatchResult:
     """Play one match to the end and return its record.
 
     ``options`` must be resolved (``GameInfo.resolve_options``) and name as many
     players as there are ``seats``.  ``on_event`` receives each public event as
-    it happens (for live logs).  ``prefix`` holds already-checked actions (from
+    it happens (for live logs), ``on_fault`` each fault as the record has it, when
+    the substitute takes over (before that move's events).  ``prefix`` holds already-checked actions (from
     a record) applied before any agent is asked.
 
     ``limits`` apply to every seat (default ``Limits()``).  ``isolation`` is the
@@ -109,13 +111,14 @@ def play_match(
     modes = [resolve_mode(plan.isolation if plan.isolation != AUTO else isolation, plan.spec) for plan in seats]
     if any(mode != TRUSTED for mode, _level in modes) and host is None:
         host = default_host()
-    runners: list[Seat] = [
-        TrustedSeat(plan, game, seat, players, limits) if mode == TRUSTED
-        else ProcessSeat(plan, game, seat, players, limits, host, mode, level)  # type: ignore[arg-type]
-        for seat, (plan, (mode, level)) in enumerate(zip(seats, modes, strict=True))
-    ]
+    runners: list[Seat] = []
+    for seat, (plan, (mode, level)) in enumerate(zip(seats, modes, strict=True)):
+        if mode == TRUSTED:
+            runners.append(TrustedSeat(plan, game, seat, players, limits))
+        else:
+            runners.append(ProcessSeat(plan, game, seat, players, limits, host, mode, level))  # type: ignore[arg-type]
     try:
-        match = Match(game, options, seed, seats, substitute, runners, match_id, on_event)
+        match = Match(game, options, seed, seats, substitute, runners, match_id, on_event, on_fault)
         return match.play(script, prefix)
     finally:
         close_all(runners)
@@ -135,7 +138,8 @@ class Match:
 
     def __init__(self, game: Game, options: Mapping[str, Any], seed: int, plans: Sequence[SeatPlan],
                  substitute: AgentSpec, seats: Sequence[Seat], match_id: str | None = None,
-                 on_event: Callable[[Mapping[str, Any]], None] | None = None) -> None:
+                 on_event: Callable[[Mapping[str, Any]], None] | None = None,
+                 on_fault: Callable[[Mapping[str, Any]], None] | None = None) -> None:
         self.game = game
         self.options = options
         self.seed = seed
@@ -144,6 +148,7 @@ class Match:
         self.seats = seats
         self.match_id = match_id
         self.on_event = on_event
+        self.on_fault = on_fault
         players = len(plans)
         self.substitutes: dict[int, Agent] = {}  # seat -> the substitute playing it since its fault
         self.late: dict[int, Fault] = {}  # start-up faults, recorded at the seat's first decision
@@ -253,6 +258,8 @@ class Match:
     def record_fault(self, seat: int, fault: Fault, move: int) -> None:
         """Record ``fault`` on ``seat`` at decision ``move``."""
         self.faults.append({"seat": seat, "kind": fault.kind, "move": move, "message": str(fault)})
+        if self.on_fault is not None:
+            self.on_fault(self.faults[-1])
 
     def record(self) -> dict[str, Any]:
         """The match record; each seat names its agent, version, isolation mode and sandbox level."""

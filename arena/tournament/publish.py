@@ -9,24 +9,31 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from arena.games.base import Game
 from arena.games.catalog import score_spec
 from arena.leaderboard import Leaderboard, build_leaderboard, head_to_head, render_rich, write_leaderboard_files
 from arena.leaderboard.terminal import format_number, rating_digits
+from arena.plugins import DEFAULT_PLUGINS_DIR, load_registry
 from arena.ratings.data import MatchOutcome
+from arena.site import build_site
+from arena.site.stats import history_method, rating_history
 from arena.tournament.config import DEFAULT_FAULT_SHARE
 from arena.tournament.store import DEFAULT_LEADERBOARDS, MatchRow, Store, store_path
 
 RATINGS_FILE = "ratings.json"
 """Every configured method's leaderboard side by side, beside the default method's files."""
+
+HISTORY_FILE = "history.json"
+"""The rating history the site's chart draws (``arena.site.stats.rating_history``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,17 +143,40 @@ def rate_stored(config: Any, leaderboards: Path | str, methods: Sequence[str] | 
 
 
 def publish(config: Any, leaderboards: Path | str, methods: Sequence[str] | None = None,
-            bootstrap: int = 0) -> Published:
-    """Rate the stored results (``rate_stored``) and write ``leaderboards/<name>/`` files for the first method."""
+            bootstrap: int = 0, plugins_dir: Path | str | None = DEFAULT_PLUGINS_DIR,
+            progress: Callable[[int, int], None] | None = None) -> Published:
+    """Rate the stored results (``rate_stored``) and write ``leaderboards/<name>/``: the first method's files
+    (Markdown, CSV, JSON), every method's ratings (``ratings.json``), the rating history (``history.json``)
+    and the site (``arena.site``; its match pages replay the records with the game from ``plugins_dir``).
+    ``progress(done, total)`` follows the site's match chunks.
+    """
     published, outcomes = rate_stored(config, leaderboards, methods, bootstrap)
     folder = Path(leaderboards) / config.name
     deals = "" if published.public_seed is None else f"; {public_deals_note(published.public_seed)}"
-    files = write_leaderboard_files(published.default, head_to_head(outcomes), folder,
-                                    title=f"{config.name} ({config.game}{deals})")
+    title = f"{config.name} ({config.game}{deals})"
+    files = write_leaderboard_files(published.default, head_to_head(outcomes), folder, title=title, page=False)
     ratings_path = folder / RATINGS_FILE
     ratings_path.write_text(json.dumps({method: board.to_json() for method, board in published.boards.items()},
                                        indent=1))
-    return dataclasses.replace(published, files={**files, RATINGS_FILE: ratings_path})
+    method = history_method(list(published.boards))
+    history = rating_history(outcomes, method, method_options(method, config.game, config.game_options))
+    history_path = folder / HISTORY_FILE
+    history_path.write_text(json.dumps(history, indent=1, allow_nan=False))
+    with Store.open_readonly(store_path(leaderboards, config.name)) as store:
+        rows = list(store.rows())
+        pages = build_site(folder, title, store.meta("config") or {}, published.boards, rows, outcomes, store,
+                           _installed_game(config.game, plugins_dir), store.versions(), history, progress)
+    return dataclasses.replace(published, files={**files, RATINGS_FILE: ratings_path, HISTORY_FILE: history_path,
+                                                 **pages})
+
+
+def _installed_game(name: str, plugins_dir: Path | str | None) -> Game | None:
+    """The game ``name`` from the built-in plugins, else from every plugin; None when it is not installed."""
+    for directory in (None, plugins_dir):
+        games = load_registry(plugins_dir=directory, entry_points=directory is not None).registry.games
+        if name in games:
+            return games[name]
+    return None
 
 
 def side_by_side(boards: Mapping[str, Leaderboard], name: str, game: str) -> Table:
@@ -193,4 +223,4 @@ def summary_json(config: Any, summary: Any, published: Published) -> dict[str, A
 def stored_config(leaderboards: Path | str, name: str) -> dict[str, Any]:
     """The config a stored tournament was started with (JSON)."""
     with Store.open_readonly(store_path(leaderboards, name)) as store:
-        return store.meta("config")
+        return cast(dict[str, Any], store.meta("config"))

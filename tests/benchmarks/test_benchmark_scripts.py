@@ -69,7 +69,8 @@ def test_peers_print_a_row_each_installed_or_not() -> None:
 
 def test_peers_say_not_installed_without_the_bench_extra() -> None:
     hide = ("import runpy, sys; sys.modules['rlcard'] = sys.modules['pyspiel'] = None; "  # import now fails
-            "sys.path.insert(0, 'benchmarks'); sys.argv = ['benchmarks/peers.py', '--quick']; runpy.run_path('benchmarks/peers.py', run_name='__main__')")
+            "sys.path.insert(0, 'benchmarks'); sys.argv = ['benchmarks/peers.py', '--quick']; "
+            "runpy.run_path('benchmarks/peers.py', run_name='__main__')")
     rows = table(run("-c", hide))
     assert len(rows) == 4
     for cells in rows.values():
@@ -90,7 +91,8 @@ def test_tournament_prints_overhead_and_scaling() -> None:
     cases = ["bare engine loop, per match", "referee (play_match), per match",
              "serial tournament (run_tournament), per match"]
     for field in ("light", "search"):
-        cases += [f"{field} field: serial run, wall", f"{field} field: Ray run on", f"{field} field: parallel efficiency",
+        cases += [f"{field} field: serial run, wall", f"{field} field: Ray run on",
+                  f"{field} field: parallel efficiency",
                   f"{field} field: CPU efficiency (serial CPU / Ray CPU)",
                   f"{field} field: machine ceiling during the runs"]
     found = [next((case for case in rows if case.startswith(prefix)), prefix) for prefix in cases]
@@ -112,6 +114,14 @@ def test_fidelity_prints_coverage_calibration_and_design_gain() -> None:
         assert rows[f"{method}: 8 agents, blocks, luck"][2].startswith("coverage ")
 
 
+def test_site_prints_build_time_and_size() -> None:
+    rows = table(run("benchmarks/site.py", "--quick"))
+    expect(rows, ["publish 500 matches: first build", "publish 500 matches: again, nothing new",
+                  "site size for 500 matches", "opening the front page loads", "opening the match list loads",
+                  "opening a match loads"])
+    assert "kB per match" in rows["site size for 500 matches"][3]
+
+
 def test_one_command_runs_the_chosen_sections() -> None:
     output = run("-m", "benchmarks", "--quick", "--only", "engine")
     rows = table(output)
@@ -119,6 +129,6 @@ def test_one_command_runs_the_chosen_sections() -> None:
     assert not any(case.startswith("RLCard") for case in rows)
 
 
-@pytest.mark.parametrize("script", ["engine", "peers", "env", "tournament", "ratings", "fidelity", "run"])
+@pytest.mark.parametrize("script", ["engine", "peers", "env", "tournament", "ratings", "fidelity", "site", "run"])
 def test_every_script_explains_itself(script: str) -> None:
     assert "--quick" in run(f"benchmarks/{script}.py", "--help")

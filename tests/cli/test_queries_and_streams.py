@@ -47,7 +47,8 @@ def write_config(folder: Path, name: str = "q", blocks: int = 2, first: str = "r
 
 
 def snapshot(folder: Path) -> dict[str, tuple[bytes, int]]:
-    return {path.name: (path.read_bytes(), path.stat().st_mtime_ns) for path in sorted(folder.iterdir())}
+    return {str(path.relative_to(folder)): (path.read_bytes(), path.stat().st_mtime_ns)
+            for path in sorted(folder.rglob("*")) if path.is_file()}
 
 
 def test_leaderboard_and_export_write_nothing_and_publish_rewrites_the_files(
@@ -57,7 +58,8 @@ def test_leaderboard_and_export_write_nothing_and_publish_rewrites_the_files(
                  "--plugins-dir", str(tmp_path / "none")]) == 0
     folder = boards / "q"
     before = snapshot(folder)
-    assert {"results.sqlite", "leaderboard.md", "index.html", "ratings.json"} <= set(before)
+    assert {"results.sqlite", "leaderboard.md", "index.html", "ratings.json", "matches.html", "match.html",
+            "data/l00000.js", "data/m00000.js"} <= set(before)
     for argv in (["leaderboard", "q"], ["leaderboard", "q", "--method", "score", "--json"],
                  ["leaderboard", "q", "--vs", "greedy", "random"], ["export", "q", "--format", "jsonl"],
                  ["export", "q", "--match", "t0000-b00-r0"]):
@@ -70,6 +72,7 @@ def test_leaderboard_and_export_write_nothing_and_publish_rewrites_the_files(
     written = json.loads((folder / "leaderboard.json").read_text())
     assert written["method"] == "score" and all(row["version"] for row in written["rows"])
     assert "Version" in (folder / "leaderboard.md").read_text()
+    assert 'id="method-score"' in (folder / "index.html").read_text()
 
 
 def test_export_into_a_closed_pipe_exits_quietly(tmp_path: Path) -> None:

@@ -42,7 +42,7 @@ def test_a_lovat_replay_log_adds_only_the_secret_keeps(capsys: pytest.CaptureFix
     played, record = play_log(capsys, tmp_path, "lovat", "--players", "3", "--seed", "4")
     replayed = replay_log(capsys, str(record))
     keeps = [line for line in replayed if " decides: keep " in line]
-    assert [line[:15] for line in keeps] == ["seat 0 (greedy)", "seat 1 (random)", "seat 2 (greedy)"]
+    assert [line[:15] for line in keeps] == ["Seat 0 (greedy)", "Seat 1 (random)", "Seat 2 (greedy)"]
     assert [line for line in replayed if line not in keeps] == played
     data = json.loads(record.read_text())
     for seat, line in enumerate(keeps):  # each keep shown is the one recorded
@@ -62,7 +62,8 @@ def test_hands_are_shown_at_the_start_and_as_they_change(capsys: pytest.CaptureF
         assert sorted(cards) == sorted(dealt[seat])
     # after each play, the player's hand line no longer holds the card
     first_play = data["actions"][4]
-    index = lines.index(f"Seat {first_play['seat']} plays {first_play['action']}.")
+    seat, card = first_play["seat"], first_play["action"]
+    index = next(i for i, line in enumerate(lines) if line.startswith(f"Seat {seat} (") and line.endswith(f" {card}."))
     assert lines[index + 1].startswith(f"  seat {first_play['seat']} (")
     assert first_play["action"] not in lines[index + 1].split()
 
@@ -75,9 +76,24 @@ def test_a_fault_is_shown_at_the_move_where_the_substitute_took_over(capsys: pyt
     data["faults"] = [{"seat": move["seat"], "kind": "timeout", "move": 5, "message": "no answer in 1 s"}]
     record.write_text(json.dumps(data))
     lines = replay_log(capsys, str(record))
-    index = lines.index(f"Seat {move['seat']} plays {move['action']}.")
-    assert lines[index - 1].startswith(f"fault: seat {move['seat']} (") and "timeout at move 5: no answer in 1 s" \
-        in lines[index - 1] and lines[index - 1].endswith("the substitute plays this seat from here")
+    index = next(i for i, line in enumerate(lines)
+                 if line.startswith(f"Seat {move['seat']} (") and line.endswith(f" plays {move['action']}."))
+    assert lines[index - 1].startswith(f"Fault: seat {move['seat']} (") and "timeout at move 5: no answer in 1 s" \
+        in lines[index - 1] and lines[index - 1].endswith("the substitute plays this seat from here.")
+
+
+def test_play_shows_a_fault_where_the_substitute_took_over_as_replay_does(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    bad = str(Path(__file__).resolve().parents[1] / "bad_agents")
+    played, record = play_log(capsys, tmp_path, "lorum", "--seed", "3", "--deals", "2",
+                              "--agents", "bad-raises,greedy,random,greedy", "--plugins-dir", bad)
+    [fault] = json.loads(record.read_text())["faults"]
+    [line] = [line for line in played if line.startswith("Fault:")]
+    assert line.startswith(f"Fault: seat 0 (bad-raises) exception at move {fault['move']}: ValueError: deliberately")
+    # The next line is the substitute's move for seat 0: the fault stands where it took over.
+    following = played[played.index(line) + 1]
+    assert following.startswith("Seat 0 (bad-raises) ")
+    assert replay_log(capsys, str(record), "--plugins-dir", bad) == played
 
 
 def test_hands_need_the_log_and_the_log_is_not_json(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -149,7 +165,7 @@ def test_a_fault_message_cannot_drive_the_terminal_and_a_malformed_fault_is_one_
     data["faults"] = [{"seat": 0, "kind": "exception", "move": 2, "message": "boom\x1b[2J\x1b]0;owned\x07"}]
     record.write_text(json.dumps(data))
     lines = replay_log(capsys, str(record))
-    [fault] = [line for line in lines if line.startswith("fault:")]
+    [fault] = [line for line in lines if line.startswith("Fault:")]
     assert "\x1b" not in fault and "\x07" not in fault and "boom?[2J?]0;owned?" in fault
     data["faults"] = [{"seat": "0", "move": 2}]
     record.write_text(json.dumps(data))

@@ -29,7 +29,7 @@ def test_plugin_registers_the_game_through_the_hook():
     manager = pluggy.PluginManager(hookspecs.PROJECT_NAME)
     manager.add_hookspecs(hookspecs)
     manager.register(lorum_plugin, name="lorum")
-    registered = []
+    registered: list[object] = []
     manager.hook.arena_register_games(register=registered.append)
     assert registered == [GAME]
 
@@ -103,7 +103,11 @@ def test_events_are_public_and_describe_every_step():
     assert lines[1] == "Seat 0 passes."
     assert lines[5] == "Everybody passed: regular game; seat 0 leads."
     assert lines[6] == "Seat 0 plays Aa."
-    assert lines[10] == "Trick 1 (Aa Oa 10a 8a) to seat 0, 4 points."
+    assert lines[10] == "Trick 1 to seat 0, 4 points: seat 0 Aa, seat 1 Oa, seat 2 10a, seat 3 8a."
+    named = [GAME.describe_event(event, ["ann", "bob", "cy", "di"]) for event in events[:11]]
+    assert named[0] == "Deal 1 of 2: seat 3 (di) deals; seat 0 (ann) bids first."
+    assert named[10] == ("Trick 1 to seat 0 (ann), 4 points: seat 0 (ann) Aa, seat 1 (bob) Oa, seat 2 (cy) 10a, "
+                         "seat 3 (di) 8a.")
     deal_end = kinds.index("deal_end")
     assert lines[deal_end] == (
         "Deal 1 settled (pot won): points [4, 8, 8, 0], chips seat 0 -4, seat 1 -8, seat 2 -8, seat 3 +20; "

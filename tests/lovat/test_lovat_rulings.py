@@ -83,7 +83,7 @@ def test_l2_dealer_comes_from_the_seeded_rng_or_the_script() -> None:
 
 @pytest.mark.parametrize("dealer", [-1, 4, "1", True])
 def test_l2_a_bad_scripted_dealer_is_rejected(dealer) -> None:
-    with pytest.raises(InvalidSetup, match="scripted dealer must be a seat 0..3"):
+    with pytest.raises(InvalidSetup, match=r"scripted dealer must be a seat 0\.\.3"):
         GAME.new_state(0, {"players": 4}, script=[{"kind": "dealer", "value": dealer}])
 
 
@@ -192,7 +192,7 @@ def test_l5_keep_size_limits() -> None:
     with pytest.raises(IllegalAction, match="it has 4 cards; a keep has 6 to 12 cards"):
         state.apply(0, keep)
     state.apply(0, keep_with(deal[0], ("L3-01",), 4))
-    with pytest.raises(IllegalAction, match="seat 0 tried keep .* but has already kept"):
+    with pytest.raises(IllegalAction, match=r"seat 0 tried keep .* but has already kept"):
         state.apply(0, keep_with(deal[0], ("L3-01",), 4))
     assert GAME.action_error(state.observation(0), keep) == "seat 0 has already kept"
 
@@ -269,6 +269,7 @@ def test_l7_l8_immediate_discard_is_a_count_per_variant(players: int, discard: i
                 break
             except LookupError:
                 continue
+        assert keep is not None
         state.apply(seat, keep)
     done, discarded = types(state, "keep_done")[0], types(state, "counter_discard")[0]
     assert discarded["count"] == discard
@@ -468,7 +469,7 @@ def test_l14_a_bad_scripted_die_face_is_rejected() -> None:
     run(state, sorted(STORY_KEEPS.items()))
     for actions in STORY_TURNS[:5]:
         run(state, actions)
-    with pytest.raises(InvalidSetup, match="scripted die roll must be one of rufous, .*blank, got 'purple'"):
+    with pytest.raises(InvalidSetup, match=r"scripted die roll must be one of rufous, .*blank, got 'purple'"):
         run(state, STORY_TURNS[5])
 
 
@@ -528,7 +529,7 @@ def test_l16_ties_found_in_real_games() -> None:
 
 def test_l18_rng_order_dealer_deal_then_dice() -> None:
     seed = 5
-    state, actions = play_random(seed, 3)
+    state, _actions = play_random(seed, 3)
     assert not types(state, "misdeal")
     rng = random.Random(seed)
     dealer = rng.randrange(3)
@@ -544,7 +545,7 @@ def test_l18_a_seed_reproduces_a_game_and_a_log_replays_it() -> None:
     again = GAME.new_state(123, {"players": 3}, script=state.chance.log)
     run(again, story_actions())
     assert again.events() == state.events() and again.result() == state.result()
-    one, actions = play_random(77, 5)
+    one, _actions = play_random(77, 5)
     two, _ = play_random(77, 5)
     assert one.events() == two.events() and one.chance.log == two.chance.log
 
@@ -592,18 +593,23 @@ def test_clone_is_independent() -> None:
 def test_describe_event_names_colours_dice_passes_plays_winners_and_points() -> None:
     lines = [GAME.describe_event(event) for event in story(9).events()]
     text = "\n".join(lines)
-    assert lines[0] == "seat 2 deals 12 cards to each of 3 players; seat 0 plays first"
-    assert "turn 1: seat 0 names gingerline" in text
-    assert "turn 1: seat 2 passes, discarding a counter (3 left)" in text
-    assert "turn 2: seat 0 will play (forced)" in text
-    assert "turn 2: seat 1 plays L3-06 (level 3), rufous 50" in text
-    assert "turn 2: seat 1 wins with L3-06 (rufous 50), now 1 point" in text
-    assert "turn 7: seat 0 rolls the die: blank: they name the colour" in text
-    assert "turn 8: seat 1 has no cards: void turn, discards a counter and point cards (L3-06)" in text
-    assert "turn 8: seat 0 discards a card face down" in text
-    assert "turn 9: seat 2 rolls the die: zaffre" in text
-    assert lines[-1].startswith("game over: seat 0: 4 points (levels 4), rank 1")
+    assert lines[0] == "Seat 2 deals 12 cards to each of 3 players; seat 0 plays first."
+    assert "Turn 1: seat 0 names gingerline." in text
+    assert "Turn 1: seat 2 passes, discarding a counter (3 left)." in text
+    assert "Turn 2: seat 0 will play (forced)." in text
+    assert "Turn 2: seat 1 plays L3-06 (level 3), rufous 50." in text
+    assert "Turn 2: seat 1 wins with L3-06 (rufous 50), now 1 point." in text
+    assert "Turn 7: seat 0 rolls the die: blank: they name the colour." in text
+    assert "Turn 8: seat 1 has no cards: void turn, discards a counter and point cards (L3-06)" in text
+    assert "Turn 8: seat 0 discards a card face down." in text
+    assert "Turn 9: seat 2 rolls the die: zaffre." in text
+    assert lines[-1].startswith("Game over: seat 0: 4 points (levels 4), rank 1")
     assert all(line and "{" not in line for line in lines)  # every event type has its own wording
+    # Lines read as Lorum's do: a capital, a full stop, and each seat named when names are given.
+    assert all(line[0].isupper() and line.endswith(".") for line in lines)
+    named = [GAME.describe_event(event, ["ann", "bob", "cy"]) for event in story(9).events()]
+    assert named[0] == "Seat 2 (cy) deals 12 cards to each of 3 players; seat 0 (ann) plays first."
+    assert "Turn 2: seat 1 (bob) wins with L3-06 (rufous 50), now 1 point." in named
 
 
 def test_describe_action_and_observation() -> None:
@@ -620,12 +626,12 @@ def test_describe_action_and_observation() -> None:
     lines = GAME.describe_observation(keep_obs)
     assert any("levels sum to 9, 5 to 9 cards" in line for line in lines)
     assert GAME.action_error(keep_obs, STORY_KEEPS[1]) is None
-    assert "levels must sum to exactly 9" in GAME.action_error(keep_obs, ("L1-01",))
+    assert "levels must sum to exactly 9" in (GAME.action_error(keep_obs, ("L1-01",)) or "")
 
 
 def test_the_plugin_registers_the_game() -> None:
     from arena.games.lovat import plugin
 
-    registered = []
+    registered: list[object] = []
     plugin.arena_register_games(register=registered.append)
     assert registered == [GAME]

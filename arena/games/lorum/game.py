@@ -6,7 +6,18 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from arena.games.base import Action, ChanceOutcome, Deck, Game, GameInfo, Observation, OptionSpec, ScoreSpec
+from arena.games.base import (
+    Action,
+    ChanceOutcome,
+    Deck,
+    Game,
+    GameInfo,
+    Observation,
+    OptionSpec,
+    ScoreSpec,
+    log_sentence,
+    seat_label,
+)
 from arena.games.lorum import view
 from arena.games.lorum.cards import DECK, INDEX, POINTS, RANK_NAMES, SUIT_NAMES, describe_card
 from arena.games.lorum.observation import LorumObservation, observation_from_json
@@ -45,10 +56,6 @@ if TYPE_CHECKING:
     from arena.coverage import CoveragePlan
 
 
-def _signed(values: Sequence[int]) -> str:
-    return ", ".join(f"seat {seat} {value:+d}" for seat, value in enumerate(values))
-
-
 class LorumGame(Game):
     """Slovak Lorum for exactly 4 players; see ``docs/rules/lorum.md``."""
 
@@ -73,42 +80,40 @@ class LorumGame(Game):
         """The exact inverse of ``LorumObservation.to_json()``."""
         return observation_from_json(data)
 
-    def describe_event(self, event: Mapping[str, Any]) -> str:
-        """One readable line per public event."""
+    def describe_event(self, event: Mapping[str, Any], names: Sequence[str] = ()) -> str:
+        """One sentence per public event; trick lines say who played each card."""
+        def label(seat: int) -> str:
+            return seat_label(seat, names)
+
         kind = event.get("type")
         if kind == "deal_start":
-            return (
-                f"Deal {event['deal']} of {event['deals']}: seat {event['dealer']} deals; "
-                f"seat {event['first_bidder']} bids first."
-            )
-        if kind == "bid":
-            return f"Seat {event['seat']} {_CALL_WORDS.get(event['call'], event['call'])}."
-        if kind == "contract":
-            if event["contract"] == REGULAR:
-                return f"Everybody passed: regular game; seat {event['leader']} leads."
+            line = (f"deal {event['deal']} of {event['deals']}: {label(event['dealer'])} deals; "
+                    f"{label(event['first_bidder'])} bids first")
+        elif kind == "bid":
+            line = f"{label(event['seat'])} {_CALL_WORDS.get(event['call'], event['call'])}"
+        elif kind == "contract" and event["contract"] == REGULAR:
+            line = f"everybody passed: regular game; {label(event['leader'])} leads"
+        elif kind == "contract":
             goal = "to take every trick" if event["contract"] == BIG else "to take no trick"
-            return f"Seat {event['bidder']} plays {event['contract']} ({goal}) and leads."
-        if kind == "play":
-            return f"Seat {event['seat']} plays {event['card']}."
-        if kind == "trick_won":
-            cards = " ".join(card for _seat, card in event["cards"])
+            line = f"{label(event['bidder'])} plays {event['contract']} ({goal}) and leads"
+        elif kind == "play":
+            line = f"{label(event['seat'])} plays {event['card']}"
+        elif kind == "trick_won":
+            cards = ", ".join(f"{label(seat)} {card}" for seat, card in event["cards"])
             points = event["points"]
-            return (
-                f"Trick {event['trick']} ({cards}) to seat {event['seat']}, "
-                f"{points} point{'s' if points != 1 else ''}."
-            )
-        if kind == "deal_end":
-            return (
-                f"Deal {event['deal']} settled ({event['case']}): points {event['points']}, "
-                f"chips {_signed(event['changes'])}; pot {event['pot_before']} -> {event['pot_after']}; "
-                f"balances {event['balances']}."
-            )
-        if kind == "game_over":
-            line = f"Game over: chips {event['scores']}, ranks {event['ranks']}"
+            line = (f"trick {event['trick']} to {label(event['seat'])}, {points} point{'s' if points != 1 else ''}: "
+                    f"{cards}")
+        elif kind == "deal_end":
+            changes = ", ".join(f"{label(seat)} {value:+d}" for seat, value in enumerate(event["changes"]))
+            line = (f"deal {event['deal']} settled ({event['case']}): points {event['points']}, chips {changes}; "
+                    f"pot {event['pot_before']} -> {event['pot_after']}; balances {event['balances']}")
+        elif kind == "game_over":
+            line = f"game over: chips {event['scores']}, ranks {event['ranks']}"
             if event["pot"]:
                 line += f"; {event['pot']} chips left in the pot (not paid out, S-17)"
-            return line + "."
-        return f"{kind}: {dict(event)}"
+        else:
+            line = f"{kind}: {dict(event)}"
+        return log_sentence(line)
 
     def describe_observation(self, observation: Observation, names: Sequence[str] = ()) -> list[str]:
         """The deal, contract, chips, the trick so far with seat names, the hand by suit, and why cards are

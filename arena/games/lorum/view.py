@@ -11,19 +11,19 @@ from collections.abc import Sequence
 from arena.games.base import seat_label
 from arena.games.lorum.cards import INDEX, SUIT_NAMES, SUITS, points, suit
 from arena.games.lorum.observation import LorumObservation
-from arena.games.lorum.state import BIG, BID, PLAY, REGULAR, SMALL
+from arena.games.lorum.state import BID, BIG, PLAY, REGULAR, SMALL
 
 _GOALS = {REGULAR: "regular game (take few points)", SMALL: "small (take no trick)", BIG: "big (take every trick)"}
 
 
 def hand_line(hand: Sequence[str]) -> str:
     """The hand grouped by suit, each suit from the ace down: ``acorns: Aa 9a | hearts: Oh 7h``."""
-    groups = []
-    for letter in SUITS:
-        cards = sorted((card for card in hand if suit(card) == letter), key=INDEX.__getitem__)
-        if cards:
-            groups.append(f"{SUIT_NAMES[letter]}: {' '.join(cards)}")
-    return " | ".join(groups) or "no cards"
+    ordered = sorted(hand, key=INDEX.__getitem__)  # suit by suit, each from the ace down
+    groups: dict[str, list[str]] = {}
+    for card in ordered:
+        groups.setdefault(SUITS[INDEX[card] >> 3], []).append(card)
+    return " | ".join(f"{SUIT_NAMES[letter]}: {' '.join(groups[letter])}" for letter in SUITS if letter in groups) \
+        or "no cards"
 
 
 def refusals(obs: LorumObservation) -> list[str]:

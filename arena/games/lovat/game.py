@@ -17,6 +17,8 @@ from arena.games.base import (
     Observation,
     ScoreSpec,
     from_json,
+    log_sentence,
+    seat_label,
     uniform_random_action,
 )
 from arena.games.lovat import view
@@ -97,66 +99,59 @@ class LovatGame(Game):
             raise ValueError(f"not a Lovat observation: missing fields {missing}, unknown fields {extra}")
         return LovatObservation(**{key: from_json(value) for key, value in data.items()})
 
-    def describe_event(self, event: Mapping[str, Any]) -> str:
-        """One readable line naming colours, dice, passes, plays with strength, winners and points."""
+    def describe_event(self, event: Mapping[str, Any], names: Sequence[str] = ()) -> str:
+        """One sentence per event naming colours, dice, passes, plays with strength, winners and points."""
+        def label(seat: int) -> str:
+            return seat_label(seat, names)
+
         kind = event.get("type")
-        seat = event.get("seat")
+        who = label(event["seat"]) if "seat" in event else ""
         turn = f"turn {event['turn'] + 1}: " if "turn" in event else ""
         if kind == "misdeal":
-            seats = ", ".join(map(str, event["seats"]))
-            return f"misdeal {event['number']}: seat(s) {seats} had no legal keep; the dealer redeals (L-6)"
-        if kind == "deal":
-            return (
-                f"seat {event['dealer']} deals {event['cards_each']} cards to each of {event['players']} players; "
-                f"seat {event['first_player']} plays first"
-            )
-        if kind == "keep_done":
-            parts = ", ".join(
-                f"seat {index} keeps {size} ({counters} counters)"
-                for index, (size, counters) in enumerate(zip(event["hand_sizes"], event["counters"]))
-            )
-            return f"hands kept: {parts}"
-        if kind == "counter_discard":
-            if not event["count"]:
-                return "no counters are discarded at the start (L-8)"
-            return f"everyone discards {event['count']} counters; counters now {event['counters']}"
-        if kind == "die":
+            seats = ", ".join(label(seat) for seat in event["seats"])
+            line = f"misdeal {event['number']}: {seats} had no legal keep; the dealer redeals (L-6)"
+        elif kind == "deal":
+            line = (f"{label(event['dealer'])} deals {event['cards_each']} cards to each of {event['players']} "
+                    f"players; {label(event['first_player'])} plays first")
+        elif kind == "keep_done":
+            line = "hands kept: " + ", ".join(
+                f"{label(index)} keeps {size} ({counters} counters)"
+                for index, (size, counters) in enumerate(zip(event["hand_sizes"], event["counters"])))
+        elif kind == "counter_discard" and not event["count"]:
+            line = "no counters are discarded at the start (L-8)"
+        elif kind == "counter_discard":
+            line = f"everyone discards {event['count']} counters; counters now {event['counters']}"
+        elif kind == "die":
             face = event["face"]
-            tail = "blank: they name the colour" if face == BLANK else face
-            return f"{turn}seat {seat} rolls the die: {tail}"
-        if kind == "colour":
-            return f"{turn}seat {seat} names {event['colour']}"
-        if kind == "declare":
+            line = f"{turn}{who} rolls the die: " + ("blank: they name the colour" if face == BLANK else face)
+        elif kind == "colour":
+            line = f"{turn}{who} names {event['colour']}"
+        elif kind == "declare":
             forced = " (forced)" if event["forced"] else ""
             if event["decision"] == PASS:
-                return f"{turn}seat {seat} passes{forced}, discarding a counter ({event['counters']} left)"
-            return f"{turn}seat {seat} will play{forced}"
-        if kind == "play":
-            return (
-                f"{turn}seat {seat} plays {event['card']} (level {event['level']}), "
-                f"{event['colour']} {event['strength']}"
-            )
-        if kind == "turn_won":
+                line = f"{turn}{who} passes{forced}, discarding a counter ({event['counters']} left)"
+            else:
+                line = f"{turn}{who} will play{forced}"
+        elif kind == "play":
+            line = f"{turn}{who} plays {event['card']} (level {event['level']}), {event['colour']} {event['strength']}"
+        elif kind == "turn_won":
             points = f"{event['points']} point{'s' if event['points'] != 1 else ''}"
-            return f"{turn}seat {seat} wins with {event['card']} ({event['colour']} {event['strength']}), now {points}"
-        if kind == "void_turn":
+            line = f"{turn}{who} wins with {event['card']} ({event['colour']} {event['strength']}), now {points}"
+        elif kind == "void_turn":
             lost = ", ".join(event["discarded_points"]) or "none"
-            return (
-                f"{turn}seat {seat} has no cards: void turn, discards a counter and point cards ({lost}); "
-                "nobody wins (L-12)"
-            )
-        if kind == "void_discard":
+            line = (f"{turn}{who} has no cards: void turn, discards a counter and point cards ({lost}); "
+                    "nobody wins (L-12)")
+        elif kind == "void_discard":
             what = "a counter" if event["item"] == COUNTER else "a card face down"
-            return f"{turn}seat {seat} discards {what}"
-        if kind == "game_over":
-            parts = ", ".join(
-                f"seat {index}: {score} points (levels {levels}), rank {rank}"
+            line = f"{turn}{who} discards {what}"
+        elif kind == "game_over":
+            line = "game over: " + ", ".join(
+                f"{label(index)}: {score} points (levels {levels}), rank {rank}"
                 for index, (score, levels, rank) in enumerate(
-                    zip(event["scores"], event["level_sums"], event["ranks"])
-                )
-            )
-            return f"game over: {parts}"
-        return f"{kind}: {dict(event)}"
+                    zip(event["scores"], event["level_sums"], event["ranks"])))
+        else:
+            line = f"{kind}: {dict(event)}"
+        return log_sentence(line)
 
     def action_error(self, observation: Observation, action: Action) -> str | None:
         """Why ``action`` is illegal for ``observation`` (one line), or None; checks the keep rule (L-5)."""

@@ -245,29 +245,29 @@ class LovatState(GameState):
     """
 
     __slots__ = (
-        "players",
         "chance",
-        "variant",
-        "dealer",
-        "first",
-        "misdeals",
-        "dealt",
-        "keeps",
-        "hands",
-        "counters",
-        "points",
-        "face_down",
-        "phase",
-        "turn",
         "colour",
-        "die",
-        "queue",
-        "passed",
+        "counters",
+        "dealer",
+        "dealt",
         "declarations",
-        "plays",
-        "voids",
+        "die",
+        "face_down",
+        "first",
+        "hands",
         "history",
+        "keeps",
         "log",
+        "misdeals",
+        "passed",
+        "phase",
+        "players",
+        "plays",
+        "points",
+        "queue",
+        "turn",
+        "variant",
+        "voids",
     )
 
     players: int
@@ -487,7 +487,7 @@ class LovatState(GameState):
         # Fast path: the common legal single-seat decision, checked exactly as ``legal_actions`` would.
         # Anything else (the keep, a bool or int-subclass seat, a str subclass, an illegal action) goes
         # through ``_problem`` below, which also words the error.
-        if type(seat) is int and type(action) is str and queue and seat == queue[0]:  # noqa: E721
+        if type(seat) is int and type(action) is str and queue and seat == queue[0]:
             if phase == PLAY:
                 if action in self.hands[seat]:
                     self._play(seat, action)

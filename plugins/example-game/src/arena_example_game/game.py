@@ -19,6 +19,8 @@ from arena.games.base import (
     OptionSpec,
     ScoreSpec,
     from_json,
+    log_sentence,
+    seat_label,
 )
 from arena_example_game.rules import DECK, RANK_NAMES, SUIT_NAMES, describe_card, suit
 from arena_example_game.state import BID, GAME_ID, PledgeObservation, PledgeState
@@ -107,21 +109,23 @@ class PledgeGame(Game):
             raise ValueError(f"not a Pledge observation: fields {sorted(set(data) ^ expected)} differ")
         return PledgeObservation(**{key: from_json(value) for key, value in data.items()})
 
-    def describe_event(self, event: Mapping[str, Any]) -> str:
-        """One readable line per public event."""
+    def describe_event(self, event: Mapping[str, Any], names: Sequence[str] = ()) -> str:
+        """One readable sentence per public event, naming seats as ``seat_label`` does."""
         kind = event.get("type")
         if kind == "deal":
-            return f"Seat {event['dealer']} deals; the {describe_card(event['trump'])} is turned: trumps are " \
-                   f"{SUIT_NAMES[suit(event['trump'])]}."
+            return log_sentence(f"{seat_label(event['dealer'], names)} deals; the {describe_card(event['trump'])} "
+                                f"is turned: trumps are {SUIT_NAMES[suit(event['trump'])]}")
         if kind == "bid":
-            return f"Seat {event['seat']} pledges {event['bid']} trick{'s' if event['bid'] != 1 else ''}."
+            tricks = f"{event['bid']} trick{'s' if event['bid'] != 1 else ''}"
+            return log_sentence(f"{seat_label(event['seat'], names)} pledges {tricks}")
         if kind == "play":
-            return f"Seat {event['seat']} plays {event['card']}."
+            return log_sentence(f"{seat_label(event['seat'], names)} plays {event['card']}")
         if kind == "trick":
-            return f"Trick ({' '.join(card for _seat, card in event['cards'])}) to seat {event['winner']}."
+            played = ", ".join(f"{seat_label(seat, names)} {card}" for seat, card in event["cards"])
+            return log_sentence(f"Trick to {seat_label(event['winner'], names)}: {played}")
         if kind == "game_over":
-            return f"Game over: points {event['scores']}, ranks {event['ranks']}."
-        return f"{kind}: {dict(event)}"
+            return log_sentence(f"Game over: points {event['scores']}, ranks {event['ranks']}")
+        return log_sentence(f"{kind}: {dict(event)}")
 
     def describe_action(self, observation: Observation, action: Action) -> str:
         """``pledge 2 tricks`` or ``Ah: ace of hearts``."""

@@ -1,0 +1,181 @@
+"""The site's data files: the match list and the match pages' steps, in chunks a page loads on demand.
+
+A page opened from ``file://`` may not ``fetch()`` a local file, so each chunk is a script that hands its data
+to the page: ``arenaChunk(kind, number, data)``.  Match chunks hold ``MATCH_CHUNK`` consecutive schedule
+positions each (``idx // MATCH_CHUNK``), gzip-compressed and base64-encoded (the page inflates them with the
+browser's ``DecompressionStream``): a match's steps are text that repeats itself, and compress tenfold.
+
+Match chunks are built incrementally: a chunk whose matches are the same as at the last build is kept, with
+the per-agent decision times and sandbox levels it contributed (``data/manifest.json``).  Only new matches are
+replayed, so publishing again after a few more matches costs only those.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from arena.games.base import Game
+from arena.match_log import header_lines, log_steps, seat_names
+from arena.site.stats import MoveTimes, list_row
+from arena.tournament.store import MatchRow, Store
+
+MATCH_CHUNK = 100
+"""Matches per match-data chunk (schedule positions ``n * MATCH_CHUNK`` up to the next)."""
+
+LIST_CHUNK = 1000
+"""Rows per match-list chunk."""
+
+DATA_FOLDER = "data"
+"""Where the chunks live, inside the site's folder."""
+
+MANIFEST = "manifest.json"
+"""The build cache: per match chunk, what it holds and what it contributed to the front page."""
+
+BUILD_VERSION = 1
+"""Bumped whenever a match chunk's contents change shape: every chunk is then rebuilt."""
+
+
+def chunk_script(kind: str, number: int, payload: str) -> str:
+    """A data chunk as a script: ``payload`` is JSON text, or a JSON string of base64 gzip."""
+    return f'arenaChunk("{kind}",{number},{payload});\n'
+
+
+def packed(data: Any) -> str:
+    """``data`` as JSON, gzip-compressed, base64-encoded, as a JSON string literal."""
+    raw = json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode()
+    return json.dumps(base64.b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode())
+
+
+def unpacked(script: str) -> Any:
+    """The data inside a packed chunk script (the inverse of ``chunk_script(..., packed(data))``, for tests)."""
+    literal = script[script.index(",", script.index(",") + 1) + 1: script.rindex(")")]
+    return json.loads(gzip.decompress(base64.b64decode(json.loads(literal))))
+
+
+def match_page(game: Game | None, record: Mapping[str, Any]) -> dict[str, Any]:
+    """What the match page shows of one match: the log's header and steps (with hands), the result, the record.
+
+    Each step is ``[move, seat, decision, secret, seconds, faults, events, hands]`` (``arena.match_log``).
+    Without the game installed, or for a record the engine refuses, ``steps`` is None and ``error`` says why.
+    """
+    names = seat_names(record)
+    page: dict[str, Any] = {"id": record.get("match"), "names": names, "result": record.get("result"),
+                            "faults": record.get("faults", []), "record": record, "steps": None}
+    if game is None:
+        page["error"] = f"game {record.get('game')!r} is not installed: no steps to show"
+        return page
+    try:
+        page["header"] = header_lines(game, record["seed"], names)
+        page["steps"] = [[step.move, step.seat, step.decision, step.secret, step.seconds, list(step.faults),
+                          list(step.events), [list(hand) for hand in step.hands]]
+                         for step in log_steps(game, record, hands=True)]
+    except Exception as error:  # a damaged record: the page says so, the rest of the site stands
+        page["error"] = f"the record cannot be replayed: {type(error).__name__}: {error}"
+        page["steps"] = None
+    return page
+
+
+def _chunk_key(rows: Sequence[MatchRow]) -> str:
+    text = json.dumps([BUILD_VERSION, [(row.idx, row.id) for row in rows]])
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def write_match_chunks(folder: Path, rows: Sequence[MatchRow], store: Store, game: Game | None,
+                       progress: Callable[[int, int], None] | None = None) -> tuple[MoveTimes, dict[str, list[str]]]:
+    """Write every match chunk that changed since the last build; return the decision times and sandbox levels.
+
+    The sandbox levels are per agent, as ``"isolation/sandbox"`` strings seen in its matches' records.
+    ``progress(done, total)`` is called after each chunk (counting chunks kept from the last build).
+    """
+    data = folder / DATA_FOLDER
+    data.mkdir(parents=True, exist_ok=True)
+    manifest_path = data / MANIFEST
+    try:
+        previous = json.loads(manifest_path.read_text())
+        if previous.get("version") != BUILD_VERSION:
+            previous = {}
+    except (OSError, ValueError):
+        previous = {}
+    old_chunks: Mapping[str, Any] = previous.get("chunks", {})
+    grouped: dict[int, list[MatchRow]] = {}
+    for row in rows:
+        grouped.setdefault(row.idx // MATCH_CHUNK, []).append(row)
+    times = MoveTimes()
+    levels: dict[str, set[str]] = {}
+    chunks: dict[str, Any] = {}
+    for done, (number, members) in enumerate(sorted(grouped.items()), start=1):
+        key = _chunk_key(members)
+        path = data / f"m{number:05d}.js"
+        entry = old_chunks.get(str(number))
+        if not (entry and entry.get("key") == key and path.exists()):
+            entry = _build_match_chunk(path, number, members, store, game)
+            entry["key"] = key
+        chunks[str(number)] = entry
+        times.merge(MoveTimes.from_json(entry["times"]))
+        for agent, seen in entry["levels"].items():
+            levels.setdefault(agent, set()).update(seen)
+        if progress is not None:
+            progress(done, len(grouped))
+    for stale in set(old_chunks) - set(chunks):
+        (data / f"m{int(stale):05d}.js").unlink(missing_ok=True)
+    _write(manifest_path, json.dumps({"version": BUILD_VERSION, "chunks": chunks}, separators=(",", ":")))
+    return times, {agent: sorted(seen) for agent, seen in levels.items()}
+
+
+def _build_match_chunk(path: Path, number: int, members: Sequence[MatchRow], store: Store,
+                       game: Game | None) -> dict[str, Any]:
+    times = MoveTimes()
+    levels: dict[str, set[str]] = {}
+    pages = {}
+    for row in members:
+        record = store.record(row.id)
+        times.add(record)
+        for seat in record.get("seats", []):
+            level = f"{seat.get('isolation', '?')}/{seat.get('sandbox', '?')}"
+            levels.setdefault(str(seat.get("agent")), set()).add(level)
+        pages[str(row.idx)] = match_page(game, record)
+    _write(path, chunk_script("m", number, packed(pages)))
+    return {"times": times.to_json(), "levels": {agent: sorted(seen) for agent, seen in levels.items()}}
+
+
+def write_list_chunks(folder: Path, rows: Sequence[MatchRow], agents: Sequence[str]) -> list[dict[str, Any]]:
+    """Write the match list in chunks of ``LIST_CHUNK`` rows; return each chunk's size and matches per agent.
+
+    The list page uses the counts to find, for a filter, which chunks hold the page it shows.
+    """
+    data = folder / DATA_FOLDER
+    data.mkdir(parents=True, exist_ok=True)
+    index = {agent: i for i, agent in enumerate(agents)}
+    summary = []
+    number = 0
+    for number, start in enumerate(range(0, len(rows), LIST_CHUNK)):
+        part = rows[start:start + LIST_CHUNK]
+        counts: dict[int, int] = {}
+        for row in part:
+            for agent in set(row.agents):
+                counts[index[agent]] = counts.get(index[agent], 0) + 1
+        _write(data / f"l{number:05d}.js",
+               chunk_script("l", number, json.dumps([list_row(row, index) for row in part], separators=(",", ":"))))
+        summary.append({"rows": len(part), "agents": {str(a): n for a, n in sorted(counts.items())}})
+    for stale in data.glob("l*.js"):  # chunks past the end, from a larger build
+        if stale.stem[1:].isdigit() and int(stale.stem[1:]) >= len(summary):
+            stale.unlink()
+    return summary
+
+
+def _write(path: Path, text: str) -> None:
+    """Write through a temporary file, so that a reader never sees half a chunk."""
+    temporary = path.with_name(f".{path.name}.tmp")
+    temporary.write_text(text, encoding="utf-8")
+    temporary.replace(path)
+
+
+def agents_in(rows: Iterable[MatchRow]) -> list[str]:
+    """Every agent that played, sorted."""
+    return sorted({agent for row in rows for agent in row.agents})

@@ -1,0 +1,231 @@
+"""Fixtures shared across test folders: headless Chromium, to check pages in a real browser.
+
+Chromium comes from the system's packages; the ``chromium`` fixture installs it (``apt-get install chromium``)
+when it is missing and the tests run as root, which is how CI runs.  ``browse`` runs it once on a URL (a
+screenshot, a DOM dump); ``devtools`` opens a page driven over the DevTools protocol on a pipe (stdlib only):
+navigate, evaluate, press keys, take a screenshot, and collect console errors.
+"""
+
+from __future__ import annotations
+
+import base64
+import fcntl
+import json
+import os
+import shutil
+import struct
+import subprocess
+import time
+import zlib
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync")
+
+
+@pytest.fixture(scope="session")
+def chromium() -> str:
+    """The Chromium binary (skips the test where it is missing and cannot be installed)."""
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if found is None and os.geteuid() == 0 and shutil.which("apt-get"):
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        subprocess.run(["apt-get", "update", "-qq"], check=True, capture_output=True, env=env)
+        subprocess.run(["apt-get", "install", "-y", "-qq", "chromium"], check=True, capture_output=True, env=env)
+        found = shutil.which("chromium")
+    if found is None:
+        pytest.skip("headless Chromium is not installed and cannot be installed here (needs root and apt-get)")
+    return found
+
+
+@pytest.fixture(scope="session")
+def browse(chromium: str, tmp_path_factory: pytest.TempPathFactory) -> Callable[..., subprocess.CompletedProcess[str]]:
+    """Run headless Chromium once with extra arguments (``--dump-dom URL``, ``--screenshot=FILE URL``...)."""
+    profile = tmp_path_factory.mktemp("chromium-profile")
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([chromium, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *args],
+                              capture_output=True, text=True, timeout=120)
+
+    return run
+
+
+def png_summary(data: bytes) -> tuple[int, int, int]:
+    """Width, height and the number of distinct pixel rows of an 8-bit RGB(A) PNG (enough to tell blank)."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = struct.unpack(">II", data[16:24])
+    position, chunks = 8, []
+    while position < len(data):
+        length = struct.unpack(">I", data[position:position + 4])[0]
+        kind = data[position + 4:position + 8]
+        if kind == b"IDAT":
+            chunks.append(data[position + 8:position + 8 + length])
+        position += 12 + length
+    raw = zlib.decompress(b"".join(chunks))
+    stride = len(raw) // height
+    return width, height, len({raw[row * stride + 1:(row + 1) * stride] for row in range(height)})
+
+
+@pytest.fixture(scope="session")
+def png_rows() -> Callable[[bytes], tuple[int, int, int]]:
+    """``png_summary``: width, height and distinct pixel rows of a PNG."""
+    return png_summary
+
+
+class DevToolsPage:
+    """One headless Chromium tab driven over the DevTools protocol on a pipe (``--remote-debugging-pipe``).
+
+    Chromium reads commands from its fd 3 and writes replies and events to its fd 4, each a JSON message ended
+    by a NUL byte.  Console errors, uncaught exceptions and failed loads are kept in ``errors``.
+    """
+
+    def __init__(self, chromium: str, profile: Path, width: int = 1200, height: int = 1400) -> None:
+        to_browser, self._commands = os.pipe()
+        self._replies, from_browser = os.pipe()
+
+        def plumb() -> None:  # in the child: the pipe ends become fds 3 and 4, kept across exec
+            # Through fds above 9 first: a pipe end may itself be fd 3 or 4, which dup2 onto itself would leave
+            # close-on-exec (and dup2 onto the other would close it).
+            reading, writing = fcntl.fcntl(to_browser, fcntl.F_DUPFD, 10), fcntl.fcntl(from_browser, fcntl.F_DUPFD, 10)
+            os.dup2(reading, 3)
+            os.dup2(writing, 4)
+
+        self.process = subprocess.Popen(
+            [chromium, *CHROMIUM_FLAGS, "--remote-debugging-pipe", f"--user-data-dir={profile}",
+             f"--window-size={width},{height}", "about:blank"],
+            preexec_fn=plumb, close_fds=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os.close(to_browser)
+        os.close(from_browser)
+        self._buffer = b""
+        self._next_id = 0
+        self.errors: list[str] = []
+        self._events: list[dict[str, Any]] = []
+        target = self._call("Target.createTarget", {"url": "about:blank"})["targetId"]
+        self.session = self._call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        for domain in ("Page", "Runtime", "Log"):
+            self.call(f"{domain}.enable")
+        self.call("Emulation.setDeviceMetricsOverride",
+                  {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+
+    def _send(self, message: dict[str, Any]) -> int:
+        self._next_id += 1
+        message["id"] = self._next_id
+        os.write(self._commands, json.dumps(message).encode() + b"\0")
+        return self._next_id
+
+    def _read(self, deadline: float) -> dict[str, Any]:
+        while b"\0" not in self._buffer:
+            if time.monotonic() > deadline:
+                raise TimeoutError("Chromium did not answer in time")
+            chunk = os.read(self._replies, 1 << 16)
+            if not chunk:
+                raise RuntimeError("Chromium closed the DevTools pipe")
+            self._buffer += chunk
+        message, _, self._buffer = self._buffer.partition(b"\0")
+        data: dict[str, Any] = json.loads(message)
+        self._note(data)
+        return data
+
+    def _note(self, data: dict[str, Any]) -> None:
+        method, params = data.get("method"), data.get("params", {})
+        if method == "Runtime.exceptionThrown":
+            self.errors.append(json.dumps(params["exceptionDetails"])[:500])
+        elif method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
+            self.errors.append(json.dumps(params.get("args"))[:500])
+        elif method == "Log.entryAdded" and params["entry"].get("level") == "error":
+            self.errors.append(params["entry"].get("text", "")[:500])
+        elif method is not None:
+            self._events.append(data)
+
+    def _call(self, method: str, params: dict[str, Any] | None = None, session: str | None = None,
+              timeout: float = 30.0) -> dict[str, Any]:
+        message: dict[str, Any] = {"method": method, "params": params or {}}
+        if session is not None:
+            message["sessionId"] = session
+        wanted = self._send(message)
+        deadline = time.monotonic() + timeout
+        while True:
+            data = self._read(deadline)
+            if data.get("id") == wanted:
+                if "error" in data:
+                    raise RuntimeError(f"{method}: {data['error']}")
+                result: dict[str, Any] = data.get("result", {})
+                return result
+
+    def call(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        """A DevTools command in this tab; its result."""
+        return self._call(method, params, self.session)
+
+    def evaluate(self, expression: str) -> Any:
+        """The value of a JavaScript expression in the page (promises awaited)."""
+        result = self.call("Runtime.evaluate", {"expression": expression, "awaitPromise": True,
+                                                "returnByValue": True})
+        if "exceptionDetails" in result:
+            raise AssertionError(f"{expression}: {result['exceptionDetails']}")
+        return result["result"].get("value")
+
+    def wait_for(self, expression: str, timeout: float = 10.0) -> Any:
+        """Evaluate ``expression`` until it is truthy; its value (``AssertionError`` after ``timeout``)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            value = self.evaluate(expression)
+            if value:
+                return value
+            time.sleep(0.05)
+        raise AssertionError(f"still false after {timeout} s: {expression}")
+
+    def open(self, url: str) -> None:
+        """Navigate and wait for the load event."""
+        self._events.clear()
+        self.call("Page.navigate", {"url": url})
+        self._loaded()
+
+    def follow(self, selector: str) -> None:
+        """Click the link ``selector`` names and wait for the page it opens to load."""
+        self._events.clear()
+        # The click runs after this evaluation returns: a navigation inside it would abort the evaluation.
+        self.evaluate(f"setTimeout(() => document.querySelector({json.dumps(selector)}).click(), 0)")
+        self._loaded()
+
+    def _loaded(self) -> None:
+        deadline = time.monotonic() + 30
+        while not any(event.get("method") == "Page.loadEventFired" for event in self._events):
+            self._read(deadline)
+
+    def press(self, key: str) -> None:
+        """Press and release a key (``ArrowRight``, ``ArrowLeft``, ``Home``, ``End``)."""
+        codes = {"ArrowLeft": 37, "ArrowRight": 39, "Home": 36, "End": 35}
+        for kind in ("keyDown", "keyUp"):
+            self.call("Input.dispatchKeyEvent", {"type": kind, "key": key, "code": key,
+                                                 "windowsVirtualKeyCode": codes[key]})
+
+    def screenshot(self) -> bytes:
+        """The tab as a PNG."""
+        return base64.b64decode(self.call("Page.captureScreenshot", {"format": "png"})["data"])
+
+    def close(self) -> None:
+        """End the browser."""
+        try:
+            self._call("Browser.close", timeout=5)
+        except (RuntimeError, TimeoutError, OSError):
+            pass
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        os.close(self._commands)
+        os.close(self._replies)
+
+
+@pytest.fixture
+def devtools(chromium: str, tmp_path: Path) -> Iterator[DevToolsPage]:
+    """A fresh headless Chromium tab driven over the DevTools protocol."""
+    page = DevToolsPage(chromium, tmp_path / "profile")
+    try:
+        yield page
+    finally:
+        page.close()
