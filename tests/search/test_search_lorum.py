@@ -6,22 +6,15 @@ import random
 import statistics
 
 import pytest
+from arena_agents.lorum import GreedyLorumAgent, RandomLorumAgent
+from arena_agents.search.common import Budget, determinized_search, move_rng
+from arena_agents.search.lorum import DEFAULT_ITERATIONS, SearchLorumAgent, card_candidates
+from arena_agents.search.lorum_beliefs import MAX_WORLDS, history_likelihood
+from arena_agents.search.lorum_sim import PlayoutDeal, rollout_call, rollout_card
 
 from arena.games.lorum import GAME
 from arena.games.lorum.cards import DECK, INDEX, RANKS, SUITS, indices_of, mask_of
 from arena.games.lorum.sampler import sample_hidden_hands
-from arena_agents.lorum import GreedyLorumAgent, RandomLorumAgent
-from arena_agents.search_common import Budget, determinized_search, move_rng
-from arena_agents.search_lorum import (
-    DEFAULT_ITERATIONS,
-    MAX_WORLDS,
-    PlayoutDeal,
-    SearchLorumAgent,
-    card_candidates,
-    history_likelihood,
-    rollout_call,
-    rollout_card,
-)
 
 FAST = {"iterations": 24}
 """A small budget for tests that only check legality or plumbing."""
@@ -72,7 +65,8 @@ def play(seed: int, kinds, options=None, deals: int = 4):
     """One game; agents seeded from the game seed; returns the final state."""
     state = GAME.new_state(seed, {"deals": deals})
     agents = [
-        make(kind, seat, seed * 10 + seat, options if kind is SearchLorumAgent else None) for seat, kind in enumerate(kinds)
+        make(kind, seat, seed * 10 + seat, options if kind is SearchLorumAgent else None)
+        for seat, kind in enumerate(kinds)
     ]
     while not state.is_over():
         (seat,) = state.to_move()
@@ -219,7 +213,12 @@ def test_the_iteration_budget_is_honoured_and_reported():
     agent.act(observation)
     assert DEFAULT_ITERATIONS - 8 < agent.stats["iterations"] <= DEFAULT_ITERATIONS
     # Two candidates: every playout fits the budget until the worlds reach MAX_WORLDS.
-    hands = ["10h Aa Ka Oa Ua 10a 9a 8a", "Oh 7a Ag Kg Og Ug 10g 9g", "9h Ah Uh 8h 8g 7g Ab Kb", "Kh 7h Ob Ub 10b 9b 8b 7b"]
+    hands = [
+        "10h Aa Ka Oa Ua 10a 9a 8a",
+        "Oh 7a Ag Kg Og Ug 10g 9g",
+        "9h Ah Uh 8h 8g 7g Ab Kb",
+        "Kh 7h Ob Ub 10b 9b 8b 7b",
+    ]
     state = scripted(3, hands, "pass pass pass pass 10h Oh 9h")
     for iterations, worlds in ((40, 20), (1000, MAX_WORLDS)):
         agent = make(SearchLorumAgent, 3, 1, {"iterations": iterations})
@@ -237,7 +236,12 @@ def test_the_time_budget_is_honoured():
 
 
 def test_a_single_legal_action_is_played_without_search():
-    hands = ["Aa Oa Ag Kg Ah Kh Ab Kb", "Ka Og Ug Oh Uh Ob Ub 7b", "Ua 10a 10g 9g 10h 9h 10b 9b", "9a 8a 7a 8g 7g 8h 7h 8b"]
+    hands = [
+        "Aa Oa Ag Kg Ah Kh Ab Kb",
+        "Ka Og Ug Oh Uh Ob Ub 7b",
+        "Ua 10a 10g 9g 10h 9h 10b 9b",
+        "9a 8a 7a 8g 7g 8h 7h 8b",
+    ]
     state = scripted(3, hands, "pass pass pass pass Aa")
     observation = state.observation(1)  # seat 1 holds one acorn, the Ka
     assert observation.legal == ("Ka",)
@@ -263,7 +267,11 @@ def test_budget_from_options():
 def test_determinized_search_shares_worlds_and_weights_them():
     worlds = iter(range(100))
     stats = determinized_search(
-        ["a", "b"], lambda rng: next(worlds), lambda w, c, rng: w if c == "a" else 10 - w, Budget(10, None), random.Random(0),
+        ["a", "b"],
+        lambda rng: next(worlds),
+        lambda w, c, rng: w if c == "a" else 10 - w,
+        Budget(10, None),
+        random.Random(0),
         weight=lambda w: 2.0 if w == 0 else 1.0,
     )
     assert stats.worlds == 5 and stats.iterations == 10  # worlds 0..4, each played out for both candidates
@@ -294,7 +302,12 @@ def test_passes_with_an_ordinary_hand():
 def test_dumps_the_green_ober_when_void_in_the_led_suit():
     # Seat 0 leads the bell ace, which wins; seat 1 holds no bell, and the green Ober (8 points) with one
     # small green to guard it: the trick is a free chance to get rid of it.
-    hands = ["Aa Oa Ag Kg Ab Kb Ob 7b", "Ka Ua 10a 9a 8a 7a Og 7g", "Ug 10g 9g 8g Ub 10b 9b 8b", "Ah Kh Oh Uh 10h 9h 8h 7h"]
+    hands = [
+        "Aa Oa Ag Kg Ab Kb Ob 7b",
+        "Ka Ua 10a 9a 8a 7a Og 7g",
+        "Ug 10g 9g 8g Ub 10b 9b 8b",
+        "Ah Kh Oh Uh 10h 9h 8h 7h",
+    ]
     state = scripted(3, hands, "pass pass pass pass Ab")
     observation = state.observation(1)
     assert "Og" in observation.legal and len(observation.legal) == 8
@@ -304,7 +317,12 @@ def test_dumps_the_green_ober_when_void_in_the_led_suit():
 
 def test_small_bidder_never_leads_a_card_that_must_win():
     # Seat 0 bid small holding the acorn ace: led, nobody can beat it (S-8), so it would lose at once.
-    hands = ["Aa 7a 8g 7g 8h 7h 8b 7b", "Ka Oa Ua Ag Kg Og Ah Kh", "10a 9a 8a Ug 10g 9g Oh Uh", "10h 9h Ab Kb Ob Ub 10b 9b"]
+    hands = [
+        "Aa 7a 8g 7g 8h 7h 8b 7b",
+        "Ka Oa Ua Ag Kg Og Ah Kh",
+        "10a 9a 8a Ug 10g 9g Oh Uh",
+        "10h 9h Ab Kb Ob Ub 10b 9b",
+    ]
     state = scripted(3, hands, "small pass pass pass")
     observation = state.observation(0)
     assert "Aa" in observation.legal
@@ -313,7 +331,12 @@ def test_small_bidder_never_leads_a_card_that_must_win():
 
 def test_ducks_under_the_winner_when_last_to_a_trick_with_points():
     # Seat 0 leads 10h, seat 1 plays Oh, seat 2 9h; seat 3 holds Kh and 7h: Kh would take 4 points, 7h ducks.
-    hands = ["10h Aa Ka Oa Ua 10a 9a 8a", "Oh 7a Ag Kg Og Ug 10g 9g", "9h Ah Uh 8h 8g 7g Ab Kb", "Kh 7h Ob Ub 10b 9b 8b 7b"]
+    hands = [
+        "10h Aa Ka Oa Ua 10a 9a 8a",
+        "Oh 7a Ag Kg Og Ug 10g 9g",
+        "9h Ah Uh 8h 8g 7g Ab Kb",
+        "Kh 7h Ob Ub 10b 9b 8b 7b",
+    ]
     state = scripted(3, hands, "pass pass pass pass 10h Oh 9h")
     observation = state.observation(3)
     assert set(observation.legal) == {"Kh", "7h"}
