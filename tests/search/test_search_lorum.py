@@ -362,3 +362,85 @@ def test_search_beats_random_on_duplicate_deals():
             scores = play(seed, kinds).result().scores
             gains.append(scores[seat] - baseline[seat])
     assert statistics.mean(gains) > 45
+
+
+# ------------------------------------------------------------ inference about hidden cards
+
+
+def small_game_position(seed: int) -> tuple:
+    """A position some tricks into a deal, seat ``seed % 4`` calling small when it may, others random."""
+    rng = random.Random(seed)
+    state = GAME.new_state(seed, {"deals": 1})
+    bidder = seed % 4
+    for _ in range(4 + rng.randrange(4, 28)):
+        if state.is_over():
+            break
+        (seat,) = state.to_move()
+        legal = state.legal_actions(seat)
+        if state.phase == "bid":
+            action = "small" if seat == bidder and "small" in legal else "pass"
+        else:
+            action = rng.choice(legal)
+        state.apply(seat, action)
+    return state
+
+
+def facts_from_the_tricks(observation) -> list[set[str]]:
+    """Per seat, the cards the public tricks prove it cannot hold, derived from card names (not the sampler)."""
+
+    def strength(name: str) -> int:
+        return -RANKS.index(name[:-1])
+
+    out: list[set[str]] = [set() for _ in range(4)]
+    tricks = [plays for plays, _winner in observation.tricks]
+    if observation.trick:
+        tricks.append(observation.trick)
+    for plays in tricks:
+        suit = plays[0][1][-1]
+        best = plays[0][1]
+        for seat, name in plays[1:]:
+            if name[-1] != suit:  # S-6: did not follow, so void in the led suit
+                out[seat] |= {rank + suit for rank in RANKS}
+            elif strength(name) > strength(best):
+                best = name
+            elif observation.contract == "small":  # S-8: followed without beating, so could not beat
+                out[seat] |= {rank + suit for rank in RANKS if strength(rank + suit) > strength(best)}
+    return out
+
+
+def test_the_worlds_the_search_plays_out_respect_voids_must_beat_and_hand_sizes(monkeypatch):
+    """Every deal the agent samples fits the public record: no seat holds a suit it failed to follow, nor (in the
+    small game) a card above one it failed to beat; hand sizes, its own hand and the played cards hold."""
+    import arena_agents.search.lorum as search_lorum
+
+    sampled: list[list[int]] = []
+
+    def recording(observation, rng):
+        hands = sample_hidden_hands(observation, rng)
+        sampled.append(hands)
+        return hands
+
+    monkeypatch.setattr(search_lorum, "sample_hidden_hands", recording)
+    checked = facts = small = 0
+    for seed in range(60):
+        state = small_game_position(seed)
+        if state.is_over() or state.phase == "bid":
+            continue
+        (seat,) = state.to_move()
+        observation = state.observation(seat)
+        excluded = facts_from_the_tricks(observation)
+        facts += sum(map(len, excluded))
+        small += observation.contract == "small" and len(observation.played) > 4
+        sampled.clear()
+        make(SearchLorumAgent, seat, seed, FAST).act(observation)
+        played = set(observation.played)
+        for hands in sampled:
+            assert hands[seat] == mask_of(observation.hand)
+            assert sum(map(len, (indices_of(h) for h in hands))) + len(played) == 32
+            for other in range(4):
+                names = {DECK[card] for card in indices_of(hands[other])}
+                assert len(names) == observation.hand_sizes[other]
+                assert not names & played
+                assert not names & excluded[other], (seed, other, names & excluded[other])
+            checked += 1
+    assert checked > 50 and facts > 0 and small > 5  # the positions did test voids and must-beat facts
