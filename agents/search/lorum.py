@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from arena_agents.lorum import BELOW_MASKS
 from arena_agents.search.common import BUDGET_OPTIONS, Budget, SearchStats, check_options, determinized_search, move_rng
@@ -118,9 +118,9 @@ class SearchLorumAgent(Agent):
         def playout(world: PlayoutDeal, action: Action, _rng: random.Random) -> float:
             deal = world.copy()
             if deal.contract is None:
-                deal.bid(me, action)  # type: ignore[arg-type]
+                deal.bid(me, cast(str, action))
             else:
-                deal.play(INDEX[action])  # type: ignore[index]
+                deal.play(INDEX[cast(str, action)])
             return play_out(deal, me)
 
         def weight(world: PlayoutDeal) -> float:

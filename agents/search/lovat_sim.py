@@ -8,6 +8,7 @@ on this representation, and the value of a finished game for a seat (``VALUES``)
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 from arena_agents.lovat import GreedyLovatAgent
 from arena_agents.search.lovat_cards import (
@@ -309,7 +310,7 @@ class Playout:
         elif self.phase == _VOID and action == COUNTER:
             self.step(_COUNTER)
         else:
-            self.step(_INDEX[action])  # type: ignore[index]
+            self.step(_INDEX[cast(str, action)])
 
     def legal(self) -> list[int]:
         """The pending seat's legal decisions, in playout form (for tests and random playouts)."""
