@@ -39,7 +39,7 @@ def _implementation(module: str, class_name: str) -> Callable[[], type[Agent]]:
 
 FIRST_PARTY: tuple[tuple[str, str, str, str, str], ...] = (
     ("greedy", "lovat", "GreedyLovatAgent", "lorum", "GreedyLorumAgent"),
-    ("search", "search_lovat", "SearchLovatAgent", "search_lorum", "SearchLorumAgent"),
+    ("search", "search.lovat", "SearchLovatAgent", "search.lorum", "SearchLorumAgent"),
 )
 """(agent name, Lovat module, Lovat class, Lorum module, Lorum class) under ``arena_agents``."""
 

@@ -34,10 +34,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from arena_agents.lorum import GreedyLorumAgent, RandomLorumAgent
+from arena_agents.search.lorum import SearchLorumAgent
+
 from arena.agent import Agent
 from arena.games.lorum import GAME
-from arena_agents.lorum import GreedyLorumAgent, RandomLorumAgent
-from arena_agents.search_lorum import SearchLorumAgent
 from benchmarks.common import mean_interval
 
 AGENTS: dict[str, type[Agent]] = {"random": RandomLorumAgent, "greedy": GreedyLorumAgent, "search": SearchLorumAgent}
@@ -52,7 +53,9 @@ def play(seed: int, kinds: list[str], deals: int, options: dict[str, Any]) -> tu
     """One game; returns the chips per seat and the search seats' move times."""
     state = GAME.new_state(seed, {"deals": deals})
     agents = [
-        AGENTS[kind](seat=seat, game=GAME.info, players=4, seed=seed * 10 + seat, options=options if kind == "search" else {})
+        AGENTS[kind](
+            seat=seat, game=GAME.info, players=4, seed=seed * 10 + seat, options=options if kind == "search" else {}
+        )
         for seat, kind in enumerate(kinds)
     ]
     times: Times = []

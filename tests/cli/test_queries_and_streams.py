@@ -152,8 +152,9 @@ def test_agents_show_their_options(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_first_party_option_defaults_match_the_agents() -> None:
-    from arena_agents import search_lorum, search_lovat
     from arena_agents.plugin import SEARCH_OPTIONS
+    from arena_agents.search import lorum as search_lorum
+    from arena_agents.search import lovat as search_lovat
 
     assert SEARCH_OPTIONS.for_game("lovat")["iterations"].default == search_lovat.DEFAULT_ITERATIONS
     assert SEARCH_OPTIONS.for_game("lorum")["iterations"].default == search_lorum.DEFAULT_ITERATIONS

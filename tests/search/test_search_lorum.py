@@ -6,22 +6,15 @@ import random
 import statistics
 
 import pytest
+from arena_agents.lorum import GreedyLorumAgent, RandomLorumAgent
+from arena_agents.search.common import Budget, determinized_search, move_rng
+from arena_agents.search.lorum import DEFAULT_ITERATIONS, SearchLorumAgent, card_candidates
+from arena_agents.search.lorum_beliefs import MAX_WORLDS, history_likelihood
+from arena_agents.search.lorum_sim import PlayoutDeal, rollout_call, rollout_card
 
 from arena.games.lorum import GAME
 from arena.games.lorum.cards import DECK, INDEX, RANKS, SUITS, indices_of, mask_of
 from arena.games.lorum.sampler import sample_hidden_hands
-from arena_agents.lorum import GreedyLorumAgent, RandomLorumAgent
-from arena_agents.search_common import Budget, determinized_search, move_rng
-from arena_agents.search_lorum import (
-    DEFAULT_ITERATIONS,
-    MAX_WORLDS,
-    PlayoutDeal,
-    SearchLorumAgent,
-    card_candidates,
-    history_likelihood,
-    rollout_call,
-    rollout_card,
-)
 
 FAST = {"iterations": 24}
 """A small budget for tests that only check legality or plumbing."""
@@ -72,7 +65,8 @@ def play(seed: int, kinds, options=None, deals: int = 4):
     """One game; agents seeded from the game seed; returns the final state."""
     state = GAME.new_state(seed, {"deals": deals})
     agents = [
-        make(kind, seat, seed * 10 + seat, options if kind is SearchLorumAgent else None) for seat, kind in enumerate(kinds)
+        make(kind, seat, seed * 10 + seat, options if kind is SearchLorumAgent else None)
+        for seat, kind in enumerate(kinds)
     ]
     while not state.is_over():
         (seat,) = state.to_move()
@@ -219,7 +213,12 @@ def test_the_iteration_budget_is_honoured_and_reported():
     agent.act(observation)
     assert DEFAULT_ITERATIONS - 8 < agent.stats["iterations"] <= DEFAULT_ITERATIONS
     # Two candidates: every playout fits the budget until the worlds reach MAX_WORLDS.
-    hands = ["10h Aa Ka Oa Ua 10a 9a 8a", "Oh 7a Ag Kg Og Ug 10g 9g", "9h Ah Uh 8h 8g 7g Ab Kb", "Kh 7h Ob Ub 10b 9b 8b 7b"]
+    hands = [
+        "10h Aa Ka Oa Ua 10a 9a 8a",
+        "Oh 7a Ag Kg Og Ug 10g 9g",
+        "9h Ah Uh 8h 8g 7g Ab Kb",
+        "Kh 7h Ob Ub 10b 9b 8b 7b",
+    ]
     state = scripted(3, hands, "pass pass pass pass 10h Oh 9h")
     for iterations, worlds in ((40, 20), (1000, MAX_WORLDS)):
         agent = make(SearchLorumAgent, 3, 1, {"iterations": iterations})
@@ -237,7 +236,12 @@ def test_the_time_budget_is_honoured():
 
 
 def test_a_single_legal_action_is_played_without_search():
-    hands = ["Aa Oa Ag Kg Ah Kh Ab Kb", "Ka Og Ug Oh Uh Ob Ub 7b", "Ua 10a 10g 9g 10h 9h 10b 9b", "9a 8a 7a 8g 7g 8h 7h 8b"]
+    hands = [
+        "Aa Oa Ag Kg Ah Kh Ab Kb",
+        "Ka Og Ug Oh Uh Ob Ub 7b",
+        "Ua 10a 10g 9g 10h 9h 10b 9b",
+        "9a 8a 7a 8g 7g 8h 7h 8b",
+    ]
     state = scripted(3, hands, "pass pass pass pass Aa")
     observation = state.observation(1)  # seat 1 holds one acorn, the Ka
     assert observation.legal == ("Ka",)
@@ -263,7 +267,11 @@ def test_budget_from_options():
 def test_determinized_search_shares_worlds_and_weights_them():
     worlds = iter(range(100))
     stats = determinized_search(
-        ["a", "b"], lambda rng: next(worlds), lambda w, c, rng: w if c == "a" else 10 - w, Budget(10, None), random.Random(0),
+        ["a", "b"],
+        lambda rng: next(worlds),
+        lambda w, c, rng: w if c == "a" else 10 - w,
+        Budget(10, None),
+        random.Random(0),
         weight=lambda w: 2.0 if w == 0 else 1.0,
     )
     assert stats.worlds == 5 and stats.iterations == 10  # worlds 0..4, each played out for both candidates
@@ -294,7 +302,12 @@ def test_passes_with_an_ordinary_hand():
 def test_dumps_the_green_ober_when_void_in_the_led_suit():
     # Seat 0 leads the bell ace, which wins; seat 1 holds no bell, and the green Ober (8 points) with one
     # small green to guard it: the trick is a free chance to get rid of it.
-    hands = ["Aa Oa Ag Kg Ab Kb Ob 7b", "Ka Ua 10a 9a 8a 7a Og 7g", "Ug 10g 9g 8g Ub 10b 9b 8b", "Ah Kh Oh Uh 10h 9h 8h 7h"]
+    hands = [
+        "Aa Oa Ag Kg Ab Kb Ob 7b",
+        "Ka Ua 10a 9a 8a 7a Og 7g",
+        "Ug 10g 9g 8g Ub 10b 9b 8b",
+        "Ah Kh Oh Uh 10h 9h 8h 7h",
+    ]
     state = scripted(3, hands, "pass pass pass pass Ab")
     observation = state.observation(1)
     assert "Og" in observation.legal and len(observation.legal) == 8
@@ -304,7 +317,12 @@ def test_dumps_the_green_ober_when_void_in_the_led_suit():
 
 def test_small_bidder_never_leads_a_card_that_must_win():
     # Seat 0 bid small holding the acorn ace: led, nobody can beat it (S-8), so it would lose at once.
-    hands = ["Aa 7a 8g 7g 8h 7h 8b 7b", "Ka Oa Ua Ag Kg Og Ah Kh", "10a 9a 8a Ug 10g 9g Oh Uh", "10h 9h Ab Kb Ob Ub 10b 9b"]
+    hands = [
+        "Aa 7a 8g 7g 8h 7h 8b 7b",
+        "Ka Oa Ua Ag Kg Og Ah Kh",
+        "10a 9a 8a Ug 10g 9g Oh Uh",
+        "10h 9h Ab Kb Ob Ub 10b 9b",
+    ]
     state = scripted(3, hands, "small pass pass pass")
     observation = state.observation(0)
     assert "Aa" in observation.legal
@@ -313,7 +331,12 @@ def test_small_bidder_never_leads_a_card_that_must_win():
 
 def test_ducks_under_the_winner_when_last_to_a_trick_with_points():
     # Seat 0 leads 10h, seat 1 plays Oh, seat 2 9h; seat 3 holds Kh and 7h: Kh would take 4 points, 7h ducks.
-    hands = ["10h Aa Ka Oa Ua 10a 9a 8a", "Oh 7a Ag Kg Og Ug 10g 9g", "9h Ah Uh 8h 8g 7g Ab Kb", "Kh 7h Ob Ub 10b 9b 8b 7b"]
+    hands = [
+        "10h Aa Ka Oa Ua 10a 9a 8a",
+        "Oh 7a Ag Kg Og Ug 10g 9g",
+        "9h Ah Uh 8h 8g 7g Ab Kb",
+        "Kh 7h Ob Ub 10b 9b 8b 7b",
+    ]
     state = scripted(3, hands, "pass pass pass pass 10h Oh 9h")
     observation = state.observation(3)
     assert set(observation.legal) == {"Kh", "7h"}
@@ -339,3 +362,85 @@ def test_search_beats_random_on_duplicate_deals():
             scores = play(seed, kinds).result().scores
             gains.append(scores[seat] - baseline[seat])
     assert statistics.mean(gains) > 45
+
+
+# ------------------------------------------------------------ inference about hidden cards
+
+
+def small_game_position(seed: int) -> tuple:
+    """A position some tricks into a deal, seat ``seed % 4`` calling small when it may, others random."""
+    rng = random.Random(seed)
+    state = GAME.new_state(seed, {"deals": 1})
+    bidder = seed % 4
+    for _ in range(4 + rng.randrange(4, 28)):
+        if state.is_over():
+            break
+        (seat,) = state.to_move()
+        legal = state.legal_actions(seat)
+        if state.phase == "bid":
+            action = "small" if seat == bidder and "small" in legal else "pass"
+        else:
+            action = rng.choice(legal)
+        state.apply(seat, action)
+    return state
+
+
+def facts_from_the_tricks(observation) -> list[set[str]]:
+    """Per seat, the cards the public tricks prove it cannot hold, derived from card names (not the sampler)."""
+
+    def strength(name: str) -> int:
+        return -RANKS.index(name[:-1])
+
+    out: list[set[str]] = [set() for _ in range(4)]
+    tricks = [plays for plays, _winner in observation.tricks]
+    if observation.trick:
+        tricks.append(observation.trick)
+    for plays in tricks:
+        suit = plays[0][1][-1]
+        best = plays[0][1]
+        for seat, name in plays[1:]:
+            if name[-1] != suit:  # S-6: did not follow, so void in the led suit
+                out[seat] |= {rank + suit for rank in RANKS}
+            elif strength(name) > strength(best):
+                best = name
+            elif observation.contract == "small":  # S-8: followed without beating, so could not beat
+                out[seat] |= {rank + suit for rank in RANKS if strength(rank + suit) > strength(best)}
+    return out
+
+
+def test_the_worlds_the_search_plays_out_respect_voids_must_beat_and_hand_sizes(monkeypatch):
+    """Every deal the agent samples fits the public record: no seat holds a suit it failed to follow, nor (in the
+    small game) a card above one it failed to beat; hand sizes, its own hand and the played cards hold."""
+    import arena_agents.search.lorum as search_lorum
+
+    sampled: list[list[int]] = []
+
+    def recording(observation, rng):
+        hands = sample_hidden_hands(observation, rng)
+        sampled.append(hands)
+        return hands
+
+    monkeypatch.setattr(search_lorum, "sample_hidden_hands", recording)
+    checked = facts = small = 0
+    for seed in range(60):
+        state = small_game_position(seed)
+        if state.is_over() or state.phase == "bid":
+            continue
+        (seat,) = state.to_move()
+        observation = state.observation(seat)
+        excluded = facts_from_the_tricks(observation)
+        facts += sum(map(len, excluded))
+        small += observation.contract == "small" and len(observation.played) > 4
+        sampled.clear()
+        make(SearchLorumAgent, seat, seed, FAST).act(observation)
+        played = set(observation.played)
+        for hands in sampled:
+            assert hands[seat] == mask_of(observation.hand)
+            assert sum(map(len, (indices_of(h) for h in hands))) + len(played) == 32
+            for other in range(4):
+                names = {DECK[card] for card in indices_of(hands[other])}
+                assert len(names) == observation.hand_sizes[other]
+                assert not names & played
+                assert not names & excluded[other], (seed, other, names & excluded[other])
+            checked += 1
+    assert checked > 50 and facts > 0 and small > 5  # the positions did test voids and must-beat facts

@@ -16,20 +16,14 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from arena_agents.lovat import GreedyLovatAgent, RandomLovatAgent, best_keep, random_keep
+from arena_agents.search.lovat import DEFAULT_ITERATIONS, SearchLovatAgent, keep_candidates
+from arena_agents.search.lovat_beliefs import Evidence, Worlds, keep_rates
+from arena_agents.search.lovat_sim import Playout
 
 from arena.games.lovat import GAME, LovatState
 from arena.games.lovat.deck import CARD_IDS, COLOURS, LEVEL, STRENGTH
 from arena.games.lovat.state import KEEP, VARIANTS
-from arena_agents.lovat import GreedyLovatAgent, RandomLovatAgent, best_keep, random_keep
-from arena_agents.search_lovat import (
-    DEFAULT_ITERATIONS,
-    Evidence,
-    Playout,
-    SearchLovatAgent,
-    Worlds,
-    keep_candidates,
-    keep_rates,
-)
 
 PLAYOUT_FIELDS = (
     "turns", "die_from", "first", "turn", "phase", "active", "colour", "rolled", "queue",
@@ -58,7 +52,8 @@ def mixed_position(seed: int, players: int, moves: int, rng: random.Random) -> L
     variant = state.variant
     for seat in range(players):
         if rng.random() < 0.5:
-            state.apply(seat, random_keep(state.dealt[seat], variant.level_sum, variant.min_keep, variant.max_keep, rng))
+            keep = random_keep(state.dealt[seat], variant.level_sum, variant.min_keep, variant.max_keep, rng)
+            state.apply(seat, keep)
         else:
             state.apply(seat, greedy(seat, players).act(state.observation(seat)))
     for _ in range(moves):
@@ -139,10 +134,14 @@ def test_playout_value_ranks_like_the_result() -> None:
         final = Playout.public(state.observation(0))
         result = state.result()
         for seat in range(players):
-            beaten = sum(1.0 if result.ranks[seat] < result.ranks[o] else 0.5 if result.ranks[seat] == result.ranks[o] else 0.0
-                         for o in range(players) if o != seat)
+            beaten = sum(
+                1.0 if result.ranks[seat] < result.ranks[o] else 0.5 if result.ranks[seat] == result.ranks[o] else 0.0
+                for o in range(players)
+                if o != seat
+            )
             assert final.value(seat) == pytest.approx(beaten / (players - 1) + 0.01 * result.scores[seat])
-            assert final.value(seat, "points") == pytest.approx(result.scores[seat] + 0.01 * result.details["level_sums"][seat])
+            levels = result.details["level_sums"][seat]
+            assert final.value(seat, "points") == pytest.approx(result.scores[seat] + 0.01 * levels)
 
 
 # -- sampled worlds and evidence ---------------------------------------------------------------------
@@ -172,7 +171,8 @@ def test_worlds_fit_the_observation_and_evidence_holds_for_greedy_players() -> N
             if seat != me:  # greedy players never contradict what their decisions imply
                 assert evidence.violations(seat, truth.hands[seat]) == 0
                 assert evidence.contradicted[seat] == 0
-        shown = {card for record in observation.history for _, card in record[6]} | {card for _, card in observation.plays}
+        shown = {card for record in observation.history for _, card in record[6]}
+        shown |= {card for _, card in observation.plays}
         for worlds in (Worlds(observation), Worlds(observation, evidence, 30)):
             for _ in range(5):
                 world = worlds.draw(rng)

@@ -12,7 +12,9 @@ module holds what does not depend on the game:
   give the same action whatever the agent did before;
 * ``determinized_search``: the flat determinization loop (perfect-information
   Monte Carlo) with common random numbers: each sampled world is shared by all
-  candidates, so their comparison is not blurred by the luck of the deal.
+  candidates, so their comparison is not blurred by the luck of the deal;
+* ``halving_search``: the same loop with sequential halving, which spends the
+  playouts on the close contenders.
 
 The game-specific parts (how to sample a world, how to play a candidate out and
 score it) are passed in as functions.
@@ -20,6 +22,7 @@ score it) are passed in as functions.
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections.abc import Callable, Hashable, Mapping, Sequence
@@ -59,8 +62,12 @@ class Budget:
         """
         iterations = options.get("iterations")
         ms = options.get("ms")
-        if iterations is not None and (isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1):
-            raise ValueError(f"agent option 'iterations' must be an integer >= 1 (playouts per move), not {iterations!r}")
+        if iterations is not None and (
+            isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1
+        ):
+            raise ValueError(
+                f"agent option 'iterations' must be an integer >= 1 (playouts per move), not {iterations!r}"
+            )
         if ms is not None and (isinstance(ms, bool) or not isinstance(ms, (int, float)) or not ms > 0):
             raise ValueError(f"agent option 'ms' must be a number of milliseconds > 0, not {ms!r}")
         if iterations is None and ms is None:
@@ -72,7 +79,9 @@ def check_options(options: Mapping[str, Any], known: Sequence[str], agent: str) 
     """Raise ``ValueError`` for an option ``agent`` does not know (a misspelt budget must not pass silently)."""
     unknown = sorted(set(options) - set(known))
     if unknown:
-        raise ValueError(f"unknown option(s) {', '.join(map(repr, unknown))} for agent {agent!r} (known: {', '.join(known)})")
+        raise ValueError(
+            f"unknown option(s) {', '.join(map(repr, unknown))} for agent {agent!r} (known: {', '.join(known)})"
+        )
 
 
 def move_rng(seed: int, *key: int) -> random.Random:
@@ -190,11 +199,87 @@ def _pick(weights: Sequence[float], rng: random.Random) -> int:
     return len(weights) - 1
 
 
+@dataclass(slots=True)
+class HalvingStats(SearchStats[Candidate]):
+    """``SearchStats`` of a halving search: a candidate dropped early has fewer playouts, its mean is over its own."""
+
+    def mean(self, candidate: Any) -> float:
+        """Mean playout value of ``candidate`` over the worlds it was played out in (0.0 if none)."""
+        visits = self.visits.get(candidate, 0)
+        return self.totals[candidate] / visits if visits else 0.0
+
+
+def halving_search(
+    candidates: Sequence[Candidate],
+    sample: Callable[[random.Random], World],
+    playout: Callable[[World, Candidate, random.Random], float],
+    budget: Budget,
+    rng: random.Random,
+) -> tuple[Candidate, HalvingStats[Candidate]]:
+    """Determinized Monte Carlo with sequential halving: sample worlds, play the surviving candidates out in each.
+
+    The budget is split evenly over ``ceil(log2(len(candidates)))`` rounds.  In a round every
+    surviving candidate is played out in the same newly sampled worlds (common random
+    numbers), then the better half (by mean over every world seen) survives.  So the
+    close contenders get most of the playouts, where flat sampling would spend them evenly
+    on moves that are clearly worse.  With an iteration budget a round plays
+    ``remaining // (rounds left * survivors)`` worlds (the first at least one); with a
+    time budget it plays worlds until its share of the time is spent (at least one world in
+    the first round).  ``playout(world, candidate, rng)`` must not modify ``world``.
+
+    Returns the survivor with the best mean (ties go to the earlier candidate) and the
+    search's figures.
+    """
+    if not candidates:
+        raise ValueError("halving_search needs at least one candidate")
+    stats: HalvingStats[Candidate] = HalvingStats(
+        totals={c: 0.0 for c in candidates}, visits={c: 0 for c in candidates}
+    )
+    alive = list(candidates)
+    rounds = max(1, math.ceil(math.log2(len(alive))))
+    start = time.perf_counter()
+    for round_index in range(rounds):
+        width = len(alive)
+        if budget.iterations is not None:
+            remaining = budget.iterations - stats.iterations
+            worlds = remaining // ((rounds - round_index) * width)
+        else:
+            worlds = None  # unbounded: the clock ends the round
+        if round_index == 0:
+            worlds = None if worlds is None else max(1, worlds)
+        deadline = None if budget.ms is None else start + budget.ms / 1000.0 * (round_index + 1) / rounds
+        played = 0
+        while worlds is None or played < worlds:
+            if played and deadline is not None and time.perf_counter() >= deadline:
+                break
+            if not played and round_index and deadline is not None and time.perf_counter() >= deadline:
+                break
+            world = sample(rng)
+            for candidate in alive:
+                stats.totals[candidate] += playout(world, candidate, rng)
+                stats.visits[candidate] += 1
+            stats.iterations += width
+            stats.worlds += 1
+            played += 1
+        if round_index < rounds - 1:
+            ranked = sorted(alive, key=lambda c: -stats.mean(c))  # stable: ties keep the candidates' order
+            keep = set(ranked[: max(2, math.ceil(width / 2))])
+            alive = [c for c in alive if c in keep]
+    stats.ms = (time.perf_counter() - start) * 1000.0
+    best = alive[0]
+    for candidate in alive[1:]:
+        if stats.mean(candidate) > stats.mean(best):
+            best = candidate
+    return best, stats
+
+
 __all__ = [
     "BUDGET_OPTIONS",
     "Budget",
+    "HalvingStats",
     "SearchStats",
     "check_options",
     "determinized_search",
+    "halving_search",
     "move_rng",
 ]

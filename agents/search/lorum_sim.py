@@ -1,47 +1,16 @@
-"""``SearchLorumAgent``: determinized Monte Carlo search for Slovak Lorum.
+"""``PlayoutDeal``: the rest of one Lorum deal on card masks, and the rollout policy that plays it out.
 
-At each decision with more than one legal action the agent
-
-1. samples hidden deals consistent with its observation (``sampler.sample_hidden_hands``:
-   uniform over the deals that fit the public voids and must-beat facts).  Once the
-   others have played cards this deal, each world played out is picked from
-   ``MODEL_DRAWS`` such samples by how well it explains their play (``history_likelihood``:
-   a seat's card counts 1 if the rollout policy would have played it there, else
-   ``MODEL_EPSILON``), so worlds in which the others played sensibly count more;
-2. in each world plays every candidate out: the candidate, then the rest of the
-   current deal (remaining calls and all tricks) by a fast rollout policy in which
-   every seat decides from its own hand and the public cards only;
-3. scores a playout by the seat's chip change over the current deal (settled by the
-   engine's own ``settle_regular`` / ``settle_contract``, so pot, splits and contract
-   stakes count exactly as in the game);
-4. plays the candidate with the best mean (common random numbers: all candidates
-   share each world, so their comparison is not blurred by the luck of the deal).
-
-The bid is judged the same way: ``pass``, ``small`` and ``big`` are each played out
-over the same sampled deals, and the call with the best expected chip change wins.
-Cards that are interchangeable (same suit, nothing of the others' between them, the
-same points) are searched once.
-
-Playouts run on ``PlayoutDeal``, a bare simulator of one deal on card masks (several times
-faster than driving ``LorumState``); a test checks it against the engine.
-
-Options (``self.options``): ``iterations`` playouts per move (default
-``DEFAULT_ITERATIONS``, deterministic for a seed), and/or ``ms`` milliseconds per move
-(time-dependent).  The last decision's figures are kept in ``self.stats``.
-See ``docs/agents/search-lorum.md`` for the measured strength and speed.
+The Lorum search's simulator: just enough of the rules to play the current deal out
+and settle it (several times faster than driving ``LorumState``; a test checks it
+against the engine), and the fast heuristic every seat follows in playouts.
 """
 
 from __future__ import annotations
 
-import random
-from collections.abc import Mapping
-from typing import Any
+from arena_agents.lorum import BELOW_MASKS, big_is_safe, small_is_safe
 
-from arena.agent import Agent
-from arena.games.base import Action, GameInfo, Observation
 from arena.games.lorum.cards import (
     ABOVE_MASKS,
-    DECK,
     FULL_DECK_MASK,
     INDEX,
     POINTS,
@@ -51,16 +20,8 @@ from arena.games.lorum.cards import (
     mask_of,
 )
 from arena.games.lorum.observation import LorumObservation
-from arena.games.lorum.sampler import excluded_cards, sample_hidden_hands
+from arena.games.lorum.sampler import excluded_cards
 from arena.games.lorum.state import BIG, PASS, PLAYERS, REGULAR, SMALL, settle_contract, settle_regular
-from arena_agents.lorum import BELOW_MASKS, big_is_safe, small_is_safe
-from arena_agents.search_common import BUDGET_OPTIONS, Budget, SearchStats, check_options, determinized_search, move_rng
-
-DEFAULT_ITERATIONS = 240
-"""Playouts per move by default: a median of about 18 ms and at most about 40 ms of CPU a move (docs/agents/search-lorum.md)."""
-
-OPTIONS = BUDGET_OPTIONS
-"""The options the agent accepts."""
 
 _NONE = -1  # no card / no seat / no suit yet
 
@@ -75,24 +36,24 @@ class PlayoutDeal:
     """
 
     __slots__ = (
-        "hands",
-        "played",
-        "known_out",
-        "dealer",
-        "called",
-        "contract",
-        "bidder",
-        "to_act",
-        "in_trick",
-        "led",
         "best",
         "best_seat",
+        "bidder",
+        "called",
+        "contract",
+        "dealer",
+        "hands",
+        "in_trick",
+        "known_out",
+        "led",
+        "over",
+        "played",
+        "points",
+        "pot",
+        "to_act",
         "trick_points",
         "tricks",
-        "points",
         "tricks_won",
-        "pot",
-        "over",
     )
 
     hands: list[int]  # per seat: the cards held (mask)
@@ -264,9 +225,12 @@ class PlayoutDeal:
 
     def chip_change(self, seat: int) -> int:
         """``seat``'s chip change when the deal is settled (S-11..S-15), by the engine's own settlement."""
-        if self.contract == REGULAR:
+        contract = self.contract
+        if contract is None:
+            raise ValueError("the deal cannot be settled before its contract is fixed")
+        if contract == REGULAR:
             return settle_regular(self.points, self.tricks_won, self.pot)[0][seat]
-        return settle_contract(self.contract, self.bidder, self.tricks_won)[0][seat]
+        return settle_contract(contract, self.bidder, self.tricks_won)[0][seat]
 
 
 # ------------------------------------------------------------ rollout policy
@@ -395,137 +359,3 @@ def play_out(deal: PlayoutDeal, seat: int) -> int:
     while not deal.over:
         deal.play(rollout_card(deal))
     return deal.chip_change(seat)
-
-
-# ----------------------------------------------------------- opponent model
-
-MODEL_EPSILON = 0.05
-"""Relative likelihood of a call or card the rollout policy would not have chosen (1 when it would)."""
-
-MODEL_DRAWS = 4
-"""Worlds sampled per world played out, picked by likelihood (1: importance weights instead)."""
-
-MAX_WORLDS = 60
-"""At most this many worlds per move, whatever the budget: with two or three candidates sampling and
-weighing a world costs more than its playouts, and more worlds add time but, measured, no strength."""
-
-
-def history_likelihood(observation: LorumObservation, hands: list[int], epsilon: float = MODEL_EPSILON) -> float:
-    """How well a world with ``hands`` explains the other seats' calls and cards this deal.
-
-    The deal is replayed from its start (the sampled hands plus the cards played);
-    every decision of another seat with a choice counts 1 when the rollout policy,
-    in that seat's place, would have made it and ``epsilon`` when not.  So worlds
-    in which the others' play looks sensible weigh more, yet none is ruled out.
-    """
-    me = observation.seat
-    dealt = list(hands)
-    plays = _plays(observation)
-    for seat, name in plays:
-        dealt[seat] |= 1 << INDEX[name]
-    deal = PlayoutDeal.start(observation.dealer, dealt, observation.pot)
-    weight = 1.0
-    for seat, call in observation.bids:
-        if seat != me and rollout_call(deal, seat) != call:
-            weight *= epsilon
-        deal.bid(seat, call)
-    for seat, name in plays:
-        card = INDEX[name]
-        if seat != me:
-            legal = deal.legal()
-            if legal & (legal - 1) and rollout_card(deal) != card:
-                weight *= epsilon
-        deal.play(card)
-    return weight
-
-
-def _plays(observation: LorumObservation) -> list[tuple[int, str]]:
-    """Every ``(seat, card)`` played this deal, in order."""
-    plays = [play for trick, _winner in observation.tricks for play in trick]
-    plays.extend(observation.trick)
-    return plays
-
-
-# ------------------------------------------------------------------ the agent
-
-
-def card_candidates(deal: PlayoutDeal) -> list[int]:
-    """The legal cards of the seat to move, one per class of interchangeable cards.
-
-    Two cards of one suit are interchangeable when every card still in play
-    between them is in the same hand (so they beat and lose to exactly the same
-    cards of the others) and they carry the same points (S-9).  The highest card
-    of each class stands for it.
-    """
-    hand = deal.hands[deal.to_act]
-    live = FULL_DECK_MASK & ~deal.played
-    chosen: list[int] = []
-    for card in indices_of(deal.legal()):
-        if not any(
-            other >> 3 == card >> 3
-            and POINTS[other] == POINTS[card]
-            and not ABOVE_MASKS[card] & BELOW_MASKS[other] & live & ~hand
-            for other in chosen
-        ):
-            chosen.append(card)
-    return chosen
-
-
-class SearchLorumAgent(Agent):
-    """Determinized Monte Carlo search over the current deal's chip change (see the module docstring)."""
-
-    def __init__(self, seat: int, game: GameInfo, players: int, seed: int, options: Mapping[str, Any]) -> None:
-        super().__init__(seat=seat, game=game, players=players, seed=seed, options=options)
-        check_options(self.options, OPTIONS, "search")
-        self.budget = Budget.from_options(self.options, DEFAULT_ITERATIONS)
-        self.stats: dict[str, Any] = {}  # the last decision's search figures (SearchStats.to_json), {} if none
-
-    def act(self, observation: Observation) -> Action:
-        """The legal action with the best mean chip change over sampled deals."""
-        if not isinstance(observation, LorumObservation):
-            raise TypeError(f"SearchLorumAgent needs a LorumObservation, not {type(observation).__name__}")
-        if not observation.legal:
-            raise ValueError(f"seat {self.seat} has no legal action: it is seat {observation.to_move}'s turn")
-        me = self.seat
-        own = [0] * PLAYERS
-        own[me] = mask_of(observation.hand)
-        template = PlayoutDeal.from_observation(observation, own)
-        if observation.phase == "bid":
-            candidates: list[Action] = list(observation.legal)
-        else:
-            candidates = [DECK[card] for card in card_candidates(template)]
-        if len(candidates) == 1:  # one legal action, or several that are all the same
-            self.stats = SearchStats().to_json()
-            return candidates[0]
-
-        def sample(rng: random.Random) -> PlayoutDeal:
-            deal = template.copy()
-            deal.hands = sample_hidden_hands(observation, rng)
-            return deal
-
-        def playout(world: PlayoutDeal, action: Action, _rng: random.Random) -> float:
-            deal = world.copy()
-            if deal.contract is None:
-                deal.bid(me, action)  # type: ignore[arg-type]
-            else:
-                deal.play(INDEX[action])  # type: ignore[index]
-            return play_out(deal, me)
-
-        def weight(world: PlayoutDeal) -> float:
-            return history_likelihood(observation, world.hands, MODEL_EPSILON)
-
-        # Only the others' cards this deal tell much about their hands (the policy's bids are rare).
-        informative = any(seat != me for seat, _card in _plays(observation))
-        rng = move_rng(self.seed, observation.deal, len(observation.bids), len(observation.played))
-        stats: SearchStats[Action] = determinized_search(
-            candidates,
-            sample,
-            playout,
-            self.budget,
-            rng,
-            weight=weight if informative else None,
-            draws=MODEL_DRAWS,
-            max_worlds=MAX_WORLDS,
-        )
-        self.stats = stats.to_json()
-        return stats.best()

@@ -1,0 +1,143 @@
+"""``SearchLorumAgent``: determinized Monte Carlo search for Slovak Lorum.
+
+At each decision with more than one legal action the agent
+
+1. samples hidden deals consistent with its observation (``sampler.sample_hidden_hands``:
+   uniform over the deals that fit the public voids and must-beat facts).  Once the
+   others have played cards this deal, each world played out is picked from
+   ``MODEL_DRAWS`` such samples by how well it explains their play (``history_likelihood``:
+   a seat's card counts 1 if the rollout policy would have played it there, else
+   ``MODEL_EPSILON``), so worlds in which the others played sensibly count more;
+2. in each world plays every candidate out: the candidate, then the rest of the
+   current deal (remaining calls and all tricks) by a fast rollout policy in which
+   every seat decides from its own hand and the public cards only;
+3. scores a playout by the seat's chip change over the current deal (settled by the
+   engine's own ``settle_regular`` / ``settle_contract``, so pot, splits and contract
+   stakes count exactly as in the game);
+4. plays the candidate with the best mean (common random numbers: all candidates
+   share each world, so their comparison is not blurred by the luck of the deal).
+
+The bid is judged the same way: ``pass``, ``small`` and ``big`` are each played out
+over the same sampled deals, and the call with the best expected chip change wins.
+Cards that are interchangeable (same suit, nothing of the others' between them, the
+same points) are searched once.
+
+Playouts run on ``lorum_sim.PlayoutDeal``, a bare simulator of one deal on card masks (several
+times faster than driving ``LorumState``); a test checks it against the engine.  The opponent
+model is ``lorum_beliefs``, the search loop ``common.determinized_search``.
+
+Options (``self.options``): ``iterations`` playouts per move (default
+``DEFAULT_ITERATIONS``, deterministic for a seed), and/or ``ms`` milliseconds per move
+(time-dependent).  The last decision's figures are kept in ``self.stats``.
+See ``docs/agents/search-lorum.md`` for the measured strength and speed.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any, cast
+
+from arena_agents.lorum import BELOW_MASKS
+from arena_agents.search.common import BUDGET_OPTIONS, Budget, SearchStats, check_options, determinized_search, move_rng
+from arena_agents.search.lorum_beliefs import MAX_WORLDS, MODEL_DRAWS, MODEL_EPSILON, deal_plays, history_likelihood
+from arena_agents.search.lorum_sim import PlayoutDeal, play_out
+
+from arena.agent import Agent
+from arena.games.base import Action, GameInfo, Observation
+from arena.games.lorum.cards import ABOVE_MASKS, DECK, FULL_DECK_MASK, INDEX, POINTS, indices_of, mask_of
+from arena.games.lorum.observation import LorumObservation
+from arena.games.lorum.sampler import sample_hidden_hands
+from arena.games.lorum.state import PLAYERS
+
+DEFAULT_ITERATIONS = 240
+"""Playouts per move by default: a median of about 18 ms and at most about 40 ms of CPU a move
+(docs/agents/search-lorum.md)."""
+
+OPTIONS = BUDGET_OPTIONS
+"""The options the agent accepts."""
+
+
+# ------------------------------------------------------------------ the agent
+
+
+def card_candidates(deal: PlayoutDeal) -> list[int]:
+    """The legal cards of the seat to move, one per class of interchangeable cards.
+
+    Two cards of one suit are interchangeable when every card still in play
+    between them is in the same hand (so they beat and lose to exactly the same
+    cards of the others) and they carry the same points (S-9).  The highest card
+    of each class stands for it.
+    """
+    hand = deal.hands[deal.to_act]
+    live = FULL_DECK_MASK & ~deal.played
+    chosen: list[int] = []
+    for card in indices_of(deal.legal()):
+        if not any(
+            other >> 3 == card >> 3
+            and POINTS[other] == POINTS[card]
+            and not ABOVE_MASKS[card] & BELOW_MASKS[other] & live & ~hand
+            for other in chosen
+        ):
+            chosen.append(card)
+    return chosen
+
+
+class SearchLorumAgent(Agent):
+    """Determinized Monte Carlo search over the current deal's chip change (see the module docstring)."""
+
+    def __init__(self, seat: int, game: GameInfo, players: int, seed: int, options: Mapping[str, Any]) -> None:
+        super().__init__(seat=seat, game=game, players=players, seed=seed, options=options)
+        check_options(self.options, OPTIONS, "search")
+        self.budget = Budget.from_options(self.options, DEFAULT_ITERATIONS)
+        self.stats: dict[str, Any] = {}  # the last decision's search figures (SearchStats.to_json), {} if none
+
+    def act(self, observation: Observation) -> Action:
+        """The legal action with the best mean chip change over sampled deals."""
+        if not isinstance(observation, LorumObservation):
+            raise TypeError(f"SearchLorumAgent needs a LorumObservation, not {type(observation).__name__}")
+        if not observation.legal:
+            raise ValueError(f"seat {self.seat} has no legal action: it is seat {observation.to_move}'s turn")
+        me = self.seat
+        own = [0] * PLAYERS
+        own[me] = mask_of(observation.hand)
+        template = PlayoutDeal.from_observation(observation, own)
+        if observation.phase == "bid":
+            candidates: list[Action] = list(observation.legal)
+        else:
+            candidates = [DECK[card] for card in card_candidates(template)]
+        if len(candidates) == 1:  # one legal action, or several that are all the same
+            self.stats = SearchStats().to_json()
+            return candidates[0]
+
+        def sample(rng: random.Random) -> PlayoutDeal:
+            deal = template.copy()
+            deal.hands = sample_hidden_hands(observation, rng)
+            return deal
+
+        def playout(world: PlayoutDeal, action: Action, _rng: random.Random) -> float:
+            deal = world.copy()
+            if deal.contract is None:
+                deal.bid(me, cast(str, action))
+            else:
+                deal.play(INDEX[cast(str, action)])
+            return play_out(deal, me)
+
+        def weight(world: PlayoutDeal) -> float:
+            return history_likelihood(observation, world.hands, MODEL_EPSILON)
+
+        # Only the others' cards this deal tell much about their hands (the policy's bids are rare).
+        informative = any(seat != me for seat, _card in deal_plays(observation))
+        rng = move_rng(self.seed, observation.deal, len(observation.bids), len(observation.played))
+        stats: SearchStats[Action] = determinized_search(
+            candidates,
+            sample,
+            playout,
+            self.budget,
+            rng,
+            weight=weight if informative else None,
+            draws=MODEL_DRAWS,
+            max_worlds=MAX_WORLDS,
+        )
+        self.stats = stats.to_json()
+        return stats.best()

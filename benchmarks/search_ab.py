@@ -1,0 +1,199 @@
+"""A candidate search agent against the current one on duplicate deals, each alone among greedy agents (paired).
+
+For every seed the same deal (Lovat: one game; Lorum: ``--deals`` deals) is played
+``1 + 2 * players`` times: once by ``players`` greedy agents (the baseline table), then for
+every seat r once with the candidate in seat r and once with the current agent in seat r,
+greedy agents in the other seats.  The same seed gives the same cards (and, for the same
+decisions, the same die rolls), so per seed the two agents are compared on exactly the
+same hands against exactly the same opponents.  Per seed, averaged over the seats:
+
+* ``rank gain``: the agent's rank points (``players - rank``, L-16 / S-17 competition ranks)
+  minus the greedy agent's in the same seat of the baseline table, for each agent;
+* ``paired``: the candidate's rank points minus the current agent's (the figure that decides);
+* the same for the score (Lovat points, Lorum chips).
+
+Seeds are independent, so each 95% interval is mean +- 1.96 standard errors over seeds.
+Also reported: each agent's CPU time per decision with a choice (mean and max).
+
+An agent is ``module:Class`` (importable, e.g. from a drop-in file on ``PYTHONPATH``) or
+``search`` for the registered first-party search agent of the game; ``--candidate-options``
+and ``--current-options`` are JSON objects passed as the agents' options.
+
+    .venv/bin/python benchmarks/search_ab.py lorum --candidate-options '{"iterations": 480}' --seeds 40
+    PYTHONPATH=plugins .venv/bin/python benchmarks/search_ab.py lovat --candidate my_search:MySearch --players 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import statistics
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from arena.agent import Agent
+from arena.games.base import Game
+from benchmarks.common import mean_interval
+
+SEARCH = {"lovat": "arena_agents.search.lovat:SearchLovatAgent", "lorum": "arena_agents.search.lorum:SearchLorumAgent"}
+"""The first-party search agent of each game, as ``module:Class``."""
+
+GREEDY = {"lovat": "arena_agents.lovat:GreedyLovatAgent", "lorum": "arena_agents.lorum:GreedyLorumAgent"}
+"""The greedy agent of each game: every other seat."""
+
+Spec = tuple[str, dict[str, Any]]
+"""An agent: ``module:Class`` and its options."""
+
+
+def load_class(path: str) -> type[Agent]:
+    """The class ``module:Class`` names."""
+    module, _, name = path.partition(":")
+    agent_class: type[Agent] = getattr(importlib.import_module(module), name)
+    return agent_class
+
+
+def load_game(name: str) -> Game:
+    """The game called ``name``."""
+    if name == "lovat":
+        from arena.games.lovat import GAME as LOVAT
+
+        return LOVAT
+    from arena.games.lorum import GAME as LORUM
+
+    return LORUM
+
+
+def play(
+    game: Game, seed: int, options: dict[str, Any], seats: list[Spec], timed: int
+) -> tuple[list[int], list[float], list[float]]:
+    """One game; returns the rank points and scores per seat and seat ``timed``'s CPU ms per decision with a choice."""
+    players = len(seats)
+    state = game.new_state(seed, options)
+    agents = [
+        load_class(path)(seat=seat, game=game.info, players=players, seed=seed * 10 + seat, options=agent_options)
+        for seat, (path, agent_options) in enumerate(seats)
+    ]
+    times: list[float] = []
+    while not state.is_over():
+        for seat in list(state.to_move()):
+            observation = state.observation(seat)
+            start = time.thread_time()
+            action = agents[seat].act(observation)
+            if seat == timed and len(observation.legal) != 1:
+                times.append((time.thread_time() - start) * 1000.0)
+            state.apply(seat, action)
+    result = state.result()
+    return [players - rank for rank in result.ranks], list(result.scores), times
+
+
+def one_seed(args: tuple[int, str, dict[str, Any], Spec, Spec]) -> dict[str, Any]:
+    """The per-seed figures: rank and score gains of both agents over greedy, and their move times."""
+    seed, game_name, options, candidate, current = args
+    game = load_game(game_name)
+    players = int(options.get("players", 4))
+    greedy: Spec = (GREEDY[game_name], {})
+    base_ranks, base_scores, _ = play(game, seed, options, [greedy] * players, -1)
+    out: dict[str, Any] = {}
+    for label, spec in (("candidate", candidate), ("current", current)):
+        ranks, scores, times = [], [], []
+        for seat in range(players):
+            seats = [greedy] * players
+            seats[seat] = spec
+            rank_points, score, moves = play(game, seed, options, seats, seat)
+            ranks.append(rank_points[seat] - base_ranks[seat])
+            scores.append(score[seat] - base_scores[seat])
+            times.extend(moves)
+        out[label] = {"rank": statistics.mean(ranks), "score": statistics.mean(scores), "times": times}
+    return out
+
+
+def parse_spec(game: str, path: str, options: str, parser: argparse.ArgumentParser) -> Spec:
+    """An agent from the command line, or a one-line error naming the bad argument."""
+    path = SEARCH[game] if path == "search" else path
+    if ":" not in path:
+        parser.error(f"an agent is module:Class or 'search', not {path!r}")
+    try:
+        load_class(path)
+    except (ImportError, AttributeError) as error:
+        parser.error(f"cannot load agent {path!r}: {error}")
+    try:
+        parsed = json.loads(options)
+    except json.JSONDecodeError as error:
+        parser.error(f"agent options must be a JSON object, not {options!r}: {error}")
+    if not isinstance(parsed, dict):
+        parser.error(f"agent options must be a JSON object, not {options!r}")
+    return path, parsed
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the comparison and print it."""
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0],
+        epilog=__doc__.split("\n\n", 1)[1],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("game", choices=sorted(SEARCH))
+    parser.add_argument("--candidate", default="search", help="module:Class, or 'search' (default)")
+    parser.add_argument("--candidate-options", default="{}", help="JSON object of the candidate's options")
+    parser.add_argument("--current", default="search", help="module:Class, or 'search' (default)")
+    parser.add_argument("--current-options", default="{}", help="JSON object of the current agent's options")
+    parser.add_argument("--players", type=int, default=4, help="Lovat: players (3-6); Lorum is always 4")
+    parser.add_argument("--deals", type=int, default=4, help="Lorum: deals per game (4: everyone deals once)")
+    parser.add_argument("--seeds", type=int, default=40, help="number of seeds (duplicate deal sets)")
+    parser.add_argument("--first-seed", type=int, default=1000)
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes (1: serial); results do not depend on it")
+    args = parser.parse_args(argv)
+    if args.seeds < 2:
+        parser.error("--seeds must be at least 2 (the interval needs two)")
+    if args.game == "lovat" and not 3 <= args.players <= 6:
+        parser.error(f"--players: Lovat is played by 3 to 6 players, not {args.players}")
+    options = {"players": args.players} if args.game == "lovat" else {"deals": args.deals}
+    candidate = parse_spec(args.game, args.candidate, args.candidate_options, parser)
+    current = parse_spec(args.game, args.current, args.current_options, parser)
+    seeds = range(args.first_seed, args.first_seed + args.seeds)
+    work = [(seed, args.game, options, candidate, current) for seed in seeds]
+    start = time.perf_counter()
+    results: list[dict[str, Any]] = []
+    with ProcessPoolExecutor(args.jobs) if args.jobs > 1 else _Serial() as pool:
+        for index, result in enumerate(pool.map(one_seed, work), start=1):
+            results.append(result)
+            print(f"\r{index}/{len(work)} seeds", end="", file=sys.stderr, flush=True)
+    print(file=sys.stderr)
+    players = args.players if args.game == "lovat" else 4
+    unit = "points" if args.game == "lovat" else "chips"
+    print(f"{args.game}, {players} players, {options}: seeds {args.first_seed}..{args.first_seed + args.seeds - 1}, "
+          f"each in {players} seats against greedy ({args.seeds * players} games per agent)")
+    for label, spec in (("candidate", candidate), ("current", current)):
+        times = [t for result in results for t in result[label]["times"]]
+        print(f"  {label} {spec[0]} {json.dumps(spec[1])}: rank gain over greedy "
+              f"{mean_interval([r[label]['rank'] for r in results], 'ranks')}; score gain "
+              f"{mean_interval([r[label]['score'] for r in results], unit, digits=2)}; CPU per decision "
+              f"mean {statistics.mean(times):.1f} ms, max {max(times):.0f} ms over {len(times)}")
+    paired = [r["candidate"]["rank"] - r["current"]["rank"] for r in results]
+    scores = [r["candidate"]["score"] - r["current"]["score"] for r in results]
+    print(f"  paired, candidate - current: {mean_interval(paired, 'ranks')}; "
+          f"score {mean_interval(scores, unit, digits=2)}")
+    print(f"  wall time {time.perf_counter() - start:.0f} s")
+
+
+class _Serial:
+    """A stand-in for the process pool when ``--jobs 1``: maps in this process."""
+
+    def __enter__(self) -> _Serial:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def map(self, function: Any, items: list[Any]) -> Any:
+        return map(function, items)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,34 @@
+"""``benchmarks/search_ab.py``: a paired comparison of two search agents; identical agents tie exactly."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks.search_ab import main
+
+
+def test_the_same_agent_against_itself_ties_exactly_on_every_seed(capsys: pytest.CaptureFixture[str]) -> None:
+    cheap = '{"iterations": 8}'
+    main(["lorum", "--deals", "1", "--seeds", "2", "--candidate-options", cheap, "--current-options", cheap])
+    out = capsys.readouterr().out
+    assert "seeds 1000..1001, each in 4 seats against greedy (8 games per agent)" in out
+    assert "paired, candidate - current: +0.000 ranks (95% CI +0.000 .. +0.000)" in out
+    assert out.count("CPU per decision mean") == 2
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["lovat", "--players", "7"], "--players: Lovat is played by 3 to 6 players, not 7"),
+        (["lorum", "--candidate", "nowhere"], "an agent is module:Class or 'search', not 'nowhere'"),
+        (["lorum", "--candidate", "arena_agents.lorum:Missing"], "cannot load agent 'arena_agents.lorum:Missing'"),
+        (["lorum", "--current-options", "[1]"], "agent options must be a JSON object, not '[1]'"),
+    ],
+)
+def test_bad_arguments_are_named_in_one_line(
+    arguments: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(arguments)
+    assert stop.value.code == 2
+    assert message in capsys.readouterr().err
