@@ -13,11 +13,12 @@ from arena_agents.plugin import FIRST_PARTY, OPTIONS
 
 from arena.games.lorum import GAME as LORUM
 from arena.games.lovat import GAME as LOVAT
+from arena.substitute import SUBSTITUTE
 from arena.tournament.config import load_config
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 GAMES = {"lovat": LOVAT.info, "lorum": LORUM.info}
-AGENTS = {name: {"lovat", "lorum"} for name, *_ in FIRST_PARTY}
+AGENTS = {name: {"lovat", "lorum"} for name, *_ in FIRST_PARTY} | {SUBSTITUTE: {"lovat", "lorum"}}
 
 
 def load(path: Path):
