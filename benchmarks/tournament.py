@@ -7,8 +7,8 @@ budget at 4 of the 5 tables (about 15 ms a match).  Each run writes its own
 results store in a temporary folder.
 
 * **Machine ceiling**: the efficiency of perfectly parallel pure-Python work
-  (``workers`` spin loops at once against one after the other, as Ray tasks on
-  the same worker processes), measured after each repeat's two runs: the cores
+  (``workers`` spin loops at once against one after the other, as Ray tasks),
+  measured after each repeat's two runs: the cores
   are shared (on these machines possibly two threads of one physical core), and
   this is the best any parallel run could show at that moment.  Each repeat's
   efficiency over its own ceiling is reported too.
@@ -58,6 +58,7 @@ else:
 from arena.plugins import load_registry  # noqa: E402
 from arena.referee import Limits, SeatPlan, play_match  # noqa: E402
 from arena.tournament.config import TournamentConfig, config_from_dict, load_config  # noqa: E402
+from arena.tournament.ray_pool import worker_pids  # noqa: E402
 from arena.tournament.runner import run_tournament  # noqa: E402
 
 clock = common.cpu_clock
@@ -206,7 +207,7 @@ def scaling(registry: Any, size: dict[str, int], folder: Path, workers: int) -> 
             run_tournament(make_config(f"warmup-{field}", 1, registry, field), leaderboards=folder / "warmup",
                            plugins_dir=None, workers=workers)
         startup = time.perf_counter() - started
-        pids = worker_pids(workers)
+        pids = worker_pids(None)
         for field, blocks in (("light", size["blocks"]), ("search", size["search_blocks"])):
             config = make_config(f"scaling-{field}", blocks, registry, field)
             samples: dict[str, list[float]] = {key: [] for key in
@@ -247,9 +248,9 @@ def spin(loops: int) -> None:
 def ceiling(workers: int, loops: int) -> float:
     """Parallel efficiency of perfectly parallel work on the running Ray now: ``workers`` spins at once vs in a row.
 
-    The spins run as Ray tasks on the tournament's own worker processes.  The cores
-    are shared with other work (and may be two threads of one physical core); this
-    is the best any parallel run could reach at the same moment.
+    The spins run as Ray tasks (in Ray's task workers, beside the tournament's idle worker
+    actors).  The cores are shared with other work (and may be two threads of one physical
+    core); this is the best any parallel run could reach at the same moment.
     """
     import ray
 
@@ -261,18 +262,6 @@ def ceiling(workers: int, loops: int) -> float:
     started = time.perf_counter()
     ray.get([remote.remote(loops) for _ in range(workers)])
     return serial / ((time.perf_counter() - started) * workers)
-
-
-def worker_pids(workers: int) -> list[int]:
-    """The process ids of this Ray's worker processes (asked of the workers themselves)."""
-    import ray
-
-    @ray.remote(num_cpus=1)
-    def pid() -> int:
-        time.sleep(0.05)  # long enough that the tasks spread over every worker
-        return os.getpid()
-
-    return sorted(set(ray.get([pid.remote() for _ in range(4 * workers)])))
 
 
 def cpu_seconds(pids: Sequence[int]) -> float:
@@ -339,7 +328,7 @@ def measure(size: str = "default") -> list[common.Row]:
                                    "(other work on the shared cores lowers it)"))
             rows.append(common.Row("tournament", f"{field} field: machine ceiling during the runs",
                                    f"{timing['ceiling']:.2f}", f"efficiency / ceiling {timing['relative']:.2f}",
-                                   f"{workers} spin loops at once vs in a row on the same Ray workers, after each "
+                                   f"{workers} spin loops at once vs in a row as Ray tasks, after each "
                                    "repeat's runs: the best any parallel run could show then; the comparison is the "
                                    "median over repeats of each repeat's efficiency over its ceiling"))
             inflation = timing["serial_cpu"] / timing["parallel_cpu"] if timing["parallel_cpu"] else float("nan")
