@@ -14,7 +14,7 @@ results store in a temporary folder.
   efficiency over its own ceiling is reported too.
 * **Parallel efficiency** = serial time / (Ray time x workers), workers = the
   cores of this machine.  Ray start-up is excluded: Ray is started first
-  (``ray.init``), then a small warm-up tournament runs on it so that every
+  (``execution.init_ray``, as a run starts its local Ray), then a small warm-up tournament runs on it so that every
   worker process has started, imported arena and loaded the plugins; only
   then is the measured tournament timed, from the call of ``run_tournament``
   to its return (``run_tournament`` uses the running Ray and leaves it up).
@@ -58,6 +58,7 @@ else:
 from arena.plugins import load_registry
 from arena.referee import Limits, SeatPlan, play_match
 from arena.tournament.config import TournamentConfig, config_from_dict, load_config
+from arena.tournament.execution import init_ray
 from arena.tournament.ray_pool import worker_pids
 from arena.tournament.runner import run_tournament
 
@@ -200,7 +201,7 @@ def scaling(registry: Any, size: dict[str, int], folder: Path, workers: int) -> 
     import ray
 
     started = time.perf_counter()
-    ray.init(address="local", num_cpus=workers, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    init_ray(None, workers)  # as a run starts its local Ray
     results = {}
     try:
         for field in FIELDS:  # the warm-up plays every field, so each worker has imported every agent

@@ -34,6 +34,10 @@ twice Ray's start-up should gain, by the start-up time and the parallel efficien
 benchmarks/tournament.py measures (an estimate, not a measurement)."""
 
 
+WORKER_NICENESS = 0
+"""Niceness of a local Ray's worker processes relative to the driver (Ray's own default is 15)."""
+
+
 def ray_is_running() -> bool:
     """Whether this process is connected to a Ray already (asked without importing Ray, which takes a second)."""
     ray = sys.modules.get("ray")
@@ -46,9 +50,11 @@ def init_ray(address: str | None, workers: int | None) -> None:
 
     if address is None:
         # "local": a new Ray of our own, never a cluster someone else started on this machine
-        # (a bare ray.init() joins the last `ray start` recorded in Ray's temp folder).
+        # (a bare ray.init() joins the last `ray start` recorded in Ray's temp folder).  Ray runs its
+        # workers 15 steps nicer than the driver by default; here the workers do the run's work, so they
+        # keep the driver's priority (on shared cores, nice 15 left them a fraction of a serial run's share).
         ray.init(address="local", num_cpus=workers or os.cpu_count(), include_dashboard=False, log_to_driver=False,
-                 configure_logging=False)
+                 configure_logging=False, _system_config={"worker_niceness": WORKER_NICENESS})
     else:
         ray.init(address=address, log_to_driver=False, configure_logging=False)
 
