@@ -8,15 +8,15 @@ JSON, match ids and seeds: never live plugin objects); each worker process
 loads the plugins itself and keeps them, with its zygote for isolated agents,
 for every batch it plays.  Finished batches are committed in schedule order,
 not completion order, so fast matches bias nothing and an interrupted run
-leaves a prefix-consistent store that ``resume`` completes.  Ray retries the
-batch of a worker or node that dies; the store's primary key guarantees that
-no match is ever counted twice.
+leaves a prefix-consistent store that ``resume`` completes.  The batches of a
+Ray worker or node that dies go to the other workers (``ray_pool``); the
+store's primary key guarantees that no match is ever counted twice.
 
 Before anything is played the driver checks every entry's options against
 its agent's declaration and binds each entry's version and plugin files hash
 to the store (a changed one refuses ``resume``).  Reporter plugins hear each
-match on the driver, after it is committed, in schedule order: a retried
-batch is committed once, so it is reported once.  An entry that fails to
+match on the driver, after it is committed, in schedule order: a batch played
+again is committed once, so it is reported once.  An entry that fails to
 start in its first ``max_startup_faults`` matches in a row stops the run.
 """
 
