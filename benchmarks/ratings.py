@@ -42,8 +42,8 @@ Sizes (``--quick`` is the smoke test's):
 size       our methods                      references
 =========  ===============================  =============================================
 quick      20 agents x 2,000 games          the same
-default    {100, 1000} x {10^5, 10^6},      choix in full (once at 10^6); trueskill rates
-           trueskill at 10^6 once           5,000 matches of each set, scaled
+default    {100, 1000} x {10^5, 10^6}       choix in full (once at 10^6); trueskill rates
+                                            5,000 matches of each set, scaled
 full       the same, 3 repeats everywhere   choix 3 times everywhere; trueskill rates every
                                             match, once (~12 min per 10^6 set)
 =========  ===============================  =============================================
@@ -65,11 +65,11 @@ if __package__ in (None, ""):
 else:
     from benchmarks import common
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from arena.ratings import elo, fit, method_names, plackett_luce  # noqa: E402
-from arena.ratings.data import MatchArrays, MatchOutcome, as_arrays  # noqa: E402
-from arena.ratings.simulate import simulate_outcomes  # noqa: E402
+from arena.ratings import elo, fit, method_names, plackett_luce
+from arena.ratings.data import MatchArrays, MatchOutcome, as_arrays
+from arena.ratings.simulate import simulate_outcomes
 
 PLAYERS = 4
 """Seats per simulated match."""
@@ -87,13 +87,13 @@ TARGET_CHOIX_RATIO = 10.0
 def size_table(size: str) -> dict[str, Any]:
     """The grid of one size: (agents, games) sets, repeats, and which fits run on which set."""
     if size == "quick":
-        return {"sets": [(20, 2_000)], "repeats": 3, "big_repeats": 1, "slow_once": set(),
+        return {"sets": [(20, 2_000)], "repeats": 3, "big_repeats": 1,
                 "reference_matches": None, "choix_big_repeats": 1}
     if size == "full":
         return {"sets": [(100, 100_000), (1000, 100_000), (100, 1_000_000), (1000, 1_000_000)], "repeats": 3,
-                "big_repeats": 3, "slow_once": set(), "reference_matches": None, "choix_big_repeats": 3}
+                "big_repeats": 3, "reference_matches": None, "choix_big_repeats": 3}
     return {"sets": [(100, 100_000), (1000, 100_000), (100, 1_000_000), (1000, 1_000_000)], "repeats": 3,
-            "big_repeats": 3, "slow_once": {"trueskill"}, "reference_matches": 5_000, "choix_big_repeats": 1}
+            "big_repeats": 3, "reference_matches": 5_000, "choix_big_repeats": 1}
 
 
 def outcomes_for(agents: int, games: int) -> list[MatchOutcome]:
@@ -105,13 +105,19 @@ def outcomes_for(agents: int, games: int) -> list[MatchOutcome]:
 
 def timed(run: Callable[[], object], repeats: int) -> float:
     """Median wall seconds of ``repeats`` calls (garbage collected before each)."""
-    samples = []
+    return timed_both(run, repeats)[0]
+
+
+def timed_both(run: Callable[[], object], repeats: int) -> tuple[float, float]:
+    """Median wall and median CPU seconds of ``repeats`` calls (CPU time shows a busy neighbour's share)."""
+    walls, cpus = [], []
     for _ in range(repeats):
         gc.collect()
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         run()
-        samples.append(time.perf_counter() - started)
-    return common.median(samples)
+        walls.append(time.perf_counter() - started)
+        cpus.append(time.process_time() - cpu)
+    return common.median(walls), common.median(cpus)
 
 
 def choix_inputs(outcomes: Sequence[MatchOutcome]) -> tuple[int, list[tuple[int, int]], list[list[int]]]:
@@ -186,15 +192,15 @@ def measure(size: str = "default") -> list[common.Row]:
         repeats = grid["big_repeats"] if big else grid["repeats"]
         ours: dict[str, float] = {}
         for method in method_names():
-            runs = 1 if (big and method in grid["slow_once"]) else repeats
-            ours[method] = timed(lambda method=method: fit(outcomes, method), runs)
+            runs = repeats
+            ours[method], cpu = timed_both(lambda method=method, outcomes=outcomes: fit(outcomes, method), runs)
             comparison = ""
             if big:
                 comparison = common.target(ours[method] <= TARGET_SECONDS, f"≤ {TARGET_SECONDS:g} s for 10^6 games")
             rows.append(common.Row("ratings", f"{method}: {where}", common.secs(ours[method]), comparison,
                                    f"fit(outcomes, {method!r}), default options; "
-                                   f"{'1 run' if runs == 1 else f'median of {runs}'}"))
-        packing = timed(lambda: as_arrays(outcomes), repeats)
+                                   f"{'1 run' if runs == 1 else f'median of {runs}'}; CPU {common.secs(cpu)}"))
+        packing = timed(lambda outcomes=outcomes: as_arrays(outcomes), repeats)
         rows.append(common.Row("ratings", f"of which packing (as_arrays): {where}", common.secs(packing), "",
                                "validating and packing the outcomes, shared by every method"))
         arrays = as_arrays(outcomes)
@@ -209,8 +215,8 @@ def measure(size: str = "default") -> list[common.Row]:
         else:
             n_agents, pairs, finishing = choix_inputs(outcomes)
             choix_repeats = grid["choix_big_repeats"] if big else repeats
-            pairwise = timed(lambda: choix.ilsr_pairwise(n_agents, pairs, alpha=CHOIX_ALPHA), choix_repeats)
-            ranked = timed(lambda: choix.ilsr_rankings(n_agents, finishing, alpha=CHOIX_ALPHA), choix_repeats)
+            pairwise = timed(lambda n=n_agents, p=pairs: choix.ilsr_pairwise(n, p, alpha=CHOIX_ALPHA), choix_repeats)
+            ranked = timed(lambda n=n_agents, f=finishing: choix.ilsr_rankings(n, f, alpha=CHOIX_ALPHA), choix_repeats)
             references = [
                 ("elo", "ilsr_pairwise", pairwise, f"{len(pairs):,} comparisons"),
                 ("plackett-luce", "ilsr_rankings", ranked, f"{len(finishing):,} finishing orders"),

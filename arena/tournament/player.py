@@ -15,7 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from arena.plugins import PluginManager
-from arena.tournament.runner import _batches, _check_worker_versions, _Execution, _report
+from arena.tournament.execution import Execution
+from arena.tournament.playing import batches
+from arena.tournament.runner import _check_worker_versions, _report
 from arena.tournament.schedule import Match
 
 
@@ -37,7 +39,7 @@ class MatchPlayer:
                         "plugins_dir": None if plugins_dir is None else str(Path(plugins_dir).resolve())}
         self.versions = versions
         self.manager = manager
-        self.execution = _Execution(serial, workers, address, log_path)
+        self.execution = Execution(serial, workers, address, log_path)
 
     def __enter__(self) -> MatchPlayer:
         self.execution.__enter__()
@@ -62,10 +64,10 @@ class MatchPlayer:
         ``expected`` is how many matches the caller will ask for in all from this call on, which
         decides (with the pace so far) whether a local Ray is worth starting.
         """
-        batches = _batches(iter(matches), len(matches), self.parallel)
+        chosen = batches(iter(matches), len(matches), self.parallel)
         # The execution weighs what the driver played over every call against what was pending in all.
         pending = max(expected, len(matches)) + self.execution.in_driver
-        for rows in self.execution.play(self.context, batches, pending):
+        for rows in self.execution.play(self.context, chosen, pending):
             _check_worker_versions(rows, self.versions)
             yield rows
 

@@ -8,6 +8,7 @@ import pytest
 import trueskill
 
 from arena.ratings import trueskill as ts
+from arena.ratings import trueskill_compiled, trueskill_match
 from arena.ratings.data import MatchOutcome, as_arrays
 from arena.ratings.simulate import simulate_outcomes
 
@@ -129,26 +130,64 @@ def test_matches_the_reference_with_other_constants():
     assert_same(table, reference_ratings(outcomes, backend="scipy", **constants), abs=1e-9)
 
 
-def test_batched_waves_equal_match_by_match(monkeypatch):
-    played = sorted(mixed_tournament(seed=4, blocks_per_size=20), key=lambda o: o.match_id)  # size by size
-    arrays = as_arrays(played)
-    assert np.bincount(ts.waves(arrays)).max() >= 3  # some waves hold several matches
-    monkeypatch.setattr(ts, "VECTOR_BATCH", 1)  # every wave as a numpy batch
-    batched = ts.rate(arrays)
-    monkeypatch.setattr(ts, "VECTOR_BATCH", 10**9)  # every match in scalar code
-    scalar = ts.rate(arrays)
-    assert np.allclose(batched[0], scalar[0], rtol=0, atol=1e-12)
-    assert np.allclose(batched[1], scalar[1], rtol=0, atol=1e-12)
+def random_matches(seed, matches=600, agents=12):
+    """Random free-for-all matches of 2 to 6 seats in random order, with frequent ties."""
+    rng = np.random.default_rng(seed)
+    outcomes = []
+    for index in range(matches):
+        seats = int(rng.integers(2, 7))
+        chosen = rng.choice(agents, size=seats, replace=False)
+        scores = rng.integers(0, 3, size=seats).astype(float)
+        ranks = [1 + int(np.sum(scores > s)) for s in scores]
+        outcomes.append(MatchOutcome(f"m{index}", f"b{index}", tuple(f"agent{a}" for a in chosen), tuple(scores),
+                                     tuple(ranks)))
+    return outcomes
 
 
-def test_waves_never_share_an_agent_and_respect_the_order_played():
-    arrays = as_arrays(mixed_tournament(seed=5))
-    wave = ts.waves(arrays)
-    latest = {}
-    for m in np.argsort(arrays.played).tolist():
-        for a in (a for a in arrays.seat_agent[m].tolist() if a >= 0):
-            assert wave[m] > latest.get(a, 0)
-            latest[a] = wave[m]
+@pytest.mark.parametrize(("seed", "constants"), [
+    (7, {}),
+    (8, {"tau": ts.PACKAGE_TAU, "draw_probability": 0.3}),
+    (9, {"mu": 0.0, "sigma": 2.0, "beta": 1.5, "draw_probability": 0.6}),
+])
+def test_compiled_kernel_equals_the_plain_python_update(monkeypatch, seed, constants):
+    arrays = as_arrays(random_matches(seed))
+    env = ts.Environment(**constants)
+    monkeypatch.setattr(ts, "COMPILED_FROM", 10**9)
+    plain = ts.rate(arrays, env)
+    monkeypatch.setattr(ts, "COMPILED_FROM", 1)
+    compiled = ts.rate(arrays, env)
+    assert np.all(np.isfinite(compiled[0])) and np.all(compiled[1] > 0)
+    assert np.allclose(compiled[0], plain[0], rtol=1e-12, atol=1e-9)
+    assert np.allclose(compiled[1], plain[1], rtol=1e-12, atol=1e-12)
+
+
+def test_compiled_tails_equal_scipys_including_huge_upsets():
+    """The truncation corrections over standardised differences far into the log-space tails.
+
+    ``v`` agrees to 1e-12; ``w = v (v + t)`` loses digits to cancellation in the far tail (``v + t`` is
+    about ``1 / |t|``), so it agrees to 1e-8 there (it lies in [0, 1)).
+    """
+    for draw in (False, True):
+        for margin in (0.0, 0.05, 0.7, 3.0):
+            if draw and margin == 0.0:
+                continue  # a draw needs a margin
+            for x in np.concatenate([np.linspace(-80.0, 80.0, 161), [-35.5, -30.0, -29.9, -20.0, 6.0, 6.1]]):
+                expected = trueskill_match._scalar_v_w(float(x), margin, draw)
+                got = trueskill_compiled._v_w(float(x), margin, draw)
+                assert got[0] == pytest.approx(expected[0], rel=1e-12, abs=1e-300), (x, margin, draw)
+                assert got[1] == pytest.approx(expected[1], rel=1e-12, abs=1e-8), (x, margin, draw)
+
+
+def test_compiled_kernel_keeps_the_order_played(monkeypatch):
+    outcomes = random_matches(10, matches=300)
+    arrays = as_arrays(outcomes)
+    monkeypatch.setattr(ts, "COMPILED_FROM", 1)
+    in_order = ts.rate(arrays)
+    assert np.allclose(in_order[0], [reference_ratings(outcomes, backend="scipy", tau=0.0)[a].mu
+                                     for a in arrays.agents], rtol=0, atol=1e-9)
+    reordered = ts.rate(as_arrays(outcomes[::-1]))
+    assert not np.allclose(in_order[0], reordered[0][[as_arrays(outcomes[::-1]).agents.index(a)
+                                                      for a in arrays.agents]], atol=1e-6)
 
 
 def test_report_centred_mu_jackknife_interval_and_conservative_extra():

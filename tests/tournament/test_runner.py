@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from arena.plugins import load_registry
+from arena.tournament import execution
 from arena.tournament.config import TournamentConfig, config_from_dict
-from arena.tournament import runner
-from arena.tournament.runner import MAX_BATCH, Progress, _batches, batch_size, run_tournament
+from arena.tournament.playing import MAX_BATCH, batch_size, batches
+from arena.tournament.runner import Progress, run_tournament
 from arena.tournament.store import Store, StoreError, store_path
 
 REGISTRY = load_registry(plugins_dir=None, entry_points=False).registry
@@ -69,9 +70,9 @@ def test_serial_run_stores_every_match_in_schedule_order(tmp_path: Path) -> None
 @pytest.mark.parametrize("pending, workers", [(800, 2), (1, 2), (37, 1), (10_000, 8), (5, 64)])
 def test_batches_cover_the_run_and_shrink_towards_its_end(pending: int, workers: int) -> None:
     matches = [next(small_config().schedule().iter_matches())] * pending
-    batches = list(_batches(iter(matches), pending, workers))
-    sizes = [len(batch) for batch in batches]
-    assert sum(sizes) == pending and batches[0][0] == matches[0].to_json()
+    made = list(batches(iter(matches), pending, workers))
+    sizes = [len(batch) for batch in made]
+    assert sum(sizes) == pending and made[0][0] == matches[0].to_json()
     assert all(1 <= size <= MAX_BATCH for size in sizes)
     assert sizes == sorted(sizes, reverse=True)  # big batches first, the last ones small: workers end together
     assert sizes[-1] == 1
@@ -148,10 +149,10 @@ def test_a_run_started_in_the_driver_and_continued_on_ray_equals_a_serial_run(
     config = dataclasses.replace(small_config(), seed=None)
     twin_stores("small", tmp_path / "serial", tmp_path / "handover")
     run_tournament(config, leaderboards=tmp_path / "serial", plugins_dir=None, workers=1)
-    monkeypatch.setattr(runner, "RAY_WORTH_SECONDS", 0.0)  # any run is worth Ray: started after the first batch
+    monkeypatch.setattr(execution, "RAY_WORTH_SECONDS", 0.0)  # any run is worth Ray: started after the first batch
     # Wait for Ray once it is starting, so that the hand-over comes right after the first batch whatever
     # the machine's speed (otherwise the driver may well finish 40 quick matches before Ray is up).
-    monkeypatch.setattr(runner._RayStart, "ready", lambda start: start.wait() or True)
+    monkeypatch.setattr(execution.RayStart, "ready", lambda start: start.wait() or True)
     summary = run_tournament(config, leaderboards=tmp_path / "handover", plugins_dir=None)
     first_batch = batch_size(40, os.cpu_count() or 1)
     assert (summary.backend, summary.played) == ("ray", 40)
@@ -165,8 +166,8 @@ def test_a_local_ray_that_fails_to_start_leaves_the_run_to_the_driver(
     def broken_init(address: str | None, workers: int | None) -> None:
         raise RuntimeError("no room for Ray's session folder")
 
-    monkeypatch.setattr(runner, "RAY_WORTH_SECONDS", 0.0)
-    monkeypatch.setattr(runner, "_init_ray", broken_init)
+    monkeypatch.setattr(execution, "RAY_WORTH_SECONDS", 0.0)
+    monkeypatch.setattr(execution, "init_ray", broken_init)
     summary = run_tournament(small_config(), leaderboards=tmp_path / "default", plugins_dir=None)
     assert (summary.backend, summary.in_driver, summary.played) == ("serial", 40, 40)
     assert "no room for Ray's session folder" in (tmp_path / "default" / "small" / "ray.log").read_text()
