@@ -55,7 +55,8 @@ SEARCH_OPTIONS = AgentOptions((
                help="playouts per move; deterministic for a seed"),
     OptionSpec("iterations", "int", default=240, minimum=1, games=("lorum",),
                help="playouts per move; deterministic for a seed"),
-    OptionSpec("ms", "float", minimum=1, help="milliseconds per move (with iterations: whichever ends first); play then depends on the machine"),
+    OptionSpec("ms", "float", minimum=1,
+               help="milliseconds per move (with iterations: whichever ends first); play then depends on the machine"),
     OptionSpec("value", "str", default="rank", choices=("rank", "points"), games=("lovat",),
                help="what a playout scores: rank (opponents beaten) or points"),
 ))

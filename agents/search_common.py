@@ -59,8 +59,12 @@ class Budget:
         """
         iterations = options.get("iterations")
         ms = options.get("ms")
-        if iterations is not None and (isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1):
-            raise ValueError(f"agent option 'iterations' must be an integer >= 1 (playouts per move), not {iterations!r}")
+        if iterations is not None and (
+            isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1
+        ):
+            raise ValueError(
+                f"agent option 'iterations' must be an integer >= 1 (playouts per move), not {iterations!r}"
+            )
         if ms is not None and (isinstance(ms, bool) or not isinstance(ms, (int, float)) or not ms > 0):
             raise ValueError(f"agent option 'ms' must be a number of milliseconds > 0, not {ms!r}")
         if iterations is None and ms is None:
@@ -72,7 +76,9 @@ def check_options(options: Mapping[str, Any], known: Sequence[str], agent: str) 
     """Raise ``ValueError`` for an option ``agent`` does not know (a misspelt budget must not pass silently)."""
     unknown = sorted(set(options) - set(known))
     if unknown:
-        raise ValueError(f"unknown option(s) {', '.join(map(repr, unknown))} for agent {agent!r} (known: {', '.join(known)})")
+        raise ValueError(
+            f"unknown option(s) {', '.join(map(repr, unknown))} for agent {agent!r} (known: {', '.join(known)})"
+        )
 
 
 def move_rng(seed: int, *key: int) -> random.Random:

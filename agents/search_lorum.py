@@ -57,7 +57,8 @@ from arena_agents.lorum import BELOW_MASKS, big_is_safe, small_is_safe
 from arena_agents.search_common import BUDGET_OPTIONS, Budget, SearchStats, check_options, determinized_search, move_rng
 
 DEFAULT_ITERATIONS = 240
-"""Playouts per move by default: a median of about 18 ms and at most about 40 ms of CPU a move (docs/agents/search-lorum.md)."""
+"""Playouts per move by default: a median of about 18 ms and at most about 40 ms of CPU a move
+(docs/agents/search-lorum.md)."""
 
 OPTIONS = BUDGET_OPTIONS
 """The options the agent accepts."""

@@ -625,15 +625,16 @@ class Evidence:
     same in every world).  Forced decisions (L-11) and passes greedy makes to save cards
     for its own turns tell nothing and give no fact.  A sampled world is weighted by
     ``softness ** violations``, the softness
-    growing with the share of the seat's earlier decisions that its shown cards proved non-greedy: an opponent that does not play greedy's way blurs the
-    picture instead of making worlds impossible.
+    growing with the share of the seat's earlier decisions that its shown cards proved non-greedy: an opponent
+    that does not play greedy's way blurs the picture instead of making worlds impossible.
     """
 
     __slots__ = ("avoid", "meet", "top", "facts", "confirmed", "contradicted", "softness", "trust")
 
     avoid: list[list[int]]  # per seat, masks its hand holds no card of
     meet: list[list[int]]  # per seat, masks its hand holds a card of
-    top: list[list[tuple[int, int, bool]]]  # per seat, (strongest key shown since, colour named, shown card's colour ok)
+    # per seat, (strongest key shown since, colour named, shown card's colour ok)
+    top: list[list[tuple[int, int, bool]]]
     facts: int  # number of facts in all
     confirmed: list[int]  # per seat, facts the cards it showed later bore out
     contradicted: list[int]  # per seat, facts the cards it showed later refuted (it did not decide greedy's way)
@@ -656,7 +657,8 @@ class Evidence:
         if obs.phase not in (KEEP, OVER):
             active = (first + obs.turn) % players
             records.append(
-                (obs.turn, active, obs.phase == VOID, obs.die, obs.colour, obs.declarations, obs.plays, obs.void_discards)
+                (obs.turn, active, obs.phase == VOID, obs.die, obs.colour, obs.declarations, obs.plays,
+                 obs.void_discards)
             )
         for record in reversed(records):
             turn, active, void, die, colour_name, declarations, plays, void_discards = record[:8]
@@ -685,7 +687,7 @@ class Evidence:
                 if die is not None and die != BLANK
                 else GreedyLovatAgent.declare_strength
             )
-            strong = _cards_where(lambda card: strength[card] >= threshold)
+            strong = _cards_where(lambda card: strength[card] >= threshold)  # noqa: B023 (called at once)
             for seat, decision in reversed(declarations):
                 if decision == PASS:
                     counters[seat] += 1
@@ -697,19 +699,23 @@ class Evidence:
             if active != me and (die is None or die == BLANK):  # the active player named the colour
                 top_shown = max(shown[active], key=_WEAK_KEY.__getitem__, default=-1)
                 self.top[active].append(
-                    (-1 if top_shown < 0 else _WEAK_KEY[top_shown], colour, top_shown >= 0 and _BEST_COLOUR[top_shown] == colour)
+                    (-1 if top_shown < 0 else _WEAK_KEY[top_shown], colour,
+                     top_shown >= 0 and _BEST_COLOUR[top_shown] == colour)
                 )
         self.facts = sum(len(self.avoid[seat]) + len(self.meet[seat]) + len(self.top[seat]) for seat in range(players))
         errors, weight = ERROR_PRIOR
         self.softness = []
         self.trust = []
         for seat in range(players):
-            error = min(0.5, (self.contradicted[seat] + errors) / (self.contradicted[seat] + self.confirmed[seat] + weight))
+            error = min(
+                0.5, (self.contradicted[seat] + errors) / (self.contradicted[seat] + self.confirmed[seat] + weight)
+            )
             self.softness.append(error / (1.0 - error))
             self.trust.append(min(1.0, max(0.0, (1.0 - 2.0 * error) / (1.0 - 2.0 * errors / weight))))
 
     def _add(self, seat: int, mask: int, shown: list[list[int]], avoid: bool) -> None:
-        """Record that the seat's hand (now plus ``shown``) avoids or meets ``mask``, if the shown cards do not settle it."""
+        """Record that the seat's hand (now plus ``shown``) avoids or meets ``mask``, unless the shown cards
+        settle it."""
         if _mask(shown[seat]) & mask:  # a card shown since settles the fact, the same way in every world
             if avoid:
                 self.contradicted[seat] += 1
@@ -719,7 +725,9 @@ class Evidence:
         (self.avoid if avoid else self.meet)[seat].append(mask)
 
     @staticmethod
-    def _better_play(card: int, index: int, plays: Sequence[tuple[int, str]], colour: int, everyone_passed: bool) -> int:
+    def _better_play(
+        card: int, index: int, plays: Sequence[tuple[int, str]], colour: int, everyone_passed: bool
+    ) -> int:
         """The cards greedy would have played instead of ``card`` as the ``index``-th card of the turn."""
         strength = _BY_COLOUR[colour]
         if index == 0:
@@ -989,7 +997,8 @@ def keep_candidates(observation: LovatObservation) -> list[tuple[str, ...]]:
 
 @dataclass(slots=True)
 class HalvingStats(SearchStats[Candidate]):
-    """``SearchStats`` of a halving search: a candidate dropped early has fewer playouts, so its mean is over its own."""
+    """``SearchStats`` of a halving search: a candidate dropped early has fewer playouts, so its mean is over
+    its own."""
 
     def mean(self, candidate: Any) -> float:
         """Mean playout value of ``candidate`` over the worlds it was played out in (0.0 if none)."""
@@ -1020,7 +1029,9 @@ def halving_search(
     """
     if not candidates:
         raise ValueError("halving_search needs at least one candidate")
-    stats: HalvingStats[Candidate] = HalvingStats(totals={c: 0.0 for c in candidates}, visits={c: 0 for c in candidates})
+    stats: HalvingStats[Candidate] = HalvingStats(
+        totals={c: 0.0 for c in candidates}, visits={c: 0 for c in candidates}
+    )
     alive = list(candidates)
     rounds = max(1, math.ceil(math.log2(len(alive))))
     start = time.perf_counter()
@@ -1129,7 +1140,8 @@ class SearchLovatAgent(Agent):
         def sample(rng: random.Random) -> tuple[list[tuple[str, ...]], list[int]]:
             state = GAME.sample_state(obs, rng)
             keeps = [
-                best_keep(state.dealt[other], variant.level_sum, variant.min_keep, variant.max_keep, GreedyLovatAgent.keep_pivot)
+                best_keep(state.dealt[other], variant.level_sum, variant.min_keep, variant.max_keep,
+                          GreedyLovatAgent.keep_pivot)
                 if other != seat
                 else ()
                 for other in range(obs.players)

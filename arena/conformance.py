@@ -44,8 +44,8 @@ from arena.games.base import Game
 from arena.plugins import DEFAULT_PLUGINS_DIR, FILE, Registry, load_registry, origin
 from arena.records import action_from_json
 from arena.referee import AgentHost, Limits, MatchResult, RefereeError, SeatPlan, play_match
-from arena.referee.faults import CRASH, EXCEPTION, ILLEGAL, MEMORY, TIMEOUT
 from arena.referee.confinement import sandbox_level
+from arena.referee.faults import CRASH, EXCEPTION, ILLEGAL, MEMORY, TIMEOUT
 from arena.referee.seats import AUTO, ISOLATED, SANDBOXED, TRUSTED, resolve_mode
 from arena.seeding import derive_seed
 

@@ -57,8 +57,8 @@ import pluggy
 
 from arena import hookspecs
 from arena.agent import AgentSpec
-from arena.options import AgentOptions
 from arena.games.base import Game
+from arena.options import AgentOptions
 from arena.suggest import closest
 
 DEFAULT_PLUGINS: tuple[tuple[str, str], ...] = (
@@ -436,7 +436,9 @@ def third_party_sources(plugins_dir: Path | str | None, entry_points: bool = Tru
         if problem is None and source.name in builtin:
             problem = f"a built-in plugin is called {source.name!r}"
         if problem:
-            problems.append(f"plugin {printable(source.name, NAME_MAX)!r} ({printable(source.source, 300)}): skipped, {problem}")
+            problems.append(
+                f"plugin {printable(source.name, NAME_MAX)!r} ({printable(source.source, 300)}): skipped, {problem}"
+            )
         else:
             kept.append(source)
     return kept, problems
@@ -549,7 +551,8 @@ def name_problem(name: object, pattern: re.Pattern[str], what: str) -> str | Non
     if not name or len(name) > NAME_MAX:
         return f"{what} must be 1 to {NAME_MAX} characters, not {len(name)}"
     if not pattern.match(name):
-        hint = "lowercase letters, digits, '.', '_' or '-'" if pattern is AGENT_NAME else "letters, digits, '.', '_' or '-'"
+        allowed = "letters, digits, '.', '_' or '-'"
+        hint = f"lowercase {allowed}" if pattern is AGENT_NAME else allowed
         return f"{what} {printable(name, NAME_MAX)!r} must be {hint}"
     return None
 

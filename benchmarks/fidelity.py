@@ -34,12 +34,12 @@ if __package__ in (None, ""):
 else:
     from benchmarks import common
 
-import numpy as np  # noqa: E402
-from scipy.stats import kendalltau  # noqa: E402
+import numpy as np
+from scipy.stats import kendalltau
 
-from arena.ratings import fit, method_names, trueskill  # noqa: E402
-from arena.ratings.fidelity import Fidelity, Setting  # noqa: E402
-from arena.ratings.fidelity import measure as replicate  # noqa: E402
+from arena.ratings import fit, method_names, trueskill
+from arena.ratings.fidelity import Fidelity, Setting
+from arena.ratings.fidelity import measure as replicate
 
 LUCK = 2.0
 """Deal luck of the lucky designs (standard deviation, strength units)."""
@@ -144,7 +144,7 @@ def measure_all(size: str, progress=None) -> tuple[list[common.Row], str]:
               "|---|---:|---:|---:|"]
     for method in method_names():
         given, right, count = [], [], 0
-        for (agents, name, m), r in results.items():
+        for (_agents, _name, m), r in results.items():
             if m != method:
                 continue
             p, share, n = r.bin_near(0.9)

@@ -65,11 +65,11 @@ if __package__ in (None, ""):
 else:
     from benchmarks import common
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from arena.ratings import elo, fit, method_names, plackett_luce  # noqa: E402
-from arena.ratings.data import MatchArrays, MatchOutcome, as_arrays  # noqa: E402
-from arena.ratings.simulate import simulate_outcomes  # noqa: E402
+from arena.ratings import elo, fit, method_names, plackett_luce
+from arena.ratings.data import MatchArrays, MatchOutcome, as_arrays
+from arena.ratings.simulate import simulate_outcomes
 
 PLAYERS = 4
 """Seats per simulated match."""
@@ -187,14 +187,14 @@ def measure(size: str = "default") -> list[common.Row]:
         ours: dict[str, float] = {}
         for method in method_names():
             runs = 1 if (big and method in grid["slow_once"]) else repeats
-            ours[method] = timed(lambda method=method: fit(outcomes, method), runs)
+            ours[method] = timed(lambda method=method, outcomes=outcomes: fit(outcomes, method), runs)
             comparison = ""
             if big:
                 comparison = common.target(ours[method] <= TARGET_SECONDS, f"≤ {TARGET_SECONDS:g} s for 10^6 games")
             rows.append(common.Row("ratings", f"{method}: {where}", common.secs(ours[method]), comparison,
                                    f"fit(outcomes, {method!r}), default options; "
                                    f"{'1 run' if runs == 1 else f'median of {runs}'}"))
-        packing = timed(lambda: as_arrays(outcomes), repeats)
+        packing = timed(lambda outcomes=outcomes: as_arrays(outcomes), repeats)
         rows.append(common.Row("ratings", f"of which packing (as_arrays): {where}", common.secs(packing), "",
                                "validating and packing the outcomes, shared by every method"))
         arrays = as_arrays(outcomes)
@@ -209,8 +209,9 @@ def measure(size: str = "default") -> list[common.Row]:
         else:
             n_agents, pairs, finishing = choix_inputs(outcomes)
             choix_repeats = grid["choix_big_repeats"] if big else repeats
-            pairwise = timed(lambda: choix.ilsr_pairwise(n_agents, pairs, alpha=CHOIX_ALPHA), choix_repeats)
-            ranked = timed(lambda: choix.ilsr_rankings(n_agents, finishing, alpha=CHOIX_ALPHA), choix_repeats)
+            # timed() calls each function at once: the loop variables are bound as defaults for the linter.
+            pairwise = timed(lambda n=n_agents, p=pairs: choix.ilsr_pairwise(n, p, alpha=CHOIX_ALPHA), choix_repeats)
+            ranked = timed(lambda n=n_agents, f=finishing: choix.ilsr_rankings(n, f, alpha=CHOIX_ALPHA), choix_repeats)
             references = [
                 ("elo", "ilsr_pairwise", pairwise, f"{len(pairs):,} comparisons"),
                 ("plackett-luce", "ilsr_rankings", ranked, f"{len(finishing):,} finishing orders"),

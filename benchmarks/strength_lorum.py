@@ -52,7 +52,9 @@ def play(seed: int, kinds: list[str], deals: int, options: dict[str, Any]) -> tu
     """One game; returns the chips per seat and the search seats' move times."""
     state = GAME.new_state(seed, {"deals": deals})
     agents = [
-        AGENTS[kind](seat=seat, game=GAME.info, players=4, seed=seed * 10 + seat, options=options if kind == "search" else {})
+        AGENTS[kind](
+            seat=seat, game=GAME.info, players=4, seed=seed * 10 + seat, options=options if kind == "search" else {}
+        )
         for seat, kind in enumerate(kinds)
     ]
     times: Times = []

@@ -39,11 +39,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.agent import Agent  # noqa: E402
-from arena.games.lovat import GAME  # noqa: E402
-from arena_agents.lovat import GreedyLovatAgent, RandomLovatAgent  # noqa: E402
-from arena_agents.search_lovat import SearchLovatAgent  # noqa: E402
-from benchmarks.common import mean_interval  # noqa: E402
+from arena.agent import Agent
+from arena.games.lovat import GAME
+from arena_agents.lovat import GreedyLovatAgent, RandomLovatAgent
+from arena_agents.search_lovat import SearchLovatAgent
+from benchmarks.common import mean_interval
 
 AGENTS: dict[str, type[Agent]] = {"random": RandomLovatAgent, "greedy": GreedyLovatAgent, "search": SearchLovatAgent}
 """Agent names this script knows."""
@@ -57,7 +57,8 @@ def play(
     state = GAME.new_state(seed, {"players": players})
     agents = [
         AGENTS[kind](
-            seat=seat, game=GAME.info, players=players, seed=seed * 10 + seat, options=options if kind == "search" else {}
+            seat=seat, game=GAME.info, players=players, seed=seed * 10 + seat,
+            options=options if kind == "search" else {},
         )
         for seat, kind in enumerate(kinds)
     ]

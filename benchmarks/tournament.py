@@ -55,10 +55,10 @@ if __package__ in (None, ""):
 else:
     from benchmarks import common
 
-from arena.plugins import load_registry  # noqa: E402
-from arena.referee import Limits, SeatPlan, play_match  # noqa: E402
-from arena.tournament.config import TournamentConfig, config_from_dict, load_config  # noqa: E402
-from arena.tournament.runner import run_tournament  # noqa: E402
+from arena.plugins import load_registry
+from arena.referee import Limits, SeatPlan, play_match
+from arena.tournament.config import TournamentConfig, config_from_dict, load_config
+from arena.tournament.runner import run_tournament
 
 clock = common.cpu_clock
 """The clock of the single-process overhead figures (CPU time, see ``common.cpu_clock``)."""

@@ -30,7 +30,9 @@ from arena.env.policy import MLPPolicy
 from arena.plugins import load_registry
 from arena.seeding import derive_seed
 
-DEFAULT_OUTPUT = Path(__file__).resolve().parent.parent / "plugins/example-learned/src/arena_example_learned/lorum_policy.npz"
+DEFAULT_OUTPUT = (
+    Path(__file__).resolve().parent.parent / "plugins/example-learned/src/arena_example_learned/lorum_policy.npz"
+)
 """Where the example plugin looks for its weights by default."""
 
 

@@ -7,10 +7,11 @@ import os
 import shutil
 import sys
 import textwrap
-from pathlib import Path
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
+from arena.agent import AgentSpec
 from arena.cli.common import (
     CliError,
     add_command,
@@ -24,7 +25,6 @@ from arena.cli.common import (
 )
 from arena.games.base import Game, GameError
 from arena.human import HumanAgent, InputEnded
-from arena.agent import AgentSpec
 from arena.options import OptionError, parse_assignments
 from arena.records import save_record
 from arena.referee import MatchResult, RefereeError, SeatPlan, play_match
@@ -58,8 +58,8 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--deals", type=int, help="number of deals (Lorum only; default 4)")
     parser.add_argument("--seed", type=seed_value,
                         help="seed for the deal and every chance outcome, 0 to 2**63-1 (default: random, printed)")
-    parser.add_argument("--agents", help="comma-separated agent per seat, or one name for every seat; 'human' is a seat "
-                        "you play (default: greedy and random alternating)")
+    parser.add_argument("--agents", help="comma-separated agent per seat, or one name for every seat; "
+                        "'human' is a seat you play (default: greedy and random alternating)")
     parser.add_argument("--record", type=Path, metavar="FILE", help="save the match record (JSON) to FILE")
     parser.add_argument("--json", action="store_true", help="print the result as JSON instead of the log")
     parser.add_argument("--human", type=int, metavar="SEAT", help="play SEAT yourself in the terminal")

@@ -7,13 +7,28 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from arena.cli.common import (CliError, add_command, add_leaderboards_dir, add_plugins_dir, check_output_file,
-                              print_json, registry)
+from arena.cli.common import (
+    CliError,
+    add_command,
+    add_leaderboards_dir,
+    add_plugins_dir,
+    check_output_file,
+    print_json,
+    registry,
+)
 from arena.cli.play import print_event, print_header, result_json
 from arena.cli.results import stored_record
 from arena.games.base import Game, InvalidSetup, seat_label
-from arena.records import (RecordError, action_from_json, check_chance_used, check_result, game_for_record,
-                           load_record, replay, save_record)
+from arena.records import (
+    RecordError,
+    action_from_json,
+    check_chance_used,
+    check_result,
+    game_for_record,
+    load_record,
+    replay,
+    save_record,
+)
 from arena.referee import RefereeError, SeatPlan, play_match
 from arena.seeding import derive_seed
 

@@ -8,16 +8,16 @@ import csv
 import json
 import sys
 from pathlib import Path
-from typing import Any
 from types import SimpleNamespace
+from typing import Any
 
 from rich.console import Console
 
 from arena.cli.common import CliError, add_command, add_leaderboards_dir, check_output_file, print_json
 from arena.leaderboard import compare, render_comparison
+from arena.ratings.registry import method_names
 from arena.records import save_record
 from arena.suggest import closest
-from arena.ratings.registry import method_names
 from arena.tournament.config import DEFAULT_FAULT_SHARE
 from arena.tournament.publish import method_options, publish, rate_stored, stored_config
 from arena.tournament.store import STORE_FILE, Store, StoreError, store_path
@@ -214,7 +214,7 @@ def _write_record(record: dict[str, Any], output: Path | None) -> None:
 
 
 def _write_table(rows: list[dict[str, Any]], kind: str, output: Path | None) -> None:
-    out = open(output, "w", newline="") if output else sys.stdout
+    out = open(output, "w", newline="") if output else sys.stdout  # noqa: SIM115 (closed below unless stdout)
     try:
         if kind == "jsonl":
             for row in rows:

@@ -14,8 +14,8 @@ from arena.cli.common import CliError, add_command, add_leaderboards_dir, add_pl
 from arena.plugins import DEFAULT_PLUGINS_DIR, Registry
 from arena.tournament.config import ConfigError, TournamentConfig, load_config
 from arena.tournament.publish import publish, summary_json
-from arena.tournament.runner import Progress as RunProgress
 from arena.tournament.runner import RAY_WORTH_SECONDS, TournamentError, run_tournament
+from arena.tournament.runner import Progress as RunProgress
 from arena.tournament.store import DEFAULT_LEADERBOARDS, StoreError
 
 

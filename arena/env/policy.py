@@ -10,6 +10,7 @@ another encoding is refused with a message rather than misread.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -38,8 +39,9 @@ class MLPPolicy:
     def initial(cls, sizes: Sequence[int], game: str, players: int, rng: np.random.Generator) -> MLPPolicy:
         """Fresh weights for layer widths ``sizes`` (input first, actions last), He-initialised."""
         layers = [
-            (rng.normal(0.0, np.sqrt(2.0 / fan_in), (fan_in, fan_out)).astype(np.float32), np.zeros(fan_out, np.float32))
-            for fan_in, fan_out in zip(sizes[:-1], sizes[1:], strict=True)
+            (rng.normal(0.0, np.sqrt(2.0 / fan_in), (fan_in, fan_out)).astype(np.float32),
+             np.zeros(fan_out, np.float32))
+            for fan_in, fan_out in itertools.pairwise(sizes)
         ]
         return cls(layers, game, players)
 

@@ -23,9 +23,9 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Union
+from typing import Any, ClassVar
 
-Action = Union[str, tuple[str, ...]]
+Action = str | tuple[str, ...]
 """A legal move: a string, or a tuple of strings (e.g. the card ids of a keep)."""
 
 ChanceOutcome = dict[str, Any]
@@ -476,9 +476,11 @@ def fast_constructor(cls: type) -> Callable[..., Any]:
         {"__slots__": (), "__setattr__": object.__setattr__, "__delattr__": object.__delattr__},
     )
     stores = "".join(f"    obj.{name} = {name}\n" for name in names)
-    source = f"def build({', '.join(names)}):\n    obj = new(builder)\n{stores}    obj.__class__ = cls\n    return obj\n"
+    source = (
+        f"def build({', '.join(names)}):\n    obj = new(builder)\n{stores}    obj.__class__ = cls\n    return obj\n"
+    )
     namespace: dict[str, Any] = {"new": object.__new__, "builder": builder, "cls": cls}
-    exec(source, namespace)  # noqa: S102 (generated from the dataclass's own field names)
+    exec(source, namespace)
     build = namespace["build"]
     sample = tuple(range(len(names)))
     made = build(*sample)

@@ -105,7 +105,8 @@ def to_markdown(leaderboard: Leaderboard, title: str) -> str:
     ]
     for r in leaderboard.rows:
         lines.append(
-            f"| {r.rank} | {FLAG if r.flagged else ''}{_markdown_text(r.agent)}{' (trusted)' * (r.agent in leaderboard.trusted)} | {_markdown_text(r.version or '-')} | "
+            f"| {r.rank} | {FLAG if r.flagged else ''}{_markdown_text(r.agent)}"
+            f"{' (trusted)' * (r.agent in leaderboard.trusted)} | {_markdown_text(r.version or '-')} | "
             f"{format_number(r.rating, digits)} | "
             f"{format_number(r.lower, digits)} to {format_number(r.upper, digits)} | {r.games} | "
             f"{format_number(r.mean_score, 2)} | {r.win_share:.1%} | {r.timeouts} | {r.illegal} | "
@@ -162,7 +163,8 @@ def _row_html(row: LeaderboardRow, digits: int, trusted: bool = False,
     flagged = f' data-flagged="true" title="{html.escape(FLAG_NOTE)}"' if row.flagged else ""
     return (
         f'<tr data-agent="{agent}" data-rank="{row.rank}"{flagged}>'
-        f'<td class="num">{row.rank}</td><th scope="row">{FLAG if row.flagged else ""}{agent}{mark}</th><td>{html.escape(row.version or "-")}</td>'
+        f'<td class="num">{row.rank}</td><th scope="row">{FLAG if row.flagged else ""}{agent}{mark}</th>'
+        f'<td>{html.escape(row.version or "-")}</td>'
         f'<td class="num">{format_number(row.rating, digits)}</td>'
         f'<td class="num">{format_number(row.lower, digits)} to {format_number(row.upper, digits)}</td>'
         f'<td class="num">{row.games}</td><td class="num">{format_number(row.mean_score, 2)}</td>'
@@ -198,11 +200,13 @@ def to_html(leaderboard: Leaderboard, head_to_head: HeadToHead, title: str) -> s
     same_agents = set(head_to_head.agents) == set(leaderboard.agents)
     ordered = head_to_head.reordered(leaderboard.agents) if same_agents else head_to_head
     conservative = conservative_ratings(leaderboard)
-    headers = ("#", "Agent", "Version", "Rating", f"{leaderboard.level:.0%} interval", "Games", "Mean score", "Win share",
-               "Timeouts", "Illegal", "Exceptions", "Crashes", "Memory")
+    headers = ("#", "Agent", "Version", "Rating", f"{leaderboard.level:.0%} interval", "Games", "Mean score",
+               "Win share", "Timeouts", "Illegal", "Exceptions", "Crashes", "Memory")
     headers += (CONSERVATIVE_LABEL,) if conservative else ()
     numeric = ' class="num"'
-    head = "".join(f'<th scope="col"{"" if h in ("Agent", "Version") else numeric}>{html.escape(h)}</th>' for h in headers)
+    head = "".join(
+        f'<th scope="col"{"" if h in ("Agent", "Version") else numeric}>{html.escape(h)}</th>' for h in headers
+    )
     body = "\n".join(_row_html(row, digits, row.agent in leaderboard.trusted, conservative) for row in leaderboard.rows)
     if not leaderboard.rows:
         body = f'<tr class="empty"><td colspan="{len(headers)}">No matches yet.</td></tr>'

@@ -23,6 +23,7 @@ study of docs/ratings.md.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -144,7 +145,7 @@ def measure(method: str, setting: Setting, replications: int, **options: Any) ->
     all_p = np.concatenate(predicted) if predicted else np.zeros(0)
     all_right = np.concatenate(correct).astype(float) if correct else np.zeros(0)
     bins = []
-    for low, high in zip(CALIBRATION_BINS[:-1], CALIBRATION_BINS[1:]):
+    for low, high in itertools.pairwise(CALIBRATION_BINS):
         inside = (all_p >= low) & (all_p < high)
         n = int(inside.sum())
         bins.append((low, high, float(all_p[inside].mean()) if n else float("nan"),

@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -462,7 +463,7 @@ def rate(arrays: MatchArrays, env: Environment = Environment()) -> tuple[np.ndar
     mu_of, sigma_of = mu.tolist(), sigma.tolist()
     order = batches.tolist()
     edges = [0, *bounds.tolist(), len(order)]
-    for start, end in zip(edges[:-1], edges[1:]):
+    for start, end in itertools.pairwise(edges):
         n = seats[order[start]]
         if end - start < VECTOR_BATCH:
             for m in order[start:end]:

@@ -275,7 +275,10 @@ def load_config(
                             agent_options=agent_options)
 
 
-_LONG_KEY = re.compile(r"""(?<![A-Za-z0-9_-])(?:(?:[A-Za-z0-9_-]+|"[^"\n]*"|'[^'\n]*')[ \t]*\.[ \t]*){%d}""" % bounded_json.MAX_DEPTH)
+_LONG_KEY = re.compile(
+    r"""(?<![A-Za-z0-9_-])(?:(?:[A-Za-z0-9_-]+|"[^"\n]*"|'[^'\n]*')[ \t]*\.[ \t]*)"""
+    rf"{{{bounded_json.MAX_DEPTH}}}"
+)
 """``MAX_DEPTH`` dotted parts in a row: a key (or a table header) nested deeper than any config may be.
 Matches start only at the start of a word, so the search stays linear in the text."""
 

@@ -80,7 +80,7 @@ def ray_output_to(log_path: Path) -> Iterator[TextIO]:
         handler = logging.StreamHandler(log)
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
         saved_fds = (os.dup(1), os.dup(2))
-        terminals = [open(fd, "w", buffering=1, encoding=stream.encoding or "utf-8", errors="replace",
+        terminals = [open(fd, "w", buffering=1, encoding=stream.encoding or "utf-8", errors="replace",  # noqa: SIM115
                           closefd=False) for fd, stream in zip(saved_fds, saved_streams)]
         try:
             ray_logger.handlers = [handler]

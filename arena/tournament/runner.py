@@ -34,14 +34,14 @@ import zlib
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, ClassVar, TextIO
 
 from arena.options import OptionError
 from arena.plugins import DEFAULT_PLUGINS_DIR, PluginManager, Registry, load_registry
 from arena.provenance import files_hash, plugin_source
 from arena.referee import AgentHost, Limits, RefereeError, SeatPlan, play_match
-from arena.tournament.config import TournamentConfig
 from arena.tournament.cluster import ClusterError, connection_problem, probe
+from arena.tournament.config import TournamentConfig
 from arena.tournament.ray_output import RAY_LOG, RAY_THREAD_PREFIX, all_output_to, ray_output_to
 from arena.tournament.schedule import Match, Schedule
 from arena.tournament.store import DEFAULT_LEADERBOARDS, Store, pack_record, store_path
@@ -328,7 +328,7 @@ class _Tracker:
 class _Worker:
     """What one process keeps between batches: the registry and the zygotes of the plugins' agents."""
 
-    cached: dict[str | None, _Worker] = {}
+    cached: ClassVar[dict[str | None, _Worker]] = {}
 
     def __init__(self, plugins_dir: str | None) -> None:
         self.registry: Registry = load_registry(plugins_dir=plugins_dir).registry
@@ -424,7 +424,7 @@ class _RayStart:
     def _start(self) -> None:
         try:
             _init_ray(None, None)
-        except BaseException as error:  # noqa: BLE001 -- the driver plays on without Ray
+        except BaseException as error:
             self.error = error
             traceback.print_exc()  # from this thread: to the Ray log
         finally:
@@ -611,7 +611,9 @@ def _ray_batches(context: Mapping[str, Any], batches: Iterator[list[dict[str, An
             except ray.exceptions.RayTaskError as error:
                 raise TournamentError(f"a match failed on a worker: {_cause(error)}") from None
             except ray.exceptions.RayError as error:  # worker or node lost more often than Ray retries
-                raise TournamentError(f"batch {position} was lost {RAY_TASK_RETRIES + 1} times: {_cause(error)}") from None
+                raise TournamentError(
+                    f"batch {position} was lost {RAY_TASK_RETRIES + 1} times: {_cause(error)}"
+                ) from None
         while committed in finished:
             yield finished.pop(committed)
             committed += 1

@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from arena import bounded_json
-from arena.records import MAX_RECORD_BYTES
 from arena.ratings.data import MatchOutcome
+from arena.records import MAX_RECORD_BYTES
 from arena.seeding import new_secret
 
 STORE_FILE = "results.sqlite"

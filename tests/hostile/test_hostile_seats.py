@@ -13,7 +13,7 @@ import socket
 import sqlite3
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from hostile_helpers import needs_sandbox, play, processes_named, report_of
@@ -118,8 +118,8 @@ def test_no_file_system_memory_across_the_matches_of_a_block(registry: Registry,
 class Victim(Agent):
     """Thinks for a while each turn and measures how much CPU the spinning seat got meanwhile."""
 
-    spinners: list[ProcessSeat] = []
-    stolen: list[float] = []
+    spinners: ClassVar[list[ProcessSeat]] = []
+    stolen: ClassVar[list[float]] = []
 
     def act(self, observation: Any) -> Any:
         before = sum(_cpu_seconds(seat.pid) for seat in self.spinners if seat.pid)

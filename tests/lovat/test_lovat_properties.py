@@ -6,7 +6,6 @@ import json
 import random
 
 import pytest
-
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lovat_helpers import play_random, random_action
@@ -100,7 +99,7 @@ def test_replaying_the_chance_log_and_actions_reproduces_the_game(seed: int, oth
 def test_an_observation_does_not_depend_on_other_seats_hidden_cards(
     seed: int, other: int, players: int, cut: float, observer: int
 ) -> None:
-    full, actions = play_random(seed, players)
+    _full, actions = play_random(seed, players)
     stop = int(cut * len(actions))
     observer %= players
     state, _ = play_random(seed, players, stop=stop)
@@ -138,7 +137,7 @@ def test_an_observation_does_not_depend_on_other_seats_hidden_cards(
 def test_every_sampled_state_is_consistent_with_the_observation(
     seed: int, players: int, cut: float, sample_seed: int
 ) -> None:
-    full, actions = play_random(seed, players)
+    _full, actions = play_random(seed, players)
     state, _ = play_random(seed, players, stop=int(cut * len(actions)))
     rng = random.Random(sample_seed)
     for seat in range(players):
@@ -158,7 +157,7 @@ def test_samples_work_in_every_phase_including_mid_turn_and_keep() -> None:
     seen = set()
     rng = random.Random(0)
     for seed in range(40):
-        full, actions = play_random(seed, 3 + seed % 4)
+        _full, actions = play_random(seed, 3 + seed % 4)
         for stop in range(0, len(actions) + 1, 3):
             state, _ = play_random(seed, 3 + seed % 4, stop=stop)
             seat = stop % state.players

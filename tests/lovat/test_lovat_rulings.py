@@ -83,7 +83,7 @@ def test_l2_dealer_comes_from_the_seeded_rng_or_the_script() -> None:
 
 @pytest.mark.parametrize("dealer", [-1, 4, "1", True])
 def test_l2_a_bad_scripted_dealer_is_rejected(dealer) -> None:
-    with pytest.raises(InvalidSetup, match="scripted dealer must be a seat 0..3"):
+    with pytest.raises(InvalidSetup, match=r"scripted dealer must be a seat 0..3"):
         GAME.new_state(0, {"players": 4}, script=[{"kind": "dealer", "value": dealer}])
 
 
@@ -192,7 +192,7 @@ def test_l5_keep_size_limits() -> None:
     with pytest.raises(IllegalAction, match="it has 4 cards; a keep has 6 to 12 cards"):
         state.apply(0, keep)
     state.apply(0, keep_with(deal[0], ("L3-01",), 4))
-    with pytest.raises(IllegalAction, match="seat 0 tried keep .* but has already kept"):
+    with pytest.raises(IllegalAction, match=r"seat 0 tried keep .* but has already kept"):
         state.apply(0, keep_with(deal[0], ("L3-01",), 4))
     assert GAME.action_error(state.observation(0), keep) == "seat 0 has already kept"
 
@@ -468,7 +468,7 @@ def test_l14_a_bad_scripted_die_face_is_rejected() -> None:
     run(state, sorted(STORY_KEEPS.items()))
     for actions in STORY_TURNS[:5]:
         run(state, actions)
-    with pytest.raises(InvalidSetup, match="scripted die roll must be one of rufous, .*blank, got 'purple'"):
+    with pytest.raises(InvalidSetup, match=r"scripted die roll must be one of rufous, .*blank, got 'purple'"):
         run(state, STORY_TURNS[5])
 
 
@@ -528,7 +528,7 @@ def test_l16_ties_found_in_real_games() -> None:
 
 def test_l18_rng_order_dealer_deal_then_dice() -> None:
     seed = 5
-    state, actions = play_random(seed, 3)
+    state, _actions = play_random(seed, 3)
     assert not types(state, "misdeal")
     rng = random.Random(seed)
     dealer = rng.randrange(3)
@@ -544,7 +544,7 @@ def test_l18_a_seed_reproduces_a_game_and_a_log_replays_it() -> None:
     again = GAME.new_state(123, {"players": 3}, script=state.chance.log)
     run(again, story_actions())
     assert again.events() == state.events() and again.result() == state.result()
-    one, actions = play_random(77, 5)
+    one, _actions = play_random(77, 5)
     two, _ = play_random(77, 5)
     assert one.events() == two.events() and one.chance.log == two.chance.log
 

@@ -29,7 +29,7 @@ def choix_rankings(arrays):
         seats = arrays.seats[m]
         agents, ranks = arrays.seat_agent[m, :seats], arrays.rank[m, :seats]
         groups = [list(agents[ranks == r]) for r in sorted(set(ranks))]
-        orders = [sum(map(list, pick), []) for pick in itertools.product(*map(itertools.permutations, groups))]
+        orders = [list(itertools.chain(*pick)) for pick in itertools.product(*map(itertools.permutations, groups))]
         per_match.append(orders)
     weight = math.lcm(*(len(orders) for orders in per_match))
     data = [order for orders in per_match for order in orders for _ in range(weight // len(orders))]

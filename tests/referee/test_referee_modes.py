@@ -130,7 +130,7 @@ def test_an_agent_no_plugin_registers_cannot_run_isolated(registry: Registry, ho
     game = registry.game("lorum")
     seats = plans(registry, ["random"] * 4, 1, "trusted")
     seats[2] = SeatPlan(name="local", spec=local)
-    with pytest.raises(RefereeError, match="agent 'local' cannot run (isolated|sandboxed).*isolation='trusted'"):
+    with pytest.raises(RefereeError, match=r"agent 'local' cannot run (isolated|sandboxed).*isolation='trusted'"):
         play_match(game, game.info.resolve_options(4, {}), 1, seats, substitute=registry.agent("random"),
                    limits=SMALL, host=host)
     assert seats_left(host) == []

@@ -223,5 +223,5 @@ def test_a_stored_record_that_inflates_past_the_bound_is_refused(tmp_path: Path,
     with Store(path) as store:
         store.add([row])
     monkeypatch.setattr("arena.tournament.store.MAX_RECORD_BYTES", 1000)  # a small bomb stands for a big one
-    with Store.open_readonly(path) as store, pytest.raises(StoreError, match="damaged record .larger than"):
+    with Store.open_readonly(path) as store, pytest.raises(StoreError, match=r"damaged record .larger than"):
         store.record("t0000-b00-r0")

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from arena.plugins import load_registry
-from arena.tournament.config import TournamentConfig, config_from_dict
 from arena.tournament import runner
+from arena.tournament.config import TournamentConfig, config_from_dict
 from arena.tournament.runner import MAX_BATCH, Progress, _batches, batch_size, run_tournament
 from arena.tournament.store import Store, StoreError, store_path
 

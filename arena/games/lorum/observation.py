@@ -55,7 +55,8 @@ class LorumObservation(Observation):
     tricks_won: tuple[int, ...]  # tricks taken per seat this deal
     balances: tuple[int, ...]  # chips per seat now (S-10)
     pot: int  # chips in the pot now (S-10)
-    past_deals: tuple[PastDeal, ...]  # every settled deal: (deal, dealer, contract, bidder, case, changes, pot before, pot after)
+    # every settled deal: (deal, dealer, contract, bidder, case, changes, pot before, pot after)
+    past_deals: tuple[PastDeal, ...]
 
 
 FIELD_NAMES = frozenset(f.name for f in fields(LorumObservation))
@@ -64,7 +65,7 @@ FIELD_NAMES = frozenset(f.name for f in fields(LorumObservation))
 
 def build_observation(state: LorumState, seat: int) -> LorumObservation:
     """The observation of ``seat``: its own hand and public information only (S-18)."""
-    if type(seat) is not int or not 0 <= seat < PLAYERS:  # noqa: E721 (bool and other int subclasses: below)
+    if type(seat) is not int or not 0 <= seat < PLAYERS:
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < PLAYERS:
             raise ValueError(f"seat must be 0..{PLAYERS - 1}, not {seat!r}")
     hands = state.hands

@@ -160,7 +160,8 @@ def validate_deal(value: Any) -> list[int]:
         for name in hand:
             if name not in INDEX:
                 raise InvalidSetup(
-                    f"scripted deal: seat {seat} holds unknown card {name!r} (names are rank then suit, e.g. 'Ah', 'Og', '10b')"
+                    f"scripted deal: seat {seat} holds unknown card {name!r} "
+                    "(names are rank then suit, e.g. 'Ah', 'Og', '10b')"
                 )
             if name in seen:
                 raise InvalidSetup(f"scripted deal: card {name} is dealt twice")

@@ -334,7 +334,8 @@ class LovatState(GameState):
         for number, seats in enumerate(self.misdeals, 1):
             self.log.append({"type": "misdeal", "dealer": dealer, "number": number, "seats": list(seats)})
         self.log.append(
-            {"type": "deal", "dealer": dealer, "first_player": self.first, "players": players, "cards_each": variant.dealt}
+            {"type": "deal", "dealer": dealer, "first_player": self.first, "players": players,
+             "cards_each": variant.dealt}
         )
         return self
 
@@ -426,7 +427,9 @@ class LovatState(GameState):
     def result(self) -> Result:
         """L-16: score = points; rank by (points, level sum of point cards), equal keys share a rank."""
         if self.phase != OVER:
-            raise GameError(f"the Lovat game is not over (turn {self.turn} of {self.variant.turns}, phase {self.phase})")
+            raise GameError(
+                f"the Lovat game is not over (turn {self.turn} of {self.variant.turns}, phase {self.phase})"
+            )
         scores = tuple(len(cards) for cards in self.points)
         level_sums = self.level_sums()
         ranks = competition_ranks(list(zip(scores, level_sums)))
@@ -487,7 +490,7 @@ class LovatState(GameState):
         # Fast path: the common legal single-seat decision, checked exactly as ``legal_actions`` would.
         # Anything else (the keep, a bool or int-subclass seat, a str subclass, an illegal action) goes
         # through ``_problem`` below, which also words the error.
-        if type(seat) is int and type(action) is str and queue and seat == queue[0]:  # noqa: E721
+        if type(seat) is int and type(action) is str and queue and seat == queue[0]:
             if phase == PLAY:
                 if action in self.hands[seat]:
                     self._play(seat, action)
