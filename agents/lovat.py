@@ -10,7 +10,7 @@ import functools
 import math
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from arena.agent import Agent
 from arena.games.base import Action, GameInfo
@@ -194,7 +194,7 @@ class GreedyLovatAgent(Agent):
 
     def _play(self, obs: LovatObservation) -> str:
         colour = COLOUR_INDEX[obs.colour]  # type: ignore[index]
-        hand = list(obs.legal)
+        hand = cast("list[str]", list(obs.legal))  # the play phase: every legal action is a card id
         weakest = min(hand, key=lambda card_id: (best_strength(card_id), card_id))
         if obs.seat == obs.active:
             if all(obs.passes[seat] for seat in range(obs.players) if seat != obs.seat):

@@ -267,7 +267,7 @@ class PlayoutDeal:
         """``seat``'s chip change when the deal is settled (S-11..S-15), by the engine's own settlement."""
         if self.contract == REGULAR:
             return settle_regular(self.points, self.tricks_won, self.pot)[0][seat]
-        return settle_contract(self.contract, self.bidder, self.tricks_won)[0][seat]
+        return settle_contract(self.contract, self.bidder, self.tricks_won)[0][seat]  # type: ignore[arg-type]
 
 
 # ------------------------------------------------------------ rollout policy

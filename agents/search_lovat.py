@@ -1150,7 +1150,7 @@ class SearchLovatAgent(Agent):
 
         def playout(world: tuple[list[tuple[str, ...]], list[int]], keep: Action, rng: random.Random) -> float:
             keeps, dice = world
-            keeps = keeps[:seat] + [keep] + keeps[seat + 1 :]  # type: ignore[list-item]
+            keeps = keeps[:seat] + [keep] + keeps[seat + 1 :]  # type: ignore[assignment]  # a keep is a tuple
             game = Playout.after_keeps(variant, obs.dealer, keeps, dice)
             game.run()
             return game.value(seat, kind)

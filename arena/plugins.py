@@ -422,8 +422,8 @@ def third_party_sources(plugins_dir: Path | str | None, entry_points: bool = Tru
         for entry in sorted(importlib.metadata.entry_points(group=hookspecs.PROJECT_NAME), key=lambda e: e.name):
             dist = entry.dist
             version = printable(dist.version, VERSION_MAX) if dist is not None else "unknown"
-            source = f"entry point of {printable(dist.name, NAME_MAX)}" if dist is not None else "entry point"
-            found.append(PluginSource(entry.name, ENTRY_POINT, entry.value, version, source))
+            where = f"entry point of {printable(dist.name, NAME_MAX)}" if dist is not None else "entry point"
+            found.append(PluginSource(entry.name, ENTRY_POINT, entry.value, version, where))
     if plugins_dir is not None and Path(plugins_dir).is_dir():
         for path in sorted(Path(plugins_dir).iterdir()):
             if _is_plugin_file(path):

@@ -60,7 +60,8 @@ def _lovat() -> tuple[list[dict[str, Any]], Table]:
 def _lorum() -> tuple[list[dict[str, Any]], Table]:
     from arena.games.lorum.cards import DECK, POINTS, RANK_NAMES, SUIT_NAMES
 
-    cards = [{"name": name, "suit": SUIT_NAMES[name[-1]], "rank": RANK_NAMES[name[:-1]], "points": points}
+    cards: list[dict[str, Any]] = [
+             {"name": name, "suit": SUIT_NAMES[name[-1]], "rank": RANK_NAMES[name[:-1]], "points": points}
              for name, points in zip(DECK, POINTS)]
     table = Table(title="Slovak Lorum deck (32 cards, highest first)",
                   caption="names: rank (A K O U 10 9 8 7) then suit (a acorns, g green, h hearts, b bells)",

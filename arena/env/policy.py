@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -76,7 +77,7 @@ class MLPPolicy:
 
     def save(self, path: Path | str) -> None:
         """Write the weights and what they were trained for to an ``.npz`` file."""
-        arrays = {f"w{i}": weights for i, (weights, _bias) in enumerate(self.layers)}
+        arrays: dict[str, Any] = {f"w{i}": weights for i, (weights, _bias) in enumerate(self.layers)}
         arrays.update({f"b{i}": bias for i, (_weights, bias) in enumerate(self.layers)})
         np.savez(path, format=np.array(FORMAT), game=np.array(self.game), players=np.array(self.players), **arrays)
 

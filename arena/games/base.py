@@ -484,7 +484,7 @@ def fast_constructor(cls: type) -> Callable[..., Any]:
     build = namespace["build"]
     sample = tuple(range(len(names)))
     made = build(*sample)
-    if type(made) is not cls or made != cls(*sample) or dataclasses.astuple(made) != sample:
+    if type(made) is not cls or made != cls(*sample) or dataclasses.astuple(made) != sample:  # type: ignore[call-overload]
         raise AssertionError(f"fast_constructor({cls.__name__}) does not reproduce the dataclass constructor")
     return build
 

@@ -13,6 +13,7 @@ import html
 import io
 import math
 import re
+from typing import Any
 
 import numpy as np
 
@@ -28,7 +29,7 @@ LABEL_LIMIT = 60
 ANNOTATE_LIMIT = 12
 """The heatmap writes the share in each cell up to this many agents."""
 
-_SVG_RC = {"svg.fonttype": "path", "svg.hashsalt": "arena-leaderboard", "svg.image_inline": True}
+_SVG_RC: dict[Any, Any] = {"svg.fonttype": "path", "svg.hashsalt": "arena-leaderboard", "svg.image_inline": True}
 
 
 def _figure(width: float, height: float):

@@ -200,8 +200,8 @@ def to_html(leaderboard: Leaderboard, head_to_head: HeadToHead, title: str) -> s
     same_agents = set(head_to_head.agents) == set(leaderboard.agents)
     ordered = head_to_head.reordered(leaderboard.agents) if same_agents else head_to_head
     conservative = conservative_ratings(leaderboard)
-    headers = ("#", "Agent", "Version", "Rating", f"{leaderboard.level:.0%} interval", "Games", "Mean score",
-               "Win share", "Timeouts", "Illegal", "Exceptions", "Crashes", "Memory")
+    headers: tuple[str, ...] = ("#", "Agent", "Version", "Rating", f"{leaderboard.level:.0%} interval", "Games",
+                                "Mean score", "Win share", "Timeouts", "Illegal", "Exceptions", "Crashes", "Memory")
     headers += (CONSERVATIVE_LABEL,) if conservative else ()
     numeric = ' class="num"'
     head = "".join(

@@ -33,7 +33,7 @@ class StrengthModel:
     reweight: Callable[[Any, MatchArrays, np.ndarray], Any]  # (data, arrays, (B,) block weights) -> weighted data
     fit_strengths: Callable[..., inference.MapFit]  # (data, prior_sd, x0=None) -> MAP fit
     # (theta, data, arrays) -> sandwich inputs
-    block_scores: Callable[[np.ndarray, Any, MatchArrays], tuple[np.ndarray, ...]]
+    block_scores: Callable[[np.ndarray, Any, MatchArrays], inference.BlockScores]
     details: Callable[[Any], dict[str, Any]]  # extra facts about the data for the table's extras
 
 

@@ -56,6 +56,7 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy.special import log_ndtr
@@ -468,12 +469,12 @@ def rate(arrays: MatchArrays, env: Environment = Environment()) -> tuple[np.ndar
         if end - start < VECTOR_BATCH:
             for m in order[start:end]:
                 agent = agents_all[m][:n]
-                prior_pi = [1.0 / (sigma_of[a] ** 2 + tau2) for a in agent]
-                prior_tau = [p * mu_of[a] for p, a in zip(prior_pi, agent)]
-                post_pi, post_tau = _rate_one(
-                    prior_pi, prior_tau, draw_all[m][: n - 1], beta2, margin, env.min_delta, env.max_sweeps
+                one_pi = [1.0 / (sigma_of[a] ** 2 + tau2) for a in agent]
+                one_tau = [p * mu_of[a] for p, a in zip(one_pi, agent)]
+                new_pi, new_tau = _rate_one(
+                    one_pi, one_tau, draw_all[m][: n - 1], beta2, margin, env.min_delta, env.max_sweeps
                 )
-                for a, p, t in zip(agent, post_pi, post_tau):
+                for a, p, t in zip(agent, new_pi, new_tau):
                     mu_of[a] = t / p
                     sigma_of[a] = math.sqrt(1.0 / p)
             continue
@@ -566,8 +567,8 @@ def _left_out(arrays: MatchArrays, group: np.ndarray, groups: int) -> MatchArray
     games = np.bincount(seat_agent[seat_agent >= 0], minlength=groups * n).astype(np.int64)
     return dataclasses.replace(
         arrays,
-        agents=tuple(range(groups * n)),
-        match_ids=tuple(range(rows.size)),
+        agents=tuple(range(groups * n)),  # type: ignore[arg-type]  # replicates: agents and matches by index
+        match_ids=tuple(range(rows.size)),  # type: ignore[arg-type]
         seat_agent=seat_agent,
         score=arrays.score[rows],
         rank=arrays.rank[rows],
@@ -658,14 +659,14 @@ def fit(
         ranks = np.sort(arrays.rank, axis=1)
         if np.any((ranks[:, 1:] == ranks[:, :-1]) & (ranks[:, 1:] != arrays.PAD_RANK)):
             raise ValueError("these matches have draws (equal ranks), which need draw_probability > 0")
-    env = Environment(mu, sigma, beta, tau, draw_probability, min_delta, max_sweeps)
+    env = Environment(mu, sigma, beta, tau, float(draw_probability), min_delta, max_sweeps)
     post_mu, post_sigma = rate(arrays, env)
     agents = arrays.agents
     rating = centre(post_mu, mu)
     if intervals == "posterior" or arrays.n_matches > JACKKNIFE_MAX_MATCHES:
         covariance, z = np.diag(post_sigma**2), z_value(level)
         skipped = "" if intervals == "posterior" else f"; no jackknife above {JACKKNIFE_MAX_MATCHES} matches"
-        found = {
+        found: dict[str, Any] = {
             "intervals": "posterior",
             "interval_kind": "posterior",
             "interval_reason": (

@@ -62,7 +62,7 @@ class Zygote:
     @property
     def pid(self) -> int | None:
         """The zygote's process id, or None when it is not running."""
-        return self._process.pid if self._running() else None
+        return self._process.pid if self._process is not None and self._running() else None
 
     def spawn(self, request: dict[str, Any], channel: socket.socket) -> dict[str, Any]:
         """Fork a seat that talks over ``channel``'s peer; the zygote's reply (``pid``, ``box`` or ``error``)."""

@@ -471,6 +471,7 @@ class _Validator:
         if self.problems:
             raise ConfigError(self.problems)
         assert info is not None and format is not None and isolation is not None and game_options is not None
+        assert isinstance(name, str)
         return TournamentConfig(
             name=name,
             game=info.name,

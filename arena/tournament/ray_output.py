@@ -86,8 +86,8 @@ def ray_output_to(log_path: Path) -> Iterator[TextIO]:
             ray_logger.handlers = [handler]
             os.dup2(log.fileno(), 1)
             os.dup2(log.fileno(), 2)
-            sys.stdout = _ThreadRouter(terminals[0], log)  # type: ignore[assignment]
-            sys.stderr = _ThreadRouter(terminals[1], log)  # type: ignore[assignment]
+            sys.stdout = _ThreadRouter(terminals[0], log)
+            sys.stderr = _ThreadRouter(terminals[1], log)
             yield log
         finally:
             for stream in (sys.stdout, sys.stderr):

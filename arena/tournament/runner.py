@@ -479,7 +479,7 @@ class _Execution:
     def __enter__(self) -> _Execution:
         return self
 
-    def __exit__(self, *exc_info: Any) -> bool:
+    def __exit__(self, *exc_info: Any) -> bool | None:
         return self._exit.__exit__(*exc_info)
 
     def play(self, context: Mapping[str, Any], batches: Iterator[list[dict[str, Any]]], pending: int
@@ -591,7 +591,7 @@ def _ray_batches(context: Mapping[str, Any], batches: Iterator[list[dict[str, An
             if batch is None:
                 exhausted = True
                 break
-            in_flight[remote.remote(context_ref, batch)] = submitted
+            in_flight[remote.remote(context_ref, batch)] = submitted  # type: ignore[arg-type]  # Ray's refs are invariant
             submitted += 1
         if not in_flight:
             continue

@@ -64,6 +64,7 @@ import dataclasses
 import itertools
 import math
 import random
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -446,8 +447,7 @@ def _check_inputs(
     if not integer(max_tables) or max_tables < 1:
         raise ScheduleError(f"max_tables must be an integer >= 1, not {max_tables!r}")
     if len(set(entries)) < len(entries):
-        seen: set[str] = set()
-        duplicates = sorted({name for name in entries if name in seen or seen.add(name)})
+        duplicates = sorted(name for name, count in Counter(entries).items() if count > 1)
         raise ScheduleError(f"entry names must be unique; repeated: {', '.join(duplicates)}")
     if format == ROUND_ROBIN:
         if candidates:

@@ -225,7 +225,7 @@ class Store:
 
     # -- meta --------------------------------------------------------------------------------
 
-    def meta(self, key: str) -> Any | None:
+    def meta(self, key: str) -> Any:
         """A JSON value stored under ``key``, or None."""
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         if row is None:

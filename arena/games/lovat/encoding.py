@@ -271,7 +271,7 @@ class LovatEncoding(Encoding):
                 mask[keep_extends(steps, [_CARD[c] for c in obs.dealt], obs)] = 1  # dealt is sorted
                 mask[DONE_INDEX] = keep_done(steps, obs)
         elif obs.legal and not steps:
-            mask[[ACTION_INDEX[action] for action in obs.legal]] = 1
+            mask[[ACTION_INDEX[action] for action in obs.legal]] = 1  # type: ignore[index]  # card ids and calls
         return mask
 
     def decode(self, observation: Observation, steps: tuple[int, ...]) -> Action | None:

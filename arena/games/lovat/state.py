@@ -479,7 +479,7 @@ class LovatState(GameState):
             reason = f"that is not a {self.phase} action"
         return (
             f"seat {seat} tried {action!r} in the {self.phase} phase of turn {self.turn + 1}: {reason}; "
-            f"expected one of {', '.join(legal)}"
+            f"expected one of {', '.join(map(str, legal))}"
         )
 
     # -- transitions --------------------------------------------------------------------------
