@@ -139,8 +139,8 @@ def measure(size: str = "default") -> list[common.Row]:
     samples: dict[str, list[float]] = {label: [] for label in runs}
     per_game: dict[str, float] = {}
     for repeat in range(repeats):
-        for label, run in runs.items():
-            rate, per_game[label] = run(repeat)
+        for label, measure in runs.items():
+            rate, per_game[label] = measure(repeat)
             samples[label].append(rate)
     rates = {label: common.median(values) for label, values in samples.items()}
     where = f"{games} games × {repeats} repeats, interleaved"

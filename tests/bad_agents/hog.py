@@ -5,7 +5,7 @@ from arena.agent import Agent, AgentSpec
 from arena_agents.lorum import RandomLorumAgent
 from arena_agents.lovat import RandomLovatAgent
 
-HOARD = []
+HOARD: list = []
 
 
 class HogAgent(Agent):

@@ -17,7 +17,7 @@ from arena.agent import Agent, AgentSpec
 from arena_agents.lorum import RandomLorumAgent
 from arena_agents.lovat import RandomLovatAgent
 
-MEMORY = []
+MEMORY: list = []
 
 
 class RememberingAgent(Agent):

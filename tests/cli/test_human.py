@@ -218,6 +218,7 @@ def test_the_lovat_view_sorts_the_hand_in_the_turns_colour_and_marks_what_beats_
     names = ["greedy", "random", "search", "greedy"]
     lines = GAME.describe_observation(observation, names)
     colour = observation.colour
+    assert colour is not None
     strength = {card.id: card.strength(colour) for card in CARDS}
     best_seat, best = observation.plays[0]  # L-13: the first of the strongest
     for played_seat, card_id in observation.plays[1:]:

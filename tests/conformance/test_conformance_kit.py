@@ -113,7 +113,7 @@ def test_bad_requests_are_one_line_value_errors(bad_registry: Registry) -> None:
         check(bad_registry, "nobody")
     with pytest.raises(ValueError, match=r"^unknown game 'chess'"):
         check(bad_registry, "greedy", "chess")
-    lovat_only = AgentSpec(name="lovat-only", games=("lovat",), factory=object, description="", version="1")
+    lovat_only = AgentSpec(name="lovat-only", games=("lovat",), factory=object, description="", version="1")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="agent 'lovat-only' does not play lorum"):
         check(bad_registry, lovat_only)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="Lorum is not played by 3 players"):

@@ -68,7 +68,7 @@ def test_table_and_charts_are_laid_out(chromium: str, page: Path, tmp_path: Path
     text = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", page.read_text())
     measured.write_text(text.replace("</body>", MEASURE + "</body>"))
     dom = browse(chromium, "--dump-dom", measured.as_uri()).stdout
-    attributes = dict(re.findall(r'data-([a-z-]+)="([^"]*)"', re.search(r"<body[^>]*>", dom).group(0)))
+    attributes = dict(re.findall(r'data-([a-z-]+)="([^"]*)"', re.search(r"<body[^>]*>", dom).group(0)))  # type: ignore[union-attr]
     assert attributes["rows"] == "5"
     for element in ("leaderboard-table", "ratings-chart-svg", "head-to-head-svg"):
         width, height = map(int, attributes[element].split("x"))

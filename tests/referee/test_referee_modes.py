@@ -107,7 +107,7 @@ def test_resolve_mode_trusts_origin_not_what_a_spec_says(registry: Registry) -> 
     strongest = ("isolated", "none") if sandbox_level() == "none" else ("sandboxed", sandbox_level())
     assert resolve_mode("auto", registry.agent("greedy")) == ("trusted", "none")
     assert resolve_mode("auto", AgentSpec("me", ("lorum",), HumanAgent, "", "1")) == ("trusted", "none")
-    assert resolve_mode("auto", AgentSpec("forged", ("lorum",), forged, "", "1", trusted=True)) == strongest
+    assert resolve_mode("auto", AgentSpec("forged", ("lorum",), forged, "", "1", trusted=True)) == strongest  # type: ignore[arg-type]
     assert resolve_mode("auto", registry.agent("bad-printer")) == strongest
     assert resolve_mode("trusted", registry.agent("bad-printer")) == ("trusted", "none")
     assert resolve_mode("isolated", registry.agent("greedy")) == ("isolated", "none")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import statistics
+from typing import Any
 
 import pytest
 
@@ -47,7 +48,7 @@ def scripted(dealer: int, spec: dict[str, str] | list[str], actions: str = "", d
     ``spec`` is a per-suit spec (see ``deal_from``) or the four hands spelt out, e.g. ``["Aa Ka ...", ...]``.
     """
     hands = deal_from(spec) if isinstance(spec, dict) else [hand.split() for hand in spec]
-    script = [{"kind": "dealer", "value": dealer}, {"kind": "deal", "value": hands}]
+    script: list[dict[str, Any]] = [{"kind": "dealer", "value": dealer}, {"kind": "deal", "value": hands}]
     state = GAME.new_state(7, {"deals": deals}, script=script)
     for action in actions.split():
         (seat,) = state.to_move()

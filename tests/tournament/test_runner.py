@@ -221,7 +221,7 @@ def test_a_node_killed_mid_run_loses_nothing_and_counts_nothing_twice(
     doomed = cluster.add_node(num_cpus=1)
     cluster.add_node(num_cpus=1)
     cluster.wait_for_nodes()
-    killed = []
+    killed: list = []
 
     def kill_a_node(progress: Progress) -> None:
         if progress.played_now and not killed:
