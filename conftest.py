@@ -4,6 +4,7 @@ Every property test runs under it; a test that needs a number of examples of its
 (``@settings(max_examples=...)``, which keeps the rest of the profile).
 """
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -18,3 +19,10 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile("arena")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A Ray test is a slow test too, so that ``-m "not slow"`` leaves both out."""
+    for item in items:
+        if item.get_closest_marker("ray") is not None:
+            item.add_marker(pytest.mark.slow)

@@ -85,6 +85,7 @@ def test_env_prints_both_games_and_a_row_per_peer() -> None:
         assert cells[2] == "not installed" or ("steps/s" in cells[2] and "target faster than this peer: " in cells[3])
 
 
+@pytest.mark.ray
 def test_tournament_prints_overhead_and_scaling() -> None:
     rows = table(run("benchmarks/tournament.py", "--quick"))
     cases = ["bare engine loop, per match", "referee (play_match), per match",

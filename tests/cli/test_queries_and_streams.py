@@ -115,6 +115,7 @@ def arena_register_agents(register):
 '''
 
 
+@pytest.mark.ray
 def test_json_is_one_document_when_a_ray_worker_is_killed_mid_run(tmp_path: Path) -> None:
     plugins = tmp_path / "plugins"
     plugins.mkdir()
