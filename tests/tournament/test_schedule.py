@@ -13,6 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from arena.seeding import derive_seed
+from arena.tournament import designs
 from arena.tournament import schedule as schedule_module
 from arena.tournament.schedule import (
     BALANCED,
@@ -182,12 +184,12 @@ def test_the_cap_is_exceeded_only_to_seat_every_entry_once() -> None:
 def test_resolvable_design_keeps_counts_exact(n: int, k: int, cap: int, seed: int) -> None:
     if n < k or math.comb(n, k) <= cap:
         return
-    old = schedule_module.GREEDY_MAX_POOL
-    schedule_module.GREEDY_MAX_POOL = 0  # force the large-pool construction
+    old = designs.GREEDY_MAX_POOL
+    designs.GREEDY_MAX_POOL = 0  # force the large-pool construction
     try:
         schedule = build_schedule(names(n), k, 1, seed=seed, max_tables=cap)
     finally:
-        schedule_module.GREEDY_MAX_POOL = old
+        designs.GREEDY_MAX_POOL = old
     assert schedule.design.method == METHOD_RESOLVABLE
     assert schedule.design.pair_min is None
     check_balanced(schedule, names(n), k)
@@ -275,7 +277,7 @@ def test_golden_values_pin_the_derivation() -> None:
     match = schedule.match_at(1)
     assert match.id == "t0000-b00-r1"
     assert match.deal_seed == schedule_module.deal_seed(2026, 0, 0)
-    assert schedule_module.derive_seed("schedule-v1", 2026, "deal", 0, 0) == match.deal_seed
+    assert derive_seed("schedule-v1", 2026, "deal", 0, 0) == match.deal_seed
     assert match.deal_seed == 2686443116961657921
     assert match.seats == ("a", "d", "c", "b")
     assert match.agent_seeds[0] == 3588972808692862766
