@@ -12,7 +12,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 
 from arena.cli.common import CliError, add_command, add_leaderboards_dir, add_plugins_dir, print_json, registry
 from arena.plugins import DEFAULT_PLUGINS_DIR, Registry
-from arena.tournament.config import ConfigError, TournamentConfig, load_config
+from arena.tournament.config import ConfigError, TournamentConfig
+from arena.tournament.config_loading import load_config
 from arena.tournament.publish import publish, summary_json
 from arena.tournament.runner import RAY_WORTH_SECONDS, TournamentError, run_tournament
 from arena.tournament.runner import Progress as RunProgress

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from test_runner import KNOWN_AGENTS, KNOWN_GAMES, small_config
 
-from arena.tournament.config import MAX_CONFIG_BYTES, ConfigError, load_config
+from arena.tournament.config import ConfigError
+from arena.tournament.config_loading import MAX_CONFIG_BYTES, load_config
 from arena.tournament.runner import run_tournament
 from arena.tournament.store import Store, StoreError, store_path
 
