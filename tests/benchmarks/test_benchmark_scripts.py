@@ -98,6 +98,7 @@ def test_tournament_prints_overhead_and_scaling() -> None:
     expect(rows, found)
 
 
+@pytest.mark.slow
 def test_ratings_print_every_method_and_both_references() -> None:
     rows = table(run("benchmarks/ratings.py", "--quick"))
     where = "20 agents × 2,000 games"
@@ -106,6 +107,7 @@ def test_ratings_print_every_method_and_both_references() -> None:
               f"choix ilsr_rankings vs plackett-luce: {where}", f"trueskill package vs trueskill: {where}"])
 
 
+@pytest.mark.slow
 def test_fidelity_prints_coverage_calibration_and_design_gain() -> None:
     rows = table(run("benchmarks/fidelity.py", "--quick"))
     for method in ("elo", "plackett-luce", "trueskill", "score"):

@@ -169,6 +169,7 @@ def test_one_person_plays_one_seat(capsys: pytest.CaptureFixture[str], argv: lis
     assert status == 2 and err == f"arena: error: {message} (--agents 'human' and --human)\n"
 
 
+@pytest.mark.slow
 def test_a_person_plays_lorum_through_a_pseudo_terminal(tmp_path: Path) -> None:
     """The real command on a terminal: every prompt answered by typing a number, then the result."""
     arena = Path(sys.executable).with_name("arena")

@@ -72,6 +72,7 @@ def test_leaderboard_and_export_write_nothing_and_publish_rewrites_the_files(
     assert "Version" in (folder / "leaderboard.md").read_text()
 
 
+@pytest.mark.slow
 def test_export_into_a_closed_pipe_exits_quietly(tmp_path: Path) -> None:
     boards = tmp_path / "boards"
     assert main(["run", str(write_config(tmp_path, blocks=6)), "--workers", "1", "--json",

@@ -175,6 +175,7 @@ def test_cli_help_has_examples() -> None:
     assert "Exit status: 0 if the agent passes, 1 if it fails" in " ".join(result.stdout.split())
 
 
+@pytest.mark.slow
 def test_cli_as_a_process_exits_1_on_fail_without_traceback() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "arena", "check-agent", "bad-raises", "--game", "lorum", "--matches", "1",

@@ -190,6 +190,7 @@ def test_base_exceptions_from_an_agent_seated_trusted_do_not_stop_the_referee(re
     assert (fault["seat"], fault["kind"]) == (1, "exception")
 
 
+@pytest.mark.slow
 def test_memory_spread_over_children_is_bounded_for_the_whole_tree(registry: Registry, host: AgentHost) -> None:
     # 6 x 48 MB in child processes, under a 128 MB limit: each process alone stays under it, the tree does not.
     from arena.sandbox import probe

@@ -3,6 +3,7 @@
 import json
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from lorum_helpers import random_game
@@ -15,6 +16,7 @@ seeds = st.integers(min_value=0, max_value=2**32 - 1)
 stops = st.floats(min_value=0.0, max_value=1.0)
 
 
+@pytest.mark.slow
 @settings(max_examples=1500)  # cheap games: many deals reach the rare settlements (S-13..S-15)
 @given(seed=seeds, deals=st.integers(min_value=1, max_value=6))
 def test_s10_balances_plus_pot_is_zero_after_every_deal(seed, deals):

@@ -52,6 +52,7 @@ def check_invariants(state: LovatState) -> None:
     assert all(c in state.dealt[seat] for seat in range(players) for c in state.face_down[seat])
 
 
+@pytest.mark.slow
 @settings(max_examples=300)  # sized so the Lovat suite stays well under a minute
 @given(seed=SEEDS)
 def test_random_games_in_every_player_count_keep_every_invariant(seed: int) -> None:

@@ -324,6 +324,7 @@ def test_ducks_under_the_winner_when_last_to_a_trick_with_points():
 # ---------------------------------------------------------------- strength
 
 
+@pytest.mark.slow
 def test_search_beats_random_on_duplicate_deals():
     """One search agent and three random ones, rotating through the seats of the same deals.
 

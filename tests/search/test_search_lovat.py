@@ -255,6 +255,7 @@ def test_keep_rates_favour_strong_cards() -> None:
 # -- the agent: legal, reproducible, budgeted ----------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_agent_is_legal_in_every_phase_at_every_player_count() -> None:
     rng = random.Random(6)
     asked: dict[str, int] = {}
@@ -507,6 +508,7 @@ def test_it_keeps_a_card_for_each_of_its_own_turns() -> None:
 # -- strength ---------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_search_beats_random_over_duplicate_deals() -> None:
     # 3 deals x 4 rotations, one search agent against three random players. Greedy's margin over random is
     # about +1.8 ranks a game (benchmarks/strength_lovat.py); the search's is at least as large.

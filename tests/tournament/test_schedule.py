@@ -195,6 +195,7 @@ def test_resolvable_design_keeps_counts_exact(n: int, k: int, cap: int, seed: in
     check_balanced(schedule, names(n), k)
 
 
+@pytest.mark.slow
 def test_ten_thousand_entries_build_streams_and_balances() -> None:
     entries = [f"agent-{i:05d}" for i in range(10_000)]
     started = time.perf_counter()
