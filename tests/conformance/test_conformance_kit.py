@@ -168,6 +168,7 @@ def test_cli_bad_input_is_one_line_without_traceback(capsys: pytest.CaptureFixtu
     assert err.startswith(message) and err.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_cli_help_has_examples() -> None:
     result = subprocess.run([sys.executable, "-m", "arena", "check-agent", "--help"], capture_output=True, text=True)
     assert result.returncode == 0

@@ -93,6 +93,7 @@ def test_the_learned_agent_beats_random_over_rotated_deals(agent_module):
     assert learned / 12 > others / 12 + 10  # chips per match
 
 
+@pytest.mark.slow
 def test_a_tournament_seats_it_with_the_weights_file_as_an_option(tmp_path, monkeypatch):
     # Installed as a user would (pip), so that its entry point is discovered and its agents run sandboxed,
     # reading the weights file from the installed package's own folder.

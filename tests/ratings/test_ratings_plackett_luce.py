@@ -36,6 +36,7 @@ def choix_rankings(arrays):
     return data, weight
 
 
+@pytest.mark.slow
 def test_matches_choix_on_untied_orders():
     arrays = as_arrays(simulate_outcomes(strengths(8), blocks=25, players=4, seed=1))
     ours = plackett_luce.fit_strengths(plackett_luce.rankings(arrays)).theta
