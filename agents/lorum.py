@@ -116,7 +116,7 @@ class _View:
         self.obs = observation
         self.me = observation.seat
         self.hand = mask_of(observation.hand)
-        self.legal = mask_of(observation.legal)
+        self.legal = mask_of(observation.legal)  # type: ignore[arg-type]  # card names: Lorum has no tuple action
         self.unseen = FULL_DECK_MASK & ~self.hand & ~mask_of(observation.played)
         self.trick = [(seat, INDEX[name]) for seat, name in observation.trick]
         self.position = len(self.trick)  # 0 when leading
@@ -172,6 +172,7 @@ class _View:
     def play_big(self) -> int:
         """Bidder: lead sure winners.  Opponents: beat the bidder when possible."""
         bidder = self.obs.bidder
+        assert bidder is not None  # a big game has a bidder
         cards = self.cards
         if self.me == bidder:
             # We lead every trick while the contract stands: a card with nothing unseen above it wins.
@@ -196,6 +197,7 @@ class _View:
     def play_small(self) -> int:
         """Bidder: duck every trick.  Opponents: force the bidder to win one."""
         bidder = self.obs.bidder
+        assert bidder is not None  # a small game has a bidder
         cards = self.cards
         if self.me == bidder:
             if not self.trick:

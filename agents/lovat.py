@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import cast
 
 from arena.agent import Agent
 from arena.games.base import Action
@@ -121,7 +122,7 @@ class GreedyLovatAgent(Agent):
 
     def _play(self, obs: LovatObservation) -> str:
         colour = COLOUR_INDEX[obs.colour]  # type: ignore[index]
-        hand = list(obs.legal)
+        hand = cast("list[str]", list(obs.legal))  # the play phase: every legal action is a card id
         weakest = min(hand, key=lambda card_id: (best_strength(card_id), card_id))
         if obs.seat == obs.active:
             if all(obs.passes[seat] for seat in range(obs.players) if seat != obs.seat):

@@ -20,7 +20,8 @@ from arena.plugins import DEFAULT_PLUGINS_DIR, Registry, load_registry
 from arena.referee import Limits, MatchResult, SeatPlan
 from arena.referee import play_match as referee_play_match
 from arena.seeding import derive_seed
-from arena.tournament.config import TournamentConfig, config_from_dict, load_config
+from arena.tournament.config import TournamentConfig
+from arena.tournament.config_loading import config_from_dict, load_config
 from arena.tournament.runner import Progress, RunSummary
 from arena.tournament.runner import run_tournament as runner_run_tournament
 from arena.tournament.store import DEFAULT_LEADERBOARDS, Store, StoreError, store_path

@@ -29,23 +29,28 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shlex
-import statistics
-import textwrap
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from arena.agent import AgentSpec
+from arena.conformance_report import (
+    FIXES,
+    NONDETERMINISM_FIX,
+    STARTUP_FIXES,
+    CheckReport,
+    Finding,
+    MatchCheck,
+    count_of,
+)
 from arena.coverage import ATTEMPTS, Coverage, Scenario, scenarios_for
 from arena.games.base import Game
 from arena.plugins import DEFAULT_PLUGINS_DIR, FILE, Registry, load_registry, origin
 from arena.records import action_from_json
 from arena.referee import AgentHost, Limits, MatchResult, RefereeError, SeatPlan, play_match
 from arena.referee.confinement import sandbox_level
-from arena.referee.faults import CRASH, EXCEPTION, ILLEGAL, MEMORY, TIMEOUT
+from arena.referee.faults import CRASH, MEMORY, TIMEOUT
 from arena.referee.seats import AUTO, ISOLATED, SANDBOXED, TRUSTED, resolve_mode
 from arena.seeding import derive_seed
 from arena.substitute import SUBSTITUTE
@@ -58,201 +63,6 @@ OPPONENT = SUBSTITUTE
 
 DEFAULT_MATCHES = 2
 """Matches per player count."""
-
-FIXES = {
-    EXCEPTION: "act() raised an exception: fix the error at the file and line named (an agent must never raise)",
-    ILLEGAL: "return exactly one of observation.legal (a string), or, where observation.legal is empty because a "
-             "rule describes the choice (a Lovat keep), a tuple of card ids that the rule allows "
-             "(Game.action_error(observation, action) must return None); never a list of options, None or "
-             "another type",
-    TIMEOUT: "decide faster: each decision gets {move} s, and the decisions of one match may overrun that by "
-             "{bank} s in all (the bank); load models when the plugin module is imported, not per move",
-    CRASH: "the agent's process died: do not call os._exit(), sys.exit() or os.kill(), and avoid crashing native "
-           "code",
-    MEMORY: "use less memory: an isolated agent may allocate {memory} MB beyond the preloaded arena",
-}
-"""What to do about each fault kind (a fault in a decision; see ``STARTUP_FIXES`` for building the agent)."""
-
-STARTUP_FIXES = {
-    EXCEPTION: "building the agent raised an exception (its factory or __init__, before any act()): fix the "
-               "error at the file and line named; an agent's constructor must never raise",
-    TIMEOUT: "build the agent faster: building it gets {startup} s; load models and build tables when the plugin "
-             "module is imported (once, shared by every match), not in __init__ (every match)",
-    CRASH: "the agent's process died while the agent was being built: do not call os._exit(), sys.exit() or "
-           "os.kill(), and avoid crashing native code",
-    MEMORY: "use less memory while building the agent: an isolated agent may allocate {memory} MB beyond the "
-            "preloaded arena",
-}
-"""What to do about a fault while the agent is built (its message starts ``start-up``)."""
-
-NONDETERMINISM_FIX = (
-    "make the agent deterministic for a given seed: draw all randomness from random.Random(self.seed) created in "
-    "__init__ (not the global random module, os.urandom or time), and do not let the order of a set or the id() "
-    "of an object decide anything"
-)
-
-WIDTH = 80
-"""Columns ``CheckReport.summary`` and ``failure_message`` wrap to."""
-
-
-@dataclass(frozen=True, slots=True)
-class Finding:
-    """One problem in parts, so that a report can print each distinct fix once."""
-
-    title: str  # what and where, e.g. "timeout at move 11 (lorum, 4 players, seat 0, seed 7)"
-    detail: str  # what happened
-    fix: str  # what to do about it
-    reproduce: str  # a command that shows the problem again
-    note: str = ""  # a remark on the command (e.g. why it is not `arena play`)
-
-    def line(self) -> str:
-        """The problem as one line (``CheckReport.problems``)."""
-        note = f" ({self.note})" if self.note else ""
-        return f"{self.title}: {self.detail}. To fix: {self.fix}. Reproduce: {self.reproduce}{note}"
-
-
-@dataclass(slots=True)
-class MatchCheck:
-    """One match of the check."""
-
-    players: int  # seats at the table
-    seed: int  # the match seed (the game's deal and every agent seed derive from it)
-    seat: int  # the checked agent's seat
-    decisions: int  # decisions asked of the agent itself (the one that faulted included)
-    faults: list[dict[str, Any]]  # the agent's faults (at most one: after it a substitute plays)
-    command: str  # an `arena play` command that replays the same match (under arena play's own limits)
-    reproduce: str = ""  # a command that reproduces the match's fault: `command`, or an `arena check-agent`
-    # command where `arena play` cannot (a timeout or memory fault under other limits); empty if no fault
-
-    def to_json(self) -> dict[str, Any]:
-        return {"players": self.players, "seed": self.seed, "seat": self.seat, "decisions": self.decisions,
-                "faults": self.faults, "command": self.command, "reproduce": self.reproduce}
-
-
-@dataclass(slots=True)
-class CheckReport:
-    """What ``check_agent`` found.  ``passed`` is true when ``problems`` is empty."""
-
-    agent: str  # the agent's registered name
-    version: str  # the agent's version
-    game: str  # the game's short name
-    isolation: str  # "isolated", "sandboxed" or "trusted"
-    limits: Limits  # the limits the agent played under
-    matches: list[MatchCheck] = field(default_factory=list)  # every match played, in order
-    move_seconds: list[float] = field(default_factory=list)  # seconds of every decision the agent made
-    peak_memory_mb: float | None = None  # largest peak resident memory of its process (isolated only)
-    deterministic: bool | None = None  # same seed twice gave the same actions; None if not checked
-    problems: list[str] = field(default_factory=list)  # one line each: what went wrong and what to fix
-    findings: list[Finding] = field(default_factory=list)  # the same problems in parts (summary groups fixes)
-    seed: int = 0  # the seed the matches derive from
-    coverage: Coverage | None = None  # decisions per case and player count; None for a game without a plan
-
-    def add(self, finding: Finding) -> None:
-        """Record a problem."""
-        self.findings.append(finding)
-        self.problems.append(finding.line())
-
-    @property
-    def passed(self) -> bool:
-        """Whether the agent conforms."""
-        return not self.problems
-
-    @property
-    def decisions(self) -> int:
-        """Decisions asked of the agent itself over every match, a faulted one included (as each match counts)."""
-        return sum(match.decisions for match in self.matches)
-
-    @property
-    def faults(self) -> list[dict[str, Any]]:
-        """Every fault, each with the match's players, seed, command and reproduce command added."""
-        return [dict(fault, players=match.players, seed=match.seed, command=match.command,
-                     reproduce=match.reproduce)
-                for match in self.matches for fault in match.faults]
-
-    @property
-    def move_seconds_median(self) -> float | None:
-        """Median seconds per decision."""
-        return statistics.median(self.move_seconds) if self.move_seconds else None
-
-    @property
-    def move_seconds_max(self) -> float | None:
-        """Longest decision, in seconds."""
-        return max(self.move_seconds) if self.move_seconds else None
-
-    def counts(self) -> dict[str, int]:
-        """Faults per kind (every kind present, zeros included)."""
-        counts = {kind: 0 for kind in FIXES}
-        for fault in self.faults:
-            counts[fault["kind"]] = counts.get(fault["kind"], 0) + 1
-        return counts
-
-    def to_json(self) -> dict[str, Any]:
-        """The report as plain JSON data (``arena check-agent --json``)."""
-        return {
-            "agent": self.agent, "version": self.version, "game": self.game, "seed": self.seed, "passed": self.passed,
-            "isolation": self.isolation, "limits": self.limits.to_json(), "decisions": self.decisions,
-            "faults": self.counts(), "move_seconds": {"median": self.move_seconds_median, "max": self.move_seconds_max},
-            "peak_memory_mb": self.peak_memory_mb, "deterministic": self.deterministic,
-            "problems": list(self.problems), "matches": [match.to_json() for match in self.matches],
-            "coverage": None if self.coverage is None else self.coverage.to_json(),
-        }
-
-    def summary(self) -> str:
-        """A readable report: what was played, the measurements, then PASS or FAIL with every problem."""
-        lines = _wrap(f"{self.agent} {self.version} on {self.game} ({self.isolation}, {self.limits.describe()}"
-                      + (f", {self.limits.memory_mb} MB" if self.isolation != TRUSTED and self.limits.memory_mb
-                         else "")
-                      + ")", "", "  ")
-        for players in sorted({match.players for match in self.matches}):
-            played = [match for match in self.matches if match.players == players]
-            faults = sum(len(match.faults) for match in played)
-            decisions = sum(match.decisions for match in played)
-            lines.append(f"  {players} players: {_count(len(played), 'match', 'matches')}, "
-                         f"{_count(decisions, 'decision')}, {_count(faults, 'fault')}")
-        counts = ", ".join(f"{kind} {count}" for kind, count in self.counts().items())
-        lines.append(f"  faults: {counts}")
-        if self.move_seconds:
-            lines.append(f"  time per move: median {_ms(self.move_seconds_median)}, max {_ms(self.move_seconds_max)}")
-        if self.peak_memory_mb is not None:
-            lines.append(f"  peak memory: {self.peak_memory_mb:.0f} MB (resident, including the preloaded arena)")
-        determinism = {True: "yes", False: "NO", None: "not checked"}[self.deterministic]
-        lines.append(f"  deterministic for a fixed seed: {determinism}")
-        if self.coverage is not None:
-            lines.append("  coverage: the agent's own decisions per case"
-                         + ("" if self.passed else " (stopped at the first problem)"))
-            lines += ["  " + line for line in self.coverage.table()]
-        if self.passed:
-            lines.append("PASS")
-        else:
-            lines.append(f"FAIL: {_count(len(self.problems), 'problem')}")
-            lines.extend(self._problem_lines())
-        return "\n".join(lines)
-
-    def failure_message(self) -> str:
-        """The assertion message of ``assert_agent_conforms``: every problem, and each distinct fix once."""
-        return f"agent {self.agent!r} does not conform on {self.game}:\n" + "\n".join(self._problem_lines())
-
-    def _problem_lines(self) -> list[str]:
-        """Every problem (what, where, how to reproduce), wrapped; after the problems sharing a fix, that fix."""
-        groups: dict[str, list[Finding]] = {}
-        for finding in self.findings:
-            groups.setdefault(finding.fix, []).append(finding)
-        lines: list[str] = []
-        for fix, findings in groups.items():
-            for finding in findings:
-                lines += _wrap(f"{finding.title}:", "  - ", "    ")
-                lines += _wrap(f"{finding.detail}.", "    ", "    ")
-                lines += _command_lines("Reproduce: ", finding.reproduce, "    ")
-                if finding.note:
-                    lines += _wrap(f"({finding.note})", "    ", "    ")
-            lead = "To fix:" if len(findings) == 1 else f"To fix the {len(findings)} problems above:"
-            lines += _wrap(f"{lead} {fix}.", "  ", "    ")
-        shown = {finding.line() for finding in self.findings}
-        for problem in self.problems:
-            if problem not in shown:  # added to problems directly
-                lines += _wrap(problem, "  - ", "    ")
-        return lines
-
 
 def check_agent(
     agent: str | AgentSpec,
@@ -497,7 +307,7 @@ def _explain_timeout(message: str, limits: Limits, earlier: list[float]) -> str:
     overrun = sum(max(0.0, seconds - limits.move_seconds) for seconds in earlier)
     if overrun <= 0:
         return message
-    return (f"{message} (the agent's {_count(len(earlier), 'earlier decision')} in this match had used "
+    return (f"{message} (the agent's {count_of(len(earlier), 'earlier decision')} in this match had used "
             f"{min(overrun, limits.bank_seconds):.2f} s of the bank)")
 
 
@@ -590,32 +400,3 @@ def _show(entry: dict[str, Any]) -> str:
     return f"{action!r} (seat {entry['seat']})"
 
 
-def _ms(seconds: float | None) -> str:
-    return "-" if seconds is None else f"{seconds * 1000:.1f} ms"
-
-
-def _count(number: int, singular: str, plural: str | None = None) -> str:
-    """``1 match``, ``2 matches``."""
-    return f"{number} {singular if number == 1 else plural or singular + 's'}"
-
-
-def _wrap(text: str, first: str, rest: str) -> list[str]:
-    """``text`` wrapped to ``WIDTH`` columns; words (paths, commands) and quantities (``10 s``) are never broken."""
-    kept = re.sub(r"(\d) (s|ms|MB)\b", "\\1\N{NO-BREAK SPACE}\\2", text)
-    lines = textwrap.wrap(kept, WIDTH, initial_indent=first, subsequent_indent=rest, break_long_words=False,
-                          break_on_hyphens=False)
-    return [line.replace("\N{NO-BREAK SPACE}", " ") for line in lines]
-
-
-def _command_lines(label: str, command: str, indent: str) -> list[str]:
-    """A shell command after ``label``, broken before its options with `` \\`` so it still pastes."""
-    chunks = command.split(" --")
-    chunks = chunks[:1] + [f"--{chunk}" for chunk in chunks[1:]]
-    lines = [f"{indent}{label}{chunks[0]}"]
-    for chunk in chunks[1:]:
-        if len(lines[-1]) + 1 + len(chunk) + 2 <= WIDTH:
-            lines[-1] += f" {chunk}"
-        else:
-            lines[-1] += " \\"
-            lines.append(f"{indent}  {chunk}")
-    return lines

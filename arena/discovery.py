@@ -36,7 +36,6 @@ from pathlib import Path
 from typing import Any
 
 from arena.plugins import PluginManager, PluginSource, one_line, spec_to_json
-from arena.referee.zygote import PRELOAD_PACKAGE, preload
 from arena.referee.confinement import (
     child_hygiene,
     confine_for,
@@ -45,6 +44,7 @@ from arena.referee.confinement import (
     reap_descendants,
     sandbox_level,
 )
+from arena.referee.zygote import PRELOAD_PACKAGE, preload
 
 DISCOVERY_SECONDS = 30.0
 """How long all plugins together may take to import and register."""

@@ -66,9 +66,9 @@ class HumanAgent(Agent):
             answer = self._ask(f"choose 1-{count} or type a name: ")
             if answer.isdigit() and 1 <= int(answer) <= count:
                 return observation.legal[int(answer) - 1]
-            action = self.engine.parse_action(observation, answer)
-            if action is not None and action in observation.legal:
-                return action
+            typed = self.engine.parse_action(observation, answer)
+            if typed is not None and typed in observation.legal:
+                return typed
             self.out.write(f"  '{answer}' is not a choice; type a number from 1 to {count} or a choice's name\n")
 
     def _type_in(self, observation: Observation) -> Action:
@@ -77,7 +77,7 @@ class HumanAgent(Agent):
             answer = self._ask("type your choice (card ids in any order, separated by spaces): ")
             action = self.engine.parse_action(observation, answer)
             problem = "nothing typed" if action is None else self.engine.action_error(observation, action)
-            if problem is None:
+            if problem is None and action is not None:
                 return action
             self.out.write(f"  not legal: {problem}\n")
 

@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import hashlib
 import importlib
 import importlib.metadata
 import importlib.util
@@ -47,18 +46,43 @@ import os
 import re
 import sys
 import threading
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pluggy
 
 from arena import hookspecs
 from arena.agent import ANY_GAME, AgentSpec
-from arena.options import AgentOptions
 from arena.games.base import Game
+from arena.options import AgentOptions
+from arena.plugin_data import (
+    AGENT_NAME,
+    DESCRIPTION_MAX,
+    GAMES_MAX,
+    NAME_MAX,
+    PLUGIN_NAME,
+    VERSION_MAX,
+    get_field,
+    name_problem,
+    one_line,
+    printable,
+    spec_from_json,
+    spec_to_json,
+    string_list,
+)
+from arena.plugin_types import (
+    BUILTIN,
+    ENTRY_POINT,
+    FILE,
+    PluginCodeRefused,
+    PluginFactory,
+    PluginInfo,
+    PluginSource,
+    Registry,
+    import_path,
+    is_plugin_file,
+)
 from arena.suggest import closest
 
 DEFAULT_PLUGINS: tuple[tuple[str, str], ...] = (
@@ -74,164 +98,6 @@ DEFAULT_PLUGINS_DIR = Path("plugins")
 ALLOW_ENV = "ARENA_PLUGINS_ALLOW"
 BLOCK_ENV = "ARENA_PLUGINS_BLOCK"
 TRUST_ENV = "ARENA_PLUGINS_TRUST"
-
-AGENT_NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
-PLUGIN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
-NAME_MAX = 64
-"""Longest agent, game or plugin name."""
-VERSION_MAX = 64
-"""Longest version string."""
-DESCRIPTION_MAX = 500
-"""Longest description kept; a longer one is cut (and ends with "...")."""
-GAMES_MAX = 32
-"""Most games one agent may say it plays."""
-
-BUILTIN, ENTRY_POINT, FILE = "builtin", "entry point", "file"
-
-
-@dataclass(frozen=True, slots=True)
-class PluginSource:
-    """Where one plugin comes from: enough to import it in any process, as JSON-able data."""
-
-    name: str  # plugin name: built-in name, entry-point name or file stem
-    kind: str  # BUILTIN, ENTRY_POINT or FILE
-    target: str  # module name (built-in), entry-point value ("module" or "module:attr") or file/folder path
-    version: str  # distribution version, or "builtin" / "file"
-    source: str  # as listed: "builtin", "entry point of <dist>", or the path
-
-    @property
-    def builtin(self) -> bool:
-        """Whether the plugin ships with arena (the only origin trusted without asking)."""
-        return self.kind == BUILTIN
-
-    def load(self) -> ModuleType | object:
-        """Import the plugin in this process and return its plugin object (runs its code)."""
-        if self.kind == BUILTIN:
-            return importlib.import_module(self.target)
-        if self.kind == ENTRY_POINT:
-            return importlib.metadata.EntryPoint(self.name, self.target, hookspecs.PROJECT_NAME).load()
-        return _import_path(Path(self.target))
-
-    def read_paths(self) -> tuple[str, ...]:
-        """The files a sandbox must be able to read to import this plugin, beyond Python and arena.
-
-        Found without running the plugin's code: a drop-in's own file or folder; for an entry point the
-        location of its top-level package (``find_spec`` of a top-level name imports nothing).
-        """
-        if self.kind == FILE:
-            return (self.target,)
-        if self.kind == BUILTIN:
-            return ()
-        top = self.target.split(":")[0].split(".")[0].strip()
-        try:
-            spec = importlib.util.find_spec(top)
-        except (ImportError, ValueError):
-            return ()
-        if spec is None:
-            return ()
-        paths = list(spec.submodule_search_locations or ())
-        if not paths and spec.origin and os.path.isabs(spec.origin):
-            paths.append(spec.origin)
-        # The folder on sys.path that holds the package too: Python lists it to find the package at all (a
-        # package installed with ``pip --target`` outside site-packages). Folders holding the working
-        # directory or inside the leaderboards folder are dropped again by the sandbox's policy.
-        paths += [os.path.dirname(str(path)) for path in paths]
-        return tuple(dict.fromkeys(str(path) for path in paths))
-
-    def to_json(self) -> dict[str, str]:
-        """The source as plain JSON data (for the zygote's command line and discovery)."""
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> PluginSource:
-        """The inverse of ``to_json``."""
-        return cls(**{f.name: str(data[f.name]) for f in dataclasses.fields(cls)})
-
-
-class PluginCodeRefused(Exception):
-    """Third-party code was about to run where it must not (the driver or the referee)."""
-
-
-@dataclass(frozen=True, slots=True)
-class PluginFactory:
-    """Stands in the driver's registry for a third-party agent's factory, which lives only in its sandbox.
-
-    Calling it refuses: the agent is built by its plugin's zygote (``arena.referee.host``), or
-    in-process only through ``in_process_spec`` when a seat is explicitly ``trusted``.
-    """
-
-    plugin: PluginSource  # the plugin that registered the agent
-    agent: str  # the agent's name
-
-    def __call__(self, **_: Any) -> Any:
-        """Refuse: a third-party agent is never built in this process unasked."""
-        raise PluginCodeRefused(
-            f"agent {self.agent!r} of third-party plugin {self.plugin.name!r} runs only in its plugin's sandbox; "
-            "seat it with isolation = \"trusted\" to run it in-process"
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class PluginInfo:
-    """One loaded plugin, as `arena plugins` lists it."""
-
-    name: str  # plugin name: entry-point name, file stem or built-in name
-    version: str  # distribution version, or "builtin" / "file"
-    source: str  # "builtin", "entry point <dist>", or the file path
-    games: tuple[str, ...]  # game names it registered (and that were loaded)
-    agents: tuple[str, ...]  # agent names it registered
-
-
-@dataclass(slots=True)
-class Registry:
-    """Everything the plugins registered, plus the problems met on the way."""
-
-    games: dict[str, Game] = field(default_factory=dict)  # game short name -> Game
-    agents: dict[str, AgentSpec] = field(default_factory=dict)  # agent name -> spec (third-party: data only)
-    agent_plugin: dict[str, str] = field(default_factory=dict)  # agent name -> plugin name
-    plugins: list[PluginInfo] = field(default_factory=list)  # in load order
-    errors: list[str] = field(default_factory=list)  # one line per skipped plugin or registration
-    reporters: Callable[[Mapping[str, Any]], None] | None = None  # the arena_match_finished hook caller
-    sources: dict[str, PluginSource] = field(default_factory=dict)  # plugin name -> where it comes from
-
-    def match_finished(self, record: Mapping[str, Any]) -> None:
-        """Tell every reporter plugin (``arena_match_finished``) that a match finished.
-
-        A failing reporter (whatever it raises) is reported on stderr and never stops the tournament.
-        """
-        if self.reporters is None:
-            return
-        try:
-            self.reporters(record)
-        except BaseException as error:  # SystemExit or KeyboardInterrupt from a reporter is its fault
-            print(f"arena: a reporter plugin failed on match {record.get('match', '?')}: {one_line(error)}",
-                  file=sys.stderr)
-
-    def game(self, name: str) -> Game:
-        """The game called ``name``; ``KeyError`` with a helpful message otherwise."""
-        try:
-            return self.games[name]
-        except KeyError:
-            raise KeyError(f"unknown game {name!r}{_suggest(name, self.games)} "
-                           f"(installed: {', '.join(sorted(self.games))})") from None
-
-    def agent(self, name: str) -> AgentSpec:
-        """The agent called ``name``; ``KeyError`` with a helpful message otherwise."""
-        try:
-            return self.agents[name]
-        except KeyError:
-            raise KeyError(f"unknown agent {name!r}{_suggest(name, self.agents)} "
-                           f"(installed: {', '.join(sorted(self.agents))})") from None
-
-    def agents_for(self, game_name: str) -> list[AgentSpec]:
-        """Agents that play ``game_name``, by name."""
-        return [spec for name, spec in sorted(self.agents.items()) if spec.plays(game_name)]
-
-
-def _suggest(name: str, known: Iterable[str]) -> str:
-    """``; did you mean 'x'?`` when ``name`` is close to one of ``known``, else ""."""
-    close = closest(name, known)
-    return f"; did you mean {close!r}?" if close else ""
 
 
 class PluginManager:
@@ -290,11 +156,11 @@ class PluginManager:
         if "error" in report:  # the child could not even report (died, timed out, said nothing readable)
             self.registry.errors.append(f"{where}: {printable(str(report['error']), 300)}")
             return
-        for line in _strings(report.get("errors"))[:20]:  # the child's own lines name the plugin already
+        for line in string_list(report.get("errors"))[:20]:  # the child's own lines name the plugin already
             self.registry.errors.append(f"{where}: {printable(line.removeprefix(where + ': '), 300)}")
         if report.get("failed"):
             return
-        games = _strings(report.get("games"))[:GAMES_MAX]
+        games = string_list(report.get("games"))[:GAMES_MAX]
         for game in games:
             self.registry.errors.append(
                 f"{where}: game {printable(game, NAME_MAX)!r} not loaded: a game runs in the referee's process, "
@@ -308,7 +174,7 @@ class PluginManager:
         agents: list[str] = []
         raw_agents = report.get("agents")
         for data in raw_agents[:1000] if isinstance(raw_agents, list) else []:
-            spec, problem = spec_from_json(data, PluginFactory(source, str(_get(data, "name"))))
+            spec, problem = spec_from_json(data, PluginFactory(source, str(get_field(data, "name"))))
             problem = problem or (_agent_problem(spec, self.registry.agents) if spec is not None else None)
             if problem or spec is None:
                 self.registry.errors.append(f"{where}: agent not registered: {problem}")
@@ -422,11 +288,11 @@ def third_party_sources(plugins_dir: Path | str | None, entry_points: bool = Tru
         for entry in sorted(importlib.metadata.entry_points(group=hookspecs.PROJECT_NAME), key=lambda e: e.name):
             dist = entry.dist
             version = printable(dist.version, VERSION_MAX) if dist is not None else "unknown"
-            source = f"entry point of {printable(dist.name, NAME_MAX)}" if dist is not None else "entry point"
-            found.append(PluginSource(entry.name, ENTRY_POINT, entry.value, version, source))
+            where = f"entry point of {printable(dist.name, NAME_MAX)}" if dist is not None else "entry point"
+            found.append(PluginSource(entry.name, ENTRY_POINT, entry.value, version, where))
     if plugins_dir is not None and Path(plugins_dir).is_dir():
         for path in sorted(Path(plugins_dir).iterdir()):
-            if _is_plugin_file(path):
+            if is_plugin_file(path):
                 target = str(path.resolve())
                 found.append(PluginSource(path.stem, FILE, target, FILE, str(path)))
     kept = []
@@ -436,7 +302,9 @@ def third_party_sources(plugins_dir: Path | str | None, entry_points: bool = Tru
         if problem is None and source.name in builtin:
             problem = f"a built-in plugin is called {source.name!r}"
         if problem:
-            problems.append(f"plugin {printable(source.name, NAME_MAX)!r} ({printable(source.source, 300)}): skipped, {problem}")
+            problems.append(
+                f"plugin {printable(source.name, NAME_MAX)!r} ({printable(source.source, 300)}): skipped, {problem}"
+            )
         else:
             kept.append(source)
     return kept, problems
@@ -542,123 +410,6 @@ def _remember_builtins(registry: Registry) -> None:
 # -- checks on what plugins register ----------------------------------------------------------------
 
 
-def name_problem(name: object, pattern: re.Pattern[str], what: str) -> str | None:
-    """Why ``name`` is not acceptable (type, length, characters), or None."""
-    if not isinstance(name, str):
-        return f"{what} must be a string, not {type(name).__name__}"
-    if not name or len(name) > NAME_MAX:
-        return f"{what} must be 1 to {NAME_MAX} characters, not {len(name)}"
-    if not pattern.match(name):
-        hint = "lowercase letters, digits, '.', '_' or '-'" if pattern is AGENT_NAME else "letters, digits, '.', '_' or '-'"
-        return f"{what} {printable(name, NAME_MAX)!r} must be {hint}"
-    return None
-
-
-def spec_to_json(spec: AgentSpec) -> dict[str, Any]:
-    """Every field of ``spec`` but the factory, as JSON data (tuples as lists, dataclasses as objects).
-
-    Generic over ``dataclasses.fields`` so that fields added to ``AgentSpec`` travel too.
-    Raises ``TypeError`` naming the field that is not JSON data.
-    """
-    data: dict[str, Any] = {}
-    for item in dataclasses.fields(AgentSpec):
-        if item.name == "factory":
-            continue
-        try:
-            data[item.name] = _jsonable(getattr(spec, item.name), 0)
-        except (TypeError, ValueError, RecursionError) as error:
-            raise TypeError(f"field {item.name!r} is not JSON data: {one_line(error)}") from None
-    return data
-
-
-def spec_from_json(data: Any, factory: PluginFactory) -> tuple[AgentSpec | None, str | None]:
-    """An ``AgentSpec`` (factory: ``factory``) from reported JSON, or None and why not.
-
-    ``trusted`` is always False: a plugin cannot declare itself trusted.
-    """
-    if not isinstance(data, dict):
-        return None, f"expected an agent object, got {type(data).__name__}"
-    values: dict[str, Any] = {}
-    for item in dataclasses.fields(AgentSpec):
-        if item.name in ("factory", "trusted") or item.name not in data:
-            continue
-        value = data[item.name]
-        decode = getattr(type(item.default), "from_json", None)  # a field of a JSON-able type (the options)
-        if decode is not None:
-            try:
-                values[item.name] = decode(value)
-            except (TypeError, ValueError) as error:
-                return None, f"agent {printable(str(data.get('name')), NAME_MAX)!r}: {one_line(error)}"
-        else:
-            values[item.name] = tuple(value) if isinstance(value, list) else value
-    values["trusted"] = False
-    try:
-        return AgentSpec(factory=factory, **values), None
-    except (TypeError, ValueError) as error:
-        return None, f"agent {printable(str(data.get('name')), NAME_MAX)!r}: {one_line(error)}"
-
-
-def _jsonable(value: Any, depth: int) -> Any:
-    if depth > 20:
-        raise ValueError("nested too deeply")
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    to_json = getattr(value, "to_json", None)
-    if callable(to_json) and not isinstance(value, type):  # a type with its own JSON form (the options)
-        return _jsonable(to_json(), depth + 1)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {item.name: _jsonable(getattr(value, item.name), depth + 1) for item in dataclasses.fields(value)}
-    if isinstance(value, Mapping):
-        return {str(key): _jsonable(item, depth + 1) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(item, depth + 1) for item in value]
-    raise TypeError(f"{type(value).__name__} is not JSON data")
-
-
-def _get(data: Any, key: str) -> Any:
-    return data.get(key) if isinstance(data, dict) else None
-
-
-def _strings(value: Any) -> list[str]:
-    return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
-
-
-def printable(text: str, limit: int) -> str:
-    """``text`` with control characters escaped and cut to ``limit`` characters (for one-line messages)."""
-    text = "".join(char if char.isprintable() else repr(char)[1:-1] for char in str(text)[: limit * 4])
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _is_plugin_file(path: Path) -> bool:
-    if path.name.startswith(("_", ".")):
-        return False
-    if path.is_file():
-        return path.suffix == ".py"
-    return path.is_dir() and (path / "__init__.py").is_file()
-
-
-def _import_path(path: Path) -> ModuleType:
-    """Import a plugin file or package folder under the private ``arena_plugins.`` namespace."""
-    # The folder's hash keeps same-named plugins from different folders apart.
-    folder = hashlib.blake2b(str(path.resolve().parent).encode(), digest_size=4).hexdigest()
-    module_name = f"arena_plugins.{re.sub(r'[^0-9A-Za-z_]', '_', path.stem)}_{folder}"
-    if module_name in sys.modules:
-        return sys.modules[module_name]
-    target = path / "__init__.py" if path.is_dir() else path
-    locations = [str(path)] if path.is_dir() else None
-    spec = importlib.util.spec_from_file_location(module_name, target, submodule_search_locations=locations)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot import {path}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[module_name] = module
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        del sys.modules[module_name]
-        raise
-    return module
-
-
 def _game_problem(game: object, known: Mapping[str, Game]) -> str | None:
     if not isinstance(game, Game):
         return f"expected an arena.games.base.Game, got {type(game).__name__}"
@@ -715,17 +466,17 @@ def _names(value: str) -> set[str]:
     return {part.strip() for part in value.split(",") if part.strip()}
 
 
-def one_line(error: BaseException) -> str:
-    """``Type: message`` on one line, control characters escaped, at most 300 characters."""
-    try:
-        message = " ".join(str(error).split())
-    except BaseException:  # an exception whose __str__ raises
-        message = ""
-    name = printable(type(error).__name__, 80)
-    return printable(f"{name}: {message}" if message else name, 300)
-
-
 def warn_plugin_errors(registry: Registry, stream: Any = None) -> None:
     """Print each plugin problem as one line on stderr."""
     for line in registry.errors:
         print(f"arena: {line}", file=stream or sys.stderr)
+
+
+# Names other modules import from here; they live in plugin_data (untrusted data) and plugin_types.
+__all__ = [
+    "AGENT_NAME", "BUILTIN", "DEFAULT_PLUGINS", "DEFAULT_PLUGINS_DIR", "DESCRIPTION_MAX", "ENTRY_POINT", "FILE",
+    "GAMES_MAX", "NAME_MAX", "PLUGIN_NAME", "VERSION_MAX", "PluginCodeRefused", "PluginFactory", "PluginInfo",
+    "PluginManager", "PluginSource", "Registry", "builtin_sources", "import_path", "in_process_spec",
+    "is_builtin", "load_registry", "name_problem", "one_line", "origin", "printable", "spec_from_json",
+    "spec_to_json", "third_party_sources", "warn_plugin_errors",
+]

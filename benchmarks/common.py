@@ -63,7 +63,8 @@ def machine_line() -> str:
     """One line naming the machine: cores, CPU model, Python and OS."""
     return (
         f"machine: {cores()} cores (nproc), {cpu_model()}, "
-        f"Python {platform.python_version()} ({platform.python_implementation()}), {platform.system()} {platform.release()}"
+        f"Python {platform.python_version()} ({platform.python_implementation()}), "
+        f"{platform.system()} {platform.release()}"
     )
 
 

@@ -39,8 +39,8 @@ if __package__ in (None, ""):
 else:
     from benchmarks import common
 
-from arena.games.base import Game, GameState  # noqa: E402
-from arena.plugins import load_registry  # noqa: E402
+from arena.games.base import Game, GameState
+from arena.plugins import load_registry
 
 CASES: tuple[tuple[str, str, dict[str, Any]], ...] = (
     ("lovat 3p", "lovat", {"players": 3}),
@@ -98,7 +98,9 @@ def play(game: Game, options: dict[str, Any], seed: int, agents: Sequence[Any]) 
     return decisions
 
 
-def per_decision(game: Game, options: dict[str, Any], spec: Any, games: int, repeats: int) -> tuple[float, float, float]:
+def per_decision(
+    game: Game, options: dict[str, Any], spec: Any, games: int, repeats: int
+) -> tuple[float, float, float]:
     """Median seconds per decision, decisions per game and median seconds per game over ``repeats`` runs."""
     players = options["players"]
     samples = []

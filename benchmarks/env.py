@@ -34,7 +34,7 @@ if __package__ in (None, ""):
 else:
     from benchmarks import common
 
-import numpy as np  # noqa: E402
+import numpy as np
 
 clock = common.cpu_clock
 
@@ -85,7 +85,8 @@ def rlcard_steps(games: int, repeat: int) -> tuple[float, float]:
 
 
 def openspiel_steps(games: int, repeat: int) -> tuple[float, float]:
-    """Steps per second of ``games`` random Hearts games in OpenSpiel's Python ``rl_environment``, and steps per game."""
+    """Steps per second of ``games`` random Hearts games in OpenSpiel's Python ``rl_environment``, and steps
+    per game."""
     from open_spiel.python import rl_environment
 
     env = rl_environment.Environment("hearts", chance_event_sampler=rl_environment.ChanceEventSampler(seed=repeat))
@@ -130,14 +131,16 @@ def measure(size: str = "default") -> list[common.Row]:
         try:
             __import__(package)
         except ImportError:
-            missing.append(common.Row("env", case, "not installed", "", f"{package} is not installed here: {INSTALL_HINT}"))
+            missing.append(
+                common.Row("env", case, "not installed", "", f"{package} is not installed here: {INSTALL_HINT}")
+            )
         else:
             runs[case] = functools.partial(run, games)
     samples: dict[str, list[float]] = {label: [] for label in runs}
     per_game: dict[str, float] = {}
     for repeat in range(repeats):
-        for label, run in runs.items():
-            rate, per_game[label] = run(repeat)
+        for label, measure in runs.items():
+            rate, per_game[label] = measure(repeat)
             samples[label].append(rate)
     rates = {label: common.median(values) for label, values in samples.items()}
     where = f"{games} games × {repeats} repeats, interleaved"

@@ -28,18 +28,19 @@ import sys
 import time
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 if __package__ in (None, ""):
     import common  # type: ignore[import-not-found]  # run as a script: benchmarks/ is on sys.path
 else:
     from benchmarks import common
 
-import numpy as np  # noqa: E402
-from scipy.stats import kendalltau  # noqa: E402
+import numpy as np
+from scipy.stats import kendalltau
 
-from arena.ratings import fit, method_names, trueskill  # noqa: E402
-from arena.ratings.fidelity import Fidelity, Setting  # noqa: E402
-from arena.ratings.fidelity import measure as replicate  # noqa: E402
+from arena.ratings import fit, method_names, trueskill
+from arena.ratings.fidelity import Fidelity, Setting
+from arena.ratings.fidelity import measure as replicate
 
 LUCK = 2.0
 """Deal luck of the lucky designs (standard deviation, strength units)."""
@@ -50,7 +51,7 @@ TIE_STEP = 1.5
 BLOCKS_PER_AGENT = 10
 """Blocks per agent of each setting (so every agent plays about 40 of them)."""
 
-SIZES = {
+SIZES: dict[str, dict[str, Any]] = {
     "quick": {"fields": {8: 4}, "ranking": (2000, 1)},
     "default": {"fields": {8: 100, 30: 40, 200: 10}, "ranking": (10_000, 3)},
     "full": {"fields": {8: 200, 30: 200, 200: 50}, "ranking": (10_000, 10)},
@@ -79,7 +80,7 @@ def ranking_study(largest: int, replications: int) -> list[str]:
     """Kendall's tau of TrueSkill (ours, the package's defaults) and Elo at 1/10 and all of ``largest`` matches."""
     lines = ["| matches | TrueSkill (ours) | TrueSkill (package defaults) | Elo |", "|---:|---:|---:|---:|"]
     for matches in (largest // 10, largest):
-        taus = {"ours": [], "package": [], "elo": []}
+        taus: dict[str, list[float]] = {"ours": [], "package": [], "elo": []}
         for r in range(replications):
             setting = Setting(30, matches // 4, seed=1000 + r)
             truth = setting.strengths()
@@ -144,7 +145,7 @@ def measure_all(size: str, progress=None) -> tuple[list[common.Row], str]:
               "|---|---:|---:|---:|"]
     for method in method_names():
         given, right, count = [], [], 0
-        for (agents, name, m), r in results.items():
+        for (_agents, _name, m), r in results.items():
             if m != method:
                 continue
             p, share, n = r.bin_near(0.9)

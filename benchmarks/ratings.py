@@ -55,6 +55,7 @@ full       the same, 3 repeats everywhere   choix 3 times everywhere; trueskill 
 
 from __future__ import annotations
 
+import functools
 import gc
 import time
 from collections.abc import Callable, Sequence
@@ -178,7 +179,7 @@ def measure(size: str = "default") -> list[common.Row]:
     try:
         import choix
     except ImportError:
-        choix = None
+        choix = None  # type: ignore[assignment]  # the row says "not installed"
     try:
         import trueskill  # noqa: F401
 
@@ -193,14 +194,14 @@ def measure(size: str = "default") -> list[common.Row]:
         ours: dict[str, float] = {}
         for method in method_names():
             runs = repeats
-            ours[method], cpu = timed_both(lambda method=method, outcomes=outcomes: fit(outcomes, method), runs)
+            ours[method], cpu = timed_both(functools.partial(fit, outcomes, method), runs)
             comparison = ""
             if big:
                 comparison = common.target(ours[method] <= TARGET_SECONDS, f"≤ {TARGET_SECONDS:g} s for 10^6 games")
             rows.append(common.Row("ratings", f"{method}: {where}", common.secs(ours[method]), comparison,
                                    f"fit(outcomes, {method!r}), default options; "
                                    f"{'1 run' if runs == 1 else f'median of {runs}'}; CPU {common.secs(cpu)}"))
-        packing = timed(lambda outcomes=outcomes: as_arrays(outcomes), repeats)
+        packing = timed(functools.partial(as_arrays, outcomes), repeats)
         rows.append(common.Row("ratings", f"of which packing (as_arrays): {where}", common.secs(packing), "",
                                "validating and packing the outcomes, shared by every method"))
         arrays = as_arrays(outcomes)
@@ -215,8 +216,11 @@ def measure(size: str = "default") -> list[common.Row]:
         else:
             n_agents, pairs, finishing = choix_inputs(outcomes)
             choix_repeats = grid["choix_big_repeats"] if big else repeats
-            pairwise = timed(lambda n=n_agents, p=pairs: choix.ilsr_pairwise(n, p, alpha=CHOIX_ALPHA), choix_repeats)
-            ranked = timed(lambda n=n_agents, f=finishing: choix.ilsr_rankings(n, f, alpha=CHOIX_ALPHA), choix_repeats)
+            pairwise = timed(functools.partial(choix.ilsr_pairwise, n_agents, pairs, alpha=CHOIX_ALPHA), choix_repeats)
+            ranked = timed(
+                functools.partial(choix.ilsr_rankings, n_agents, finishing, alpha=CHOIX_ALPHA),  # type: ignore[arg-type]
+                choix_repeats,
+            )
             references = [
                 ("elo", "ilsr_pairwise", pairwise, f"{len(pairs):,} comparisons"),
                 ("plackett-luce", "ilsr_rankings", ranked, f"{len(finishing):,} finishing orders"),

@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable, Sequence
 
 if __package__ in (None, ""):
-    import common  # run as a script: benchmarks/ is on sys.path
+    import common  # type: ignore[import-not-found]  # run as a script: benchmarks/ is on sys.path
 else:
     from benchmarks import common
 

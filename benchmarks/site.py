@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if __package__ in (None, ""):
-    import common  # run as a script: benchmarks/ is on sys.path
+    import common  # type: ignore[import-not-found]  # run as a script: benchmarks/ is on sys.path
 else:
     from benchmarks import common
 

@@ -34,11 +34,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena_agents.lorum import GreedyLorumAgent, RandomLorumAgent
-from arena_agents.search.lorum import SearchLorumAgent
-
 from arena.agent import Agent
 from arena.games.lorum import GAME
+from arena_agents.lorum import GreedyLorumAgent, RandomLorumAgent
+from arena_agents.search.lorum import SearchLorumAgent
 from benchmarks.common import mean_interval
 
 AGENTS: dict[str, type[Agent]] = {"random": RandomLorumAgent, "greedy": GreedyLorumAgent, "search": SearchLorumAgent}

@@ -39,11 +39,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena_agents.lovat import GreedyLovatAgent, RandomLovatAgent
-from arena_agents.search.lovat import SearchLovatAgent
-
 from arena.agent import Agent
 from arena.games.lovat import GAME
+from arena_agents.lovat import GreedyLovatAgent, RandomLovatAgent
+from arena_agents.search.lovat import SearchLovatAgent
 from benchmarks.common import mean_interval
 
 AGENTS: dict[str, type[Agent]] = {"random": RandomLovatAgent, "greedy": GreedyLovatAgent, "search": SearchLovatAgent}

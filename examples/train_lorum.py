@@ -30,7 +30,9 @@ from arena.env.policy import MLPPolicy
 from arena.plugins import load_registry
 from arena.seeding import derive_seed
 
-DEFAULT_OUTPUT = Path(__file__).resolve().parent.parent / "plugins/example-learned/src/arena_example_learned/lorum_policy.npz"
+DEFAULT_OUTPUT = (
+    Path(__file__).resolve().parent.parent / "plugins/example-learned/src/arena_example_learned/lorum_policy.npz"
+)
 """Where the example plugin looks for its weights by default."""
 
 
@@ -102,7 +104,7 @@ def fit(policy: MLPPolicy, vectors: np.ndarray, masks: np.ndarray, targets: np.n
             delta = probabilities
             delta[np.arange(len(y)), y] -= 1.0
             delta /= len(y)
-            grads = []
+            grads: list[np.ndarray] = []
             for depth in range(len(policy.layers) - 1, -1, -1):
                 weights, _bias = policy.layers[depth]
                 grads[:0] = [activations[depth].T @ delta, delta.sum(axis=0)]

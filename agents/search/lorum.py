@@ -38,17 +38,16 @@ import random
 from collections.abc import Mapping
 from typing import Any, cast
 
-from arena_agents.lorum import BELOW_MASKS
-from arena_agents.search.common import BUDGET_OPTIONS, Budget, SearchStats, check_options, determinized_search, move_rng
-from arena_agents.search.lorum_beliefs import MAX_WORLDS, MODEL_DRAWS, MODEL_EPSILON, deal_plays, history_likelihood
-from arena_agents.search.lorum_sim import PlayoutDeal, play_out
-
 from arena.agent import Agent
 from arena.games.base import Action, GameInfo, Observation
 from arena.games.lorum.cards import ABOVE_MASKS, DECK, FULL_DECK_MASK, INDEX, POINTS, indices_of, mask_of
 from arena.games.lorum.observation import LorumObservation
 from arena.games.lorum.sampler import sample_hidden_hands
 from arena.games.lorum.state import PLAYERS
+from arena_agents.lorum import BELOW_MASKS
+from arena_agents.search.common import BUDGET_OPTIONS, Budget, SearchStats, check_options, determinized_search, move_rng
+from arena_agents.search.lorum_beliefs import MAX_WORLDS, MODEL_DRAWS, MODEL_EPSILON, deal_plays, history_likelihood
+from arena_agents.search.lorum_sim import PlayoutDeal, play_out
 
 DEFAULT_ITERATIONS = 240
 """Playouts per move by default: a median of about 18 ms and at most about 40 ms of CPU a move

@@ -7,10 +7,9 @@ rollout policy with mistakes.
 
 from __future__ import annotations
 
-from arena_agents.search.lorum_sim import PlayoutDeal, rollout_call, rollout_card
-
 from arena.games.lorum.cards import INDEX
 from arena.games.lorum.observation import LorumObservation
+from arena_agents.search.lorum_sim import PlayoutDeal, rollout_call, rollout_card
 
 MODEL_EPSILON = 0.05
 """Relative likelihood of a call or card the rollout policy would not have chosen (1 when it would)."""

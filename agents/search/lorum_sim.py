@@ -7,8 +7,6 @@ against the engine), and the fast heuristic every seat follows in playouts.
 
 from __future__ import annotations
 
-from arena_agents.lorum import BELOW_MASKS, big_is_safe, small_is_safe
-
 from arena.games.lorum.cards import (
     ABOVE_MASKS,
     FULL_DECK_MASK,
@@ -22,6 +20,7 @@ from arena.games.lorum.cards import (
 from arena.games.lorum.observation import LorumObservation
 from arena.games.lorum.sampler import excluded_cards
 from arena.games.lorum.state import BIG, PASS, PLAYERS, REGULAR, SMALL, settle_contract, settle_regular
+from arena_agents.lorum import BELOW_MASKS, big_is_safe, small_is_safe
 
 _NONE = -1  # no card / no seat / no suit yet
 

@@ -38,16 +38,15 @@ import random
 from collections.abc import Mapping
 from typing import Any, cast
 
-from arena_agents.lovat import GreedyLovatAgent, best_keep
-from arena_agents.search.common import BUDGET_OPTIONS, Budget, HalvingStats, check_options, halving_search, move_rng
-from arena_agents.search.lovat_beliefs import LEAN_MOVES, Evidence, Worlds, keep_rates
-from arena_agents.search.lovat_sim import VALUES, Playout
-
 from arena.agent import Agent
 from arena.games.base import Action, GameInfo
 from arena.games.lovat import GAME
 from arena.games.lovat.observation import LovatObservation
 from arena.games.lovat.state import FACES, KEEP, PHASES, VARIANTS
+from arena_agents.lovat import GreedyLovatAgent, best_keep
+from arena_agents.search.common import BUDGET_OPTIONS, Budget, HalvingStats, check_options, halving_search, move_rng
+from arena_agents.search.lovat_beliefs import LEAN_MOVES, Evidence, Worlds, keep_rates
+from arena_agents.search.lovat_sim import VALUES, Playout
 
 DEFAULT_ITERATIONS = 320
 """Playouts per move by default: a few tens of ms on one core (see docs/agents/search-lovat.md)."""

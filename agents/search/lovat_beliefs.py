@@ -15,6 +15,10 @@ import math
 import random
 from collections.abc import Mapping, Sequence
 
+from arena.games.lovat.deck import CARD_IDS, COLOUR_INDEX, LEVEL
+from arena.games.lovat.observation import LovatObservation
+from arena.games.lovat.sampler import hidden_compositions, sample_compositions
+from arena.games.lovat.state import BLANK, COUNTER, KEEP, OVER, PASS, VARIANTS, VOID
 from arena_agents.lovat import GreedyLovatAgent, best_keep, best_strength
 from arena_agents.search.lovat_cards import (
     _BEST,
@@ -29,11 +33,6 @@ from arena_agents.search.lovat_cards import (
     _turns_after,
 )
 from arena_agents.search.lovat_sim import Playout
-
-from arena.games.lovat.deck import CARD_IDS, COLOUR_INDEX, LEVEL
-from arena.games.lovat.observation import LovatObservation
-from arena.games.lovat.sampler import hidden_compositions, sample_compositions
-from arena.games.lovat.state import BLANK, COUNTER, KEEP, OVER, PASS, VARIANTS, VOID
 
 ERROR_PRIOR = (1.0, 10.0)
 """Prior of a seat's rate of decisions against the greedy rule, as (errors, decisions): a mean of 0.1 worth ten

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from arena_agents.lovat import best_strength
-
 from arena.games.lovat.deck import CARD_IDS, COLOURS, LEVEL, STRENGTH
 from arena.games.lovat.state import BLANK, COLOUR, DECLARE, FACES, OVER, PLAY, VOID
+from arena_agents.lovat import best_strength
 
 _INDEX: dict[str, int] = {card_id: index for index, card_id in enumerate(CARD_IDS)}
 """Card id -> index; indices follow the ids' string order, so ties broken by index match ties broken by id."""

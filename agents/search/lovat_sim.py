@@ -10,6 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import cast
 
+from arena.games.base import Action
+from arena.games.lovat.deck import COLOUR_INDEX, COLOURS, LEVEL
+from arena.games.lovat.observation import LovatObservation
+from arena.games.lovat.state import BLANK, COUNTER, KEEP, PLAY_DECISION, VARIANTS, LovatState, Variant
 from arena_agents.lovat import GreedyLovatAgent
 from arena_agents.search.lovat_cards import (
     _BEST_COLOUR,
@@ -31,11 +35,6 @@ from arena_agents.search.lovat_cards import (
     _turns_after,
     _weakest,
 )
-
-from arena.games.base import Action
-from arena.games.lovat.deck import COLOUR_INDEX, COLOURS, LEVEL
-from arena.games.lovat.observation import LovatObservation
-from arena.games.lovat.state import BLANK, COUNTER, KEEP, PLAY_DECISION, VARIANTS, LovatState, Variant
 
 VALUES = ("rank", "points")
 """Playout values: ``rank`` (share of opponents beaten, L-16, plus ``POINT_BONUS`` per point) or ``points``

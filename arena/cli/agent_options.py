@@ -36,7 +36,8 @@ def print_agent_options(row: dict[str, Any]) -> None:
         console.print("options: none (any option given to it is refused)")
         return
     table = Table(title="Options", box=box.SIMPLE_HEAD, caption_justify="left",
-                  caption="set in a config's \\[agents.options] table, or --option on 'arena play' and 'arena check-agent'")
+                  caption="set in a config's \\[agents.options] table, "
+                          "or --option on 'arena play' and 'arena check-agent'")
     for column in ("option", "type", "allowed", "default", "games", "what it does"):
         table.add_column(column, overflow="fold")
     for data in row["options"]:

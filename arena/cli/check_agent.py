@@ -19,7 +19,8 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
         description=(
             "Play an agent at every supported player count against random opponents (or --opponents),\n"
             "then through every phase and case of the game (scripted deals and forced bidding reach the\n"
-            "rare ones), under the tournament referee, print a coverage table, and report illegal or malformed actions, exceptions, timeouts,\n"
+            "rare ones), under the tournament referee, print a coverage table, and report illegal or malformed "
+            "actions, exceptions, timeouts,\n"
             "crashes, memory exhaustion, time per move (median and max), peak memory, and whether\n"
             "the same seed twice gives the same actions. A case the agent never decided in is a failure.\n"
             "Each problem says what to fix and how to reproduce it.\n\n"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import cast
+from typing import Any, cast
 
 from rich import box
 from rich.console import Console
@@ -97,7 +97,7 @@ def run_agents(args: argparse.Namespace) -> int:
     if args.name is not None:
         specs = [spec for spec in specs if spec.name == args.name] or [agent_named(loaded, args.name)]
     sources = {info.name: info.source for info in loaded.plugins}
-    rows = [
+    rows: list[dict[str, Any]] = [
         {"name": spec.name, "version": spec.version, "plugin": loaded.agent_plugin[spec.name],
          "source": sources[loaded.agent_plugin[spec.name]], "games": list(spec.games),
          "builtin": is_builtin(spec), "description": spec.description,
@@ -130,7 +130,7 @@ def run_agents(args: argparse.Namespace) -> int:
 def run_games(args: argparse.Namespace) -> int:
     """List games."""
     loaded = registry(args)
-    rows = [
+    rows: list[dict[str, Any]] = [
         {"name": game.info.name, "id": game.info.id, "title": game.info.title,
          "players": list(game.info.player_counts),
          "default_players": game.info.default_players or game.info.player_counts[0],  # as resolve_options picks

@@ -20,7 +20,8 @@ from arena.cli.common import (
     site_progress,
 )
 from arena.plugins import DEFAULT_PLUGINS_DIR, Registry
-from arena.tournament.config import ConfigError, TournamentConfig, load_config
+from arena.tournament.config import ConfigError, TournamentConfig
+from arena.tournament.config_loading import load_config
 from arena.tournament.publish import publish, summary_json
 from arena.tournament.runner import RAY_WORTH_SECONDS, TournamentError, run_tournament
 from arena.tournament.runner import Progress as RunProgress

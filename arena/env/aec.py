@@ -31,7 +31,9 @@ from arena.games.base import Action, Game, Observation
 class ArenaAECEnv(AECEnv):
     """One game of ``game`` with ``options`` per episode; see the module docstring."""
 
-    metadata = {"name": "arena_v0", "render_modes": ["ansi"], "is_parallelizable": False}
+    metadata: dict[str, Any] = {  # noqa: RUF012 (PettingZoo's class attribute)
+        "name": "arena_v0", "render_modes": ["ansi"], "is_parallelizable": False
+    }
 
     def __init__(self, game: Game, options: Mapping[str, Any] | None = None, render_mode: str | None = None) -> None:
         super().__init__()

@@ -28,7 +28,7 @@ class ArenaGymEnv(gymnasium.Env):
     table's mean score; ``info`` then holds ``score`` and ``rank``.
     """
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": ["ansi"]}  # noqa: RUF012 (Gymnasium's attribute, declared per instance there)
 
     def __init__(self, aec: ArenaAECEnv, opponents: Sequence[AgentSpec], seat: int = 0,
                  opponent_options: Sequence[Mapping[str, Any]] | None = None) -> None:

@@ -10,8 +10,10 @@ another encoding is refused with a message rather than misread.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -38,8 +40,9 @@ class MLPPolicy:
     def initial(cls, sizes: Sequence[int], game: str, players: int, rng: np.random.Generator) -> MLPPolicy:
         """Fresh weights for layer widths ``sizes`` (input first, actions last), He-initialised."""
         layers = [
-            (rng.normal(0.0, np.sqrt(2.0 / fan_in), (fan_in, fan_out)).astype(np.float32), np.zeros(fan_out, np.float32))
-            for fan_in, fan_out in zip(sizes[:-1], sizes[1:], strict=True)
+            (rng.normal(0.0, np.sqrt(2.0 / fan_in), (fan_in, fan_out)).astype(np.float32),
+             np.zeros(fan_out, np.float32))
+            for fan_in, fan_out in itertools.pairwise(sizes)
         ]
         return cls(layers, game, players)
 
@@ -74,7 +77,7 @@ class MLPPolicy:
 
     def save(self, path: Path | str) -> None:
         """Write the weights and what they were trained for to an ``.npz`` file."""
-        arrays = {f"w{i}": weights for i, (weights, _bias) in enumerate(self.layers)}
+        arrays: dict[str, Any] = {f"w{i}": weights for i, (weights, _bias) in enumerate(self.layers)}
         arrays.update({f"b{i}": bias for i, (_weights, bias) in enumerate(self.layers)})
         np.savez(path, format=np.array(FORMAT), game=np.array(self.game), players=np.array(self.players), **arrays)
 

@@ -148,7 +148,7 @@ def build_leaderboard(
         if line.rating != previous_rating:
             rank, previous_rating = position, line.rating
         i = index[line.agent]
-        faults = {field: int(arrays.fault_counts[i, kind[k]]) for field, k in FAULT_COLUMNS}
+        faults: dict[str, Any] = {field: int(arrays.fault_counts[i, kind[k]]) for field, k in FAULT_COLUMNS}
         rows.append(
             LeaderboardRow(
                 rank=rank,

@@ -23,9 +23,9 @@ makes synthetic tournaments with known strengths.
 """
 
 from arena.ratings.data import FAULT_KINDS, MatchArrays, MatchOutcome, as_arrays
+from arena.ratings.records import fit, outcome_of  # fit: the registry's, also taking match records
 from arena.ratings.registry import DEFAULT_METHOD, METHODS, RatingMethod, get_method, method_names
 from arena.ratings.table import AgentRating, RatingTable
-from arena.ratings.records import fit, outcome_of  # fit: the registry's, also taking match records
 
 __all__ = [
     "DEFAULT_METHOD",

@@ -12,6 +12,7 @@ depends on order (TrueSkill processes matches in the order they were played).
 from __future__ import annotations
 
 import gc
+import itertools
 from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -33,7 +34,8 @@ class MatchOutcome:
     agents: tuple[str, ...]  # agent name per seat (an agent appears at most once per match)
     scores: tuple[float, ...]  # per seat: points (Lovat) or chips (Lorum)
     ranks: tuple[int, ...]  # per seat: 1 = best; equal results share a rank
-    faults: tuple[tuple[int, str], ...] = ()  # (seat, kind) pairs: kind in "timeout", "illegal", "exception", "crash", "memory"
+    # (seat, kind) pairs: kind in "timeout", "illegal", "exception", "crash", "memory"
+    faults: tuple[tuple[int, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +144,7 @@ def _as_arrays(outcomes: Sequence[MatchOutcome]) -> MatchArrays:
     ordered = [outcomes[i] for i in positions]
     n_matches = len(ordered)
     match_ids = tuple(o.match_id for o in ordered)
-    for previous, current in zip(match_ids, match_ids[1:]):
+    for previous, current in itertools.pairwise(match_ids):
         if previous == current:
             raise ValueError(f"match id {current!r} appears twice in the outcomes; give every match a unique match_id")
 

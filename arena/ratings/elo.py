@@ -190,7 +190,7 @@ def fit_strengths(counts: PairCounts, prior_sd: float = PRIOR_SD, x0: np.ndarray
     )
 
 
-def block_scores(theta: np.ndarray, arrays: MatchArrays) -> tuple[np.ndarray, ...]:
+def block_scores(theta: np.ndarray, arrays: MatchArrays) -> inference.BlockScores:
     """(block, agent, score) triplets of log-likelihood gradient contributions, for the sandwich.
 
     A seat's score in a match is the sum over the other seats of (result - predicted).

@@ -23,6 +23,7 @@ study of docs/ratings.md.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -81,7 +82,8 @@ class Fidelity:
     reported_sd: float  # reported sd, root-mean-square over agents and replications
     kendall: float  # mean Kendall tau between ratings and true strengths
     tie_share: float  # share of pairs of seats that tied
-    calibration: tuple[tuple[float, float, float, int], ...] = field(default=())  # (low, high, mean P, share right, n)
+    # (low, high, mean P, share right, n) per bin
+    calibration: tuple[tuple[float, float, float, float, int], ...] = field(default=())
     interval_kinds: tuple[str, ...] = ()  # the interval kinds the fits reported
 
     def bin_near(self, p: float) -> tuple[float, float, int]:
@@ -118,9 +120,9 @@ def measure(method: str, setting: Setting, replications: int, **options: Any) ->
         table = fit(outcomes, method, **options)
         kinds.add(str(table.extras.get("interval_kind", table.extras.get("intervals", "bootstrap"))))
         position = {row.agent: i for i, row in enumerate(table.ratings)}
-        where = [position.get(a) for a in names]
-        if any(w is None for w in where):
+        if any(a not in position for a in names):
             continue  # an agent that never played (tiny settings only)
+        where = [position[a] for a in names]
         ratings[r] = [table.ratings[w].rating for w in where]
         lower[r] = [table.ratings[w].lower for w in where]
         upper[r] = [table.ratings[w].upper for w in where]
@@ -144,7 +146,7 @@ def measure(method: str, setting: Setting, replications: int, **options: Any) ->
     all_p = np.concatenate(predicted) if predicted else np.zeros(0)
     all_right = np.concatenate(correct).astype(float) if correct else np.zeros(0)
     bins = []
-    for low, high in zip(CALIBRATION_BINS[:-1], CALIBRATION_BINS[1:]):
+    for low, high in itertools.pairwise(CALIBRATION_BINS):
         inside = (all_p >= low) & (all_p < high)
         n = int(inside.sum())
         bins.append((low, high, float(all_p[inside].mean()) if n else float("nan"),

@@ -141,6 +141,11 @@ def inverse(hessian: np.ndarray) -> np.ndarray:
         return np.linalg.pinv(hessian, hermitian=True)
 
 
+BlockScores = tuple[np.ndarray, np.ndarray, np.ndarray]
+"""``(block, agent, score)``: the per-block score contributions ``sandwich`` sums, as a method's
+``block_scores`` returns them."""
+
+
 def sandwich(hessian: np.ndarray, block: np.ndarray, agent: np.ndarray, score: np.ndarray, n_blocks: int) -> np.ndarray:
     """Cluster-robust covariance ``H^-1 J H^-1``, clustered by duplicate block.
 
@@ -186,7 +191,7 @@ def design_effect(curvature: np.ndarray, robust: np.ndarray) -> float:
 def covariance(
     kind: str,
     hessian: np.ndarray,
-    scores: Callable[[], tuple[np.ndarray, ...]],
+    scores: Callable[[], BlockScores],
     n_blocks: int,
     arrays: MatchArrays | None = None,
 ) -> tuple[np.ndarray, dict[str, Any]]:

@@ -291,6 +291,7 @@ class _Evaluator:
         if self._theta is None or not np.array_equal(theta, self._theta):
             self._pieces = _pieces(theta, self.prep)
             self._theta = np.array(theta, dtype=float)
+        assert self._pieces is not None  # set with _theta
         return self._pieces
 
     def value_and_gradient(self, theta: np.ndarray) -> tuple[float, np.ndarray]:
@@ -387,7 +388,7 @@ def fit_strengths(data: Rankings, prior_sd: float = PRIOR_SD, x0: np.ndarray | N
     )
 
 
-def block_scores(theta: np.ndarray, data: Rankings) -> tuple[np.ndarray, ...]:
+def block_scores(theta: np.ndarray, data: Rankings) -> inference.BlockScores:
     """(block, agent, score) triplets of log-likelihood gradient contributions, for the sandwich."""
     pieces = _pieces(np.asarray(theta, dtype=float), _prepare(data))
     keep = data.valid > 0

@@ -17,14 +17,14 @@ from types import MappingProxyType
 from typing import Any, Protocol
 
 from arena.ratings import elo, plackett_luce, score, trueskill
-from arena.ratings.data import MatchOutcome
+from arena.ratings.data import MatchArrays, MatchOutcome
 from arena.ratings.table import RatingTable
 
 
 class RatingMethod(Protocol):
     """A rating method: outcomes (in the order played) and keyword options in, a ``RatingTable`` out."""
 
-    def __call__(self, outcomes: Sequence[MatchOutcome], **options: Any) -> RatingTable: ...
+    def __call__(self, outcomes: Sequence[MatchOutcome], *args: Any, **options: Any) -> RatingTable: ...
 
 
 METHODS: Mapping[str, RatingMethod] = MappingProxyType(
@@ -56,7 +56,7 @@ def get_method(name: str) -> RatingMethod:
         ) from None
 
 
-def fit(outcomes: Sequence[MatchOutcome], method: str = DEFAULT_METHOD, **options: Any) -> RatingTable:
+def fit(outcomes: Sequence[MatchOutcome] | MatchArrays, method: str = DEFAULT_METHOD, **options: Any) -> RatingTable:
     """Rate ``outcomes`` with the method called ``method``, passing ``options`` to it.
 
     Raises
@@ -73,4 +73,4 @@ def fit(outcomes: Sequence[MatchOutcome], method: str = DEFAULT_METHOD, **option
         raise TypeError(
             f"rating method {method!r} has no option {unknown[0]!r}; its options are {', '.join(allowed)}"
         )
-    return function(outcomes, **options)
+    return function(outcomes, **options)  # type: ignore[arg-type]  # every method packs with as_arrays

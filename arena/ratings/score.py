@@ -29,9 +29,9 @@ import scipy.sparse
 from scipy.stats import t as student_t
 
 from arena.ratings.bootstrap import BOOTSTRAP_REPLICATES, BOOTSTRAP_SEED, multiplicity_chunks
+from arena.ratings.data import MatchArrays, MatchOutcome, as_arrays
 from arena.ratings.design import blocks_per_agent
 from arena.ratings.scale import contrast_sd_from_samples
-from arena.ratings.data import MatchArrays, MatchOutcome, as_arrays
 from arena.ratings.table import INTERVAL_LEVEL, RatingTable, empty_table, make_table
 
 METHOD = "score"

@@ -32,7 +32,8 @@ class StrengthModel:
     prepare: Callable[[MatchArrays], Any]  # packed outcomes -> the model's data
     reweight: Callable[[Any, MatchArrays, np.ndarray], Any]  # (data, arrays, (B,) block weights) -> weighted data
     fit_strengths: Callable[..., inference.MapFit]  # (data, prior_sd, x0=None) -> MAP fit
-    block_scores: Callable[[np.ndarray, Any, MatchArrays], tuple[np.ndarray, ...]]  # (theta, data, arrays) -> sandwich inputs
+    # (theta, data, arrays) -> sandwich inputs
+    block_scores: Callable[[np.ndarray, Any, MatchArrays], inference.BlockScores]
     details: Callable[[Any], dict[str, Any]]  # extra facts about the data for the table's extras
 
 

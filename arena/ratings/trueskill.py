@@ -331,7 +331,7 @@ def fit(
         ranks = np.sort(arrays.rank, axis=1)
         if np.any((ranks[:, 1:] == ranks[:, :-1]) & (ranks[:, 1:] != arrays.PAD_RANK)):
             raise ValueError("these matches have draws (equal ranks), which need draw_probability > 0")
-    env = Environment(mu, sigma, beta, tau, draw_probability, min_delta, max_sweeps)
+    env = Environment(mu, sigma, beta, tau, float(draw_probability), min_delta, max_sweeps)
     post_mu, post_sigma = rate(arrays, env)
     agents = arrays.agents
     rating = centre(post_mu, mu)

@@ -3,8 +3,8 @@
 A zygote (``arena.referee.zygote``) is started as a fresh interpreter (never
 forked from the referee, so it holds no game state and no secret of the
 driver), imports arena and confines itself in the sandbox asked for; a
-third-party plugin is imported only in each seat it forks (``arena.referee.zygote``).  It is reused across matches.  For each seat of
-each match the referee makes a socket pair and passes one end to the zygote of
+third-party plugin is imported only in each seat it forks (``arena.referee.zygote``).  It is reused across
+matches.  For each seat of each match the referee makes a socket pair and passes one end to the zygote of
 that seat's plugin, which forks the seat with it; the seat builds the agent and
 talks to the referee directly.  Forking from a loaded process keeps start-up
 cheap (a few milliseconds, no imports) and gives every match fresh agents in
@@ -62,7 +62,7 @@ class Zygote:
     @property
     def pid(self) -> int | None:
         """The zygote's process id, or None when it is not running."""
-        return self._process.pid if self._running() else None
+        return self._process.pid if self._process is not None and self._running() else None
 
     def spawn(self, request: dict[str, Any], channel: socket.socket) -> dict[str, Any]:
         """Fork a seat that talks over ``channel``'s peer; the zygote's reply (``pid``, ``box`` or ``error``)."""
@@ -123,7 +123,7 @@ class Zygote:
         # The zygote sees the modules (and entry points) this process sees.
         path = [entry or os.getcwd() for entry in sys.path]
         env = plugin_environment(os.pathsep.join(path))
-        self._stderr = tempfile.TemporaryFile()
+        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 (kept for the zygote's life, closed in close())
         try:
             self._process = subprocess.Popen(
                 command, pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,

@@ -55,8 +55,9 @@ class Seat(Protocol):
     def collect(self) -> None:
         """Give the agent a moment to take the result."""
 
-    def close(self) -> None:
-        """Stop the seat; after this it holds no process and no agent."""
+    def close(self) -> object:
+        """Stop the seat; after this it holds no process and no agent.  What it returns is the seat's own
+        business (a process seat's exit status); callers may ignore it."""
 
 
 def resolve_mode(requested: str, spec: AgentSpec) -> tuple[str, str]:

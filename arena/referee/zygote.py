@@ -333,7 +333,7 @@ def _serve_agent(sock: socket.socket, spec: AgentSpec, game: Game, request: dict
         except MemoryError:
             raise
         except BaseException as error:
-            reply = {"error": "exception", "message": describe_exception(error)}
+            reply: bytes | dict[str, Any] = {"error": "exception", "message": describe_exception(error)}
         else:
             reply = _action_reply(action)
         protocol.send(sock, reply if isinstance(reply, bytes) else protocol.encode(reply))

@@ -74,9 +74,9 @@ moves made close together.  The target is 15 ms for start-up plus teardown on
 2 cores.
 """
 
+from arena.sandbox.capabilities import Capabilities, SandboxError, probe
 from arena.sandbox.confinement import confine
 from arena.sandbox.policy import Policy, default_read_paths
-from arena.sandbox.capabilities import Capabilities, SandboxError, probe
 from arena.sandbox.seat import SeatBox, freeze, place, reap, spawn_seat, thaw
 
 __all__ = ["Capabilities", "Policy", "SandboxError", "SeatBox", "confine", "default_read_paths", "freeze", "place",

@@ -38,7 +38,7 @@ class Hierarchy:
 
 def _mounts() -> list[tuple[str, str, set[str]]]:
     """(mount point, file-system type, options) of every cgroup mount."""
-    found = []
+    found: list[tuple[str, str, set[str]]] = []
     try:
         lines = Path("/proc/self/mountinfo").read_text().splitlines()
     except OSError:
@@ -104,7 +104,7 @@ def find() -> Hierarchy:
             available = set(Path(v2_base, "cgroup.subtree_control").read_text().split())
         except OSError:
             available = set()
-        bases = {name: v2_base for name in ("memory", "cpu", "pids") if name in available}
+        bases: dict[str, str] = {name: v2_base for name in ("memory", "cpu", "pids") if name in available}
         bases["freezer"] = v2_base  # cgroup.freeze exists in every non-root v2 group
         _sweep({v2_base})
         return Hierarchy("v2", bases)

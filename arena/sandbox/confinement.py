@@ -12,8 +12,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from arena.sandbox import kernel
-from arena.sandbox.policy import Policy
 from arena.sandbox.capabilities import SandboxError, probe, require_level
+from arena.sandbox.policy import Policy
 
 READ = kernel.ACCESS_FS_READ_FILE | kernel.ACCESS_FS_READ_DIR | kernel.ACCESS_FS_EXECUTE
 """Rights on a readable folder (a file gets the file rights among them)."""

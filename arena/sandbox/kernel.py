@@ -104,7 +104,8 @@ def clone(flags: int) -> int:
     python = ctypes.pythonapi
     python.PyOS_BeforeFork()
     if platform.machine() == "aarch64":  # clone(flags, stack, parent_tid, tls, child_tid)
-        pid = _libc.syscall(ctypes.c_long(_NUMBERS[0]), ctypes.c_ulong(flags), None, None, None, None)
+        pid = _libc.syscall(ctypes.c_long(_NUMBERS[0] if _NUMBERS else -1), ctypes.c_ulong(flags), None, None, None,
+                            None)
     else:  # clone(flags, stack, parent_tid, child_tid, tls)
         pid = _libc.syscall(ctypes.c_long(_NUMBERS[0] if _NUMBERS else -1), ctypes.c_ulong(flags), None, None,
                             None, ctypes.c_ulong(0))

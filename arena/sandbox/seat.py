@@ -25,8 +25,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from arena.sandbox import cgroups, confinement, kernel
-from arena.sandbox.policy import Policy
 from arena.sandbox.capabilities import LEVELS, SandboxError
+from arena.sandbox.policy import Policy
 
 START = signal.SIGUSR1
 """Sent to the init by ``place`` once the seat is in its groups: the agent process may start."""

@@ -56,7 +56,7 @@ def probe(address: str, seconds: float = PROBE_SECONDS) -> None:
 
     def ask() -> None:
         try:
-            from ray._raylet import GcsClient
+            from ray._raylet import GcsClient  # type: ignore[attr-defined]  # private: no type information
 
             client = GcsClient(address=f"{host}:{port}", cluster_id=None)
             outcome["metadata"] = client.internal_kv_get(b"CLUSTER_METADATA", namespace=b"cluster",

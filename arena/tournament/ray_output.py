@@ -80,14 +80,14 @@ def ray_output_to(log_path: Path) -> Iterator[TextIO]:
         handler = logging.StreamHandler(log)
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
         saved_fds = (os.dup(1), os.dup(2))
-        terminals = [open(fd, "w", buffering=1, encoding=stream.encoding or "utf-8", errors="replace",
+        terminals = [open(fd, "w", buffering=1, encoding=stream.encoding or "utf-8", errors="replace",  # noqa: SIM115
                           closefd=False) for fd, stream in zip(saved_fds, saved_streams)]
         try:
             ray_logger.handlers = [handler]
             os.dup2(log.fileno(), 1)
             os.dup2(log.fileno(), 2)
-            sys.stdout = _ThreadRouter(terminals[0], log)  # type: ignore[assignment]
-            sys.stderr = _ThreadRouter(terminals[1], log)  # type: ignore[assignment]
+            sys.stdout = _ThreadRouter(terminals[0], log)
+            sys.stderr = _ThreadRouter(terminals[1], log)
             yield log
         finally:
             for stream in (sys.stdout, sys.stderr):

@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from arena import bounded_json
-from arena.records import MAX_RECORD_BYTES
 from arena.ratings.data import MatchOutcome
+from arena.records import MAX_RECORD_BYTES
 from arena.seeding import new_secret
 
 STORE_FILE = "results.sqlite"
@@ -225,7 +225,7 @@ class Store:
 
     # -- meta --------------------------------------------------------------------------------
 
-    def meta(self, key: str) -> Any | None:
+    def meta(self, key: str) -> Any:
         """A JSON value stored under ``key``, or None."""
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         if row is None:

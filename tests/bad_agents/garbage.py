@@ -3,11 +3,10 @@
 ``options["value"]`` picks the garbage: "object" (default), "dict", "number", "none" or "list" (of numbers).
 """
 
-from arena_agents.lorum import RandomLorumAgent
-from arena_agents.lovat import RandomLovatAgent
-
 from arena import hookimpl
 from arena.agent import Agent, AgentSpec
+from arena_agents.lorum import RandomLorumAgent
+from arena_agents.lovat import RandomLovatAgent
 
 GARBAGE = {
     "object": lambda: object(),

@@ -1,12 +1,11 @@
 """Bad agent ``bad-hog``: plays randomly for ``options["after"]`` decisions, then allocates until stopped."""
 
+from arena import hookimpl
+from arena.agent import Agent, AgentSpec
 from arena_agents.lorum import RandomLorumAgent
 from arena_agents.lovat import RandomLovatAgent
 
-from arena import hookimpl
-from arena.agent import Agent, AgentSpec
-
-HOARD = []
+HOARD: list = []
 
 
 class HogAgent(Agent):

@@ -4,13 +4,12 @@ It misbehaves at the first decision after that with a menu of legal actions
 (not during Lovat's keep), choosing a card of the deck that is not on the menu.
 """
 
-from arena_agents.lorum import RandomLorumAgent
-from arena_agents.lovat import RandomLovatAgent
-
 from arena import hookimpl
 from arena.agent import Agent, AgentSpec
 from arena.games.lorum.cards import DECK
 from arena.games.lovat.deck import CARD_IDS
+from arena_agents.lorum import RandomLorumAgent
+from arena_agents.lovat import RandomLovatAgent
 
 
 class IllegalAgent(Agent):

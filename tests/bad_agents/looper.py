@@ -1,10 +1,9 @@
 """Bad agent ``bad-looper``: plays randomly for ``options["after"]`` decisions, then loops forever."""
 
-from arena_agents.lorum import RandomLorumAgent
-from arena_agents.lovat import RandomLovatAgent
-
 from arena import hookimpl
 from arena.agent import Agent, AgentSpec
+from arena_agents.lorum import RandomLorumAgent
+from arena_agents.lovat import RandomLovatAgent
 
 
 class LoopingAgent(Agent):

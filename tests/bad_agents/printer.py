@@ -5,11 +5,10 @@ It plays legally (randomly): the referee must neither show the output nor hold i
 
 import sys
 
-from arena_agents.lorum import RandomLorumAgent
-from arena_agents.lovat import RandomLovatAgent
-
 from arena import hookimpl
 from arena.agent import Agent, AgentSpec
+from arena_agents.lorum import RandomLorumAgent
+from arena_agents.lovat import RandomLovatAgent
 
 MARKER = "BAD-PRINTER-OUTPUT "
 

@@ -1,10 +1,9 @@
 """Bad agent ``bad-raises``: plays randomly for ``options["after"]`` decisions (default 2), then raises."""
 
-from arena_agents.lorum import RandomLorumAgent
-from arena_agents.lovat import RandomLovatAgent
-
 from arena import hookimpl
 from arena.agent import Agent, AgentSpec
+from arena_agents.lorum import RandomLorumAgent
+from arena_agents.lovat import RandomLovatAgent
 
 
 class RaisingAgent(Agent):

@@ -10,18 +10,18 @@ In isolated mode every match must start with nothing remembered in memory.
 import json
 import os
 import tempfile
-
-from arena_agents.lorum import RandomLorumAgent
-from arena_agents.lovat import RandomLovatAgent
+from typing import ClassVar
 
 from arena import hookimpl
 from arena.agent import Agent, AgentSpec
+from arena_agents.lorum import RandomLorumAgent
+from arena_agents.lovat import RandomLovatAgent
 
-MEMORY = []
+MEMORY: list = []
 
 
 class RememberingAgent(Agent):
-    SEEN = []
+    SEEN: ClassVar[list] = []
 
     def __init__(self, seat, game, players, seed, options):
         super().__init__(seat=seat, game=game, players=players, seed=seed, options=options)

@@ -7,11 +7,10 @@ randomly for ``options["after"]`` decisions (default 2) and afterwards sleeps
 
 import time
 
-from arena_agents.lorum import RandomLorumAgent
-from arena_agents.lovat import RandomLovatAgent
-
 from arena import hookimpl
 from arena.agent import Agent, AgentSpec
+from arena_agents.lorum import RandomLorumAgent
+from arena_agents.lovat import RandomLovatAgent
 
 
 class SleepingAgent(Agent):

@@ -14,12 +14,11 @@ import json
 import os
 import sys
 
-from arena_agents.lorum import RandomLorumAgent
-from arena_agents.lovat import RandomLovatAgent
-
 from arena import hookimpl
 from arena.agent import Agent, AgentSpec
 from arena.games.base import GameState, Observation
+from arena_agents.lorum import RandomLorumAgent
+from arena_agents.lovat import RandomLovatAgent
 
 
 class SnoopingAgent(Agent):

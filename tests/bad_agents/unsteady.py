@@ -2,11 +2,10 @@
 
 import os
 
-from arena_agents.lorum import RandomLorumAgent
-from arena_agents.lovat import RandomLovatAgent
-
 from arena import hookimpl
 from arena.agent import Agent, AgentSpec
+from arena_agents.lorum import RandomLorumAgent
+from arena_agents.lovat import RandomLovatAgent
 
 
 class UnsteadyAgent(Agent):

@@ -13,6 +13,7 @@ def rows():
     return {row.case: row for row in ratings.measure("quick")}
 
 
+@pytest.mark.slow
 def test_point_estimate_rows_say_what_they_time(rows):
     where = "20 agents × 2,000 games"
     for method, how in ratings.POINT_ESTIMATES.items():

@@ -86,6 +86,7 @@ def test_env_prints_both_games_and_a_row_per_peer() -> None:
         assert cells[2] == "not installed" or ("steps/s" in cells[2] and "target faster than this peer: " in cells[3])
 
 
+@pytest.mark.ray
 def test_tournament_prints_overhead_and_scaling() -> None:
     rows = table(run("benchmarks/tournament.py", "--quick"))
     cases = ["bare engine loop, per match", "referee (play_match), per match",
@@ -99,6 +100,7 @@ def test_tournament_prints_overhead_and_scaling() -> None:
     expect(rows, found)
 
 
+@pytest.mark.slow
 def test_ratings_print_every_method_and_both_references() -> None:
     rows = table(run("benchmarks/ratings.py", "--quick"))
     where = "20 agents × 2,000 games"
@@ -107,6 +109,7 @@ def test_ratings_print_every_method_and_both_references() -> None:
               f"choix ilsr_rankings vs plackett-luce: {where}", f"trueskill package vs trueskill: {where}"])
 
 
+@pytest.mark.slow
 def test_fidelity_prints_coverage_calibration_and_design_gain() -> None:
     rows = table(run("benchmarks/fidelity.py", "--quick"))
     for method in ("elo", "plackett-luce", "trueskill", "score"):

@@ -169,6 +169,7 @@ def test_one_person_plays_one_seat(capsys: pytest.CaptureFixture[str], argv: lis
     assert status == 2 and err == f"arena: error: {message} (--agents 'human' and --human)\n"
 
 
+@pytest.mark.slow
 def test_a_person_plays_lorum_through_a_pseudo_terminal(tmp_path: Path) -> None:
     """The real command on a terminal: every prompt answered by typing a number, then the result."""
     arena = Path(sys.executable).with_name("arena")
@@ -218,6 +219,7 @@ def test_the_lovat_view_sorts_the_hand_in_the_turns_colour_and_marks_what_beats_
     names = ["greedy", "random", "search", "greedy"]
     lines = GAME.describe_observation(observation, names)
     colour = observation.colour
+    assert colour is not None
     strength = {card.id: card.strength(colour) for card in CARDS}
     best_seat, best = observation.plays[0]  # L-13: the first of the strongest
     for played_seat, card_id in observation.plays[1:]:

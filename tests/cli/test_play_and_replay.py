@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -216,7 +217,7 @@ def test_every_subcommand_has_help_with_an_example(capsys: pytest.CaptureFixture
     from arena.cli import build_parser
 
     parser = build_parser()
-    commands = parser._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    commands: Any = parser._subparsers._group_actions[0].choices  # type: ignore[union-attr]
     for name in commands:
         with pytest.raises(SystemExit) as exited:
             main([name, "--help"])
@@ -241,7 +242,7 @@ def test_the_play_examples_in_help_work(capsys: pytest.CaptureFixture[str], tmp_
     from arena.cli import build_parser
 
     monkeypatch.chdir(tmp_path)
-    play = build_parser()._subparsers._group_actions[0].choices["play"]  # type: ignore[union-attr]
+    play = build_parser()._subparsers._group_actions[0].choices["play"]  # type: ignore[union-attr,index]
     examples = [line.split("#")[0].strip() for line in play.epilog.splitlines()[1:]]
     assert len(examples) >= 3
     for example in examples:

@@ -75,6 +75,7 @@ def test_leaderboard_and_export_write_nothing_and_publish_rewrites_the_files(
     assert 'id="method-score"' in (folder / "index.html").read_text()
 
 
+@pytest.mark.slow
 def test_export_into_a_closed_pipe_exits_quietly(tmp_path: Path) -> None:
     boards = tmp_path / "boards"
     assert main(["run", str(write_config(tmp_path, blocks=6)), "--workers", "1", "--json",
@@ -118,6 +119,7 @@ def arena_register_agents(register):
 '''
 
 
+@pytest.mark.ray
 def test_json_is_one_document_when_a_ray_worker_is_killed_mid_run(tmp_path: Path) -> None:
     plugins = tmp_path / "plugins"
     plugins.mkdir()

@@ -146,6 +146,7 @@ def test_config_errors_are_one_line_each(capsys: pytest.CaptureFixture[str], tmp
     assert all(str(path) in line for line in lines) and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_kill_minus_nine_then_resume_equals_an_uninterrupted_run(capsys: pytest.CaptureFixture[str],
                                                                  tmp_path: Path) -> None:
     config = write_config(tmp_path, name="killed", blocks=30)

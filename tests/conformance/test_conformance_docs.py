@@ -21,6 +21,7 @@ def first_agent_source() -> str:
     return re.search(r"```python\n(.*?)```", section, re.S).group(1)  # type: ignore[union-attr]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", ["lovat", "lorum"])
 def test_the_first_agent_in_the_guide_passes_check_agent(tmp_path: Path, game: str) -> None:
     (tmp_path / "first_agent.py").write_text(first_agent_source())

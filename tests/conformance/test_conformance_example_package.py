@@ -19,6 +19,9 @@ import pytest
 
 from arena.plugins import load_registry
 
+# Every test here pip-installs the example package into a fresh environment: seconds each.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "plugins" / "example-agent"
 

@@ -113,7 +113,7 @@ def test_bad_requests_are_one_line_value_errors(bad_registry: Registry) -> None:
         check(bad_registry, "nobody")
     with pytest.raises(ValueError, match=r"^unknown game 'chess'"):
         check(bad_registry, "greedy", "chess")
-    lovat_only = AgentSpec(name="lovat-only", games=("lovat",), factory=object, description="", version="1")
+    lovat_only = AgentSpec(name="lovat-only", games=("lovat",), factory=object, description="", version="1")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="agent 'lovat-only' does not play lorum"):
         check(bad_registry, lovat_only)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="Lorum is not played by 3 players"):
@@ -168,6 +168,7 @@ def test_cli_bad_input_is_one_line_without_traceback(capsys: pytest.CaptureFixtu
     assert err.startswith(message) and err.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_cli_help_has_examples() -> None:
     result = subprocess.run([sys.executable, "-m", "arena", "check-agent", "--help"], capture_output=True, text=True)
     assert result.returncode == 0
@@ -175,6 +176,7 @@ def test_cli_help_has_examples() -> None:
     assert "Exit status: 0 if the agent passes, 1 if it fails" in " ".join(result.stdout.split())
 
 
+@pytest.mark.slow
 def test_cli_as_a_process_exits_1_on_fail_without_traceback() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "arena", "check-agent", "bad-raises", "--game", "lorum", "--matches", "1",

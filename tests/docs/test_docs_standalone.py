@@ -51,8 +51,8 @@ def test_every_ruling_the_docs_mention_is_defined() -> None:
         assert mentioned <= defined, f"{path.relative_to(ROOT)} cites undefined rulings {sorted(mentioned - defined)}"
 
 
-@pytest.mark.parametrize("game, labels", [("lovat", ["L-%d" % n for n in range(1, 19)] + ["D-1", "D-2", "D-3"]),
-                                          ("lorum", ["S-%d" % n for n in range(1, 20)])])
+@pytest.mark.parametrize("game, labels", [("lovat", [f"L-{n}" for n in range(1, 19)] + ["D-1", "D-2", "D-3"]),
+                                          ("lorum", [f"S-{n}" for n in range(1, 20)])])
 def test_each_rules_document_defines_its_whole_series(game: str, labels: list[str]) -> None:
     text = RULES[game].read_text()
     for label in labels:

@@ -141,7 +141,7 @@ def test_encodings_are_fixed_size_and_within_the_box():
         for state, seat in decision_points(game, game.info.resolve_options(None, options), 1, every=5):
             vector = encoding.encode(state.observation(seat))
             assert vector.dtype == np.float32 and vector.shape == (encoding.observation_size,)
-            assert -1.0 <= vector.min() and vector.max() <= 1.0
+            assert vector.min() >= -1.0 and vector.max() <= 1.0
 
 
 def test_steps_of_refuses_what_is_not_an_action():

@@ -41,11 +41,11 @@ def test_the_shipped_weights_fit_the_lorum_encoding(agent_module):
 def test_the_weights_option_must_name_a_file_inside_the_plugin_folder(agent_module, tmp_path):
     outside = tmp_path / "policy.npz"
     MLPPolicy.initial([262, 4, 35], "lorum", 4, np.random.default_rng(0)).save(outside)
-    with pytest.raises(ValueError, match="must name a file inside .*arena_example_learned, not '../../"):
+    with pytest.raises(ValueError, match=r"must name a file inside .*arena_example_learned, not '../../"):
         make(agent_module, weights="../../../../../" + str(outside))
     with pytest.raises(ValueError, match="must name a file inside"):
         make(agent_module, weights=str(outside))  # an absolute path replaces the folder: refused too
-    with pytest.raises(ValueError, match="no file 'missing.npz' in"):
+    with pytest.raises(ValueError, match=r"no file 'missing.npz' in"):
         make(agent_module, weights="missing.npz")
     with pytest.raises(ValueError, match="must be a file name inside"):
         make(agent_module, weights=3)
@@ -93,6 +93,7 @@ def test_the_learned_agent_beats_random_over_rotated_deals(agent_module):
     assert learned / 12 > others / 12 + 10  # chips per match
 
 
+@pytest.mark.slow
 def test_a_tournament_seats_it_with_the_weights_file_as_an_option(tmp_path, monkeypatch):
     # Installed as a user would (pip), so that its entry point is discovered and its agents run sandboxed,
     # reading the weights file from the installed package's own folder.

@@ -13,7 +13,7 @@ import socket
 import sqlite3
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from hostile_helpers import needs_sandbox, play, processes_named, report_of
@@ -118,8 +118,8 @@ def test_no_file_system_memory_across_the_matches_of_a_block(registry: Registry,
 class Victim(Agent):
     """Thinks for a while each turn and measures how much CPU the spinning seat got meanwhile."""
 
-    spinners: list[ProcessSeat] = []
-    stolen: list[float] = []
+    spinners: ClassVar[list[ProcessSeat]] = []
+    stolen: ClassVar[list[float]] = []
 
     def act(self, observation: Any) -> Any:
         before = sum(_cpu_seconds(seat.pid) for seat in self.spinners if seat.pid)
@@ -190,6 +190,7 @@ def test_base_exceptions_from_an_agent_seated_trusted_do_not_stop_the_referee(re
     assert (fault["seat"], fault["kind"]) == (1, "exception")
 
 
+@pytest.mark.slow
 def test_memory_spread_over_children_is_bounded_for_the_whole_tree(registry: Registry, host: AgentHost) -> None:
     # 6 x 48 MB in child processes, under a 128 MB limit: each process alone stays under it, the tree does not.
     from arena.sandbox import probe

@@ -45,7 +45,7 @@ def test_a_fifth_entry_plays_most_new_matches_and_no_stored_match_changes(
 
     after = stored_rows(database)
     assert after[:80] == before, "a stored match changed"
-    new = [json.loads(row[7]) for row in after[80:]]  # the agents column
+    new = [json.loads(str(row[7])) for row in after[80:]]  # the agents column
     assert len(new) == 80
     share = sum("half" in agents for agents in new) / len(new)
     assert share >= 0.9, f"the newcomer played {share:.0%} of the new matches; an even split gives 80%"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from arena.games.base import Action
 from arena.games.lorum import GAME, LorumState
 from arena.games.lorum.cards import RANKS, SUITS
 
@@ -48,7 +49,7 @@ def run(state: LorumState, actions: str | Sequence[str]) -> None:
         state.apply(seat, action)
 
 
-def random_game(seed: int, deals: int = 4, stop: float = 1.0) -> tuple[LorumState, list[tuple[int, str]]]:
+def random_game(seed: int, deals: int = 4, stop: float = 1.0) -> tuple[LorumState, list[tuple[int, Action]]]:
     """Play random legal actions; stop after about ``stop`` of the game's decisions.
 
     Calls are ``pass`` three times in four (else uniform), so regular games, big and
@@ -57,7 +58,7 @@ def random_game(seed: int, deals: int = 4, stop: float = 1.0) -> tuple[LorumStat
     """
     state = GAME.new_state(seed, {"deals": deals})
     rng = random.Random(seed ^ 0x5EED)
-    actions: list[tuple[int, str]] = []
+    actions: list[tuple[int, Action]] = []
     budget = None if stop >= 1.0 else int(stop * 30 * deals)
     while not state.is_over() and (budget is None or len(actions) < budget):
         (seat,) = state.to_move()

@@ -4,9 +4,9 @@ import statistics
 
 from lorum_helpers import ALL_BOTTOM, ALL_TOP, OWNERS_K1, new_game, run
 
-from agents.lorum import GreedyLorumAgent, RandomLorumAgent, big_is_safe, small_is_safe
 from arena.games.lorum import GAME
 from arena.games.lorum.cards import mask_of
+from arena_agents.lorum import GreedyLorumAgent, RandomLorumAgent, big_is_safe, small_is_safe
 
 
 def make(kind, seat, seed):

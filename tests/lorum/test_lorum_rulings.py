@@ -76,14 +76,14 @@ def test_scripted_deal_is_validated_with_one_line_errors():
     with pytest.raises(InvalidSetup, match="seat 0 must hold a list of 8 cards"):
         GAME.new_state(1, script=[{"kind": "dealer", "value": 0}, {"kind": "deal", "value": bad_count}])
     dup = [good[0][:7] + [good[1][0]], good[1], good[2], good[3]]
-    with pytest.raises(InvalidSetup, match="card Og is dealt twice|is dealt twice"):
+    with pytest.raises(InvalidSetup, match=r"card Og is dealt twice|is dealt twice"):
         GAME.new_state(1, script=[{"kind": "dealer", "value": 0}, {"kind": "deal", "value": dup}])
     unknown = [good[0][:7] + ["Xz"], good[1], good[2], good[3]]
     with pytest.raises(InvalidSetup, match="unknown card 'Xz'"):
         GAME.new_state(1, script=[{"kind": "dealer", "value": 0}, {"kind": "deal", "value": unknown}])
     with pytest.raises(InvalidSetup, match="list of 4 hands"):
         GAME.new_state(1, script=[{"kind": "dealer", "value": 0}, {"kind": "deal", "value": good[:3]}])
-    with pytest.raises(InvalidSetup, match="scripted dealer must be a seat 0..3, not 4"):
+    with pytest.raises(InvalidSetup, match=r"scripted dealer must be a seat 0..3, not 4"):
         GAME.new_state(1, script=[{"kind": "dealer", "value": 4}])
     with pytest.raises(InvalidSetup, match="should be 'dealer'"):
         GAME.new_state(1, script=[{"kind": "deal", "value": good}])

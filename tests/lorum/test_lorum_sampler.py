@@ -9,7 +9,7 @@ from lorum_helpers import OWNERS_K1, new_game, run
 from scipy.stats import chisquare
 
 from arena.games.base import GameError
-from arena.games.lorum import GAME, DECK
+from arena.games.lorum import DECK, GAME
 from arena.games.lorum.cards import SUIT_MASKS, mask_of, names_of
 from arena.games.lorum.sampler import excluded_cards, sample_state, split_weights
 
@@ -165,7 +165,7 @@ def must_beat_bites(observation):
 
 @pytest.mark.parametrize("contract", ["regular", "small"])
 def test_sampler_is_uniform_over_the_consistent_deals(contract):
-    actions, seat, deals, target = find_late_position(contract)
+    _actions, seat, deals, target = find_late_position(contract)
     others = [s for s in range(4) if s != seat]
     rng = random.Random(2024)
     draws = 60 * len(deals)

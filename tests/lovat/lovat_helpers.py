@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from agents.lovat import random_keep
 from arena.games.lovat import GAME, LovatState
 from arena.games.lovat.deck import CARD_IDS, LEVEL, LEVEL_COUNT
 from arena.games.lovat.state import KEEP, VARIANTS
+from arena_agents.lovat import random_keep
 
 
-def fill_deal(players: int, fixed: dict[int, Sequence[str]]) -> list[list[str]]:
+def fill_deal(players: int, fixed: Mapping[int, Sequence[str]]) -> list[list[str]]:
     """A deal giving each seat its ``fixed`` cards, topped up with unused cards with the levels interleaved.
 
     The top-up order spreads the levels in proportion (about 4 level-1 : 3 level-2 : 1 level-3),

@@ -10,10 +10,10 @@ import pytest
 from lovat_helpers import fill_deal, script
 from scipy.stats import chisquare
 
-from agents.lovat import GreedyLovatAgent, RandomLovatAgent, best_keep, random_keep
 from arena.games.lovat import GAME
 from arena.games.lovat.deck import LEVEL
 from arena.games.lovat.state import VARIANTS
+from arena_agents.lovat import GreedyLovatAgent, RandomLovatAgent, best_keep, random_keep
 
 
 def make(agent_class, seat: int, players: int, seed: int):
@@ -92,7 +92,7 @@ def test_random_keep_counts_without_enumerating_and_handles_big_hands() -> None:
 
 
 def test_greedy_keep_is_the_best_scoring_legal_keep() -> None:
-    from agents.lovat import keep_value
+    from arena_agents.lovat import keep_value
 
     keeps = legal_keeps(SMALL_HAND, 9, 5, 9)
     chosen = best_keep(SMALL_HAND, 9, 5, 9)

@@ -58,7 +58,7 @@ TURNS = [
 
 
 def composition(cards) -> str:
-    return "+".join(str(LEVEL[c]) for c in sorted(cards, key=LEVEL.get))
+    return "+".join(str(LEVEL[c]) for c in sorted(cards, key=LEVEL.__getitem__))
 
 
 def test_level_compositions_follow_the_exact_counts_of_hidden_deals() -> None:
@@ -84,7 +84,7 @@ def test_level_compositions_follow_the_exact_counts_of_hidden_deals() -> None:
 
     rng = random.Random(2)
     draws = 4000
-    counts = Counter()
+    counts: Counter = Counter()
     for _ in range(draws):
         sample = GAME.sample_state(observation, rng)
         counts[composition(sample.hands[1]), composition(sample.hands[2])] += 1
@@ -127,7 +127,7 @@ def test_face_down_void_discards_are_hidden_and_resampled() -> None:
     state = story(8)
     observation = state.observation(2)
     rng = random.Random(4)
-    discarded = Counter()
+    discarded: Counter = Counter()
     for _ in range(300):
         sample = GAME.sample_state(observation, rng)
         assert sample.observation(2) == observation
@@ -141,7 +141,7 @@ def test_keep_phase_samples_deal_only_hands_that_admit_a_keep(players: int) -> N
     state = GAME.new_state(9, {"players": players})
     observation = state.observation(0)
     rng = random.Random(5)
-    seen = Counter()
+    seen: Counter = Counter()
     for _ in range(200):
         sample = GAME.sample_state(observation, rng)
         assert sample.observation(0) == observation

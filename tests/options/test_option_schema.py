@@ -56,7 +56,7 @@ def test_good_options_pass_and_command_line_text_is_typed_by_the_declaration() -
     (lambda: OptionSpec("n", "str", minimum=1), "for int and float options only"),
     (lambda: OptionSpec("bad name", "int"), "the name must be"),
     (lambda: AgentOptions((OptionSpec("n", "int"), OptionSpec("n", "float"))), "declared twice for the same game"),
-    (lambda: AgentOptions([OptionSpec("n", "int")]), "must be a tuple of arena.options.OptionSpec"),
+    (lambda: AgentOptions([OptionSpec("n", "int")]), "must be a tuple of arena.options.OptionSpec"),  # type: ignore[arg-type]
     (lambda: AgentOptions.from_json([{"name": "n"}]), "malformed option declaration"),
     (lambda: AgentOptions.from_json({"n": "int"}), "agent options must be a list"),
 ])

@@ -29,13 +29,14 @@ def choix_rankings(arrays):
         seats = arrays.seats[m]
         agents, ranks = arrays.seat_agent[m, :seats], arrays.rank[m, :seats]
         groups = [list(agents[ranks == r]) for r in sorted(set(ranks))]
-        orders = [sum(map(list, pick), []) for pick in itertools.product(*map(itertools.permutations, groups))]
+        orders = [list(itertools.chain(*pick)) for pick in itertools.product(*map(itertools.permutations, groups))]
         per_match.append(orders)
     weight = math.lcm(*(len(orders) for orders in per_match))
     data = [order for orders in per_match for order in orders for _ in range(weight // len(orders))]
     return data, weight
 
 
+@pytest.mark.slow
 def test_matches_choix_on_untied_orders():
     arrays = as_arrays(simulate_outcomes(strengths(8), blocks=25, players=4, seed=1))
     ours = plackett_luce.fit_strengths(plackett_luce.rankings(arrays)).theta

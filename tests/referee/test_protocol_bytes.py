@@ -192,7 +192,8 @@ def test_the_agent_side_reads_requests_within_the_same_bounds(pair, data: bytes,
         protocol.receive(agent, None, protocol.REQUEST_LIMIT)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+# The fixture is a seat reused on purpose: every example talks to the same process.
+@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.binary(max_size=64) | st.builds(lambda body: frame(body), st.binary(max_size=64))
        | st.builds(lambda text: frame(text.encode("utf-8", "surrogatepass")), st.text(max_size=40)))
 def test_any_bytes_end_in_a_value_or_one_of_three_errors(data: bytes) -> None:

@@ -186,7 +186,7 @@ def test_an_extra_legal_reply_is_never_played_as_the_next_answer(seat, poison_re
     ],
 )
 def test_a_seat_turns_any_reply_bytes_into_its_own_fault(seat, reply: Callable[[int], bytes], message: str) -> None:
-    runner, host, game, state = seat
+    runner, host, _game, state = seat
     thread = answer(host.agent, reply)
     with pytest.raises(Fault) as caught:
         runner.act(state.observation(0))

@@ -9,6 +9,8 @@ matches must agree action for action.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from referee_helpers import BAD_AGENTS, SMALL, play, replaced_from_fault, seats_left
 
@@ -23,7 +25,7 @@ BAD_SEAT = 1
 AFTER = 2  # good decisions before the misbehaviour
 
 # (agent, options, expected kind, modes it can be tested in)
-CASES = [
+CASES: list[tuple[str, dict[str, Any], str, tuple[str, ...]]] = [
     ("bad-raises", {}, "exception", ("trusted", "isolated")),
     ("bad-garbage", {"value": "object"}, "illegal", ("trusted", "isolated")),
     ("bad-garbage", {"value": "dict"}, "illegal", ("trusted", "isolated")),

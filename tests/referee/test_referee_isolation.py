@@ -48,7 +48,7 @@ def snoop(registry: Registry, host: AgentHost, game: str, mode: str, report: Pat
 @pytest.mark.parametrize("game", ["lovat", "lorum"])
 def test_no_hidden_card_reaches_an_isolated_snoop(registry: Registry, host: AgentHost, game: str,
                                                   tmp_path: Path) -> None:
-    found, record = snoop(registry, host, game, "isolated", tmp_path / "snoop.json")
+    found, _record = snoop(registry, host, game, "isolated", tmp_path / "snoop.json")
     assert found["findings"] == []
     # Besides stdin/stdout/stderr (/dev/null) the agent holds its own socket and nothing else:
     # not the zygote's control socket, not another agent's socket.

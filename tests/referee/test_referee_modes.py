@@ -107,7 +107,7 @@ def test_resolve_mode_trusts_origin_not_what_a_spec_says(registry: Registry) -> 
     strongest = ("isolated", "none") if sandbox_level() == "none" else ("sandboxed", sandbox_level())
     assert resolve_mode("auto", registry.agent("greedy")) == ("trusted", "none")
     assert resolve_mode("auto", AgentSpec("me", ("lorum",), HumanAgent, "", "1")) == ("trusted", "none")
-    assert resolve_mode("auto", AgentSpec("forged", ("lorum",), forged, "", "1", trusted=True)) == strongest
+    assert resolve_mode("auto", AgentSpec("forged", ("lorum",), forged, "", "1", trusted=True)) == strongest  # type: ignore[arg-type]
     assert resolve_mode("auto", registry.agent("bad-printer")) == strongest
     assert resolve_mode("trusted", registry.agent("bad-printer")) == ("trusted", "none")
     assert resolve_mode("isolated", registry.agent("greedy")) == ("isolated", "none")
@@ -130,7 +130,7 @@ def test_an_agent_no_plugin_registers_cannot_run_isolated(registry: Registry, ho
     game = registry.game("lorum")
     seats = plans(registry, ["random"] * 4, 1, "trusted")
     seats[2] = SeatPlan(name="local", spec=local)
-    with pytest.raises(RefereeError, match="agent 'local' cannot run (isolated|sandboxed).*isolation='trusted'"):
+    with pytest.raises(RefereeError, match=r"agent 'local' cannot run (isolated|sandboxed).*isolation='trusted'"):
         play_match(game, game.info.resolve_options(4, {}), 1, seats, substitute=registry.agent("random"),
                    limits=SMALL, host=host)
     assert seats_left(host) == []

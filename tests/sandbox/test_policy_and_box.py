@@ -20,7 +20,7 @@ def test_policy_round_trips_and_rejects_nonsense() -> None:
     for bad, message in (({"memory_mb": 2**63}, "memory_mb"), ({"memory_mb": True}, "memory_mb"),
                          ({"cpus": float("nan")}, "cpus"), ({"cpus": 0}, "cpus"), ({"max_processes": 1}, "max_processes")):
         with pytest.raises(ValueError, match=message):
-            Policy(("/usr/lib",), **{"memory_mb": 64, **bad})
+            Policy(("/usr/lib",), **{"memory_mb": 64, **bad})  # type: ignore[arg-type]  # bad on purpose
     with pytest.raises(ValueError, match="read_paths"):
         Policy("/usr/lib", memory_mb=64)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="unknown policy field 'root'"):

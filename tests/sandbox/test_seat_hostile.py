@@ -178,7 +178,7 @@ def test_memory_is_bounded_for_the_whole_tree(root: str) -> None:
 
 def test_a_frozen_seat_makes_no_progress(root: str) -> None:
     need()
-    counts: list[tuple[int, int]] = []
+    counts: list[tuple[int, ...]] = []
 
     def body(out: int) -> int:
         folder = os.environ["TMPDIR"]
@@ -318,7 +318,7 @@ def test_place_sets_the_groups_limits(root: str) -> None:
             seen.setdefault("members", "")
             seen["members"] += Path(folder, "cgroup.procs").read_text()
 
-    run_seat(lambda out: time.sleep(30) or 0, root, policy=policy, during=during, kill_after=0.0)
+    run_seat(lambda out: time.sleep(30) or 0, root, policy=policy, during=during, kill_after=0.0)  # type: ignore[func-returns-value]
     memory = seen.get("memory.limit_in_bytes") or seen.get("memory.max")
     assert memory == str(96 << 20)
     if capabilities.cpu_limit:

@@ -9,12 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from arena_agents.plugin import FIRST_PARTY, OPTIONS
 
 from arena.games.lorum import GAME as LORUM
 from arena.games.lovat import GAME as LOVAT
 from arena.substitute import SUBSTITUTE
 from arena.tournament.config import load_config
+from arena_agents.plugin import FIRST_PARTY, OPTIONS
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 GAMES = {"lovat": LOVAT.info, "lorum": LORUM.info}

@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import random
 import statistics
+from typing import Any
 
 import pytest
+
+from arena.games.base import Action
+from arena.games.lorum import GAME
+from arena.games.lorum.cards import DECK, INDEX, RANKS, SUITS, indices_of, mask_of
+from arena.games.lorum.sampler import sample_hidden_hands
 from arena_agents.lorum import GreedyLorumAgent, RandomLorumAgent
 from arena_agents.search.common import Budget, determinized_search, move_rng
 from arena_agents.search.lorum import DEFAULT_ITERATIONS, SearchLorumAgent, card_candidates
 from arena_agents.search.lorum_beliefs import MAX_WORLDS, history_likelihood
 from arena_agents.search.lorum_sim import PlayoutDeal, rollout_call, rollout_card
-
-from arena.games.lorum import GAME
-from arena.games.lorum.cards import DECK, INDEX, RANKS, SUITS, indices_of, mask_of
-from arena.games.lorum.sampler import sample_hidden_hands
 
 FAST = {"iterations": 24}
 """A small budget for tests that only check legality or plumbing."""
@@ -40,7 +42,7 @@ def scripted(dealer: int, spec: dict[str, str] | list[str], actions: str = "", d
     ``spec`` is a per-suit spec (see ``deal_from``) or the four hands spelt out, e.g. ``["Aa Ka ...", ...]``.
     """
     hands = deal_from(spec) if isinstance(spec, dict) else [hand.split() for hand in spec]
-    script = [{"kind": "dealer", "value": dealer}, {"kind": "deal", "value": hands}]
+    script: list[dict[str, Any]] = [{"kind": "dealer", "value": dealer}, {"kind": "deal", "value": hands}]
     state = GAME.new_state(7, {"deals": deals}, script=script)
     for action in actions.split():
         (seat,) = state.to_move()
@@ -346,6 +348,7 @@ def test_ducks_under_the_winner_when_last_to_a_trick_with_points():
 # ---------------------------------------------------------------- strength
 
 
+@pytest.mark.slow
 def test_search_beats_random_on_duplicate_deals():
     """One search agent and three random ones, rotating through the seats of the same deals.
 
@@ -367,7 +370,7 @@ def test_search_beats_random_on_duplicate_deals():
 # ------------------------------------------------------------ inference about hidden cards
 
 
-def small_game_position(seed: int) -> tuple:
+def small_game_position(seed: int) -> Any:
     """A position some tricks into a deal, seat ``seed % 4`` calling small when it may, others random."""
     rng = random.Random(seed)
     state = GAME.new_state(seed, {"deals": 1})
@@ -377,6 +380,7 @@ def small_game_position(seed: int) -> tuple:
             break
         (seat,) = state.to_move()
         legal = state.legal_actions(seat)
+        action: Action
         if state.phase == "bid":
             action = "small" if seat == bidder and "small" in legal else "pass"
         else:

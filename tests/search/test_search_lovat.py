@@ -16,14 +16,14 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
-from arena_agents.lovat import GreedyLovatAgent, RandomLovatAgent, best_keep, random_keep
-from arena_agents.search.lovat import DEFAULT_ITERATIONS, SearchLovatAgent, keep_candidates
-from arena_agents.search.lovat_beliefs import Evidence, Worlds, keep_rates
-from arena_agents.search.lovat_sim import Playout
 
 from arena.games.lovat import GAME, LovatState
 from arena.games.lovat.deck import CARD_IDS, COLOURS, LEVEL, STRENGTH
 from arena.games.lovat.state import KEEP, VARIANTS
+from arena_agents.lovat import GreedyLovatAgent, RandomLovatAgent, best_keep, random_keep
+from arena_agents.search.lovat import DEFAULT_ITERATIONS, SearchLovatAgent, keep_candidates
+from arena_agents.search.lovat_beliefs import Evidence, Worlds, keep_rates
+from arena_agents.search.lovat_sim import Playout
 
 PLAYOUT_FIELDS = (
     "turns", "die_from", "first", "turn", "phase", "active", "colour", "rolled", "queue",
@@ -255,6 +255,7 @@ def test_keep_rates_favour_strong_cards() -> None:
 # -- the agent: legal, reproducible, budgeted ----------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_agent_is_legal_in_every_phase_at_every_player_count() -> None:
     rng = random.Random(6)
     asked: dict[str, int] = {}
@@ -507,6 +508,7 @@ def test_it_keeps_a_card_for_each_of_its_own_turns() -> None:
 # -- strength ---------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_search_beats_random_over_duplicate_deals() -> None:
     # 3 deals x 4 rotations, one search agent against three random players. Greedy's margin over random is
     # about +1.8 ranks a game (benchmarks/strength_lovat.py); the search's is at least as large.

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from test_runner import KNOWN_AGENTS, KNOWN_GAMES, small_config
 
-from arena.tournament.config import MAX_CONFIG_BYTES, ConfigError, load_config
+from arena.tournament.config import ConfigError
+from arena.tournament.config_loading import MAX_CONFIG_BYTES, load_config
 from arena.tournament.runner import run_tournament
 from arena.tournament.store import Store, StoreError, store_path
 
@@ -223,5 +224,5 @@ def test_a_stored_record_that_inflates_past_the_bound_is_refused(tmp_path: Path,
     with Store(path) as store:
         store.add([row])
     monkeypatch.setattr("arena.tournament.store.MAX_RECORD_BYTES", 1000)  # a small bomb stands for a big one
-    with Store.open_readonly(path) as store, pytest.raises(StoreError, match="damaged record .larger than"):
+    with Store.open_readonly(path) as store, pytest.raises(StoreError, match=r"damaged record .larger than"):
         store.record("t0000-b00-r0")

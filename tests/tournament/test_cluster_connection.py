@@ -91,6 +91,7 @@ def token_head(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     ({}, "requires token authentication: set RAY_AUTH_MODE=token and the cluster's token"),
     ({"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": "f" * 32}, "refused this machine's authentication token"),
 ])
+@pytest.mark.ray
 def test_token_authentication_is_named_and_nothing_is_stored(token_head: str, tmp_path: Path, auth: dict,
                                                                expected: str) -> None:
     config = tmp_path / "far.toml"

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from arena.games.base import GameInfo, OptionSpec
+from arena.ratings.registry import method_names
 from arena.tournament.config import (
-    DEFAULT_RATINGS,
     AgentEntry,
     ConfigError,
     Limits,
@@ -93,7 +93,7 @@ def test_minimal_config_gets_every_default() -> None:
         format="round-robin",
         blocks=4,
         max_tables=500,
-        ratings=DEFAULT_RATINGS,
+        ratings=method_names(),
         isolation="auto",
         game_options={"players": 3},
         limits=Limits(move_seconds=1.0, bank_seconds=10.0, startup_seconds=10.0, memory_mb=1024),

@@ -134,6 +134,7 @@ def twin_stores(name: str, *leaderboards: Path) -> None:
         shutil.copyfile(first, store_path(folder, name))
 
 
+@pytest.mark.ray
 def test_ray_run_equals_serial_run_with_secret_deals(tmp_path: Path) -> None:
     config = dataclasses.replace(small_config(), seed=None)  # deals keyed by the store's secret
     twin_stores("small", tmp_path / "serial", tmp_path / "ray")
@@ -143,6 +144,7 @@ def test_ray_run_equals_serial_run_with_secret_deals(tmp_path: Path) -> None:
     assert results(tmp_path / "ray") == results(tmp_path / "serial")
 
 
+@pytest.mark.ray
 def test_a_run_started_in_the_driver_and_continued_on_ray_equals_a_serial_run(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The default backend: the driver plays while a local Ray starts, then hands the rest to it."""
@@ -202,6 +204,7 @@ def arena_match_finished(record):
 """
 
 
+@pytest.mark.ray
 def test_a_node_killed_mid_run_loses_nothing_and_counts_nothing_twice(
         tmp_path: Path, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     """A three-node Ray cluster on this machine; one worker node is removed while it holds work.
@@ -222,7 +225,7 @@ def test_a_node_killed_mid_run_loses_nothing_and_counts_nothing_twice(
     doomed = cluster.add_node(num_cpus=1)
     cluster.add_node(num_cpus=1)
     cluster.wait_for_nodes()
-    killed = []
+    killed: list = []
 
     def kill_a_node(progress: Progress) -> None:
         if progress.played_now and not killed:

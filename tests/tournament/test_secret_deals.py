@@ -57,6 +57,7 @@ def test_resume_after_an_interruption_equals_an_uninterrupted_run_with_a_secret_
     assert results(tmp_path / "parts") == results(tmp_path / "whole")
 
 
+@pytest.mark.slow
 def test_records_and_the_leaderboard_say_whether_deals_were_public(tmp_path: Path) -> None:
     for config, deals in ((secret_config(), "secret"), (small_config(blocks=1), "public")):
         folder = tmp_path / deals

@@ -91,6 +91,7 @@ def test_the_runner_checks_options_of_a_config_built_in_python(tmp_path: Path) -
     assert not (tmp_path / "api").exists()  # refused before the store was made
 
 
+@pytest.mark.slow
 def test_resume_with_a_changed_version_refuses_naming_the_entry(tmp_path: Path) -> None:
     folder = plugins(tmp_path / "plugins")
     first = config(folder)
@@ -148,6 +149,7 @@ def test_a_limit_of_one_stops_at_the_first_failed_start(tmp_path: Path) -> None:
                        plugins_dir=folder, workers=1)
 
 
+@pytest.mark.slow
 def test_entries_faulting_in_more_than_fault_share_of_matches_are_flagged(tmp_path: Path) -> None:
     folder = plugins(tmp_path / "plugins")
     # The broken entry's start-up faults are tolerated here (a large limit), so every one of its matches faults.
@@ -160,6 +162,7 @@ def test_entries_faulting_in_more_than_fault_share_of_matches_are_flagged(tmp_pa
     assert published.default.to_json()["rows"][0].keys() >= {"version", "flagged"}
 
 
+@pytest.mark.slow
 def test_the_live_leader_after_resume_counts_every_stored_match(tmp_path: Path) -> None:
     folder = plugins(tmp_path / "plugins")
     whole: list[Progress] = []
@@ -181,6 +184,7 @@ def test_the_live_leader_after_resume_counts_every_stored_match(tmp_path: Path) 
     assert resumed[-1].leader == whole[-1].leader
 
 
+@pytest.mark.slow
 def test_results_from_a_worker_with_another_plugin_version_are_refused(tmp_path: Path) -> None:
     folder = plugins(tmp_path / "plugins")
     run_tournament(config(folder, name="old"), leaderboards=tmp_path, plugins_dir=folder, workers=1)

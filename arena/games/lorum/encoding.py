@@ -158,7 +158,7 @@ class LorumEncoding(Encoding):
         """1 for each legal card or call in ``observation.legal``; all 0 when the seat is not to move."""
         mask = np.zeros(len(ACTIONS), dtype=np.int8)
         if observation.legal and not steps:
-            mask[[ACTION_INDEX[action] for action in observation.legal]] = 1
+            mask[[ACTION_INDEX[action] for action in observation.legal]] = 1  # type: ignore[index]  # all names
         return mask
 
     def decode(self, observation: Observation, steps: tuple[int, ...]) -> Action | None:

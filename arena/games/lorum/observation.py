@@ -55,7 +55,8 @@ class LorumObservation(Observation):
     tricks_won: tuple[int, ...]  # tricks taken per seat this deal
     balances: tuple[int, ...]  # chips per seat now (S-10)
     pot: int  # chips in the pot now (S-10)
-    past_deals: tuple[PastDeal, ...]  # every settled deal: (deal, dealer, contract, bidder, case, changes, pot before, pot after)
+    # every settled deal: (deal, dealer, contract, bidder, case, changes, pot before, pot after)
+    past_deals: tuple[PastDeal, ...]
 
 
 FIELD_NAMES = frozenset(f.name for f in fields(LorumObservation))

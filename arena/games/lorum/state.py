@@ -102,11 +102,11 @@ def settle_regular(points: Sequence[int], tricks_won: Sequence[int], pot: int) -
     if TRICKS_PER_DEAL in tricks_won:
         # S-13: unannounced big: each other player pays 10; no points paid, pot untouched.
         taker = tricks_won.index(TRICKS_PER_DEAL)
-        deltas = tuple(
+        changes = tuple(
             UNANNOUNCED_BIG_STAKE * (players - 1) if seat == taker else -UNANNOUNCED_BIG_STAKE
             for seat in range(players)
         )
-        return deltas, pot, UNANNOUNCED_BIG
+        return changes, pot, UNANNOUNCED_BIG
     # S-11: everybody pays their points into the pot first.
     deltas = [-p for p in points]
     pot += sum(points)
@@ -160,7 +160,8 @@ def validate_deal(value: Any) -> list[int]:
         for name in hand:
             if name not in INDEX:
                 raise InvalidSetup(
-                    f"scripted deal: seat {seat} holds unknown card {name!r} (names are rank then suit, e.g. 'Ah', 'Og', '10b')"
+                    f"scripted deal: seat {seat} holds unknown card {name!r} "
+                    "(names are rank then suit, e.g. 'Ah', 'Og', '10b')"
                 )
             if name in seen:
                 raise InvalidSetup(f"scripted deal: card {name} is dealt twice")
@@ -385,7 +386,7 @@ class LorumState(GameState):
 
     def legal_mask(self) -> int:
         """The mask of the cards the seat to play may play (S-6, S-7, S-8)."""
-        hand = self.hands[self.to_act]
+        hand = self.hands[self.to_act]  # type: ignore[index]  # asked only while a seat is to act
         if not self.trick:
             return hand  # S-7: any card may be led
         follow = hand & SUIT_MASKS[self.led_suit]
@@ -564,8 +565,8 @@ class LorumState(GameState):
         elif card >> 3 == self.led_suit and card < self.best_card:  # smaller index = higher card (S-6)
             self.best_card, self.best_seat = card, seat
         self.trick_points += POINTS[card]
-        self.trick = self.trick + ((seat, action),)
-        self.played = self.played + (action,)
+        self.trick = self.trick + ((seat, action),)  # type: ignore[operator]  # a card name: checked above
+        self.played = self.played + (action,)  # type: ignore[operator]
         self.log.append(
             {"type": "play", "deal": self.deal, "trick": len(self.tricks) + 1, "seat": seat, "card": action}
         )
@@ -605,7 +606,7 @@ class LorumState(GameState):
         if self.contract == REGULAR:
             deltas, pot_after, case = settle_regular(self.points, self.tricks_won, self.pot)
         else:
-            deltas, _, case = settle_contract(self.contract, self.bidder, self.tricks_won)
+            deltas, _, case = settle_contract(self.contract, self.bidder, self.tricks_won)  # type: ignore[arg-type]
             pot_after = self.pot  # S-14, S-15: the pot is untouched
         for seat in range(PLAYERS):
             self.balances[seat] += deltas[seat]

@@ -93,7 +93,8 @@ def level(card_id: str) -> int:
 
 
 def strength(card_id: str, colour: str) -> int:
-    """The strength of the card ``card_id`` in ``colour`` (one of ``COLOURS``); ``ValueError`` for a bad id or colour."""
+    """The strength of the card ``card_id`` in ``colour`` (one of ``COLOURS``); ``ValueError`` for a bad id or
+    colour."""
     level(card_id)  # the same check and message for a bad id
     index = COLOUR_INDEX.get(colour) if isinstance(colour, str) else None
     if index is None:

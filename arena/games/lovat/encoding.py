@@ -37,7 +37,7 @@ exactly one sequence: the steps enumerate the engine's legal keeps.
 | ``die`` | 6 | this turn's die face (5 colours, blank) |
 | ``scalars`` | 9 | own counters / dealt; turn / turns; round / rounds; die round; keep level so far / level sum; keep size so far / most cards; best strength on the table / 50; own point cards / turns; own level of point cards / (3 x turns) |
 | ``seats`` | 9 x players | nine fields, each over the relative seats 0..players-1: hand size / dealt, counters / dealt, point cards / turns, passed this turn, declared play this turn, showing the best card this turn, active, first player, dealer |
-"""
+"""  # noqa: E501 (a table row is one line)
 
 from __future__ import annotations
 
@@ -98,7 +98,9 @@ _SEATS = _O["scalars"] + SCALARS
 _PHASE = {phase: i for i, phase in enumerate(PHASES)}
 _CARD = {card: i for i, card in enumerate(CARD_IDS)}
 _AT_HAND, _AT_KEEPING = _O["hand"], _O["keeping"]
-_AT_DEALT, _AT_SEEN, _AT_TABLE = ({card: _O[block] + i for card, i in _CARD.items()} for block in ("dealt", "seen", "table"))
+_AT_DEALT, _AT_SEEN, _AT_TABLE = (
+    {card: _O[block] + i for card, i in _CARD.items()} for block in ("dealt", "seen", "table")
+)
 """Card id -> its position in the block: one dict look-up per card."""
 _NO_POSITIONS = np.zeros(0, dtype=np.intp)
 _AT_SCALARS = range(_O["scalars"], _O["scalars"] + SCALARS)
@@ -269,7 +271,7 @@ class LovatEncoding(Encoding):
                 mask[keep_extends(steps, [_CARD[c] for c in obs.dealt], obs)] = 1  # dealt is sorted
                 mask[DONE_INDEX] = keep_done(steps, obs)
         elif obs.legal and not steps:
-            mask[[ACTION_INDEX[action] for action in obs.legal]] = 1
+            mask[[ACTION_INDEX[action] for action in obs.legal]] = 1  # type: ignore[index]  # card ids and calls
         return mask
 
     def decode(self, observation: Observation, steps: tuple[int, ...]) -> Action | None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from arena.games.base import Observation, fast_constructor
+from arena.games.base import Action, Observation, fast_constructor
 from arena.games.lovat.state import GAME_ID, KEEP, OVER
 
 if TYPE_CHECKING:
@@ -79,7 +79,7 @@ def observe(state: LovatState, seat: int) -> LovatObservation:
         turn = round_ = 0
         die_round = False
         active = None
-        legal = ()
+        legal: tuple[Action, ...] = ()
     else:
         hand_sizes = tuple(map(len, state.hands))
         counter_counts = tuple(counters)

@@ -220,7 +220,7 @@ def _replay_turn(
             state.apply(seat, COUNTER if kind == COUNTER else face_down[seat].pop())
         return
     if colour is not None and (die is None or die == BLANK):
-        state.apply(state.active, colour)
+        state.apply(state.active, colour)  # type: ignore[arg-type]  # a turn in play has an active seat
     for seat, decision in declarations:
         state.apply(seat, decision)
     for seat, card_id in plays:

@@ -334,7 +334,8 @@ class LovatState(GameState):
         for number, seats in enumerate(self.misdeals, 1):
             self.log.append({"type": "misdeal", "dealer": dealer, "number": number, "seats": list(seats)})
         self.log.append(
-            {"type": "deal", "dealer": dealer, "first_player": self.first, "players": players, "cards_each": variant.dealt}
+            {"type": "deal", "dealer": dealer, "first_player": self.first, "players": players,
+             "cards_each": variant.dealt}
         )
         return self
 
@@ -426,7 +427,9 @@ class LovatState(GameState):
     def result(self) -> Result:
         """L-16: score = points; rank by (points, level sum of point cards), equal keys share a rank."""
         if self.phase != OVER:
-            raise GameError(f"the Lovat game is not over (turn {self.turn} of {self.variant.turns}, phase {self.phase})")
+            raise GameError(
+                f"the Lovat game is not over (turn {self.turn} of {self.variant.turns}, phase {self.phase})"
+            )
         scores = tuple(len(cards) for cards in self.points)
         level_sums = self.level_sums()
         ranks = competition_ranks(list(zip(scores, level_sums)))
@@ -476,7 +479,7 @@ class LovatState(GameState):
             reason = f"that is not a {self.phase} action"
         return (
             f"seat {seat} tried {action!r} in the {self.phase} phase of turn {self.turn + 1}: {reason}; "
-            f"expected one of {', '.join(legal)}"
+            f"expected one of {', '.join(map(str, legal))}"
         )
 
     # -- transitions --------------------------------------------------------------------------

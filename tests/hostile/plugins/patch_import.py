@@ -15,11 +15,12 @@ from arena.agent import AgentSpec
 
 PATCHED = "patched by patch_import"
 
-random.Random.shuffle = lambda self, items: None
+# Monkeypatching arena is this hostile plugin's whole point.
+random.Random.shuffle = lambda self, items: None  # type: ignore[method-assign,assignment]
 random.seed = lambda *args, **kwargs: None
 arena.plugins.is_builtin = lambda spec: True
 arena.referee.seats.resolve_mode = lambda requested, spec: ("trusted", "none")
-arena.referee.match.Match.record_fault = lambda self, seat, fault, move: None
+arena.referee.match.Match.record_fault = lambda self, seat, fault, move: None  # type: ignore[method-assign]
 arena.games.lovat.state.LovatState.__doc__ = PATCHED
 
 from arena_agents.lorum import RandomLorumAgent  # noqa: E402  (plays exactly like the built-in random)

@@ -31,7 +31,7 @@ class Recaller(Agent):
         PAGE.seek(0)
         size = int.from_bytes(PAGE.read(8), "little")
         seen = PAGE.read(size).decode() if 0 < size < len(PAGE) else ""
-        raise RuntimeError("REPORT " + json.dumps({"found": bool(seen), "imported_here": BORN == os.getpid()}))
+        raise RuntimeError("REPORT " + json.dumps({"found": bool(seen), "imported_here": os.getpid() == BORN}))
 
 
 @hookimpl

@@ -6,12 +6,11 @@ greedy decisions play better in both games), which the ladder tests settle with 
 
 import random
 
-from arena_agents.lorum import GreedyLorumAgent, RandomLorumAgent
-from arena_agents.lovat import GreedyLovatAgent, RandomLovatAgent
-
 from arena import hookimpl
 from arena.agent import Agent, AgentSpec
 from arena.options import AgentOptions, OptionSpec
+from arena_agents.lorum import GreedyLorumAgent, RandomLorumAgent
+from arena_agents.lovat import GreedyLovatAgent, RandomLovatAgent
 
 GREEDY = {"lovat": GreedyLovatAgent, "lorum": GreedyLorumAgent}
 RANDOM = {"lovat": RandomLovatAgent, "lorum": RandomLorumAgent}

@@ -12,12 +12,11 @@ import socket
 import stat
 import time
 
-from arena_agents.lorum import RandomLorumAgent
-from arena_agents.lovat import RandomLovatAgent
-
 from arena import hookimpl
 from arena.agent import Agent, AgentSpec
 from arena.referee import protocol
+from arena_agents.lorum import RandomLorumAgent
+from arena_agents.lovat import RandomLovatAgent
 
 
 def header(size):
