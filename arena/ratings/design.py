@@ -18,6 +18,15 @@ is too narrow and the measured design effect is noisy.  So:
 * ``conservative``: some agent played fewer; the design effect is floored at 1, which
   never narrows the curvature: wider than needed under duplicate blocks, the safe side.
 
+Even with many blocks the clustered factor is floored at ``MIN_DESIGN_EFFECT``.  The
+measured effect is a trace over all contrasts, so it is dominated by the least identified
+agent; in a lopsided field (an agent that loses every match) that agent's outcomes barely
+vary, its block scores are near zero, and the ratio collapses (0.02 at 40 blocks of a
+random agent among search agents), which would make every interval in the field far too
+narrow.  Duplicate blocks cut the variance of rating differences by at most about 3.6x
+in the fidelity study (design effect 0.28), so the floor never takes away credit the
+blocks really earn there.
+
 ``CLUSTER_MIN_BLOCKS`` was found by simulation (``python -m benchmarks --only fidelity``;
 docs/ratings.md).
 """
@@ -33,6 +42,9 @@ from arena.ratings.data import MatchArrays
 
 CLUSTER_MIN_BLOCKS = 8
 """Fewest blocks every agent must have played for the clustered interval (found by simulation)."""
+
+MIN_DESIGN_EFFECT = 0.25
+"""Smallest variance factor the clustered interval applies (see the module docstring)."""
 
 KINDS: tuple[str, ...] = ("clustered", "conservative")
 """The interval kinds ``choose`` picks between."""
@@ -75,14 +87,17 @@ def fewest_blocks(arrays: MatchArrays) -> int:
 
 
 def choose(arrays: MatchArrays, measured: float) -> IntervalChoice:
-    """Clustered (the measured design effect as it is) with enough blocks, else conservative (floored at 1)."""
+    """Clustered (the measured design effect, floored at ``MIN_DESIGN_EFFECT``) with enough blocks, else
+    conservative (floored at 1)."""
     fewest = fewest_blocks(arrays)
     if fewest >= CLUSTER_MIN_BLOCKS:
+        factor = max(MIN_DESIGN_EFFECT, measured)
+        floored = "" if factor == measured else f", floored at {MIN_DESIGN_EFFECT:g} (a lopsided field)"
         reason = (
             f"clustered by duplicate block: every agent played at least {CLUSTER_MIN_BLOCKS} blocks "
-            f"(fewest {fewest}); design effect {measured:.2f}"
+            f"(fewest {fewest}); design effect {measured:.2f}{floored}"
         )
-        return IntervalChoice("clustered", measured, measured, fewest, reason)
+        return IntervalChoice("clustered", factor, measured, fewest, reason)
     factor = max(1.0, measured)
     reason = (
         f"conservative: an agent played only {fewest} blocks (clustering needs {CLUSTER_MIN_BLOCKS}), "

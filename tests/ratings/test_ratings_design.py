@@ -1,5 +1,7 @@
 """Which interval a fit reports: clustered by block with enough blocks, conservative below, and why."""
 
+import random
+
 import pytest
 
 from arena.ratings import design, elo, plackett_luce
@@ -29,6 +31,42 @@ def test_enough_blocks_keep_a_design_effect_below_one():
     assert table.extras["interval_kind"] == "clustered"
     assert table.extras["design_effect"] < 1  # the blocks cancel the luck, and the intervals show it
     assert "clustered by duplicate block" in table.extras["interval_reason"]
+
+
+def lopsided_field(blocks: int) -> list[MatchOutcome]:
+    """Duplicate blocks of one 4-seat table, rotated; performance = skill + the deal's seat luck + noise.
+
+    ``random`` is five noise units below everyone: it finishes last in every match."""
+    skills = {"random": 0.0, "greedy": 5.0, "search-20": 6.0, "search-80": 6.3}
+    rng = random.Random(3)
+    names = list(skills)
+    outcomes = []
+    for block in range(blocks):
+        luck = [rng.gauss(0.0, 1.0) for _ in names]
+        for rotation in range(len(names)):
+            seats = names[rotation:] + names[:rotation]
+            performance = [skills[agent] + luck[seat] + rng.gauss(0.0, 1.0) for seat, agent in enumerate(seats)]
+            order = sorted(range(len(seats)), key=lambda seat: -performance[seat])
+            ranks = [0] * len(seats)
+            for place, seat in enumerate(order):
+                ranks[seat] = place + 1
+            outcomes.append(MatchOutcome(f"b{block:03d}r{rotation}", f"b{block:03d}", tuple(seats),
+                                         tuple(float(-rank) for rank in ranks), tuple(ranks)))
+    return outcomes
+
+
+def test_a_lopsided_field_cannot_shrink_every_interval_below_the_floor():
+    """An agent that loses every match barely varies, so the measured design effect collapses (about 0.04 at
+    16 blocks here); the clustered factor stops at MIN_DESIGN_EFFECT, and the reason says why."""
+    outcomes = lopsided_field(16)
+    assert design.choose(as_arrays(outcomes), 0.04).factor == design.MIN_DESIGN_EFFECT
+    table = elo.fit(outcomes)
+    assert table.extras["measured_design_effect"] < 0.1
+    assert table.extras["design_effect"] == design.MIN_DESIGN_EFFECT
+    assert "floored at 0.25 (a lopsided field)" in table.extras["interval_reason"]
+    hessian = {row.agent: row.upper - row.lower for row in elo.fit(outcomes, intervals="hessian").ratings}
+    for row in table.ratings:  # half the model's own width: the square root of the floor
+        assert row.upper - row.lower == pytest.approx(0.5 * hessian[row.agent], rel=1e-6)
 
 
 def test_few_blocks_fall_back_to_a_labelled_conservative_interval():
