@@ -36,8 +36,8 @@ from arena.ladder.field import (
 from arena.ladder.history import ladder_history, write_history
 from arena.ladder.runner import SETTLED, LadderProgress, LadderRunSummary, run_ladder, summary_json
 from arena.options import OptionError, parse_assignments
-from arena.referee import RefereeError
-from arena.tournament.config import ISOLATION_MODES, AgentEntry, ConfigError
+from arena.referee import ISOLATION_MODES, RefereeError
+from arena.tournament.config import AgentEntry, ConfigError
 from arena.tournament.publish import publish
 from arena.tournament.runner import TournamentError, entry_versions
 from arena.tournament.store import StoreError

@@ -22,14 +22,8 @@ from arena import bounded_json
 from arena.games.base import GameInfo
 from arena.options import AgentOptions
 from arena.suggest import closest
-from arena.tournament.config import (
-    LADDER_FORMAT,
-    MAX_CONFIG_BYTES,
-    MAX_MATCHES,
-    ConfigError,
-    TournamentConfig,
-    config_from_dict,
-)
+from arena.tournament.config import LADDER_FORMAT, MAX_MATCHES, ConfigError, TournamentConfig
+from arena.tournament.config_loading import MAX_CONFIG_BYTES, config_from_dict
 from arena.tournament.schedule import ROUND_ROBIN
 
 METHODS = ("elo", "plackett-luce")

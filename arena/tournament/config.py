@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.referee.limits import Limits
 from arena.referee.seats import AUTO
@@ -179,12 +179,16 @@ class TournamentConfig:
         return data
 
 
-def __getattr__(name: str) -> Any:
-    """``load_config`` and ``config_from_dict`` live in ``config_loading`` (imported on first use, so that the
-    types do not import the validator, which imports these types)."""
-    if name in ("load_config", "config_from_dict"):
-        from arena.tournament import config_loading
+if TYPE_CHECKING:  # the checker sees the two names themselves, and no catch-all that would hide a typo
+    pass
+else:
 
-        return getattr(config_loading, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    def __getattr__(name: str) -> Any:
+        """``load_config`` and ``config_from_dict`` live in ``config_loading`` (imported on first use, so that
+        the types do not import the validator, which imports these types)."""
+        if name in ("load_config", "config_from_dict"):
+            from arena.tournament import config_loading
+
+            return getattr(config_loading, name)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
