@@ -14,7 +14,8 @@ from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
 from arena.games.base import Observation, fast_constructor, from_json
-from arena.games.lorum.state import GAME_ID, PLAYERS, mask_names
+from arena.games.lorum.cards import mask_names
+from arena.games.lorum.rules import GAME_ID, PLAYERS
 
 if TYPE_CHECKING:
     from arena.games.lorum.state import LorumState
@@ -55,7 +56,7 @@ class LorumObservation(Observation):
     tricks_won: tuple[int, ...]  # tricks taken per seat this deal
     balances: tuple[int, ...]  # chips per seat now (S-10)
     pot: int  # chips in the pot now (S-10)
-    past_deals: tuple[PastDeal, ...]  # every settled deal: (deal, dealer, contract, bidder, case, changes, pot before, pot after)
+    past_deals: tuple[PastDeal, ...]  # every settled deal (see ``PastDeal``)
 
 
 FIELD_NAMES = frozenset(f.name for f in fields(LorumObservation))
@@ -64,9 +65,11 @@ FIELD_NAMES = frozenset(f.name for f in fields(LorumObservation))
 
 def build_observation(state: LorumState, seat: int) -> LorumObservation:
     """The observation of ``seat``: its own hand and public information only (S-18)."""
-    if type(seat) is not int or not 0 <= seat < PLAYERS:  # noqa: E721 (bool and other int subclasses: below)
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < PLAYERS:
-            raise ValueError(f"seat must be 0..{PLAYERS - 1}, not {seat!r}")
+    # The exact-int test first (the common case, fast); bool and other int subclasses fall to the second.
+    if (type(seat) is not int or not 0 <= seat < PLAYERS) and (
+        isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < PLAYERS
+    ):
+        raise ValueError(f"seat must be 0..{PLAYERS - 1}, not {seat!r}")
     hands = state.hands
     # Field order of LorumObservation (checked against the dataclass at import, see fast_constructor).
     return _build(

@@ -39,7 +39,8 @@ from arena.games.lorum.cards import (
     names_of,
 )
 from arena.games.lorum.observation import LorumObservation
-from arena.games.lorum.state import OVER, PLAYERS, SMALL, LorumState
+from arena.games.lorum.rules import OVER, PLAYERS, SMALL
+from arena.games.lorum.state import LorumState
 
 Group = tuple[tuple[int, ...], int]
 """Unseen cards sharing one set of possible holders: ``(allowed seats, number of cards)``."""
@@ -69,7 +70,9 @@ def excluded_cards(observation: LorumObservation) -> list[int]:
 
 
 @lru_cache(maxsize=4096)
-def _splits(groups: tuple[Group, ...], sizes: tuple[int, ...]) -> tuple[tuple[tuple[tuple[int, ...], ...], ...], tuple[int, ...]]:
+def _splits(
+    groups: tuple[Group, ...], sizes: tuple[int, ...]
+) -> tuple[tuple[tuple[tuple[int, ...], ...], ...], tuple[int, ...]]:
     """Every split of the groups' numbers among their seats meeting ``sizes`` and its cumulative weight.
 
     ``sizes`` is indexed by seat (the observer's entry is 0).  A split gives, per
@@ -134,7 +137,9 @@ def _splits(groups: tuple[Group, ...], sizes: tuple[int, ...]) -> tuple[tuple[tu
     return tuple(splits), tuple(cumulative)
 
 
-def _groups(observation: LorumObservation) -> tuple[dict[tuple[int, ...], list[int]], list[tuple[int, ...]], tuple[Group, ...], tuple[int, ...]]:
+def _groups(
+    observation: LorumObservation,
+) -> tuple[dict[tuple[int, ...], list[int]], list[tuple[int, ...]], tuple[Group, ...], tuple[int, ...]]:
     """Group the unseen cards by the seats that may hold them; also return the hidden hand sizes."""
     me = observation.seat
     own = mask_of(observation.hand)

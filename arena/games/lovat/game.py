@@ -17,10 +17,10 @@ from arena.games.base import (
     from_json,
 )
 from arena.games.lovat import view
+from arena.games.lovat.deal import deal_game
 from arena.games.lovat.deck import COLOUR_INDEX, LEVEL, STRENGTH
 from arena.games.lovat.observation import LovatObservation
-from arena.games.lovat.sampler import sample_state
-from arena.games.lovat.state import (
+from arena.games.lovat.rules import (
     BLANK,
     COLOUR,
     COUNTER,
@@ -30,11 +30,11 @@ from arena.games.lovat.state import (
     PASS,
     PLAY,
     VOID,
-    LovatState,
-    deal_game,
     keep_problem,
     variant_for,
 )
+from arena.games.lovat.sampler import sample_state
+from arena.games.lovat.state import LovatState
 
 INFO = GameInfo(
     id=GAME_ID,

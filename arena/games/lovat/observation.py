@@ -14,10 +14,10 @@ public counter count 0 until everyone has kept.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any
 
 from arena.games.base import Observation, fast_constructor
-from arena.games.lovat.state import GAME_ID, KEEP, OVER
+from arena.games.lovat.rules import GAME_ID, KEEP, OVER
 
 if TYPE_CHECKING:
     from arena.games.lovat.state import LovatState
@@ -43,13 +43,13 @@ class LovatObservation(Observation):
     round: int  # current round, 0-based; ``rounds`` once over
     rounds: int  # rounds in the game (L-15)
     die_round: bool  # whether the current turn is in the die round (L-14)
-    active: Optional[int]  # the active player's seat; None during the keep and once over
-    colour: Optional[str]  # this turn's colour once named or rolled, else None
-    die: Optional[str]  # this turn's die face (a colour or "blank") if rolled, else None
+    active: int | None  # the active player's seat; None during the keep and once over
+    colour: str | None  # this turn's colour once named or rolled, else None
+    die: str | None  # this turn's die face (a colour or "blank") if rolled, else None
     hand: tuple[str, ...]  # own cards in hand, sorted (during the keep: the dealt cards, or the keep once made)
     counters: int  # own counters (during the keep: 0, or dealt minus keep size once kept)
     dealt: tuple[str, ...]  # own dealt cards, sorted (the keep's candidates)
-    keep: Optional[tuple[str, ...]]  # own keep once made, else None
+    keep: tuple[str, ...] | None  # own keep once made, else None
     hand_sizes: tuple[int, ...]  # per seat, cards in hand (public, L-9)
     counter_counts: tuple[int, ...]  # per seat, counters held (public, L-9)
     point_cards: tuple[tuple[str, ...], ...]  # per seat, face-up point cards in the order won (L-9, L-13)
@@ -66,9 +66,11 @@ class LovatObservation(Observation):
 def observe(state: LovatState, seat: int) -> LovatObservation:
     """The observation of ``seat`` in ``state``: own private cards plus the public record, nothing else."""
     players = state.players
-    if type(seat) is not int or not 0 <= seat < players:  # noqa: E721 (bool and other int subclasses: below)
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < players:
-            raise ValueError(f"seat {seat!r} does not exist: a {players}-player Lovat game has seats 0..{players - 1}")
+    # The exact-int test first (the common case, fast); bool and other int subclasses fall to the second.
+    if (type(seat) is not int or not 0 <= seat < players) and (
+        isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < players
+    ):
+        raise ValueError(f"seat {seat!r} does not exist: a {players}-player Lovat game has seats 0..{players - 1}")
     variant = state.variant
     phase = state.phase
     counters = state.counters

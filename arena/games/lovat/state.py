@@ -27,7 +27,7 @@ immediate counter discard after the keeps (L-8), the die roll at the start of
 each turn of the last round (L-14), and the active player's counter and point
 cards on a void turn (L-12).
 
-RNG consumption order (L-18), all from the one ``Chance`` of the game:
+RNG consumption order (L-18), all from the one ``Chance`` of the game (steps 1-3 in ``deal.py``):
 
 1. dealer: ``rng.randrange(players)`` (or the scripted "dealer" outcome) (L-2);
 2. deal: the deck's ids in deck order, ``rng.shuffle``, dealt one at a time
@@ -44,9 +44,8 @@ Nothing else consumes the RNG.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from operator import add as _add
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from arena.games.base import (
     Action,
@@ -58,183 +57,33 @@ from arena.games.base import (
     Result,
     competition_ranks,
 )
-from arena.games.lovat.deck import CARD_IDS, COLOUR_INDEX, COLOURS, LEVEL, STRENGTH
-
-if TYPE_CHECKING:
-    from arena.games.lovat.observation import LovatObservation
-
-GAME_ID = "lovat-v1"
-"""Versioned game id; bump on any rules change."""
-
-BLANK = "blank"
-"""The die's sixth face: the active player names the colour (L-14)."""
-
-FACES: tuple[str, ...] = COLOURS + (BLANK,)
-"""The die's faces in roll order: ``FACES[rng.randrange(6)]`` (L-14)."""
-
-KEEP, COLOUR, DECLARE, PLAY, VOID, OVER = "keep", "colour", "declare", "play", "void", "over"
-"""Phase names."""
-
-PHASES: tuple[str, ...] = (KEEP, COLOUR, DECLARE, PLAY, VOID, OVER)
-"""Every phase, in the order a game meets them."""
-
-PASS, PLAY_DECISION = "pass", "play"
-"""The two declarations of the declare phase (L-10, L-11)."""
-
-COUNTER = "counter"
-"""The void-phase action that discards a counter rather than a card (L-12)."""
+from arena.games.lovat.deck import COLOUR_INDEX, COLOURS, LEVEL, STRENGTH
+from arena.games.lovat.observation import LovatObservation, observe
+from arena.games.lovat.rules import (
+    BLANK,
+    COLOUR,
+    COUNTER,
+    DECLARE,
+    FACES,
+    GAME_ID,
+    KEEP,
+    OVER,
+    PASS,
+    PHASES,
+    PLAY,
+    PLAY_DECISION,
+    VARIANTS,
+    VOID,
+    Variant,
+    admits_keep,
+    keep_compositions,
+    keep_problem,
+    level_counts,
+    variant_for,
+)
 
 _ONE_SEAT: tuple[tuple[int], ...] = tuple((seat,) for seat in range(6))
 """``(seat,)`` for every seat: ``to_move`` returns these shared tuples rather than building one per call."""
-
-
-@dataclass(frozen=True, slots=True)
-class Variant:
-    """One row of the variant table (``docs/rules/lovat.md``, Variants)."""
-
-    players: int  # number of seats
-    dealt: int  # cards dealt to each seat (L-3)
-    level_sum: int  # exact level sum of a keep (L-5)
-    min_keep: int  # fewest cards a keep may have (L-5)
-    max_keep: int  # most cards a keep may have (L-5)
-    discard: int  # counters discarded right after the keeps (L-8)
-    rounds: int  # rounds in the game; the last one is the die round (L-14, L-15)
-
-    @property
-    def turns(self) -> int:
-        """Turns in the game (L-15): rounds x players."""
-        return self.rounds * self.players
-
-    @property
-    def undealt(self) -> int:
-        """Cards left in the deck after the deal (L-3)."""
-        return len(CARD_IDS) - self.players * self.dealt
-
-
-VARIANTS: dict[int, Variant] = {
-    3: Variant(players=3, dealt=12, level_sum=9, min_keep=5, max_keep=9, discard=3, rounds=3),
-    4: Variant(players=4, dealt=14, level_sum=12, min_keep=6, max_keep=12, discard=2, rounds=3),
-    5: Variant(players=5, dealt=12, level_sum=10, min_keep=5, max_keep=10, discard=2, rounds=2),
-    6: Variant(players=6, dealt=12, level_sum=12, min_keep=6, max_keep=12, discard=0, rounds=2),
-}
-"""The variant table, keyed by player count (L-4, L-5, L-8, L-15)."""
-
-
-def variant_for(players: Any) -> Variant:
-    """The variant for ``players`` seats; ``InvalidSetup`` for any other count (L-4)."""
-    if isinstance(players, bool) or not isinstance(players, int) or players not in VARIANTS:
-        raise InvalidSetup(f"Lovat is played by 3, 4, 5 or 6 players, not {players!r} (L-4)")
-    return VARIANTS[players]
-
-
-def level_counts(cards: Sequence[str]) -> tuple[int, int, int]:
-    """How many level-1, level-2 and level-3 cards ``cards`` holds."""
-    counts = [0, 0, 0, 0]
-    for card_id in cards:
-        counts[LEVEL[card_id]] += 1
-    return counts[1], counts[2], counts[3]
-
-
-def keep_compositions(n1: int, n2: int, n3: int, variant: Variant) -> list[tuple[int, int, int]]:
-    """The level compositions (a1, a2, a3) of legal keeps from a hand with n1/n2/n3 cards per level (L-5)."""
-    found = []
-    for a3 in range(min(n3, variant.level_sum // 3) + 1):
-        for a2 in range(min(n2, (variant.level_sum - 3 * a3) // 2) + 1):
-            a1 = variant.level_sum - 3 * a3 - 2 * a2
-            if a1 <= n1 and variant.min_keep <= a1 + a2 + a3 <= variant.max_keep:
-                found.append((a1, a2, a3))
-    return found
-
-
-def admits_keep(cards: Sequence[str], variant: Variant) -> bool:
-    """Whether a dealt hand has at least one legal keep (L-5, L-6)."""
-    return bool(keep_compositions(*level_counts(cards), variant))
-
-
-def keep_problem(cards: Any, dealt: Sequence[str], variant: Variant) -> str | None:
-    """Why ``cards`` is not a legal keep from ``dealt`` (L-5), or None if it is."""
-    if not isinstance(cards, tuple) or not all(isinstance(card_id, str) for card_id in cards):
-        return "a keep is a tuple of card id strings"
-    if list(cards) != sorted(set(cards)):
-        return f"a keep lists its card ids once each, sorted ascending: {tuple(sorted(set(cards)))!r}"
-    dealt_set = set(dealt)
-    missing = [card_id for card_id in cards if card_id not in dealt_set]
-    if missing:
-        return f"{', '.join(missing)} {'was' if len(missing) == 1 else 'were'} not dealt to this seat"
-    total = sum(LEVEL[card_id] for card_id in cards)
-    if total != variant.level_sum:
-        return f"its levels sum to {total}; a keep's levels must sum to exactly {variant.level_sum} (L-5)"
-    if not variant.min_keep <= len(cards) <= variant.max_keep:
-        return f"it has {len(cards)} cards; a keep has {variant.min_keep} to {variant.max_keep} cards (L-5)"
-    return None
-
-
-def _validate_deal(value: Any, variant: Variant) -> list[tuple[str, ...]]:
-    """Check a scripted deal and return it as sorted hands; ``InvalidSetup`` with one line if it is wrong."""
-    players = variant.players
-    if not isinstance(value, (list, tuple)) or len(value) != players:
-        raise InvalidSetup(f"scripted deal must be a list of {players} hands (one per seat), got {value!r:.80}")
-    seen: set[str] = set()
-    hands = []
-    for seat, hand in enumerate(value):
-        if not isinstance(hand, (list, tuple)) or len(hand) != variant.dealt:
-            size = len(hand) if isinstance(hand, (list, tuple)) else type(hand).__name__
-            raise InvalidSetup(
-                f"scripted deal: seat {seat} has {size} cards, a {players}-player deal gives {variant.dealt}"
-            )
-        for card_id in hand:
-            if card_id not in LEVEL:
-                raise InvalidSetup(f"scripted deal: seat {seat} has unknown card id {card_id!r}")
-            if card_id in seen:
-                raise InvalidSetup(f"scripted deal: card {card_id} is dealt twice")
-            seen.add(card_id)
-        hands.append(tuple(sorted(hand)))
-    return hands
-
-
-def _shuffled_deal(chance: Chance, variant: Variant, dealer: int) -> list[tuple[str, ...]]:
-    """L-3: shuffle the full deck and deal one card at a time clockwise from the dealer's left."""
-    deck = list(CARD_IDS)
-    chance.shuffle(deck)  # the same draws as chance.rng.shuffle(deck), faster
-    players = variant.players
-    first = (dealer + 1) % players
-    dealt = players * variant.dealt
-    # Card ``index`` goes to seat ``(first + index) % players``: seat s takes every players-th card from s - first.
-    return [tuple(sorted(deck[(seat - first) % players : dealt : players])) for seat in range(players)]
-
-
-def deal_game(variant: Variant, chance: Chance) -> LovatState:
-    """Steps 1-3 of the RNG order: dealer, deal, misdeal redeals (L-2, L-3, L-6)."""
-    players = variant.players
-    dealer = chance.scripted("dealer")
-    if dealer is None:
-        dealer = chance.rng.randrange(players)
-    elif isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < players:
-        raise InvalidSetup(f"scripted dealer must be a seat 0..{players - 1}, got {dealer!r}")
-    chance.record("dealer", dealer)
-    misdeals: list[tuple[int, ...]] = []
-    while True:
-        scripted = chance.scripted("deal")
-        hands = _shuffled_deal(chance, variant, dealer) if scripted is None else _validate_deal(scripted, variant)
-        chance.record("deal", [list(hand) for hand in hands])
-        stuck = tuple(seat for seat in range(players) if not admits_keep(hands[seat], variant))
-        if not stuck:
-            break
-        misdeals.append(stuck)  # L-6: gather, reshuffle with the same RNG, redeal by the same dealer
-    return LovatState.after_deal(variant, chance, dealer, hands, misdeals)
-
-
-def _observe(state: LovatState, seat: int) -> LovatObservation:
-    """``observation.observe``, imported on first use (observation.py imports this module).
-
-    It then replaces itself with the imported function, so that later calls
-    skip the import statement (about 0.7 µs, a third of an observation).
-    """
-    global _observe
-    from arena.games.lovat.observation import observe
-
-    _observe = observe
-    return observe(state, seat)
 
 
 class LovatState(GameState):
@@ -245,29 +94,29 @@ class LovatState(GameState):
     """
 
     __slots__ = (
-        "players",
         "chance",
-        "variant",
-        "dealer",
-        "first",
-        "misdeals",
-        "dealt",
-        "keeps",
-        "hands",
-        "counters",
-        "points",
-        "face_down",
-        "phase",
-        "turn",
         "colour",
-        "die",
-        "queue",
-        "passed",
+        "counters",
+        "dealer",
+        "dealt",
         "declarations",
-        "plays",
-        "voids",
+        "die",
+        "face_down",
+        "first",
+        "hands",
         "history",
+        "keeps",
         "log",
+        "misdeals",
+        "passed",
+        "phase",
+        "players",
+        "plays",
+        "points",
+        "queue",
+        "turn",
+        "variant",
+        "voids",
     )
 
     players: int
@@ -305,7 +154,7 @@ class LovatState(GameState):
         hands: Sequence[Sequence[str]],
         misdeals: Sequence[Sequence[int]] = (),
     ) -> LovatState:
-        """A state in the keep phase for an accepted deal (used by ``deal_game`` and the sampler)."""
+        """A state in the keep phase for an accepted deal (used by ``deal.deal_game`` and the sampler)."""
         players = variant.players
         self = cls.__new__(cls)
         self.players = players
@@ -334,7 +183,13 @@ class LovatState(GameState):
         for number, seats in enumerate(self.misdeals, 1):
             self.log.append({"type": "misdeal", "dealer": dealer, "number": number, "seats": list(seats)})
         self.log.append(
-            {"type": "deal", "dealer": dealer, "first_player": self.first, "players": players, "cards_each": variant.dealt}
+            {
+                "type": "deal",
+                "dealer": dealer,
+                "first_player": self.first,
+                "players": players,
+                "cards_each": variant.dealt,
+            }
         )
         return self
 
@@ -417,7 +272,7 @@ class LovatState(GameState):
         return self.log[start:]
 
     def observation(self, seat: int) -> LovatObservation:
-        return _observe(self, seat)
+        return observe(self, seat)
 
     def level_sums(self) -> tuple[int, ...]:
         """Per seat, the level sum of the point cards (the L-16 tie-break)."""
@@ -426,7 +281,9 @@ class LovatState(GameState):
     def result(self) -> Result:
         """L-16: score = points; rank by (points, level sum of point cards), equal keys share a rank."""
         if self.phase != OVER:
-            raise GameError(f"the Lovat game is not over (turn {self.turn} of {self.variant.turns}, phase {self.phase})")
+            raise GameError(
+                f"the Lovat game is not over (turn {self.turn} of {self.variant.turns}, phase {self.phase})"
+            )
         scores = tuple(len(cards) for cards in self.points)
         level_sums = self.level_sums()
         ranks = competition_ranks(list(zip(scores, level_sums)))
@@ -487,7 +344,7 @@ class LovatState(GameState):
         # Fast path: the common legal single-seat decision, checked exactly as ``legal_actions`` would.
         # Anything else (the keep, a bool or int-subclass seat, a str subclass, an illegal action) goes
         # through ``_problem`` below, which also words the error.
-        if type(seat) is int and type(action) is str and queue and seat == queue[0]:  # noqa: E721
+        if type(seat) is int and type(action) is str and queue and seat == queue[0]:
             if phase == PLAY:
                 if action in self.hands[seat]:
                     self._play(seat, action)
@@ -501,10 +358,9 @@ class LovatState(GameState):
                 if action in COLOURS:
                     self._name_colour(seat, action)
                     return
-            elif phase == VOID:
-                if action in self.hands[seat] or (action == COUNTER and self.counters[seat]):
-                    self._void_discard(seat, action)
-                    return
+            elif phase == VOID and (action in self.hands[seat] or (action == COUNTER and self.counters[seat])):
+                self._void_discard(seat, action)
+                return
         problem = self._problem(seat, action)
         if problem:
             raise IllegalAction(problem)
@@ -736,3 +592,10 @@ class LovatState(GameState):
                 )
             if remaining and not cards and not counters:
                 raise AssertionError(f"seat {seat} has neither cards nor counters with {remaining} turns left")
+
+
+__all__ = [  # the rules are re-exported here, where the engine's users have always imported them from
+    "BLANK", "COLOUR", "COUNTER", "DECLARE", "FACES", "GAME_ID", "KEEP", "OVER", "PASS", "PHASES", "PLAY",
+    "PLAY_DECISION", "VARIANTS", "VOID", "LovatState", "Variant", "admits_keep", "keep_compositions",
+    "keep_problem", "level_counts", "variant_for",
+]

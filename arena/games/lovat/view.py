@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from arena.games.base import Action, seat_label
 from arena.games.lovat.deck import COLOUR_INDEX, LEVEL, STRENGTH
 from arena.games.lovat.observation import LovatObservation
-from arena.games.lovat.state import KEEP
+from arena.games.lovat.rules import KEEP
 
 
 def card_text(card_id: str, colour: str | None) -> str:
@@ -42,7 +42,7 @@ def hand_lines(cards: Sequence[str]) -> list[str]:
 
 def hand_line(obs: LovatObservation) -> str:
     """The seat's cards on one line, by level (``L1: L1-03 L1-17 | L2: L2-05``), with its counters."""
-    groups = {}
+    groups: dict[int, list[str]] = {}
     for card_id in sorted_cards(obs.hand, None):
         groups.setdefault(LEVEL[card_id], []).append(card_id)
     cards = " | ".join(f"L{level}: {' '.join(ids)}" for level, ids in groups.items()) or "no cards"
