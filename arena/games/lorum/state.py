@@ -51,7 +51,7 @@ from arena.games.lorum.cards import (
     names_of,
 )
 from arena.games.lorum.deal import draw_deal, validate_deal
-from arena.games.lorum.observation import LorumObservation, build_observation
+from arena.games.lorum.observation import build_observation
 from arena.games.lorum.rules import (
     BID,
     BIG,
@@ -66,6 +66,12 @@ from arena.games.lorum.rules import (
     settle_regular,
 )
 
+_TO_MOVE: dict[int | None, tuple[int, ...]] = {None: (), **{seat: (seat,) for seat in range(PLAYERS)}}
+"""``to_move`` by the seat to act: shared tuples rather than one per call."""
+
+_ALL_CALLS, _AFTER_SMALL, _AFTER_BIG = (PASS, SMALL, BIG), (PASS, BIG), (PASS,)
+"""The calls open to a bidder (S-4): before any small or big, after a small, after a big."""
+
 
 def _describe_names(mask: int) -> str:
     return " ".join(names_of(mask)) or "nothing"
@@ -79,31 +85,9 @@ class LorumState(GameState):
     """
 
     __slots__ = (
-        "balances",
-        "best_card",
-        "best_seat",
-        "bidder",
-        "bids",
-        "chance",
-        "contract",
-        "deal",
-        "dealer",
-        "deals",
-        "hands",
-        "leader",
-        "led_suit",
-        "log",
-        "past_deals",
-        "phase",
-        "played",
-        "players",
-        "points",
-        "pot",
-        "to_act",
-        "trick",
-        "trick_points",
-        "tricks",
-        "tricks_won",
+        "balances", "best_card", "best_seat", "bidder", "bids", "chance", "contract", "deal", "dealer", "deals",
+        "hands", "leader", "led_suit", "log", "past_deals", "phase", "played", "players", "points", "pot", "to_act",
+        "trick", "trick_points", "tricks", "tricks_won",
     )
 
     players: int  # always 4
@@ -213,20 +197,21 @@ class LorumState(GameState):
 
     def to_move(self) -> tuple[int, ...]:
         """The seat to move, or () when the game is over."""
-        return () if self.to_act is None else (self.to_act,)
+        return _TO_MOVE[self.to_act]
 
     def bid_calls(self) -> tuple[str, ...]:
         """The calls open to the seat to bid (S-4): small only while nobody bid, big only while nobody bid big."""
-        called = {call for _seat, call in self.bids}
-        if BIG in called:
-            return (PASS,)
-        if SMALL in called:
-            return (PASS, BIG)
-        return (PASS, SMALL, BIG)
+        calls: tuple[str, ...] = _ALL_CALLS
+        for _seat, call in self.bids:
+            if call == BIG:
+                return _AFTER_BIG
+            if call == SMALL:
+                calls = _AFTER_SMALL
+        return calls
 
     def legal_mask(self) -> int:
         """The mask of the cards the seat to play may play (S-6, S-7, S-8)."""
-        hand = self.hands[self.to_act]
+        hand = self.hands[self.to_act]  # type: ignore[index]  # asked only while a seat is to act
         if not self.trick:
             return hand  # S-7: any card may be led
         follow = hand & SUIT_MASKS[self.led_suit]
@@ -290,9 +275,9 @@ class LorumState(GameState):
             },
         )
 
-    def observation(self, seat: int) -> LorumObservation:
-        """What ``seat`` may know (built in ``observation.py``, the one place hidden cards are removed)."""
-        return build_observation(self, seat)
+    # What ``seat`` may know (built in ``observation.py``, the one place hidden cards are removed); the method
+    # is the function itself, one call fewer per observation.
+    observation = build_observation
 
     def clone(self) -> LorumState:
         """An independent copy; immutable parts (tuples, event dicts) are shared.
@@ -379,7 +364,7 @@ class LorumState(GameState):
 
     def _apply_play(self, seat: int, action: Action) -> None:
         card = INDEX.get(action) if isinstance(action, str) else None
-        if card is None:
+        if card is None or not isinstance(action, str):
             raise IllegalAction(
                 f"seat {seat} played {action!r}, which is not a card name (rank then suit, e.g. 'Ah', 'Og', '10b')"
             )
@@ -446,7 +431,7 @@ class LorumState(GameState):
         if self.contract == REGULAR:
             deltas, pot_after, case = settle_regular(self.points, self.tricks_won, self.pot)
         else:
-            deltas, _, case = settle_contract(self.contract, self.bidder, self.tricks_won)
+            deltas, _, case = settle_contract(self.contract, self.bidder, self.tricks_won)  # type: ignore[arg-type]
             pot_after = self.pot  # S-14, S-15: the pot is untouched
         for seat in range(PLAYERS):
             self.balances[seat] += deltas[seat]
@@ -509,18 +494,7 @@ class LorumState(GameState):
         )
 
 
-__all__ = [
-    "BID",
-    "BIG",
-    "GAME_ID",
-    "OVER",
-    "PASS",
-    "PLAY",
-    "PLAYERS",
-    "REGULAR",
-    "SMALL",
-    "LorumState",
-    "settle_contract",
-    "settle_regular",
-    "validate_deal",
+__all__ = [  # the rules are re-exported here, where the engine's users have always imported them from
+    "BID", "BIG", "GAME_ID", "OVER", "PASS", "PLAY", "PLAYERS", "REGULAR",
+    "SMALL", "LorumState", "settle_contract", "settle_regular", "validate_deal",
 ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from arena.games.base import InvalidSetup
@@ -77,10 +78,8 @@ def variant_for(players: Any) -> Variant:
 
 def level_counts(cards: Sequence[str]) -> tuple[int, int, int]:
     """How many level-1, level-2 and level-3 cards ``cards`` holds."""
-    counts = [0, 0, 0, 0]
-    for card_id in cards:
-        counts[LEVEL[card_id]] += 1
-    return counts[1], counts[2], counts[3]
+    levels = list(map(LEVEL.__getitem__, cards))  # C-level passes: every deal checks every hand (L-6)
+    return levels.count(1), levels.count(2), levels.count(3)
 
 
 def keep_compositions(n1: int, n2: int, n3: int, variant: Variant) -> list[tuple[int, int, int]]:
@@ -96,7 +95,13 @@ def keep_compositions(n1: int, n2: int, n3: int, variant: Variant) -> list[tuple
 
 def admits_keep(cards: Sequence[str], variant: Variant) -> bool:
     """Whether a dealt hand has at least one legal keep (L-5, L-6)."""
-    return bool(keep_compositions(*level_counts(cards), variant))
+    return _admits(*level_counts(cards), variant)
+
+
+@cache
+def _admits(n1: int, n2: int, n3: int, variant: Variant) -> bool:
+    """Whether a hand with n1/n2/n3 cards per level has a legal keep (a few hundred cases per variant: cached)."""
+    return bool(keep_compositions(n1, n2, n3, variant))
 
 
 def keep_problem(cards: Any, dealt: Sequence[str], variant: Variant) -> str | None:
