@@ -274,7 +274,7 @@ def test_l7_l8_immediate_discard_is_a_count_per_variant(players: int, discard: i
     done, discarded = types(state, "keep_done")[0], types(state, "counter_discard")[0]
     assert discarded["count"] == discard
     assert discarded["counters"] == [c - discard for c in done["counters"]]
-    assert state.counters == discarded["counters"]
+    assert list(state.counters) == discarded["counters"]
     assert all(0 <= c <= most for c in state.counters)  # L-7: 0..(turns - min keep)
     assert variant.turns - variant.min_keep == most
     assert all(len(state.hands[s]) + state.counters[s] == variant.turns for s in range(players))
@@ -361,7 +361,7 @@ def test_l12_void_turn() -> None:
     state = story(7)
     assert state.turn == 7 and state.active == 1
     assert state.phase == "void" and state.to_move() == (2,)
-    assert state.points[1] == [] and state.counters[1] == 1
+    assert state.points[1] == () and state.counters[1] == 1
     event = types(state, "void_turn")[0]
     assert event == {"type": "void_turn", "turn": 7, "round": 2, "seat": 1, "discarded_points": ["L3-06"],
                      "counters": 1}
@@ -382,9 +382,9 @@ def test_l12_void_turn() -> None:
 def test_l17_running_out_of_cards_is_not_a_rule_of_its_own() -> None:
     # seat 1 runs out after turn 5 but keeps its point and is still asked to declare, until its void turn.
     state = story(5)
-    assert state.hands[1] == [] and state.points[1] == ["L3-06"]
+    assert state.hands[1] == [] and state.points[1] == ("L3-06",)
     state = story(7)
-    assert state.points[1] == []  # lost only by L-12
+    assert state.points[1] == ()  # lost only by L-12
     final = story(9)
     assert final.is_over() and final.result().scores == (4, 0, 3)
 
@@ -394,7 +394,7 @@ def test_l17_running_out_of_cards_is_not_a_rule_of_its_own() -> None:
 
 def test_l13_highest_strength_wins_and_other_cards_are_discarded() -> None:
     state = story(4)
-    assert state.points == [["L1-06"], ["L3-06"], ["L3-07", "L3-08"]]
+    assert state.points == (("L1-06",), ("L3-06",), ("L3-07", "L3-08"))
     won = types(state, "turn_won")[3]
     assert won == {"type": "turn_won", "turn": 3, "seat": 2, "card": "L3-08", "colour": "zaffre", "strength": 50,
                    "points": 2}
@@ -409,13 +409,13 @@ def test_l13_ties_go_to_the_card_played_first() -> None:
     state = GAME.new_state(0, {"players": 4}, script=script(3, deal))
     run(state, [(s, keep_with(deal[s], {0: ["L1-02"], 1: ["L1-26"], 2: ["L1-01"], 3: []}[s], 4)) for s in range(4)])
     run(state, [(0, "phlox"), (1, "play"), (2, "play"), (3, "pass"), (0, "L1-02"), (1, "L1-26"), (2, "L1-01")])
-    assert state.history[-1][8] == 1 and state.points[1] == ["L1-26"]
+    assert state.history[-1][8] == 1 and state.points[1] == ("L1-26",)
     # and when the active player ties, the active player's (first) card wins
     deal = fill_deal(4, {0: ["L1-01"], 1: ["L1-26"]})
     state = GAME.new_state(0, {"players": 4}, script=script(3, deal))
     run(state, [(s, keep_with(deal[s], {0: ["L1-01"], 1: ["L1-26"]}.get(s, []), 4)) for s in range(4)])
     run(state, [(0, "phlox"), (1, "play"), (2, "pass"), (3, "pass"), (0, "L1-01"), (1, "L1-26")])
-    assert state.points[0] == ["L1-01"] and state.points[1] == []
+    assert state.points[0] == ("L1-01",) and state.points[1] == ()
 
 
 def test_l13_if_everyone_else_passes_the_active_player_wins_by_default() -> None:
@@ -426,7 +426,7 @@ def test_l13_if_everyone_else_passes_the_active_player_wins_by_default() -> None
     assert fresh.to_move() == (0,) and fresh.phase == "play"
     weakest = min(fresh.hands[0], key=lambda c: STRENGTH[c][0])
     fresh.apply(0, weakest)
-    assert fresh.points[0] == [weakest] and fresh.turn == 1
+    assert fresh.points[0] == (weakest,) and fresh.turn == 1
 
 
 # ---------------------------------------------------------------- L-14 die
@@ -482,7 +482,7 @@ def test_l15_rounds_times_players_turns(players: int, turns: int) -> None:
     state, _ = play_random(players, players)
     assert state.is_over() and state.turn == turns and len(state.history) == turns
     assert len(types(state, "turn_won")) + len(types(state, "void_turn")) == turns
-    assert all(not hand for hand in state.hands) and state.counters == [0] * players
+    assert all(not hand for hand in state.hands) and state.counters == (0,) * players
 
 
 def test_l16_result_of_the_story() -> None:

@@ -7,8 +7,9 @@
 from arena.games.lorum.cards import DECK, POINTS
 from arena.games.lorum.game import GAME, INFO, LorumGame
 from arena.games.lorum.observation import LorumObservation, build_observation
+from arena.games.lorum.rules import GAME_ID, settle_contract, settle_regular
 from arena.games.lorum.sampler import sample_state
-from arena.games.lorum.state import GAME_ID, LorumState, settle_contract, settle_regular
+from arena.games.lorum.state import LorumState
 
 __all__ = [
     "DECK",

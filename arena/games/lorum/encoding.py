@@ -42,7 +42,7 @@ from arena.env.encoding import Encoding
 from arena.games.base import Action, Observation
 from arena.games.lorum.cards import CARDS_PER_HAND, DECK, INDEX, SUITS, TOTAL_POINTS, TRICKS_PER_DEAL
 from arena.games.lorum.observation import LorumObservation
-from arena.games.lorum.state import BIG, PASS, PLAYERS, SMALL
+from arena.games.lorum.rules import BIG, PASS, PLAYERS, SMALL
 
 CALLS: tuple[str, ...] = (PASS, SMALL, BIG)
 """The bidding calls, in action-index order after the 32 cards."""
@@ -158,7 +158,7 @@ class LorumEncoding(Encoding):
         """1 for each legal card or call in ``observation.legal``; all 0 when the seat is not to move."""
         mask = np.zeros(len(ACTIONS), dtype=np.int8)
         if observation.legal and not steps:
-            mask[[ACTION_INDEX[action] for action in observation.legal]] = 1  # type: ignore[index]  # all names
+            mask[[ACTION_INDEX[action] for action in observation.legal]] = 1  # type: ignore[index]  # str here
         return mask
 
     def decode(self, observation: Observation, steps: tuple[int, ...]) -> Action | None:

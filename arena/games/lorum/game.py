@@ -21,8 +21,9 @@ from arena.games.base import (
 from arena.games.lorum import view
 from arena.games.lorum.cards import DECK, INDEX, POINTS, RANK_NAMES, SUIT_NAMES, describe_card
 from arena.games.lorum.observation import LorumObservation, observation_from_json
+from arena.games.lorum.rules import BIG, GAME_ID, PASS, PLAYERS, REGULAR, SMALL
 from arena.games.lorum.sampler import sample_state
-from arena.games.lorum.state import BIG, GAME_ID, PASS, PLAYERS, REGULAR, SMALL, LorumState
+from arena.games.lorum.state import LorumState
 
 DEFAULT_DEALS = 4
 """S-16: a game is 4 deals by default, so everyone deals once."""

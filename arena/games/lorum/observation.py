@@ -5,6 +5,12 @@ private.  An observation holds the observer's own hand, the public history of
 the current deal (enough for the sampler to rebuild the whole state from
 sampled hidden hands) and the settled outcome of earlier deals.  It never holds
 a reference to a state.
+
+Built by ``arena/games/lazy.py``: every field but five is a reference to the
+state's immutable public record; ``hand`` (named from the seat's hand mask,
+kept in the observation's private snapshot), ``hand_sizes``, ``points``,
+``tricks_won`` and ``balances`` (all four public, derived from ``trick``,
+``tricks`` and ``past_deals``) are computed on first access.
 """
 
 from __future__ import annotations
@@ -13,8 +19,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
-from arena.games.base import Observation, fast_constructor, from_json
-from arena.games.lorum.state import GAME_ID, PLAYERS, mask_names
+from arena.games.base import from_json
+from arena.games.lazy import PENDING, LazyObservation, lazy_constructor
+from arena.games.lorum.cards import CARDS_PER_HAND, INDEX, POINTS, mask_names
+from arena.games.lorum.rules import BID, GAME_ID, PLAYERS
 
 if TYPE_CHECKING:
     from arena.games.lorum.state import LorumState
@@ -30,7 +38,7 @@ PastDeal = tuple[int, int, str, int | None, str, tuple[int, ...], int, int]
 
 
 @dataclass(frozen=True, slots=True)
-class LorumObservation(Observation):
+class LorumObservation(LazyObservation):
     """What ``seat`` may know at one moment of a Slovak Lorum game.
 
     ``phase`` is ``"bid"``, ``"play"`` or ``"over"``; ``legal`` holds the calls
@@ -55,8 +63,7 @@ class LorumObservation(Observation):
     tricks_won: tuple[int, ...]  # tricks taken per seat this deal
     balances: tuple[int, ...]  # chips per seat now (S-10)
     pot: int  # chips in the pot now (S-10)
-    # every settled deal: (deal, dealer, contract, bidder, case, changes, pot before, pot after)
-    past_deals: tuple[PastDeal, ...]
+    past_deals: tuple[PastDeal, ...]  # every settled deal (see ``PastDeal``)
 
 
 FIELD_NAMES = frozenset(f.name for f in fields(LorumObservation))
@@ -65,42 +72,65 @@ FIELD_NAMES = frozenset(f.name for f in fields(LorumObservation))
 
 def build_observation(state: LorumState, seat: int) -> LorumObservation:
     """The observation of ``seat``: its own hand and public information only (S-18)."""
-    if type(seat) is not int or not 0 <= seat < PLAYERS:
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < PLAYERS:
-            raise ValueError(f"seat must be 0..{PLAYERS - 1}, not {seat!r}")
-    hands = state.hands
-    # Field order of LorumObservation (checked against the dataclass at import, see fast_constructor).
+    # The exact-int test first (the common case, fast); bool and other int subclasses fall to the second.
+    if (type(seat) is not int or not 0 <= seat < PLAYERS) and (
+        isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < PLAYERS
+    ):
+        raise ValueError(f"seat must be 0..{PLAYERS - 1}, not {seat!r}")
+    if state.to_act != seat:
+        legal: tuple[str, ...] = ()
+    elif state.phase == BID:
+        legal = state.bid_calls()
+    else:
+        legal = mask_names(state.legal_mask())
+    # Field order of LorumObservation (checked against the dataclass at import, see lazy_constructor).
     return _build(
-        GAME_ID,
-        seat,
-        PLAYERS,
-        state.phase,
-        state.legal_actions(seat),
-        state.to_act,
-        state.deal,
-        state.deals,
-        state.dealer,
-        mask_names(hands[seat]),
-        # Every hand starts the deal with 8 cards (S-3) and loses one per card played, so a hand's
-        # size is the number of cards in its mask.
-        tuple(map(int.bit_count, hands)),
-        state.bids,
-        state.contract,
-        state.bidder,
-        state.leader,
-        state.trick,
-        state.tricks,
-        state.played,
-        tuple(state.points),
-        tuple(state.tricks_won),
-        tuple(state.balances),
-        state.pot,
-        state.past_deals,
+        GAME_ID, seat, PLAYERS, state.phase, legal, state.to_act, state.deal, state.deals, state.dealer, PENDING,
+        PENDING, state.bids, state.contract, state.bidder, state.leader, state.trick, state.tricks, state.played,
+        PENDING, PENDING, PENDING, state.pot, state.past_deals, state.hands[seat],
     )
 
 
-_build = fast_constructor(LorumObservation)
-"""``LorumObservation(*values)``, fields in declaration order, without the frozen ``__init__``'s cost."""
+def _hand_sizes(obs: LorumObservation) -> tuple[int, ...]:
+    """S-3: every hand starts a deal with 8 cards and gives one to each trick, so a size is 8 minus the seat's plays."""
+    left = CARDS_PER_HAND - len(obs.tricks)
+    in_trick = {seat for seat, _card in obs.trick}
+    return tuple(left - (seat in in_trick) for seat in range(PLAYERS))
+
+
+def _points(obs: LorumObservation) -> tuple[int, ...]:
+    """S-9: the card points of the tricks each seat has taken this deal."""
+    points = [0] * PLAYERS
+    for plays, winner in obs.tricks:
+        points[winner] += sum(POINTS[INDEX[card]] for _seat, card in plays)
+    return tuple(points)
+
+
+def _tricks_won(obs: LorumObservation) -> tuple[int, ...]:
+    """The tricks each seat has taken this deal."""
+    won = [0] * PLAYERS
+    for _plays, winner in obs.tricks:
+        won[winner] += 1
+    return tuple(won)
+
+
+def _balances(obs: LorumObservation) -> tuple[int, ...]:
+    """S-10: every game starts at 0 chips a seat, so a balance is the sum of the seat's changes over settled deals."""
+    balances = [0] * PLAYERS
+    for record in obs.past_deals:
+        for seat, change in enumerate(record[5]):
+            balances[seat] += change
+    return tuple(balances)
+
+
+_build = lazy_constructor(LorumObservation, {
+    "hand": lambda obs: mask_names(obs._snapshot),  # the snapshot is the seat's own hand mask
+    "hand_sizes": _hand_sizes,
+    "points": _points,
+    "tricks_won": _tricks_won,
+    "balances": _balances,
+})
+"""``LorumObservation(*fields)`` with its lazy fields ``PENDING``, then the snapshot: the seat's hand mask."""
 
 
 def observation_from_json(data: Mapping[str, Any]) -> LorumObservation:

@@ -39,7 +39,8 @@ from arena.games.lorum.cards import (
     names_of,
 )
 from arena.games.lorum.observation import LorumObservation
-from arena.games.lorum.state import OVER, PLAYERS, SMALL, LorumState
+from arena.games.lorum.rules import OVER, PLAYERS, SMALL
+from arena.games.lorum.state import LorumState
 
 Group = tuple[tuple[int, ...], int]
 """Unseen cards sharing one set of possible holders: ``(allowed seats, number of cards)``."""

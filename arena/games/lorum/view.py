@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from arena.games.base import seat_label
 from arena.games.lorum.cards import INDEX, SUIT_NAMES, SUITS, points, suit
 from arena.games.lorum.observation import LorumObservation
-from arena.games.lorum.state import BID, BIG, PLAY, REGULAR, SMALL
+from arena.games.lorum.rules import BID, BIG, PLAY, REGULAR, SMALL
 
 _GOALS = {REGULAR: "regular game (take few points)", SMALL: "small (take no trick)", BIG: "big (take every trick)"}
 

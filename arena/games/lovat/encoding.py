@@ -35,9 +35,17 @@ exactly one sequence: the steps enumerate the engine's legal keeps.
 | ``strength`` | 80 | own cards in hand: strength in this turn's colour / 50 (0 before a colour) |
 | ``colour`` | 5 | this turn's colour |
 | ``die`` | 6 | this turn's die face (5 colours, blank) |
-| ``scalars`` | 9 | own counters / dealt; turn / turns; round / rounds; die round; keep level so far / level sum; keep size so far / most cards; best strength on the table / 50; own point cards / turns; own level of point cards / (3 x turns) |
-| ``seats`` | 9 x players | nine fields, each over the relative seats 0..players-1: hand size / dealt, counters / dealt, point cards / turns, passed this turn, declared play this turn, showing the best card this turn, active, first player, dealer |
-"""  # noqa: E501 (a table row is one line)
+| ``scalars`` | 9 | the nine values listed below |
+| ``seats`` | 9 x players | nine fields, each over the relative seats 0..players-1, listed below |
+
+The ``scalars``: own counters / dealt; turn / turns; round / rounds; die round;
+keep level so far / level sum; keep size so far / most cards; best strength on
+the table / 50; own point cards / turns; own level of point cards / (3 x turns).
+
+The ``seats`` fields: hand size / dealt, counters / dealt, point cards / turns,
+passed this turn, declared play this turn, showing the best card this turn,
+active, first player, dealer.
+"""
 
 from __future__ import annotations
 
@@ -51,7 +59,7 @@ from arena.env.encoding import Encoding
 from arena.games.base import Action, Observation
 from arena.games.lovat.deck import CARD_IDS, COLOUR_INDEX, COLOURS, LEVEL, STRENGTH
 from arena.games.lovat.observation import LovatObservation
-from arena.games.lovat.state import BLANK, COUNTER, FACES, KEEP, PASS, PHASES, PLAY_DECISION, VARIANTS
+from arena.games.lovat.rules import BLANK, COUNTER, FACES, KEEP, PASS, PHASES, PLAY_DECISION, VARIANTS
 
 DONE = "keep"
 """Label of the step that finishes a keep."""
@@ -271,7 +279,7 @@ class LovatEncoding(Encoding):
                 mask[keep_extends(steps, [_CARD[c] for c in obs.dealt], obs)] = 1  # dealt is sorted
                 mask[DONE_INDEX] = keep_done(steps, obs)
         elif obs.legal and not steps:
-            mask[[ACTION_INDEX[action] for action in obs.legal]] = 1  # type: ignore[index]  # card ids and calls
+            mask[[ACTION_INDEX[action] for action in obs.legal]] = 1  # type: ignore[index]  # no keep here
         return mask
 
     def decode(self, observation: Observation, steps: tuple[int, ...]) -> Action | None:

@@ -22,11 +22,11 @@ from arena.games.base import (
     uniform_random_action,
 )
 from arena.games.lovat import view
+from arena.games.lovat.deal import deal_game
 from arena.games.lovat.deck import COLOUR_INDEX, COLOURS, LEVEL, STRENGTH, deck_json
 from arena.games.lovat.keeps import random_keep
 from arena.games.lovat.observation import LovatObservation
-from arena.games.lovat.sampler import sample_state
-from arena.games.lovat.state import (
+from arena.games.lovat.rules import (
     BLANK,
     COLOUR,
     COUNTER,
@@ -36,11 +36,11 @@ from arena.games.lovat.state import (
     PASS,
     PLAY,
     VOID,
-    LovatState,
-    deal_game,
     keep_problem,
     variant_for,
 )
+from arena.games.lovat.sampler import sample_state
+from arena.games.lovat.state import LovatState
 
 if TYPE_CHECKING:
     from arena.coverage import CoveragePlan

@@ -1,10 +1,12 @@
 """What one Lovat seat may know: the one place hidden information is removed (L-9).
 
 ``observe(state, seat)`` is the only function that turns a ``LovatState`` into
-a ``LovatObservation``.  It copies the seat's own private cards (dealt cards,
+a ``LovatObservation``.  It takes the seat's own private cards (dealt cards,
 keep, hand, counters) and the public record (counts, declarations, every card
 played, point cards, die results), and nothing about other seats' cards,
-keeps, counters' identities or face-down discards.
+keeps, counters' identities or face-down discards.  The state holds its public
+record in tuples that each change replaces, so the observation shares them
+instead of copying (``arena/games/lazy.py``); the seat's hand is copied.
 
 During the keep (L-5: simultaneous and secret) nothing reveals whether other
 seats have kept: every seat's public hand size is its dealt count and its
@@ -14,10 +16,11 @@ public counter count 0 until everyone has kept.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from arena.games.base import Action, Observation, fast_constructor
-from arena.games.lovat.state import GAME_ID, KEEP, OVER
+from arena.games.lazy import PENDING, LazyObservation, lazy_constructor
+from arena.games.lovat.rules import GAME_ID, KEEP, OVER, PLAY, VOID, Variant
 
 if TYPE_CHECKING:
     from arena.games.lovat.state import LovatState
@@ -27,12 +30,13 @@ TurnRecord = tuple[Any, ...]
 
 
 @dataclass(frozen=True, slots=True)
-class LovatObservation(Observation):
+class LovatObservation(LazyObservation):
     """One Lovat seat's view at one moment (all fields JSON types; mappings as tuples of pairs).
 
     ``legal`` is () in the keep phase: the legal keeps are the subsets of
     ``dealt`` whose levels sum to ``level_sum`` with ``min_size``..``max_size`` cards.
-    Turn and round numbers are 0-based.
+    Turn and round numbers are 0-based.  Built by ``arena/games/lazy.py``: ``hand_sizes``
+    is computed from the other fields on first access.
     """
 
     dealer: int  # the dealer's seat (L-2)
@@ -66,68 +70,74 @@ class LovatObservation(Observation):
 def observe(state: LovatState, seat: int) -> LovatObservation:
     """The observation of ``seat`` in ``state``: own private cards plus the public record, nothing else."""
     players = state.players
-    if type(seat) is not int or not 0 <= seat < players:
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < players:
-            raise ValueError(f"seat {seat!r} does not exist: a {players}-player Lovat game has seats 0..{players - 1}")
+    # The exact-int test first (the common case, fast); bool and other int subclasses fall to the second.
+    if (type(seat) is not int or not 0 <= seat < players) and (
+        isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < players
+    ):
+        raise ValueError(f"seat {seat!r} does not exist: a {players}-player Lovat game has seats 0..{players - 1}")
     variant = state.variant
     phase = state.phase
-    counters = state.counters
-    if phase == KEEP:
+    turn = state.turn
+    hands = state.hands
+    hand = tuple(hands[seat])
+    legal: tuple[Any, ...]
+    hand_sizes: Any  # a tuple, or PENDING
+    if phase == PLAY:
+        queue = state.queue
+        legal = hand if queue and queue[0] == seat else ()
+        active = (state.first + turn) % players
+        die_round = turn // players == variant.rounds - 1
+        hand_sizes, counter_counts = PENDING, state.counters  # hand sizes: see _hand_sizes
+    elif phase == KEEP:
         # L-5: secret, simultaneous keeps. Public counts stay at the deal until everyone has kept.
-        hand_sizes = (variant.dealt,) * players
-        counter_counts = (0,) * players
-        turn = round_ = 0
-        die_round = False
-        active = None
-        legal: tuple[Action, ...] = ()
+        legal, active, die_round = (), None, False
+        hand_sizes, counter_counts = _keep_counts(variant)
+    elif phase == OVER:
+        legal, active, die_round = (), None, False
+        hand_sizes, counter_counts = _keep_counts(variant)[1], state.counters  # L-15: every hand is empty
     else:
-        hand_sizes = tuple(map(len, state.hands))
-        counter_counts = tuple(counters)
-        turn = state.turn
-        round_ = turn // players
-        if phase == OVER:
-            die_round = False
-            active = None
-            legal = ()
-        else:
-            die_round = round_ == variant.rounds - 1
-            active = (state.first + turn) % players
-            legal = state.legal_actions(seat)
-    # Field order of LovatObservation (checked against the dataclass at import, see _Builder).
+        legal = state.legal_actions(seat)
+        active = (state.first + turn) % players
+        die_round = turn // players == variant.rounds - 1
+        hand_sizes, counter_counts = PENDING, state.counters
+    # Field order of LovatObservation (checked against the dataclass at import, see lazy_constructor).
     return _build(
-        GAME_ID,
-        seat,
-        players,
-        phase,
-        legal,
-        state.dealer,
-        state.first,
-        tuple(state.misdeals),
-        turn,
-        variant.turns,
-        round_,
-        variant.rounds,
-        die_round,
-        active,
-        state.colour,
-        state.die,
-        tuple(state.hands[seat]),
-        counters[seat],
-        state.dealt[seat],
-        state.keeps[seat],
-        hand_sizes,
-        counter_counts,
-        tuple(map(tuple, state.points)),
-        tuple(state.passed),
-        tuple(state.declarations),
-        tuple(state.plays),
-        tuple(state.voids),
-        tuple(state.history),
-        variant.level_sum,
-        variant.min_keep,
-        variant.max_keep,
+        GAME_ID, seat, players, phase, legal, state.dealer, state.first, state.misdeals, turn, variant.turns,
+        turn // players, variant.rounds, die_round, active, state.colour, state.die, hand, state.counters[seat],
+        state.dealt[seat], state.keeps[seat], hand_sizes, counter_counts, state.points, state.passed,
+        state.declarations, state.plays, state.voids, state.history, variant.level_sum, variant.min_keep,
+        variant.max_keep, None,
     )
 
 
-_build = fast_constructor(LovatObservation)
-"""``LovatObservation(*values)``, fields in declaration order, without the frozen ``__init__``'s cost."""
+@cache
+def _keep_counts(variant: Variant) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The public hand sizes and counter counts of every seat during the keep (L-5): as dealt, and none."""
+    return (variant.dealt,) * variant.players, (0,) * variant.players
+
+
+def _hand_sizes(obs: LovatObservation) -> tuple[int, ...]:
+    """Every seat's hand size during a turn, from the public record (the state's invariant, L-12, L-15).
+
+    At the start of turn ``t`` every seat holds ``turns - t`` items, cards and
+    counters together, and every seat gives up exactly one item per turn: a
+    counter when it passes or on its own void turn, a card when it plays, either
+    when it discards on another's void turn.  So a seat's cards are ``turns - t``
+    minus its counters, minus one if it has already given up its item this turn.
+    """
+    left = obs.turns - obs.turn
+    used = [0] * obs.players
+    if obs.phase == VOID:
+        used[obs.active] = 1  # type: ignore[index]  # its counter went at the start of the turn
+        for seat, _kind in obs.void_discards:
+            used[seat] = 1
+    else:
+        for seat, passed in enumerate(obs.passes):
+            used[seat] = passed
+        for seat, _card in obs.plays:
+            used[seat] = 1
+    return tuple(left - counters - spent for counters, spent in zip(obs.counter_counts, used))
+
+
+_build = lazy_constructor(LovatObservation, {"hand_sizes": _hand_sizes})
+"""``LovatObservation(*fields)`` with ``hand_sizes`` possibly ``PENDING``, then the snapshot (unused here: None)."""

@@ -42,16 +42,8 @@ from math import comb
 from arena.games.base import Chance, GameError
 from arena.games.lovat.deck import CARD_IDS, LEVEL
 from arena.games.lovat.observation import LovatObservation
-from arena.games.lovat.state import (
-    BLANK,
-    COUNTER,
-    KEEP,
-    OVER,
-    VARIANTS,
-    VOID,
-    LovatState,
-    admits_keep,
-)
+from arena.games.lovat.rules import BLANK, COUNTER, KEEP, OVER, VARIANTS, VOID, admits_keep
+from arena.games.lovat.state import LovatState
 
 
 def hidden_compositions(size: int, levels: int) -> list[tuple[int, int, int]]:
@@ -220,7 +212,7 @@ def _replay_turn(
             state.apply(seat, COUNTER if kind == COUNTER else face_down[seat].pop())
         return
     if colour is not None and (die is None or die == BLANK):
-        state.apply(state.active, colour)  # type: ignore[arg-type]  # a turn in play has an active seat
+        state.apply((state.first + state.turn) % state.players, colour)  # the active player names it
     for seat, decision in declarations:
         state.apply(seat, decision)
     for seat, card_id in plays:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from arena.games.base import Action, seat_label
 from arena.games.lovat.deck import COLOUR_INDEX, LEVEL, STRENGTH
 from arena.games.lovat.observation import LovatObservation
-from arena.games.lovat.state import KEEP
+from arena.games.lovat.rules import KEEP
 
 
 def card_text(card_id: str, colour: str | None) -> str:

@@ -1,0 +1,57 @@
+"""The Slovak Lorum deal: shuffled and dealt, or scripted and checked (S-3, S-19).
+
+Step 2 of the RNG consumption order (``state.py``): each deal is drawn here as
+four hand masks and logged in the game's chance log either way.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arena.games.base import Chance, InvalidSetup
+from arena.games.lorum.cards import BITS, CARDS_PER_HAND, DECK, INDEX, mask_names, mask_of
+from arena.games.lorum.rules import PLAYERS
+
+
+def draw_deal(chance: Chance, dealer: int) -> list[int]:
+    """The next deal as 4 hand masks by seat: scripted, or shuffled and dealt by ``dealer`` (S-3); logged either way."""
+    scripted = chance.scripted("deal")
+    if scripted is not None:
+        masks = validate_deal(scripted)
+    else:
+        # Shuffling the card indices 0..31 draws exactly what shuffling DECK would (a shuffle's draws
+        # depend only on the length) and gives the dealt cards as indices, ready for the masks.
+        deck = list(range(len(DECK)))
+        chance.shuffle(deck)  # the same draws as chance.rng.shuffle(deck), faster
+        # S-3: two batches of 4, from the dealer's next player: the k-th run of 4 cards (k = 0..7)
+        # goes to seat (dealer + 1 + k) % 4, so seat (dealer + 1 + j) takes runs j and j + 4.
+        masks = [0] * PLAYERS
+        bit = BITS
+        for j in range(PLAYERS):
+            a, b, c, d = deck[4 * j : 4 * j + 4]
+            e, f, g, h = deck[4 * j + 16 : 4 * j + 20]
+            masks[(dealer + 1 + j) % PLAYERS] = bit[a] | bit[b] | bit[c] | bit[d] | bit[e] | bit[f] | bit[g] | bit[h]
+    chance.record("deal", [list(mask_names(mask)) for mask in masks])
+    return masks
+
+
+def validate_deal(value: Any) -> list[int]:
+    """Check a scripted ``deal`` value and return the 4 hands as masks (one-line ``InvalidSetup`` errors)."""
+    if not isinstance(value, (list, tuple)) or len(value) != PLAYERS:
+        raise InvalidSetup(f"scripted deal must be a list of {PLAYERS} hands indexed by seat, not {value!r}")
+    seen: set[str] = set()
+    masks = []
+    for seat, hand in enumerate(value):
+        if not isinstance(hand, (list, tuple)) or len(hand) != CARDS_PER_HAND:
+            raise InvalidSetup(f"scripted deal: seat {seat} must hold a list of {CARDS_PER_HAND} cards, not {hand!r}")
+        for name in hand:
+            if name not in INDEX:
+                raise InvalidSetup(
+                    f"scripted deal: seat {seat} holds unknown card {name!r} "
+                    "(names are rank then suit, e.g. 'Ah', 'Og', '10b')"
+                )
+            if name in seen:
+                raise InvalidSetup(f"scripted deal: card {name} is dealt twice")
+            seen.add(name)
+        masks.append(mask_of(hand))
+    return masks

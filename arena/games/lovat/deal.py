@@ -1,0 +1,76 @@
+"""The Lovat deal: the dealer, the shuffle, misdeal redeals, and a scripted deal's checks (L-2, L-3, L-6).
+
+Steps 1-3 of the RNG consumption order (``state.py``); a game's first state
+comes from ``deal_game``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arena.games.base import Chance, InvalidSetup
+from arena.games.lovat.deck import CARD_IDS, LEVEL
+from arena.games.lovat.rules import Variant, admits_keep
+from arena.games.lovat.state import LovatState
+
+
+def validate_deal(value: Any, variant: Variant) -> list[tuple[str, ...]]:
+    """Check a scripted deal and return it as sorted hands; ``InvalidSetup`` with one line if it is wrong."""
+    players = variant.players
+    if not isinstance(value, (list, tuple)) or len(value) != players:
+        raise InvalidSetup(f"scripted deal must be a list of {players} hands (one per seat), got {value!r:.80}")
+    seen: set[str] = set()
+    hands = []
+    for seat, hand in enumerate(value):
+        if not isinstance(hand, (list, tuple)) or len(hand) != variant.dealt:
+            size = len(hand) if isinstance(hand, (list, tuple)) else type(hand).__name__
+            raise InvalidSetup(
+                f"scripted deal: seat {seat} has {size} cards, a {players}-player deal gives {variant.dealt}"
+            )
+        for card_id in hand:
+            if card_id not in LEVEL:
+                raise InvalidSetup(f"scripted deal: seat {seat} has unknown card id {card_id!r}")
+            if card_id in seen:
+                raise InvalidSetup(f"scripted deal: card {card_id} is dealt twice")
+            seen.add(card_id)
+        hands.append(tuple(sorted(hand)))
+    return hands
+
+
+def shuffled_deal(chance: Chance, variant: Variant, dealer: int) -> list[tuple[str, ...]]:
+    """L-3: shuffle the full deck and deal one card at a time clockwise from the dealer's left."""
+    # Shuffling the card indices 0..79 draws exactly what shuffling the ids would (a shuffle's draws depend only
+    # on the length), and indices sort faster than ids, in the same order (CARD_IDS is sorted, checked below).
+    deck = list(range(len(CARD_IDS)))
+    chance.shuffle(deck)  # the same draws as chance.rng.shuffle(deck), faster
+    players = variant.players
+    first = (dealer + 1) % players
+    dealt = players * variant.dealt
+    name = CARD_IDS.__getitem__
+    # Card ``index`` goes to seat ``(first + index) % players``: seat s takes every players-th card from s - first.
+    return [tuple(map(name, sorted(deck[(seat - first) % players : dealt : players]))) for seat in range(players)]
+
+
+if list(CARD_IDS) != sorted(CARD_IDS):
+    raise AssertionError("shuffled_deal sorts card indices for ids: CARD_IDS must be in sorted order")
+
+
+def deal_game(variant: Variant, chance: Chance) -> LovatState:
+    """Steps 1-3 of the RNG order: dealer, deal, misdeal redeals (L-2, L-3, L-6)."""
+    players = variant.players
+    dealer = chance.scripted("dealer")
+    if dealer is None:
+        dealer = chance.rng.randrange(players)
+    elif isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < players:
+        raise InvalidSetup(f"scripted dealer must be a seat 0..{players - 1}, got {dealer!r}")
+    chance.record("dealer", dealer)
+    misdeals: list[tuple[int, ...]] = []
+    while True:
+        scripted = chance.scripted("deal")
+        hands = shuffled_deal(chance, variant, dealer) if scripted is None else validate_deal(scripted, variant)
+        chance.record("deal", [list(hand) for hand in hands])
+        stuck = tuple(seat for seat in range(players) if not admits_keep(hands[seat], variant))
+        if not stuck:
+            break
+        misdeals.append(stuck)  # L-6: gather, reshuffle with the same RNG, redeal by the same dealer
+    return LovatState.after_deal(variant, chance, dealer, hands, misdeals)

@@ -1,0 +1,122 @@
+"""Lovat's rules as data: the game id, phases and action names, the variant table and the keep rule.
+
+Everything here is a constant or a pure function of cards and a variant; the
+state machine (``state.py``), the deal (``deal.py``), observations, the
+sampler, the encoding and the agents all read the rules from here.  Rulings
+are cited by label (L-n); the rules as implemented are in ``docs/rules/lovat.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from arena.games.base import InvalidSetup
+from arena.games.lovat.deck import CARD_IDS, COLOURS, LEVEL
+
+GAME_ID = "lovat-v1"
+"""Versioned game id; bump on any rules change."""
+
+BLANK = "blank"
+"""The die's sixth face: the active player names the colour (L-14)."""
+
+FACES: tuple[str, ...] = COLOURS + (BLANK,)
+"""The die's faces in roll order: ``FACES[rng.randrange(6)]`` (L-14)."""
+
+KEEP, COLOUR, DECLARE, PLAY, VOID, OVER = "keep", "colour", "declare", "play", "void", "over"
+"""Phase names."""
+
+PHASES: tuple[str, ...] = (KEEP, COLOUR, DECLARE, PLAY, VOID, OVER)
+"""Every phase, in the order a game meets them."""
+
+PASS, PLAY_DECISION = "pass", "play"
+"""The two declarations of the declare phase (L-10, L-11)."""
+
+COUNTER = "counter"
+"""The void-phase action that discards a counter rather than a card (L-12)."""
+
+@dataclass(frozen=True, slots=True)
+class Variant:
+    """One row of the variant table (``docs/rules/lovat.md``, Variants)."""
+
+    players: int  # number of seats
+    dealt: int  # cards dealt to each seat (L-3)
+    level_sum: int  # exact level sum of a keep (L-5)
+    min_keep: int  # fewest cards a keep may have (L-5)
+    max_keep: int  # most cards a keep may have (L-5)
+    discard: int  # counters discarded right after the keeps (L-8)
+    rounds: int  # rounds in the game; the last one is the die round (L-14, L-15)
+
+    @property
+    def turns(self) -> int:
+        """Turns in the game (L-15): rounds x players."""
+        return self.rounds * self.players
+
+    @property
+    def undealt(self) -> int:
+        """Cards left in the deck after the deal (L-3)."""
+        return len(CARD_IDS) - self.players * self.dealt
+
+
+VARIANTS: dict[int, Variant] = {
+    3: Variant(players=3, dealt=12, level_sum=9, min_keep=5, max_keep=9, discard=3, rounds=3),
+    4: Variant(players=4, dealt=14, level_sum=12, min_keep=6, max_keep=12, discard=2, rounds=3),
+    5: Variant(players=5, dealt=12, level_sum=10, min_keep=5, max_keep=10, discard=2, rounds=2),
+    6: Variant(players=6, dealt=12, level_sum=12, min_keep=6, max_keep=12, discard=0, rounds=2),
+}
+"""The variant table, keyed by player count (L-4, L-5, L-8, L-15)."""
+
+
+def variant_for(players: Any) -> Variant:
+    """The variant for ``players`` seats; ``InvalidSetup`` for any other count (L-4)."""
+    if isinstance(players, bool) or not isinstance(players, int) or players not in VARIANTS:
+        raise InvalidSetup(f"Lovat is played by 3, 4, 5 or 6 players, not {players!r} (L-4)")
+    return VARIANTS[players]
+
+
+def level_counts(cards: Sequence[str]) -> tuple[int, int, int]:
+    """How many level-1, level-2 and level-3 cards ``cards`` holds."""
+    levels = list(map(LEVEL.__getitem__, cards))  # C-level passes: every deal checks every hand (L-6)
+    return levels.count(1), levels.count(2), levels.count(3)
+
+
+def keep_compositions(n1: int, n2: int, n3: int, variant: Variant) -> list[tuple[int, int, int]]:
+    """The level compositions (a1, a2, a3) of legal keeps from a hand with n1/n2/n3 cards per level (L-5)."""
+    found = []
+    for a3 in range(min(n3, variant.level_sum // 3) + 1):
+        for a2 in range(min(n2, (variant.level_sum - 3 * a3) // 2) + 1):
+            a1 = variant.level_sum - 3 * a3 - 2 * a2
+            if a1 <= n1 and variant.min_keep <= a1 + a2 + a3 <= variant.max_keep:
+                found.append((a1, a2, a3))
+    return found
+
+
+def admits_keep(cards: Sequence[str], variant: Variant) -> bool:
+    """Whether a dealt hand has at least one legal keep (L-5, L-6)."""
+    return _admits(*level_counts(cards), variant)
+
+
+@cache
+def _admits(n1: int, n2: int, n3: int, variant: Variant) -> bool:
+    """Whether a hand with n1/n2/n3 cards per level has a legal keep (a few hundred cases per variant: cached)."""
+    return bool(keep_compositions(n1, n2, n3, variant))
+
+
+def keep_problem(cards: Any, dealt: Sequence[str], variant: Variant) -> str | None:
+    """Why ``cards`` is not a legal keep from ``dealt`` (L-5), or None if it is."""
+    if not isinstance(cards, tuple) or not all(isinstance(card_id, str) for card_id in cards):
+        return "a keep is a tuple of card id strings"
+    if list(cards) != sorted(set(cards)):
+        return f"a keep lists its card ids once each, sorted ascending: {tuple(sorted(set(cards)))!r}"
+    dealt_set = set(dealt)
+    missing = [card_id for card_id in cards if card_id not in dealt_set]
+    if missing:
+        return f"{', '.join(missing)} {'was' if len(missing) == 1 else 'were'} not dealt to this seat"
+    total = sum(LEVEL[card_id] for card_id in cards)
+    if total != variant.level_sum:
+        return f"its levels sum to {total}; a keep's levels must sum to exactly {variant.level_sum} (L-5)"
+    if not variant.min_keep <= len(cards) <= variant.max_keep:
+        return f"it has {len(cards)} cards; a keep has {variant.min_keep} to {variant.max_keep} cards (L-5)"
+    return None

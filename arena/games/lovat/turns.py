@@ -1,0 +1,317 @@
+"""The Lovat state machine's transitions: keeps, turns, void turns, the die and the result (L-5..L-16).
+
+``LovatTurns`` is mixed into ``LovatState`` (``state.py``), which builds,
+copies, queries and checks a state and hands each legal action to the
+transition here that applies it.  Rulings are cited by label (L-n).
+"""
+
+from __future__ import annotations
+
+from operator import add as _add
+from typing import Any
+
+from arena.games.base import Chance, GameError, InvalidSetup, Result, competition_ranks
+from arena.games.lovat.deck import COLOUR_INDEX, LEVEL, STRENGTH
+from arena.games.lovat.rules import (
+    BLANK,
+    COLOUR,
+    COUNTER,
+    DECLARE,
+    FACES,
+    OVER,
+    PASS,
+    PLAY,
+    VARIANTS,
+    VOID,
+    Variant,
+)
+
+NO_PASSES: dict[int, tuple[bool, ...]] = {players: (False,) * players for players in VARIANTS}
+"""Nobody has passed yet, by player count: the shared ``passed`` of every turn's start."""
+
+
+class LovatTurns:
+    """The transitions of a Lovat game; the attributes of a ``LovatState``, declared here for them."""
+
+    __slots__ = (
+        "chance", "colour", "counters", "dealer", "dealt", "declarations", "die", "face_down", "first", "hands",
+        "history", "keeps", "log", "misdeals", "passed", "phase", "players", "plays", "points", "queue", "turn",
+        "variant", "voids",
+    )
+
+    players: int
+    chance: Chance
+    variant: Variant  # the row of the variant table for this player count
+    dealer: int  # the dealer's seat (L-2)
+    first: int  # the first player, the dealer's left (L-2)
+    misdeals: tuple[tuple[int, ...], ...]  # per misdeal, the seats whose hand admitted no keep (L-6)
+    dealt: list[tuple[str, ...]]  # per seat, the dealt cards, sorted (private)
+    keeps: list[tuple[str, ...] | None]  # per seat, the keep once made (private)
+    hands: list[list[str]]  # per seat, cards in hand, sorted (private; sizes public)
+    counters: tuple[int, ...]  # per seat, counters held (count public)
+    points: tuple[tuple[str, ...], ...]  # per seat, point cards face up, in the order won (public)
+    face_down: list[list[str]]  # per seat, hand cards discarded face down on void turns (private, L-12)
+    phase: str  # one of PHASES
+    turn: int  # 0-based turn index; equals variant.turns once the game is over
+    colour: str | None  # this turn's colour, once named or rolled
+    die: str | None  # this turn's die face, if rolled
+    queue: list[int]  # seats still to decide in this step, in order (keep: ascending)
+    passed: tuple[bool, ...]  # per seat, passed this turn
+    declarations: tuple[tuple[int, str], ...]  # this turn's (seat, "pass" | "play"), in order
+    plays: tuple[tuple[int, str], ...]  # this turn's (seat, card id), in order
+    voids: tuple[tuple[int, str], ...]  # this void turn's (seat, "counter" | "card"), in order
+    history: tuple[tuple[Any, ...], ...]  # completed turns, public (see ``turn_record``)
+    log: list[dict[str, Any]]  # public events
+
+    def level_sums(self) -> tuple[int, ...]:
+        """Per seat, the level sum of the point cards (the L-16 tie-break)."""
+        return tuple(sum(LEVEL[card_id] for card_id in cards) for cards in self.points)
+
+    def result(self) -> Result:
+        """L-16: score = points; rank by (points, level sum of point cards), equal keys share a rank."""
+        if self.phase != OVER:
+            raise GameError(
+                f"the Lovat game is not over (turn {self.turn} of {self.variant.turns}, phase {self.phase})"
+            )
+        scores = tuple(len(cards) for cards in self.points)
+        level_sums = self.level_sums()
+        ranks = competition_ranks(list(zip(scores, level_sums)))
+        return Result(
+            scores=scores,
+            ranks=ranks,
+            details={
+                "level_sums": list(level_sums),
+                "point_cards": [list(cards) for cards in self.points],
+                "tie_break": "level sum of point cards (L-16)",
+            },
+        )
+
+    def _keep(self, seat: int, keep: tuple[str, ...]) -> None:
+        """L-5: the keep becomes the hand, the rest counters; after the last keep, L-8 and the first turn."""
+        self.keeps[seat] = keep
+        self.hands[seat] = list(keep)
+        self._add_counters(seat, self.variant.dealt - len(keep))  # from none
+        self.queue.remove(seat)
+        if self.queue:
+            return  # L-5: keeps are secret and simultaneous; no event until everyone has kept
+        self.log.append(
+            {
+                "type": "keep_done",
+                "hand_sizes": [len(hand) for hand in self.hands],
+                "counters": list(self.counters),
+            }
+        )
+        discard = self.variant.discard  # L-8: a count, not a choice
+        self.counters = tuple(count - discard for count in self.counters)
+        self.log.append({"type": "counter_discard", "count": discard, "counters": list(self.counters)})
+        self._check_invariant()
+        self._start_turn()
+
+    def _start_turn(self) -> None:
+        """Begin turn ``self.turn``: void turn (L-12), die (L-14) or colour choice (L-10)."""
+        self.colour = None
+        self.die = None
+        self.passed = NO_PASSES[self.players]
+        self.declarations = self.plays = self.voids = ()
+        if self.turn == self.variant.turns:  # L-15
+            self.phase = OVER
+            self.queue = []
+            result = self.result()
+            self.log.append(
+                {
+                    "type": "game_over",
+                    "scores": list(result.scores),
+                    "level_sums": list(result.details["level_sums"]),
+                    "ranks": list(result.ranks),
+                }
+            )
+            return
+        players = self.players
+        active = (self.first + self.turn) % players
+        if not self.hands[active]:
+            # L-12: void turn. No colour, no die: the active player discards a counter and all point cards.
+            if self.counters[active] < 1:
+                raise AssertionError(f"seat {active} has neither cards nor counters on turn {self.turn + 1}")
+            self._add_counters(active, -1)
+            lost = list(self.points[active])
+            points = list(self.points)
+            points[active] = ()
+            self.points = tuple(points)
+            self.log.append(
+                {
+                    "type": "void_turn",
+                    "turn": self.turn,
+                    "round": self.turn // players,
+                    "seat": active,
+                    "discarded_points": lost,
+                    "counters": self.counters[active],
+                }
+            )
+            self.phase = VOID
+            self.queue = [(active + step) % players for step in range(1, players)]
+            return
+        self.phase = COLOUR
+        self.queue = [active]
+        round_ = self.turn // players
+        if round_ == self.variant.rounds - 1:  # L-14: the die on every turn of the last round
+            face = self.chance.scripted("die")
+            if face is None:
+                face = FACES[self.chance.rng.randrange(6)]
+            elif face not in FACES:
+                raise InvalidSetup(f"scripted die roll must be one of {', '.join(FACES)}, got {face!r}")
+            self.chance.record("die", face)
+            self.die = face
+            self.log.append({"type": "die", "turn": self.turn, "round": round_, "seat": active, "face": face})
+            if face != BLANK:
+                self.colour = face
+                self._begin_declare(active)
+            # blank: the active player names the colour (phase stays COLOUR)
+
+    def _name_colour(self, seat: int, colour: str) -> None:
+        """L-10 (1): the active player names the colour."""
+        self.colour = colour
+        self.log.append(
+            {"type": "colour", "turn": self.turn, "round": self.turn // self.players, "seat": seat, "colour": colour}
+        )
+        self._begin_declare(seat)
+
+    def _begin_declare(self, active: int) -> None:
+        """L-10 (2): the others declare, clockwise from the active player's left."""
+        self.phase = DECLARE
+        self.queue = [(active + step) % self.players for step in range(1, self.players)]
+
+    def _declare(self, seat: int, decision: str) -> None:
+        """L-10 (2), L-11: a pass discards a counter at once."""
+        forced = not self.counters[seat] or not self.hands[seat]
+        if decision == PASS:
+            self._add_counters(seat, -1)
+            passed = list(self.passed)
+            passed[seat] = True
+            self.passed = tuple(passed)
+        self.declarations += ((seat, decision),)
+        self.log.append(
+            {
+                "type": "declare",
+                "turn": self.turn,
+                "seat": seat,
+                "decision": decision,
+                "forced": forced,
+                "counters": self.counters[seat],
+            }
+        )
+        self.queue.pop(0)
+        if not self.queue:
+            # L-10 (3), (4): the active player plays first, then each non-passer clockwise from its left
+            active = (self.first + self.turn) % self.players
+            self.phase = PLAY
+            self.queue = [active] + [
+                other
+                for other in ((active + step) % self.players for step in range(1, self.players))
+                if not self.passed[other]
+            ]
+
+    def _play(self, seat: int, card_id: str) -> None:
+        """L-10 (3), (4): show a card; after the last one, L-13 decides the turn."""
+        self.hands[seat].remove(card_id)
+        self.plays += ((seat, card_id),)
+        colour_index = COLOUR_INDEX[self.colour]  # type: ignore[index]
+        self.log.append(
+            {
+                "type": "play",
+                "turn": self.turn,
+                "seat": seat,
+                "card": card_id,
+                "level": LEVEL[card_id],
+                "colour": self.colour,
+                "strength": STRENGTH[card_id][colour_index],
+            }
+        )
+        self.queue.pop(0)
+        if self.queue:
+            return
+        # L-13: highest strength wins; a tie goes to the card played first (strict > keeps the earlier one)
+        best_seat, best_card = self.plays[0]
+        best = STRENGTH[best_card][colour_index]
+        for other, other_card in self.plays[1:]:
+            strength = STRENGTH[other_card][colour_index]
+            if strength > best:
+                best_seat, best_card, best = other, other_card, strength
+        points = list(self.points)
+        points[best_seat] += (best_card,)
+        self.points = tuple(points)
+        self.log.append(
+            {
+                "type": "turn_won",
+                "turn": self.turn,
+                "seat": best_seat,
+                "card": best_card,
+                "colour": self.colour,
+                "strength": best,
+                "points": len(self.points[best_seat]),
+            }
+        )
+        self._end_turn(winner=best_seat, void=False)
+
+    def _void_discard(self, seat: int, item: str) -> None:
+        """L-12: discard a counter or a hand card face down (only the kind is public, L-9)."""
+        if item == COUNTER:
+            self._add_counters(seat, -1)
+            kind = COUNTER
+        else:
+            self.hands[seat].remove(item)
+            self.face_down[seat].append(item)
+            kind = "card"
+        self.voids += ((seat, kind),)
+        self.log.append({"type": "void_discard", "turn": self.turn, "seat": seat, "item": kind})
+        self.queue.pop(0)
+        if not self.queue:
+            self._end_turn(winner=None, void=True)  # L-12: nobody wins a void turn
+
+    def _end_turn(self, winner: int | None, void: bool) -> None:
+        """Archive the turn publicly, check the invariant, start the next turn."""
+        self.history += (self.turn_record(winner, void),)
+        self.turn += 1
+        self._check_invariant()
+        self._start_turn()
+
+    def turn_record(self, winner: int | None, void: bool) -> tuple[Any, ...]:
+        """The public record of the current turn.
+
+        ``(turn, active, void, die, colour, declarations, plays, void_discards, winner)`` with
+        declarations ``((seat, "pass" | "play"), ...)``, plays ``((seat, card id), ...)`` and
+        void_discards ``((seat, "counter" | "card"), ...)``, each in the order they happened.
+        """
+        return (
+            self.turn,
+            (self.first + self.turn) % self.players,
+            void,
+            self.die,
+            self.colour,
+            self.declarations,
+            self.plays,
+            self.voids,
+            winner,
+        )
+
+    def _add_counters(self, seat: int, change: int) -> None:
+        """Add ``change`` to ``seat``'s counters (a new tuple: observations and clones share the old one)."""
+        counters = list(self.counters)
+        counters[seat] += change
+        self.counters = tuple(counters)
+
+    def _check_invariant(self) -> None:
+        """Cards in hand + counters = turns remaining, for every seat; nobody empty while turns remain."""
+        remaining = self.variant.turns - self.turn
+        # Fast check first (cards + counters == remaining for every seat, no negative counters); when it
+        # holds, nobody can be empty with turns left.  Otherwise the loop below names the broken seat.
+        if min(self.counters) >= 0 and set(map(_add, map(len, self.hands), self.counters)) == {remaining}:
+            return
+        for seat in range(self.players):
+            cards, counters = len(self.hands[seat]), self.counters[seat]
+            if counters < 0 or cards + counters != remaining:
+                raise AssertionError(
+                    f"Lovat invariant broken after turn {self.turn}: seat {seat} holds {cards} cards + "
+                    f"{counters} counters, but {remaining} turns remain"
+                )
+            if remaining and not cards and not counters:
+                raise AssertionError(f"seat {seat} has neither cards nor counters with {remaining} turns left")
