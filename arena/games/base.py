@@ -4,7 +4,6 @@
   ``GameState``, ``Observation``, ``Result``: what a game declares and implements;
 * ``arena.games.types``: actions, chance outcomes, errors and JSON conversion;
 * ``arena.games.chance``: ``Chance``, the seeded RNG with its script and log;
-* ``arena.games.speed``: ``fast_constructor`` and other speed internals of the engines.
 """
 
 from __future__ import annotations
@@ -24,7 +23,6 @@ from arena.games.interface import (
     seat_label,
     uniform_random_action,
 )
-from arena.games.speed import fast_constructor
 from arena.games.types import (
     Action,
     ChanceOutcome,
@@ -51,7 +49,6 @@ __all__ = [
     "Result",
     "ScoreSpec",
     "competition_ranks",
-    "fast_constructor",
     "from_json",
     "log_sentence",
     "seat_label",

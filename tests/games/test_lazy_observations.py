@@ -12,7 +12,6 @@ import random
 from typing import Any
 
 import pytest
-from arena_agents.lovat import random_keep
 
 from arena.games.base import Observation
 from arena.games.lazy import PENDING
@@ -20,6 +19,7 @@ from arena.games.lorum import GAME as LORUM
 from arena.games.lorum.cards import DECK, names_of
 from arena.games.lovat import GAME as LOVAT
 from arena.games.lovat.deck import CARD_IDS
+from arena_agents.lovat import random_keep
 
 IMMUTABLE = (tuple, str, int, bool, type(None), type(PENDING))
 
