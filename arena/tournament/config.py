@@ -180,7 +180,8 @@ class TournamentConfig:
 
 
 if TYPE_CHECKING:  # the checker sees the two names themselves, and no catch-all that would hide a typo
-    pass
+    from arena.tournament.config_loading import config_from_dict as config_from_dict
+    from arena.tournament.config_loading import load_config as load_config
 else:
 
     def __getattr__(name: str) -> Any:
