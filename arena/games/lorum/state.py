@@ -390,8 +390,8 @@ class LorumState(GameState):
         elif card >> 3 == self.led_suit and card < self.best_card:  # smaller index = higher card (S-6)
             self.best_card, self.best_seat = card, seat
         self.trick_points += POINTS[card]
-        self.trick = self.trick + ((seat, action),)  # type: ignore[operator]  # a card name: checked above
-        self.played = self.played + (action,)  # type: ignore[operator]
+        self.trick = self.trick + ((seat, action),)  # a card name: checked above
+        self.played = self.played + (action,)
         self.log.append(
             {"type": "play", "deal": self.deal, "trick": len(self.tricks) + 1, "seat": seat, "card": action}
         )
