@@ -1,4 +1,5 @@
-"""Fixtures shared across test folders: headless Chromium, to check pages in a real browser.
+"""Fixtures shared across test folders: a plugin package installed as a user installs it, and headless
+Chromium, to check pages in a real browser.
 
 Chromium comes from the system's packages; the ``chromium`` fixture installs it (``apt-get install chromium``)
 when it is missing and the tests run as root, which is how CI runs.  ``browse`` runs it once on a URL (a
@@ -15,6 +16,7 @@ import os
 import shutil
 import struct
 import subprocess
+import sys
 import time
 import zlib
 from collections.abc import Callable, Iterator
@@ -22,6 +24,35 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+InstalledPackage = tuple[Path, dict[str, str]]
+"""(the folder holding a copy of the package's sources, an environment in which the package is installed)."""
+
+
+@pytest.fixture(scope="session")
+def install_copy() -> Callable[[Path, Path], InstalledPackage]:
+    """``install_copy(package, base)``: pip-install a copy of the package folder into ``base/site``, as a user
+    would, with no dependencies; the environment puts that site first on ``PYTHONPATH``."""
+
+    def install(package: Path, base: Path) -> InstalledPackage:
+        source = base / package.name
+        shutil.copytree(package, source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
+        site = base / "site"
+        command = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(site), str(source)]
+        try:
+            import wheel  # noqa: F401  (with it the build needs no index)
+
+            command.insert(4, "--no-build-isolation")
+        except ImportError:
+            pass
+        result = subprocess.run(command, capture_output=True, text=True)
+        if result.returncode != 0:
+            pytest.fail(f"pip install failed:\n{result.stdout}\n{result.stderr}")
+        path = os.pathsep.join([str(site), *filter(None, [os.environ.get("PYTHONPATH")])])
+        return source, dict(os.environ, PYTHONPATH=path, PYTHONDONTWRITEBYTECODE="1")
+
+    return install
+
 
 CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync")

@@ -8,11 +8,9 @@ subprocesses then see it through ``PYTHONPATH``, as an installed entry point.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -27,25 +25,10 @@ PACKAGE = ROOT / "plugins" / "example-agent"
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, dict[str, str]]]:
+def installed(tmp_path_factory: pytest.TempPathFactory, install_copy: Callable[[Path, Path], tuple[Path, dict[str, str]]]
+              ) -> Iterator[tuple[Path, dict[str, str]]]:
     """(a copy of the package, the environment in which it is installed)."""
-    base = tmp_path_factory.mktemp("example-agent")
-    source = base / "example-agent"
-    shutil.copytree(PACKAGE, source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
-    site = base / "site"
-    command = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(site), str(source)]
-    try:
-        import wheel  # noqa: F401  (with it the build needs no index)
-
-        command.insert(4, "--no-build-isolation")
-    except ImportError:
-        pass
-    result = subprocess.run(command, capture_output=True, text=True)
-    if result.returncode != 0:
-        pytest.fail(f"pip install failed:\n{result.stdout}\n{result.stderr}")
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(site), *filter(None, [os.environ.get("PYTHONPATH")])]),
-               PYTHONDONTWRITEBYTECODE="1")
-    yield source, env
+    yield install_copy(PACKAGE, tmp_path_factory.mktemp("example-agent"))
 
 
 def arena(env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
