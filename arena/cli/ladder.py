@@ -37,8 +37,9 @@ from arena.ladder.history import ladder_history, write_history
 from arena.ladder.runner import SETTLED, LadderProgress, LadderRunSummary, run_ladder, summary_json
 from arena.options import OptionError, parse_assignments
 from arena.referee import ISOLATION_MODES, RefereeError
+from arena.site.build import PAGES
 from arena.tournament.config import AgentEntry, ConfigError
-from arena.tournament.publish import publish
+from arena.tournament.publish import Published, publish
 from arena.tournament.runner import TournamentError, entry_versions
 from arena.tournament.store import StoreError
 
@@ -194,11 +195,7 @@ def run_run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         raise CliError(f"interrupted; run 'arena ladder run {_name(target)} --resume' to finish the run",
                        status=130) from None
-    try:
-        published = publish(summary.ladder.config.tournament, args.leaderboards)
-    except OSError as error:
-        raise CliError(f"{args.leaderboards / summary.name}: cannot write the leaderboard files: "
-                       f"{error.strerror or error}", status=1) from None
+    published = _publish(args, summary.ladder.config.tournament)
     if args.json:
         print_json({**summary_json(summary), "files": {name: str(path) for name, path in published.files.items()}})
         return 0
@@ -207,6 +204,21 @@ def run_run(args: argparse.Namespace) -> int:
     console.print(standing_table(summary))
     console.print(f"leaderboard: arena leaderboard {summary.name}; history: arena ladder history {summary.name}")
     return 0
+
+
+def _publish(args: argparse.Namespace, config: Any) -> Published:
+    """Rebuild the leaderboard files and the site (its ladder section included), as 'arena run' does."""
+    try:
+        return publish(config, args.leaderboards)
+    except OSError as error:
+        raise CliError(f"{args.leaderboards / config.name}: cannot write the leaderboard files: "
+                       f"{error.strerror or error}", status=1) from None
+
+
+def _refresh_site(args: argparse.Namespace, config: Any) -> None:
+    """After an add or a retire, rebuild the site if a run has built one (no site before any match is played)."""
+    if (args.leaderboards / config.name / PAGES[0]).exists():
+        _publish(args, config)
 
 
 def _name(target: Any) -> str:
@@ -277,6 +289,7 @@ def run_add(args: argparse.Namespace) -> int:
                                           "matches": len(report.matches)})
         active = len(read_ladder(store).active)
     write_history(args.leaderboards, args.name)
+    _refresh_site(args, config)
     if args.json:
         print_json({"ladder": args.name, "entry": entry.to_json(), "version": version, "active": active,
                     "check": report.to_json()})
@@ -303,6 +316,7 @@ def run_retire(args: argparse.Namespace) -> int:
     except (LadderError, StoreError) as error:
         raise CliError(str(error), status=1) from None
     write_history(args.leaderboards, args.name)
+    _refresh_site(args, ladder.config.tournament)
     note = "" if active >= seats else f"; tables of {seats} need {seats}: add entries before the next run"
     print(f"{args.entry} retired from ladder {args.name}: its matches and history stay ({active} active{note})")
     return 0

@@ -31,12 +31,14 @@ def _utc(timestamp: float) -> str:
 def build_site(folder: Path, title: str, config: Mapping[str, Any], boards: Mapping[str, Leaderboard],
                rows: Sequence[MatchRow], outcomes: Sequence[MatchOutcome], store: Store, game: Game | None,
                versions: Mapping[str, Mapping[str, str]], history: Mapping[str, Any],
-               progress: Callable[[int, int], None] | None = None) -> dict[str, Path]:
+               progress: Callable[[int, int], None] | None = None,
+               ladder: Mapping[str, Any] | None = None) -> dict[str, Path]:
     """Write the site into ``folder`` and return each page's path.
 
     ``rows`` and ``outcomes`` are the stored matches in schedule order; ``store`` is open to read their
     records; ``game`` (None if not installed) replays them for the match pages; ``history`` is
-    ``arena.site.stats.rating_history`` output; ``progress(done, total)`` follows the match chunks.
+    ``arena.site.stats.rating_history`` output; ``progress(done, total)`` follows the match chunks; ``ladder``
+    (``arena.ladder.ladder_history`` output, for a ladder's store) adds the front page's ladder section.
     """
     folder.mkdir(parents=True, exist_ok=True)
     times, levels = write_match_chunks(folder, rows, store, game, progress)
@@ -46,7 +48,7 @@ def build_site(folder: Path, title: str, config: Mapping[str, Any], boards: Mapp
             "Site built": _utc(datetime.datetime.now(datetime.UTC).timestamp())}
     pages = {
         "index.html": front_page(title, boards, head_to_head(outcomes), seat_results(rows), times, levels, history,
-                                 config, versions, when),
+                                 config, versions, when, ladder),
         "matches.html": matches_page(title, {"agents": agents, "chunks": summary, "page_size": PAGE_SIZE,
                                              "chunk_rows": LIST_CHUNK}),
         "match.html": match_page(title, {"chunk_size": MATCH_CHUNK,

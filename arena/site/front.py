@@ -21,6 +21,7 @@ from arena.leaderboard.head_to_head import HeadToHead
 from arena.leaderboard.reading import OVERLAP_NOTE, conservative_ratings, interval_note
 from arena.leaderboard.terminal import FAULT_LABELS, FLAG, FLAG_NOTE, format_number, rating_digits
 from arena.site.history import history_svg
+from arena.site.ladder import ladder_section
 from arena.site.pages import page
 from arena.site.stats import MoveTimes, SeatResults
 
@@ -171,8 +172,9 @@ def config_section(config: Mapping[str, Any], versions: Mapping[str, Mapping[str
 
 def front_page(title: str, boards: Mapping[str, Leaderboard], table: HeadToHead, seats: SeatResults,
                times: MoveTimes, levels: Mapping[str, Sequence[str]], history: Mapping[str, Any],
-               config: Mapping[str, Any], versions: Mapping[str, Mapping[str, str]], when: Mapping[str, str]) -> str:
-    """The whole front page (``index.html``)."""
+               config: Mapping[str, Any], versions: Mapping[str, Mapping[str, str]], when: Mapping[str, str],
+               ladder: Mapping[str, Any] | None = None) -> str:
+    """The whole front page (``index.html``); ``ladder`` (``arena.ladder.ladder_history``) adds its section."""
     first = next(iter(boards.values()))
     buttons = "".join(
         f'<button type="button" class="method-button" data-method="{_e(m)}" aria-pressed="{str(i == 0).lower()}">'
@@ -195,6 +197,7 @@ won against the column agent, a drawn deal counting half; grey where two agents 
 {len(history.get("matches", []))} points: whether the ratings have settled.</p>
 {history_svg(history)}
 </section>
+{"" if ladder is None else ladder_section(ladder)}
 {config_section(config, versions, levels, when)}"""
     return page(title, "front", body, subtitle=f"{first.matches} matches; "
                 f'<a href="matches.html">every match</a>')

@@ -20,6 +20,8 @@ from rich.table import Table
 
 from arena.games.base import Game
 from arena.games.catalog import score_spec
+from arena.ladder.history import ladder_history
+from arena.ladder.store import is_ladder
 from arena.leaderboard import Leaderboard, build_leaderboard, head_to_head, render_rich, write_leaderboard_files
 from arena.leaderboard.terminal import format_number, rating_digits
 from arena.plugins import DEFAULT_PLUGINS_DIR, load_registry
@@ -147,7 +149,8 @@ def publish(config: Any, leaderboards: Path | str, methods: Sequence[str] | None
             progress: Callable[[int, int], None] | None = None) -> Published:
     """Rate the stored results (``rate_stored``) and write ``leaderboards/<name>/``: the first method's files
     (Markdown, CSV, JSON), every method's ratings (``ratings.json``), the rating history (``history.json``)
-    and the site (``arena.site``; its match pages replay the records with the game from ``plugins_dir``).
+    and the site (``arena.site``, with a ladder section for a ladder's store; its match pages replay the records
+    with the game from ``plugins_dir``).
     ``progress(done, total)`` follows the site's match chunks.
     """
     published, outcomes = rate_stored(config, leaderboards, methods, bootstrap)
@@ -164,8 +167,9 @@ def publish(config: Any, leaderboards: Path | str, methods: Sequence[str] | None
     history_path.write_text(json.dumps(history, indent=1, allow_nan=False))
     with Store.open_readonly(store_path(leaderboards, config.name)) as store:
         rows = list(store.rows())
+        ladder = ladder_history(leaderboards, config.name) if is_ladder(store.db) else None
         pages = build_site(folder, title, store.meta("config") or {}, published.boards, rows, outcomes, store,
-                           _installed_game(config.game, plugins_dir), store.versions(), history, progress)
+                           _installed_game(config.game, plugins_dir), store.versions(), history, progress, ladder)
     return dataclasses.replace(published, files={**files, RATINGS_FILE: ratings_path, HISTORY_FILE: history_path,
                                                  **pages})
 

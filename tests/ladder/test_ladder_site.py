@@ -1,0 +1,74 @@
+"""The site's ladder section: each entry's status and its path batch by batch; none on a tournament's page."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from arena.cli import main
+from arena.ladder import ladder_history
+from arena.site.ladder import ladder_section
+from tests.ladder.conftest import LORUM_FOUR, PLUGINS
+
+
+@pytest.fixture(scope="module")
+def boards(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Ladder 'four' (8 matches) and tournament 'plain', each with its site."""
+    folder = tmp_path_factory.mktemp("ladder-site")
+    config = folder / "four.toml"
+    config.write_text(LORUM_FOUR.format(name="four", seed=7))
+    assert main(["ladder", "run", str(config), "--matches", "8", "--json", "--leaderboards", str(folder / "boards"),
+                 "--plugins-dir", str(PLUGINS)]) == 0
+    plain = folder / "plain.toml"
+    plain.write_text(LORUM_FOUR.format(name="plain", seed=7).replace('format = "ladder"', "blocks = 1")
+                     .replace("[ladder]\nmin_blocks = 4\n", ""))
+    assert main(["run", str(plain), "--json", "--leaderboards", str(folder / "boards")]) == 0
+    return folder / "boards"
+
+
+def _entry_block(page: str, name: str) -> str:
+    match = re.search(rf'<details class="ladder-entry" data-agent="{re.escape(name)}">(.*?)</details>', page, re.S)
+    assert match, f"no ladder path for {name}"
+    return match.group(1)
+
+
+def test_a_ladders_front_page_shows_each_entrys_status_and_path(boards: Path) -> None:
+    page = (boards / "four" / "index.html").read_text()
+    history = ladder_history(boards, "four")
+    assert '<section id="ladder">' in page
+    assert [entry["name"] for entry in history["entries"]] == ["greedy", "random", "random-2", "greedy-2"]
+    for entry in history["entries"]:
+        block = _entry_block(page, entry["name"])
+        assert f"{entry['name']}: {entry['status']}" in block
+        assert len(entry["path"]) >= 1
+        assert block.count("<tr data-status=") == len(entry["path"]), "one row per batch"
+        last = entry["path"][-1]
+        assert f'<td class="num">{last["matches"]}</td>' in block
+
+
+def test_a_tournaments_front_page_has_no_ladder_section(boards: Path) -> None:
+    assert 'id="ladder"' not in (boards / "plain" / "index.html").read_text()
+
+
+def test_retire_rebuilds_the_site(boards: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    shutil.copytree(boards / "four", tmp_path / "four")
+    assert main(["ladder", "retire", "four", "random-2", "--leaderboards", str(tmp_path)]) == 0
+    page = (tmp_path / "four" / "index.html").read_text()
+    retired = json.loads((tmp_path / "four" / "ladder.json").read_text())["entries"][2]
+    assert retired["name"] == "random-2" and retired["retired_at"]
+    table = page[page.index('<table id="ladder-entries">'):]
+    row = re.search(r'<tr data-agent="random-2">.*?</tr>', table, re.S)
+    assert row and retired["retired_at"] in row.group(0)
+
+
+def test_entry_names_and_values_are_escaped() -> None:
+    name = '<script>alert("x")</script>'
+    point = {"batch": 1, "matches": 4, "rating": 1.5, "lower": 0.5, "upper": 2.5, "rank": 1, "status": "<b>"}
+    html = ladder_section({"entries": [{"name": name, "added_at": "<i>", "added_after": 0, "retired_at": None,
+                                        "status": "<b>", "settled_after": None, "path": [point]}]})
+    assert "<script>" not in html and "<b>" not in html and "<i>" not in html
+    assert "&lt;script&gt;" in html and "1.5" in html and "0.5 to 2.5" in html
