@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from arena.env.encoding import Encoding
+from arena.env.encoding import Encoding, LegalMasks
 from arena.games.base import Action, Observation
 from arena.games.lorum.cards import CARDS_PER_HAND, DECK, INDEX, SUITS, TOTAL_POINTS, TRICKS_PER_DEAL
 from arena.games.lorum.observation import LorumObservation
@@ -111,6 +111,7 @@ _TRICK_AT = [[{card: _O["trick"] + (seat - me) % 4 * 32 + INDEX[card] for card i
 _BID_AT = [[{call: _O["bids"] + (seat - me) % 4 * 3 + i for i, call in enumerate(CALLS)} for seat in range(4)]
            for me in range(4)]
 """Per observer: the position of each card played / call made by each seat."""
+_LEGAL_MASKS = LegalMasks(ACTION_INDEX, len(ACTIONS))
 _SUIT_OF = tuple(index // CARDS_PER_SUIT for index in range(len(DECK)))  # DECK is suit by suit
 """Card index -> suit index."""
 
@@ -184,10 +185,9 @@ class LorumEncoding(Encoding):
 
     def mask(self, observation: Observation, steps: tuple[int, ...] = ()) -> np.ndarray:
         """1 for each legal card or call in ``observation.legal``; all 0 when the seat is not to move."""
-        mask = np.zeros(len(ACTIONS), dtype=np.int8)
         if observation.legal and not steps:
-            mask[[ACTION_INDEX[action] for action in observation.legal]] = 1  # type: ignore[index]  # str here
-        return mask
+            return _LEGAL_MASKS(observation.legal)
+        return np.zeros(len(ACTIONS), dtype=np.int8)
 
     def decode(self, observation: Observation, steps: tuple[int, ...]) -> Action | None:
         """The card name or call of the single step."""
