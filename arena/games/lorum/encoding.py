@@ -23,7 +23,7 @@ card ``DECK[i]`` (suits a g h b, ranks A K O U 10 9 8 7); ``32`` pass,
 | ``lead_suit`` | 4 | suit of the current trick's first card |
 | ``void`` | 4 x 4 | per relative seat and suit: it has failed to follow that suit this deal (public, S-6) |
 | ``dealer`` | 4 | relative seat of the dealer |
-| ``points`` | 4 | card points taken this deal / 24 (S-9) |
+| ``points`` | 4 | card points taken this deal / 20, the deal's total (S-9) |
 | ``tricks_won`` | 4 | tricks taken this deal / 8 |
 | ``balances`` | 4 | chips / 100, clipped to [-1, 1] (S-10) |
 | ``hand_sizes`` | 4 | cards held / 8 |
