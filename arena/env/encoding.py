@@ -53,6 +53,32 @@ class Encoding(ABC):
         """The action indices that encode ``action``, in the order they are taken (the inverse of ``decode``)."""
 
 
+class LegalMasks:
+    """The mask of each tuple of engine actions (an observation's ``legal``), made once and copied out.
+
+    A mask built from a list of indices costs a few microseconds (numpy's conversion of the list), a copy of
+    a kept one a fraction of that; the same ``legal`` tuples come back often within and across games.  At most
+    ``limit`` masks are kept (all are dropped when it is reached), so memory stays bounded whatever is asked.
+    """
+
+    def __init__(self, action_index: Mapping[Any, int], size: int, limit: int = 4096) -> None:
+        self._index = action_index
+        self._size = size
+        self._limit = limit
+        self._masks: dict[tuple[Any, ...], np.ndarray] = {}
+
+    def __call__(self, legal: tuple[Any, ...]) -> np.ndarray:
+        """A new ``int8`` array of ``size``: 1 at the index of each action in ``legal``; ``KeyError`` for an unknown."""
+        kept = self._masks.get(legal)
+        if kept is None:
+            kept = np.zeros(self._size, dtype=np.int8)
+            kept[[self._index[action] for action in legal]] = 1
+            if len(self._masks) >= self._limit:
+                self._masks.clear()
+            self._masks[legal] = kept
+        return kept.copy()
+
+
 def encoding_for(game: Game, options: Mapping[str, Any]) -> Encoding:
     """The encoding ``game`` offers for ``options`` (resolved); ``ValueError`` if the game offers none."""
     make = getattr(game, "encoding", None)

@@ -164,3 +164,68 @@ def test_a_keep_step_encodes_as_if_from_scratch():
         expected = fresh._encode(observation, steps)
         assert np.array_equal(reused.encode(observation, steps), expected)
     assert steps[-1] == DONE_INDEX
+
+
+def test_lorum_vectors_kept_per_trick_equal_fresh_encodings_in_interleaved_games():
+    # The shared encoding keeps the completed tricks' vector (seat 0's view, rotated per observer): observations
+    # of two games taken in turn, every seat's, must encode as an encoding with nothing kept does.
+    from arena.games.lorum.encoding import LorumEncoding
+
+    shared = encoding_for(LORUM, {"players": 4, "deals": 2})
+    games = [decision_points(LORUM, {"players": 4, "deals": 2}, seed) for seed in (3, 4)]
+    for first, second in itertools.zip_longest(*games):
+        for point in (first, second):
+            if point is None:
+                continue
+            state, _seat = point
+            for seat in range(4):
+                observation = state.observation(seat)
+                assert np.array_equal(shared.encode(observation), LorumEncoding().encode(observation))
+
+
+def test_legal_masks_are_fresh_arrays_and_the_kept_ones_are_bounded():
+    from arena.env.encoding import LegalMasks
+
+    masks = LegalMasks({"a": 0, "b": 1, "c": 2}, 4, limit=2)
+    first = masks(("a", "c"))
+    first[:] = 0  # a caller's change must not reach the next mask of the same tuple
+    assert masks(("a", "c")).tolist() == [1, 0, 1, 0]
+    masks(("b",))
+    masks(("c",))  # the third tuple: the two kept are dropped first
+    assert len(masks._masks) == 1
+    assert masks(("b",)).tolist() == [0, 1, 0, 0]
+    with pytest.raises(KeyError):
+        masks(("d",))
+
+
+def test_lorum_seat_blocks_are_relative_to_the_observer():
+    # points, tricks won, balances and void flags are per relative seat r = seat (observer + r) % 4 (docs/learning.md).
+    from arena.games.lorum.cards import DECK, INDEX, TOTAL_POINTS, TRICKS_PER_DEAL
+    from arena.games.lorum.encoding import CHIP_SCALE, LAYOUT
+
+    encoding = encoding_for(LORUM, {"players": 4, "deals": 2})
+    uneven = void = 0
+    points = [point for seed in range(5, 15) for point in decision_points(LORUM, {"players": 4, "deals": 2}, seed, 3)]
+    for state, _seat in points:
+        for me in range(4):
+            observation = state.observation(me)
+            vector = encoding.encode(observation)
+            seats = [(me + relative) % 4 for relative in range(4)]
+            for block, values, scale in (("points", observation.points, TOTAL_POINTS),
+                                         ("tricks_won", observation.tricks_won, TRICKS_PER_DEAL),
+                                         ("balances", observation.balances, CHIP_SCALE)):
+                start = LAYOUT[block][0]
+                expected = [np.clip(values[seat] / scale, -1, 1) for seat in seats]
+                assert np.allclose(vector[start:start + 4], expected), block
+            voids = np.zeros((4, 4))
+            for plays, _winner in (*observation.tricks, (observation.trick, None)):
+                if plays:
+                    led = INDEX[plays[0][1]] // (len(DECK) // 4)
+                    for seat, card in plays[1:]:
+                        if INDEX[card] // (len(DECK) // 4) != led:
+                            voids[(seat - me) % 4, led] = 1
+            start = LAYOUT["void"][0]
+            assert np.array_equal(vector[start:start + 16].reshape(4, 4), voids)
+            uneven += len(set(observation.balances)) > 1
+            void += voids.any()
+    assert uneven and void  # some observations had uneven balances, some a void: where a wrong rotation shows

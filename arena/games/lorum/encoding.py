@@ -23,7 +23,7 @@ card ``DECK[i]`` (suits a g h b, ranks A K O U 10 9 8 7); ``32`` pass,
 | ``lead_suit`` | 4 | suit of the current trick's first card |
 | ``void`` | 4 x 4 | per relative seat and suit: it has failed to follow that suit this deal (public, S-6) |
 | ``dealer`` | 4 | relative seat of the dealer |
-| ``points`` | 4 | card points taken this deal / 24 (S-9) |
+| ``points`` | 4 | card points taken this deal / 20, the deal's total (S-9) |
 | ``tricks_won`` | 4 | tricks taken this deal / 8 |
 | ``balances`` | 4 | chips / 100, clipped to [-1, 1] (S-10) |
 | ``hand_sizes`` | 4 | cards held / 8 |
@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from arena.env.encoding import Encoding
+from arena.env.encoding import Encoding, LegalMasks
 from arena.games.base import Action, Observation
 from arena.games.lorum.cards import CARDS_PER_HAND, DECK, INDEX, SUITS, TOTAL_POINTS, TRICKS_PER_DEAL
 from arena.games.lorum.observation import LorumObservation
@@ -85,14 +85,33 @@ _PHASE = {phase: _O["phase"] + i for i, phase in enumerate(PHASES)}
 _CONTRACT = {contract: _O["contract"] + i for i, contract in enumerate(CONTRACTS)}
 _VALUES = _O["points"]
 """Where the value block (points .. deal) starts."""
+_HAND_SIZES = _O["hand_sizes"]
+"""Where the values that change within a trick (hand sizes, pot, deal) start."""
 _ROTATION = [[(me + relative) % 4 for relative in range(4)] for me in range(4)]
 """Per observer: the seat at each relative seat."""
+
+
+def _rotation(me: int) -> np.ndarray:
+    """Position in ``me``'s vector -> position in seat 0's: relative seat ``r`` is seat ``(me + r) % 4``."""
+    source = np.arange(SIZE)
+    for block, width in (("void", 4), ("points", 1), ("tricks_won", 1), ("balances", 1)):
+        start = _O[block]
+        for relative in range(4):
+            seat = (me + relative) % 4
+            source[start + relative * width:start + (relative + 1) * width] = range(
+                start + seat * width, start + (seat + 1) * width)
+    return source
+
+
+_ROTATE = [_rotation(me) for me in range(4)]
+"""Per observer: the gather that turns seat 0's vector of completed tricks and settled deals into its own."""
 _PLAYED_AT = {card: _O["played"] + INDEX[card] for card in DECK}
 _TRICK_AT = [[{card: _O["trick"] + (seat - me) % 4 * 32 + INDEX[card] for card in DECK} for seat in range(4)]
              for me in range(4)]
 _BID_AT = [[{call: _O["bids"] + (seat - me) % 4 * 3 + i for i, call in enumerate(CALLS)} for seat in range(4)]
            for me in range(4)]
 """Per observer: the position of each card played / call made by each seat."""
+_LEGAL_MASKS = LegalMasks(ACTION_INDEX, len(ACTIONS))
 _SUIT_OF = tuple(index // CARDS_PER_SUIT for index in range(len(DECK)))  # DECK is suit by suit
 """Card index -> suit index."""
 
@@ -105,22 +124,25 @@ class LorumEncoding(Encoding):
     actions = ACTIONS
 
     def __init__(self) -> None:
-        # The void flags of a deal's completed tricks, up to its last trick (tricks are immutable tuples shared
-        # by every observation of a deal, so the same last trick means the same tricks before it), per observer.
-        self._voids: dict[int, tuple[Any, list[int]]] = {}
+        # What the deal's completed tricks and the settled deals show (played cards, void flags, points, tricks
+        # won, balances) as seen from seat 0: (last trick, last settled deal, vector).  Tricks and settled deals
+        # are immutable tuples shared by every observation of a game, so the same last ones (by identity) mean
+        # the same ones before them.  Each seat observes once per trick, so the vector is made once per trick
+        # for all seats, and a step rotates it to its observer with one gather (``_ROTATE``).
+        self._base: tuple[Any, Any, np.ndarray] = (None, None, np.zeros(0, dtype=np.float32))
 
     def encode(self, observation: Observation, steps: tuple[int, ...] = ()) -> np.ndarray:
         """The observer's information set as a vector (``steps`` play no part: every decision is one step)."""
         obs: LorumObservation = observation  # type: ignore[assignment]
         me = obs.seat
+        tricks, trick = obs.tricks, obs.trick
         trick_at, bid_at = _TRICK_AT[me], _BID_AT[me]
         ones = [
             *[INDEX[card] for card in obs.hand],
-            *[_PLAYED_AT[card] for card in obs.played],
-            *[trick_at[seat][card] for seat, card in obs.trick],
+            *[_PLAYED_AT[card] for _seat, card in trick],
+            *[trick_at[seat][card] for seat, card in trick],
             *[bid_at[seat][call] for seat, call in obs.bids],
-            *self._completed_voids(obs.tricks, me),
-            *_voids(obs.trick, me),
+            *_voids(trick, me),
             _PHASE[obs.phase],
             _CONTRACT[obs.contract],
             _O["bidder"] + (0 if obs.bidder is None else 1 + (obs.bidder - me) % 4),
@@ -128,38 +150,44 @@ class LorumEncoding(Encoding):
         ]
         if obs.leader is not None:
             ones.append(_O["leader"] + (obs.leader - me) % 4)
-        if obs.trick:
-            ones.append(_O["lead_suit"] + _SUIT_OF[INDEX[obs.trick[0][1]]])
-        vector = np.zeros(SIZE, dtype=np.float32)
+        if trick:
+            ones.append(_O["lead_suit"] + _SUIT_OF[INDEX[trick[0][1]]])
+        vector = self._completed(obs)[_ROTATE[me]]
         vector[ones] = 1.0
-        seats = _ROTATION[me]
-        points, won, balances, sizes = obs.points, obs.tricks_won, obs.balances, obs.hand_sizes
-        vector[_VALUES:] = (
-            *[points[seat] / TOTAL_POINTS for seat in seats],
-            *[won[seat] / TRICKS_PER_DEAL for seat in seats],
-            *[_clip(balances[seat] / CHIP_SCALE) for seat in seats],
-            *[sizes[seat] / CARDS_PER_HAND for seat in seats],
+        # S-3: a hand starts a deal with 8 cards and gives one to each trick.
+        left = CARDS_PER_HAND - len(tricks)
+        in_trick = [seat for seat, _card in trick]
+        vector[_HAND_SIZES:] = (
+            *[(left - (seat in in_trick)) / CARDS_PER_HAND for seat in _ROTATION[me]],
             _clip(obs.pot / CHIP_SCALE),
             obs.deal / obs.deals,
         )
         return vector
 
-    def _completed_voids(self, tricks: tuple[Any, ...], me: int) -> list[int]:
-        """The void flags that the deal's completed ``tricks`` reveal (computed once per new trick)."""
-        if not tricks:
-            return []
-        last, flags = self._voids.get(me, (None, []))
-        if tricks[-1] is not last:
-            flags = [flag for plays, _winner in tricks for flag in _voids(plays, me)]
-            self._voids[me] = (tricks[-1], flags)
-        return flags
+    def _completed(self, obs: LorumObservation) -> np.ndarray:
+        """Seat 0's view of the completed tricks and settled deals (made once per trick, shared by every seat)."""
+        tricks, past = obs.tricks, obs.past_deals
+        last_trick = tricks[-1] if tricks else None
+        last_deal = past[-1] if past else None
+        cached_trick, cached_deal, base = self._base
+        if cached_trick is last_trick and cached_deal is last_deal and len(base):
+            return base
+        base = np.zeros(SIZE, dtype=np.float32)
+        base[[_PLAYED_AT[card] for plays, _winner in tricks for _seat, card in plays]] = 1.0
+        base[[flag for plays, _winner in tricks for flag in _voids(plays, 0)]] = 1.0
+        base[_VALUES:_HAND_SIZES] = (
+            *[points / TOTAL_POINTS for points in obs.points],
+            *[won / TRICKS_PER_DEAL for won in obs.tricks_won],
+            *[_clip(balance / CHIP_SCALE) for balance in obs.balances],
+        )
+        self._base = (last_trick, last_deal, base)
+        return base
 
     def mask(self, observation: Observation, steps: tuple[int, ...] = ()) -> np.ndarray:
         """1 for each legal card or call in ``observation.legal``; all 0 when the seat is not to move."""
-        mask = np.zeros(len(ACTIONS), dtype=np.int8)
         if observation.legal and not steps:
-            mask[[ACTION_INDEX[action] for action in observation.legal]] = 1  # type: ignore[index]  # str here
-        return mask
+            return _LEGAL_MASKS(observation.legal)
+        return np.zeros(len(ACTIONS), dtype=np.int8)
 
     def decode(self, observation: Observation, steps: tuple[int, ...]) -> Action | None:
         """The card name or call of the single step."""

@@ -55,7 +55,7 @@ from typing import Any
 
 import numpy as np
 
-from arena.env.encoding import Encoding
+from arena.env.encoding import Encoding, LegalMasks
 from arena.games.base import Action, Observation
 from arena.games.lovat.deck import CARD_IDS, COLOUR_INDEX, COLOURS, LEVEL, STRENGTH
 from arena.games.lovat.observation import LovatObservation
@@ -72,6 +72,7 @@ ACTION_INDEX: dict[str, int] = {label: index for index, label in enumerate(ACTIO
 
 CARDS = len(CARD_IDS)
 DONE_INDEX = ACTION_INDEX[DONE]
+_LEGAL_MASKS = LegalMasks(ACTION_INDEX, len(ACTIONS))
 MAX_STRENGTH = 50.0
 """The strongest strength in any colour (``deck.csv``): strengths are divided by it."""
 
@@ -111,6 +112,9 @@ _AT_DEALT, _AT_SEEN, _AT_TABLE = (
 )
 """Card id -> its position in the block: one dict look-up per card."""
 _NO_POSITIONS = np.zeros(0, dtype=np.intp)
+_STRENGTHS = np.array([[STRENGTH[card][colour] for card in CARD_IDS] for colour in range(len(COLOURS))],
+                      dtype=np.float32)
+"""Colour index -> every card's strength in it (card index order)."""
 _AT_SCALARS = range(_O["scalars"], _O["scalars"] + SCALARS)
 
 
@@ -218,11 +222,9 @@ class LovatEncoding(Encoding):
             *[_AT_TABLE[c] for _seat, c in obs.plays],
         ]
         best, best_seat = 0, None
-        if obs.colour is not None:
-            colour = COLOUR_INDEX[obs.colour]
+        colour = None if obs.colour is None else COLOUR_INDEX[obs.colour]
+        if colour is not None:
             ones.append(_O["colour"] + colour)
-            strength = _O["strength"]
-            vector[[strength + i for i in hand]] = [STRENGTH[CARD_IDS[i]][colour] for i in hand]
             for seat, c in obs.plays:
                 if STRENGTH[c][colour] > best:
                     best, best_seat = STRENGTH[c][colour], seat
@@ -246,6 +248,10 @@ class LovatEncoding(Encoding):
             if seat is not None:
                 ones.append(_SEATS + field * players + relative[seat])
         vector[ones] = 1.0
+        if colour is not None:
+            # Own cards' strengths: the hand block (0/1, written just above) times the colour's strengths.
+            np.multiply(vector[_AT_HAND:_AT_HAND + CARDS], _STRENGTHS[colour],
+                        out=vector[_O["strength"]:_O["strength"] + CARDS])
         # The long, slowly changing position lists are kept as index arrays (a list costs ~30 ns per index).
         vector[self._seen_before(obs.history)] = 1.0
         vector[self._dealt_positions(me, obs.dealt)] = 1.0
@@ -279,7 +285,7 @@ class LovatEncoding(Encoding):
                 mask[keep_extends(steps, [_CARD[c] for c in obs.dealt], obs)] = 1  # dealt is sorted
                 mask[DONE_INDEX] = keep_done(steps, obs)
         elif obs.legal and not steps:
-            mask[[ACTION_INDEX[action] for action in obs.legal]] = 1  # type: ignore[index]  # no keep here
+            return _LEGAL_MASKS(obs.legal)  # no keep here
         return mask
 
     def decode(self, observation: Observation, steps: tuple[int, ...]) -> Action | None:
