@@ -6,7 +6,11 @@ are read, never imported: a plugin's source is its file or folder in the
 plugins folder, the top-level package an entry point names, or, for the
 built-ins, the package of arena's first-party plugin module.  A plugin's own
 ``version`` string is self-reported; the hash is what catches an edit that
-forgot to bump it.
+forgot to bump it.  Every file under the source counts, hidden ones and bare
+bytecode included (a plugin can load code from either); only Python's cache of
+a source file that is hashed itself is left out.  Not covered: other top-level
+packages an installed plugin imports (its dependencies, or a second package of
+its distribution).
 """
 
 from __future__ import annotations
@@ -20,8 +24,9 @@ from pathlib import Path
 from arena import hookspecs
 from arena.plugins import DEFAULT_PLUGINS
 
-SKIPPED_PARTS = ("__pycache__",)
-"""Folders whose files are not source (bytecode caches change on every import)."""
+BYTECODE_CACHE = "__pycache__"
+"""Python's bytecode cache folder: a cached ``name.*.pyc`` is skipped when its ``name.py`` stands beside the folder
+(caches change on every import); any other file, bytecode or hidden, is hashed, since a plugin can load it."""
 
 
 def plugin_source(plugin: str, plugins_dir: Path | str | None) -> Path | None:
@@ -29,14 +34,15 @@ def plugin_source(plugin: str, plugins_dir: Path | str | None) -> Path | None:
     modules = dict(DEFAULT_PLUGINS)
     if plugin in modules:
         return _module_location(modules[plugin])
+    # Entry points first: the registry loads them first, and skips a plugins-folder plugin of the same name.
+    for entry in importlib.metadata.entry_points(group=hookspecs.PROJECT_NAME):
+        if entry.name == plugin:
+            return _module_location(entry.module)
     if plugins_dir is not None:
         folder = Path(plugins_dir)
         for candidate in (folder / f"{plugin}.py", folder / plugin):
             if candidate.exists():
                 return candidate
-    for entry in importlib.metadata.entry_points(group=hookspecs.PROJECT_NAME):
-        if entry.name == plugin:
-            return _module_location(entry.module)
     return None
 
 
@@ -60,10 +66,15 @@ def _files(source: Path) -> Iterator[Path]:
         yield source
         return
     for path in sorted(source.rglob("*")):
-        relative = path.relative_to(source).parts
-        if path.is_file() and not any(part in SKIPPED_PARTS or part.startswith(".") for part in relative) \
-                and path.suffix not in (".pyc", ".pyo"):
+        if path.is_file() and not _cached_bytecode(path):
             yield path
+
+
+def _cached_bytecode(path: Path) -> bool:
+    """Whether ``path`` is Python's cache of a source file that is hashed itself (``__pycache__/m.*.pyc``)."""
+    if path.parent.name != BYTECODE_CACHE or path.suffix != ".pyc":
+        return False
+    return (path.parent.parent / f"{path.name.split('.', 1)[0]}.py").is_file()
 
 
 def _module_location(module: str) -> Path | None:
