@@ -207,13 +207,14 @@ NO_OPTIONS = AgentOptions()
 """What an agent that declares nothing accepts: no options at all."""
 
 
-def parse_assignments(pairs: list[str] | None, what: str) -> list[tuple[str, str]]:
-    """``["k=v", ...]`` from a command line as (key, text) pairs; ``OptionError`` naming ``what`` if malformed."""
+def parse_assignments(pairs: list[str] | None, what: str, example: str = "iterations=80") -> list[tuple[str, str]]:
+    """``["k=v", ...]`` from a command line as (key, text) pairs; ``OptionError`` naming ``what`` (and showing
+    ``example``, an assignment of that flag's kind) if malformed."""
     parsed = []
     for pair in pairs or ():
         key, equals, text = pair.partition("=")
         if not equals or not key.strip():
-            raise OptionError(f"{what} {pair!r}: expected KEY=VALUE, e.g. iterations=80")
+            raise OptionError(f"{what} {pair!r}: expected KEY=VALUE, e.g. {example}")
         parsed.append((key.strip(), text))
     return parsed
 

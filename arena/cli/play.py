@@ -150,7 +150,9 @@ def _options(game: Game, args: argparse.Namespace) -> dict[str, Any]:
     """The game's options from ``--game-option NAME=VALUE`` and ``--NAME VALUE``, read and checked by the game."""
     try:
         flags = game_option_flags(getattr(args, "game_flags", []))
-        pairs = parse_assignments(args.game_option, "--game-option") + flags
+        example = next((f"{spec.name}={spec.default}" for spec in game.info.options),
+                       f"players={game.info.player_counts[0]}")
+        pairs = parse_assignments(args.game_option, "--game-option", example) + flags
     except OptionError as error:
         raise CliError(str(error)) from None
     declared = {spec.name: spec for spec in game.info.options}
