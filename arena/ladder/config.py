@@ -119,9 +119,10 @@ def ladder_from_dict(
     rest["format"] = ROUND_ROBIN
     tournament = None
     try:
-        tournament = config_from_dict(rest, known_games, known_agents, source=source, agent_options=agent_options)
+        tournament = config_from_dict(rest, known_games, known_agents, source=source, agent_options=agent_options,
+                                      label="a ladder")
     except ConfigError as error:
-        problems.extend(line.replace("a round-robin at tables", "a ladder at tables") for line in error.problems)
+        problems.extend(error.problems)
     if problems or tournament is None:
         raise ConfigError(problems)
     return LadderConfig(tournament=tournament, settings=settings)

@@ -118,9 +118,13 @@ def config_from_dict(
     source: str = "<config>",
     known_ratings: Collection[str] | None = None,
     agent_options: Mapping[str, AgentOptions] | None = None,
+    label: str = "a round-robin",
 ) -> TournamentConfig:
-    """Validate parsed config data (as ``tomllib`` gives it); see ``load_config``."""
-    return ConfigValidator(source, known_games, known_agents, known_ratings, agent_options).run(data)
+    """Validate parsed config data (as ``tomllib`` gives it); see ``load_config``.
+
+    ``label`` is what messages call the round-robin the config describes (a ladder's says ``"a ladder"``).
+    """
+    return ConfigValidator(source, known_games, known_agents, known_ratings, agent_options, label).run(data)
 
 
 def _syntax_problem(source: str, message: str) -> str:

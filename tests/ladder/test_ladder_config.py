@@ -50,3 +50,12 @@ def test_a_ladder_config_is_read_as_a_tournament_config_is(tmp_path: Path, text:
         load_ladder_config(path, GAMES, AGENTS, agent_options=OPTIONS)
     (line,) = caught.value.problems
     assert line.startswith(f"{path}{problem}")
+
+
+def test_a_ladder_short_of_entries_is_called_a_ladder() -> None:
+    data = load_ladder_config(ROOT / "configs" / "ladder-lovat.toml", GAMES, AGENTS, agent_options=OPTIONS).to_json()
+    data["agents"] = data["agents"][:2]
+    with pytest.raises(ConfigError) as caught:
+        ladder_from_dict(data, GAMES, AGENTS, source="l.toml", agent_options=OPTIONS)
+    (line,) = caught.value.problems
+    assert line.startswith("l.toml: agents: a ladder at tables of 3 needs at least 3 entries, got 2; add entries")
