@@ -24,7 +24,8 @@ NEW = "new"
 UNSETTLED = "unsettled"
 SETTLED = "settled"
 RETIRED = "retired"
-"""An entry's status: fewer than ``min_blocks`` blocks; playing; settled; no longer scheduled."""
+"""An entry's status: fewer than ``min_blocks`` blocks; playing; settled; no longer scheduled.
+``SETTLED`` also names ``--until settled`` and a run that ended so."""
 
 ELO_PER_NATURAL = 400 / math.log(10)
 """Elo points per natural-log unit of strength (the rating tables' scale)."""
