@@ -12,18 +12,16 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-import tomllib
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena import bounded_json
 from arena.games.base import GameInfo
 from arena.options import AgentOptions
 from arena.suggest import closest
 from arena.tournament.config import LADDER_FORMAT, MAX_MATCHES, ConfigError, TournamentConfig
-from arena.tournament.config_loading import MAX_CONFIG_BYTES, config_from_dict
+from arena.tournament.config_loading import config_from_dict, read_toml
 from arena.tournament.schedule import ROUND_ROBIN
 
 METHODS = ("elo", "plackett-luce")
@@ -95,16 +93,8 @@ def load_ladder_config(
     known_agents: Mapping[str, Collection[str]],
     agent_options: Mapping[str, AgentOptions] | None = None,
 ) -> LadderConfig:
-    """Read and validate a ladder TOML file; ``ConfigError`` with one line per problem."""
-    source = str(path)
-    try:
-        raw = bounded_json.read_file(Path(path), MAX_CONFIG_BYTES, "too large for a config")
-        data = tomllib.loads(raw.decode("utf-8"))
-    except OSError as error:
-        raise ConfigError([f"{source}: cannot read the file: {error.strerror or error}"]) from None
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError, ValueError) as error:
-        raise ConfigError([f"{source}: not a readable TOML config: {' '.join(str(error).split())[:200]}"]) from None
-    return ladder_from_dict(data, known_games, known_agents, source=source, agent_options=agent_options)
+    """Read and validate a ladder TOML file (read by ``read_toml``); ``ConfigError``, one line per problem."""
+    return ladder_from_dict(read_toml(path), known_games, known_agents, source=str(path), agent_options=agent_options)
 
 
 def ladder_from_dict(
@@ -129,9 +119,10 @@ def ladder_from_dict(
     rest["format"] = ROUND_ROBIN
     tournament = None
     try:
-        tournament = config_from_dict(rest, known_games, known_agents, source=source, agent_options=agent_options)
+        tournament = config_from_dict(rest, known_games, known_agents, source=source, agent_options=agent_options,
+                                      label="a ladder")
     except ConfigError as error:
-        problems.extend(line.replace("a round-robin at tables", "a ladder at tables") for line in error.problems)
+        problems.extend(error.problems)
     if problems or tournament is None:
         raise ConfigError(problems)
     return LadderConfig(tournament=tournament, settings=settings)

@@ -168,11 +168,13 @@ def same_agent(ladder: Ladder, versions: Mapping[str, Mapping[str, str]], entry:
 
 
 def add_entry(store: LadderStore, entry: AgentEntry, version: Mapping[str, str], check: Mapping[str, Any]) -> None:
-    """Record ``entry`` joining the field, with its agent's version and files, and the check it passed."""
+    """Record ``entry`` joining the field, with its agent's version and files, and the check it passed.
+
+    One transaction: an active entry without its stored version would escape ``check_versions``.
+    """
     with store.transaction():
-        store.add_entry(entry.to_json(), json.dumps(dict(check), sort_keys=True))
+        store.add_entry(entry.to_json(), json.dumps(dict(check), sort_keys=True), version)
         _field_changed(store)
-    store.store.bind_versions({entry.name: version})
 
 
 def retire_entry(store: LadderStore, ladder: Ladder, name: str) -> None:

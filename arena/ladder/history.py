@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.ladder.field import LadderError
-from arena.ladder.standing import RETIRED, Standing
+from arena.ladder.standing import RETIRED, SETTLED, Standing
 from arena.ladder.store import LadderEntry, block_rows, history_rows, is_ladder, now, read_entries, run_rows
 from arena.ratings import RatingTable
 from arena.tournament.store import Store, store_path
@@ -68,7 +68,7 @@ def ladder_history(leaderboards: Path | str, name: str) -> dict[str, Any]:
     listed = []
     for entry in entries:
         path = [point for point in paths.get(entry.name, []) if point["matches"] >= entry.added_after]
-        settled = next((point["matches"] for point in path if point["status"] == "settled"), None)
+        settled = next((point["matches"] for point in path if point["status"] == SETTLED), None)
         version = versions.get(entry.name, {}).get("version")
         listed.append({"position": entry.position, "name": entry.name, "plugin": entry.entry.get("plugin"),
                        "options": entry.entry.get("options", {}), "version": version,

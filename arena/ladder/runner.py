@@ -22,7 +22,7 @@ from arena.ladder.field import Ladder, LadderError, check_versions, open_ladder,
 from arena.ladder.history import snapshot, write_history
 from arena.ladder.matches import block_matches
 from arena.ladder.planner import choose_tables, meeting_counts
-from arena.ladder.standing import Standing, fit_standing
+from arena.ladder.standing import SETTLED, Standing, fit_standing
 from arena.ladder.store import LadderStore
 from arena.plugins import DEFAULT_PLUGINS_DIR, load_registry
 from arena.tournament.config import SCHEDULE_SEED
@@ -31,9 +31,6 @@ from arena.tournament.ray_output import RAY_LOG
 from arena.tournament.runner import StartupWatch, TournamentError, entry_versions
 from arena.tournament.schedule import Match, block_id
 from arena.tournament.store import DEFAULT_LEADERBOARDS
-
-SETTLED = "settled"
-"""``--until settled``: stop once every active entry's rank is settled."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from arena.ratings import RatingTable, fit
 from arena.ratings.data import MatchOutcome
@@ -24,7 +24,8 @@ NEW = "new"
 UNSETTLED = "unsettled"
 SETTLED = "settled"
 RETIRED = "retired"
-"""An entry's status: fewer than ``min_blocks`` blocks; playing; settled; no longer scheduled."""
+"""An entry's status: fewer than ``min_blocks`` blocks; playing; settled; no longer scheduled.
+``SETTLED`` also names ``--until settled`` and a run that ended so."""
 
 ELO_PER_NATURAL = 400 / math.log(10)
 """Elo points per natural-log unit of strength (the rating tables' scale)."""
@@ -41,6 +42,12 @@ class Standing:
     stronger: Mapping[tuple[str, str], float]  # P(a stronger than b) for every pair of rated entries
     gap_sd: Mapping[tuple[str, str], float]  # spread of rating a - rating b, Elo points
     blocks: Mapping[str, int]  # duplicate blocks each entry played
+    _order: tuple[str, ...] = field(init=False, repr=False, compare=False)  # order(), sorted once
+
+    def __post_init__(self) -> None:
+        rated = sorted((name for name in self.active if name in self.ratings),
+                       key=lambda name: (-self.ratings[name], self.active.index(name)))
+        object.__setattr__(self, "_order", (*rated, *(name for name in self.active if name not in self.ratings)))
 
     def p_stronger(self, a: str, b: str) -> float:
         """P(``a`` is stronger than ``b``): 1/2 when either has not played."""
@@ -57,9 +64,7 @@ class Standing:
 
     def order(self) -> tuple[str, ...]:
         """The active entries, best first; those without a rating last, in order of joining."""
-        rated = sorted((name for name in self.active if name in self.ratings),
-                       key=lambda name: (-self.ratings[name], self.active.index(name)))
-        return (*rated, *(name for name in self.active if name not in self.ratings))
+        return self._order
 
     def neighbours(self) -> dict[str, tuple[str, ...]]:
         """Each active entry's neighbours in ``order`` (one at either end)."""

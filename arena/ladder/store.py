@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from arena.tournament.store import Store, StoreError
+from arena.tournament.store import ENTRY_FIELDS, Store, StoreError
 
 LADDER_SCHEMA = """
 CREATE TABLE IF NOT EXISTS ladder_entries (
@@ -162,13 +162,21 @@ class LadderStore:
         """Every entry that joined, in order of joining (retired ones included)."""
         return read_entries(self.db)
 
-    def add_entry(self, entry: Mapping[str, Any], source: str) -> None:
-        """Record an entry joining now (after the matches stored so far)."""
+    def add_entry(self, entry: Mapping[str, Any], source: str, version: Mapping[str, str] | None = None) -> None:
+        """Record an entry joining now (after the matches stored so far), with its agent's ``version`` if known.
+
+        Inside the caller's transaction, so an entry never joins without the version it joined with
+        (``Store.bind_versions`` would open a transaction of its own; the config's starting field has its
+        versions bound when the ladder first runs).
+        """
         position = len(self.entries())
         self.db.execute("INSERT INTO ladder_entries (position, name, entry, added_at, added_after, source) "
                         "VALUES (?, ?, ?, ?, ?, ?)",
                         (position, entry["name"], json.dumps(dict(entry), sort_keys=True), now(), self.store.count(),
                          source))
+        if version is not None:  # the row bind_versions writes for a new name
+            self.db.execute(f"INSERT OR REPLACE INTO entries (name, {', '.join(ENTRY_FIELDS)}) VALUES (?, ?, ?, ?, ?)",
+                            (entry["name"], *(str(version[field]) for field in ENTRY_FIELDS)))
 
     def retire_entry(self, name: str) -> None:
         """Record that ``name`` is scheduled no more (its matches and history stay)."""

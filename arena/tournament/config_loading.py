@@ -29,6 +29,8 @@ from arena.tournament.config_validation import ConfigValidator
 
 MAX_CONFIG_BYTES = 1 << 20
 """Largest config file read (1 MiB: a config with thousands of entries is a few hundred KiB)."""
+
+
 def load_config(
     path: str | Path,
     known_games: Mapping[str, GameInfo],
@@ -58,6 +60,30 @@ def load_config(
     ConfigError
         One line per problem; a TOML syntax error is one line with its line number.
     """
+    return config_from_dict(read_toml(path), known_games, known_agents, source=str(path), known_ratings=known_ratings,
+                            agent_options=agent_options)
+
+
+_LONG_KEY = re.compile(
+    r"""(?<![A-Za-z0-9_-])(?:(?:[A-Za-z0-9_-]+|"[^"\n]*"|'[^'\n]*')[ \t]*\.[ \t]*)"""
+    rf"{{{bounded_json.MAX_DEPTH}}}"
+)
+"""``MAX_DEPTH`` dotted parts in a row: a key (or a table header) nested deeper than any config may be.
+Matches start only at the start of a word, so the search stays linear in the text."""
+
+
+def read_toml(path: str | Path) -> dict[str, Any]:
+    """Read a config file and parse its TOML, refusing what would take too long or too much memory.
+
+    The read is bounded (``MAX_CONFIG_BYTES``) and a dotted key deeper than any config may be is refused
+    before parsing (``tomllib`` takes time quadratic in its length).  Messages name the path as given.
+
+    Raises
+    ------
+    ConfigError
+        One line: the file cannot be read, is too large or not UTF-8, or is not TOML (a syntax error
+        names its line and column).
+    """
     source = str(path)
     try:
         raw = bounded_json.read_file(Path(path), MAX_CONFIG_BYTES,
@@ -82,16 +108,7 @@ def load_config(
         raise ConfigError([f"{source}: arrays or tables nested too deeply"]) from None
     except ValueError as error:  # tomllib lets int()'s digit limit through
         raise ConfigError([f"{source}: a value TOML cannot hold: {' '.join(str(error).split())[:100]}"]) from None
-    return config_from_dict(data, known_games, known_agents, source=source, known_ratings=known_ratings,
-                            agent_options=agent_options)
-
-
-_LONG_KEY = re.compile(
-    r"""(?<![A-Za-z0-9_-])(?:(?:[A-Za-z0-9_-]+|"[^"\n]*"|'[^'\n]*')[ \t]*\.[ \t]*)"""
-    rf"{{{bounded_json.MAX_DEPTH}}}"
-)
-"""``MAX_DEPTH`` dotted parts in a row: a key (or a table header) nested deeper than any config may be.
-Matches start only at the start of a word, so the search stays linear in the text."""
+    return data
 
 
 def config_from_dict(
@@ -101,9 +118,13 @@ def config_from_dict(
     source: str = "<config>",
     known_ratings: Collection[str] | None = None,
     agent_options: Mapping[str, AgentOptions] | None = None,
+    label: str = "a round-robin",
 ) -> TournamentConfig:
-    """Validate parsed config data (as ``tomllib`` gives it); see ``load_config``."""
-    return ConfigValidator(source, known_games, known_agents, known_ratings, agent_options).run(data)
+    """Validate parsed config data (as ``tomllib`` gives it); see ``load_config``.
+
+    ``label`` is what messages call the round-robin the config describes (a ladder's says ``"a ladder"``).
+    """
+    return ConfigValidator(source, known_games, known_agents, known_ratings, agent_options, label).run(data)
 
 
 def _syntax_problem(source: str, message: str) -> str:

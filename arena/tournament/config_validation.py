@@ -128,8 +128,10 @@ class ConfigValidator:
         known_agents: Mapping[str, Collection[str]],
         known_ratings: Collection[str] | None,
         agent_options: Mapping[str, AgentOptions] | None = None,
+        label: str = "a round-robin",
     ) -> None:
         self.source = source
+        self.label = label  # what messages call the config's round-robin: "a ladder" when it is a ladder's
         self.agent_options = agent_options
         self.known_games = known_games
         self.known_agents = known_agents
@@ -485,7 +487,7 @@ class ConfigValidator:
         if format == ROUND_ROBIN and entries < seats:
             self.problem(
                 "agents",
-                f"a round-robin at tables of {seats} needs at least {seats} entries, got {entries}; add entries "
+                f"{self.label} at tables of {seats} needs at least {seats} entries, got {entries}; add entries "
                 "(the same plugin may be entered again under another name, e.g. name = \"greedy-2\", "
                 "plugin = \"greedy\") or set game_options.players",
             )

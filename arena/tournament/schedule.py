@@ -195,30 +195,7 @@ class Schedule:
                         yield match
 
     def _block_matches(self, table: Table, block: int, first_index: int) -> list[Match]:
-        k = self.seats
-        order = seating_order(self.seed, table.group, block, k)
-        base = tuple(table.entries[i] for i in order)
-        deal = deal_seed(self.seed, table.group, block, self.secret)
-        bid = block_id(table.index, block)
-        matches = []
-        for rotation in range(k):
-            # base[i] sits in seat (i + rotation) % k, so seat s holds base[(s - rotation) % k].
-            seats = tuple(base[(seat - rotation) % k] for seat in range(k))
-            matches.append(
-                Match(
-                    id=f"{bid}-r{rotation}",
-                    index=first_index + rotation,
-                    table=table.index,
-                    block=block,
-                    block_id=bid,
-                    rotation=rotation,
-                    seats=seats,
-                    deal_seed=deal,
-                    agent_seeds=tuple(agent_seed(self.seed, table.group, block, rotation, s, self.secret)
-                                      for s in range(k)),
-                )
-            )
-        return matches
+        return block_matches(self.seed, table.group, table.index, table.entries, block, first_index, self.secret)
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON data: the design and the tables (matches are derived from them)."""
@@ -232,6 +209,35 @@ class Schedule:
             "match_count": self.match_count,
             "tables": [table.to_json() for table in self.tables],
         }
+
+
+def block_matches(seed: int, group: int, table: int, entries: Sequence[str], block: int, first_index: int,
+                  secret: bytes | None) -> list[Match]:
+    """The ``len(entries)`` matches of one block, one per rotation, from schedule place ``first_index``.
+
+    The seating and the deal and agent seeds come from ``group`` (the design's group of the table), the ids
+    from ``table`` (its index); ``secret`` keys the seeds as in ``Schedule.with_secret``.  Tournaments and
+    ladders both build their blocks here, so a block's matches are the same whichever plays it.
+    """
+    k = len(entries)
+    order = seating_order(seed, group, block, k)
+    base = tuple(entries[i] for i in order)
+    deal = deal_seed(seed, group, block, secret)
+    return [
+        Match(
+            id=match_id(table, block, rotation),
+            index=first_index + rotation,
+            table=table,
+            block=block,
+            block_id=block_id(table, block),
+            rotation=rotation,
+            # base[i] sits in seat (i + rotation) % k, so seat s holds base[(s - rotation) % k].
+            seats=tuple(base[(seat - rotation) % k] for seat in range(k)),
+            deal_seed=deal,
+            agent_seeds=tuple(agent_seed(seed, group, block, rotation, seat, secret) for seat in range(k)),
+        )
+        for rotation in range(k)
+    ]
 
 
 def iter_matches(schedule: Schedule, start: int = 0) -> Iterator[Match]:
@@ -357,6 +363,7 @@ __all__ = [
     "Table",
     "agent_seed",
     "block_id",
+    "block_matches",
     "build_schedule",
     "deal_seed",
     "iter_matches",

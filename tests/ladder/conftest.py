@@ -1,10 +1,12 @@
-"""Shared pieces of the ladder tests: the skilled-agent plugin folder and small ladder configs."""
+"""Shared pieces of the ladder tests: the skilled-agent plugin folder, small ladder configs, a played ladder."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+
+from arena.cli import main
 
 PLUGINS = Path(__file__).resolve().parent / "plugins"
 """Holds ``skilled.py``: an agent whose strength is its ``skill`` option (greedy with that probability)."""
@@ -44,3 +46,21 @@ def lorum_ladder(tmp_path: Path) -> Path:
     path = tmp_path / "four.toml"
     path.write_text(LORUM_FOUR.format(name="four", seed=7))
     return path
+
+
+@pytest.fixture(scope="module")
+def boards(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder holding ladder 'four' (8 matches played) and tournament 'plain' in ``boards/``, each with its site.
+
+    Module-scoped: each test module gets its own copy, so one module's changes never reach another's.
+    """
+    folder = tmp_path_factory.mktemp("ladders")
+    config = folder / "four.toml"
+    config.write_text(LORUM_FOUR.format(name="four", seed=7))
+    assert main(["ladder", "run", str(config), "--matches", "8", "--json", "--leaderboards", str(folder / "boards"),
+                 "--plugins-dir", str(PLUGINS)]) == 0
+    plain = folder / "plain.toml"
+    plain.write_text(LORUM_FOUR.format(name="plain", seed=7).replace('format = "ladder"', "blocks = 1")
+                     .replace("[ladder]\nmin_blocks = 4\n", ""))
+    assert main(["run", str(plain), "--json", "--leaderboards", str(folder / "boards")]) == 0
+    return folder

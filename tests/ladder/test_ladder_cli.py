@@ -14,21 +14,6 @@ from tests.ladder.conftest import LORUM_FOUR, PLUGINS
 BAD_AGENTS = Path(__file__).resolve().parents[1] / "bad_agents"
 
 
-@pytest.fixture(scope="module")
-def boards(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A folder holding ladder 'four' (8 matches played) and tournament 'plain'."""
-    folder = tmp_path_factory.mktemp("ladders")
-    config = folder / "four.toml"
-    config.write_text(LORUM_FOUR.format(name="four", seed=7))
-    assert main(["ladder", "run", str(config), "--matches", "8", "--json", "--leaderboards", str(folder / "boards"),
-                 "--plugins-dir", str(PLUGINS)]) == 0
-    plain = folder / "plain.toml"
-    plain.write_text(LORUM_FOUR.format(name="plain", seed=7).replace('format = "ladder"', "blocks = 1")
-                     .replace("[ladder]\nmin_blocks = 4\n", ""))
-    assert main(["run", str(plain), "--json", "--leaderboards", str(folder / "boards")]) == 0
-    return folder
-
-
 def variant(boards: Path, old: str, new: str, name: str = "other") -> str:
     path = boards / f"{name}.toml"
     path.write_text(LORUM_FOUR.format(name=name, seed=7).replace(old, new))

@@ -10,6 +10,7 @@ from arena.cli import main
 from arena.ladder import ladder_from_dict, load_ladder_config
 from arena.ladder.config import LadderSettings
 from arena.plugins import load_registry
+from arena.tournament.config import ConfigError
 
 ROOT = Path(__file__).resolve().parents[2]
 REGISTRY = load_registry(plugins_dir=None, entry_points=False).registry
@@ -33,3 +34,28 @@ def test_arena_run_refuses_a_ladder_config_in_one_line(capsys: pytest.CaptureFix
     assert status == 2 and err.count("\n") == 1
     assert "a ladder config; play it with 'arena ladder run" in err
     assert not any(tmp_path.iterdir()), "nothing is written"
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ('format = "ladder"\n[x]\n' + "a." * 300_000 + "b = 1", ": line 3: a dotted key of more than 64 parts"),
+        ('format = "ladder"\nseats = = 3\n', ": line 2: TOML syntax error: "),
+    ],
+)
+def test_a_ladder_config_is_read_as_a_tournament_config_is(tmp_path: Path, text: str, problem: str) -> None:
+    path = tmp_path / "ladder.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as caught:
+        load_ladder_config(path, GAMES, AGENTS, agent_options=OPTIONS)
+    (line,) = caught.value.problems
+    assert line.startswith(f"{path}{problem}")
+
+
+def test_a_ladder_short_of_entries_is_called_a_ladder() -> None:
+    data = load_ladder_config(ROOT / "configs" / "ladder-lovat.toml", GAMES, AGENTS, agent_options=OPTIONS).to_json()
+    data["agents"] = data["agents"][:2]
+    with pytest.raises(ConfigError) as caught:
+        ladder_from_dict(data, GAMES, AGENTS, source="l.toml", agent_options=OPTIONS)
+    (line,) = caught.value.problems
+    assert line.startswith("l.toml: agents: a ladder at tables of 3 needs at least 3 entries, got 2; add entries")

@@ -12,22 +12,12 @@ import pytest
 from arena.cli import main
 from arena.ladder import ladder_history
 from arena.site.ladder import ladder_section
-from tests.ladder.conftest import LORUM_FOUR, PLUGINS
 
 
 @pytest.fixture(scope="module")
-def boards(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Ladder 'four' (8 matches) and tournament 'plain', each with its site."""
-    folder = tmp_path_factory.mktemp("ladder-site")
-    config = folder / "four.toml"
-    config.write_text(LORUM_FOUR.format(name="four", seed=7))
-    assert main(["ladder", "run", str(config), "--matches", "8", "--json", "--leaderboards", str(folder / "boards"),
-                 "--plugins-dir", str(PLUGINS)]) == 0
-    plain = folder / "plain.toml"
-    plain.write_text(LORUM_FOUR.format(name="plain", seed=7).replace('format = "ladder"', "blocks = 1")
-                     .replace("[ladder]\nmin_blocks = 4\n", ""))
-    assert main(["run", str(plain), "--json", "--leaderboards", str(folder / "boards")]) == 0
-    return folder / "boards"
+def leaderboards(boards: Path) -> Path:
+    """The leaderboards folder of ``boards``: ladder 'four' and tournament 'plain', each with its site."""
+    return boards / "boards"
 
 
 def _entry_block(page: str, name: str) -> str:
@@ -36,9 +26,9 @@ def _entry_block(page: str, name: str) -> str:
     return match.group(1)
 
 
-def test_a_ladders_front_page_shows_each_entrys_status_and_path(boards: Path) -> None:
-    page = (boards / "four" / "index.html").read_text()
-    history = ladder_history(boards, "four")
+def test_a_ladders_front_page_shows_each_entrys_status_and_path(leaderboards: Path) -> None:
+    page = (leaderboards / "four" / "index.html").read_text()
+    history = ladder_history(leaderboards, "four")
     assert '<section id="ladder">' in page
     assert [entry["name"] for entry in history["entries"]] == ["greedy", "random", "random-2", "greedy-2"]
     for entry in history["entries"]:
@@ -50,12 +40,12 @@ def test_a_ladders_front_page_shows_each_entrys_status_and_path(boards: Path) ->
         assert f'<td class="num">{last["matches"]}</td>' in block
 
 
-def test_a_tournaments_front_page_has_no_ladder_section(boards: Path) -> None:
-    assert 'id="ladder"' not in (boards / "plain" / "index.html").read_text()
+def test_a_tournaments_front_page_has_no_ladder_section(leaderboards: Path) -> None:
+    assert 'id="ladder"' not in (leaderboards / "plain" / "index.html").read_text()
 
 
-def test_retire_rebuilds_the_site(boards: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    shutil.copytree(boards / "four", tmp_path / "four")
+def test_retire_rebuilds_the_site(leaderboards: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    shutil.copytree(leaderboards / "four", tmp_path / "four")
     assert main(["ladder", "retire", "four", "random-2", "--leaderboards", str(tmp_path)]) == 0
     page = (tmp_path / "four" / "index.html").read_text()
     retired = json.loads((tmp_path / "four" / "ladder.json").read_text())["entries"][2]
