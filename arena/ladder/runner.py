@@ -20,7 +20,6 @@ from typing import Any
 from arena.ladder.config import LadderConfig
 from arena.ladder.field import Ladder, LadderError, check_versions, open_ladder, read_ladder, start_ladder
 from arena.ladder.history import snapshot, write_history
-from arena.ladder.matches import block_matches
 from arena.ladder.planner import choose_tables, meeting_counts
 from arena.ladder.standing import SETTLED, Standing, fit_standing
 from arena.ladder.store import LadderStore
@@ -29,7 +28,7 @@ from arena.tournament.config import SCHEDULE_SEED
 from arena.tournament.player import MatchPlayer
 from arena.tournament.ray_output import RAY_LOG
 from arena.tournament.runner import StartupWatch, TournamentError, entry_versions
-from arena.tournament.schedule import Match, block_id
+from arena.tournament.schedule import Match, block_id, block_matches
 from arena.tournament.store import DEFAULT_LEADERBOARDS
 
 
@@ -185,8 +184,10 @@ class _Play:
             return
         matches: list[Match] = []
         for block in self.store.planned(since=stored // self.seats):
-            matches += [match for match in block_matches(block.table_idx, block.entries, block.block,
-                                                         block.number * self.seats, self.seed, self.secret)
+            # A ladder table is its own group: its number keys the seating and seeds and names its ids
+            # (``t0003-b05-r1``), exactly as a tournament table plays a block; a block is ``seats`` places.
+            matches += [match for match in block_matches(self.seed, block.table_idx, block.table_idx, block.entries,
+                                                         block.block, block.number * self.seats, self.secret)
                         if match.index >= stored]
         # Whether a local Ray is worth starting is judged on what is surely left: the rest of the run for
         # --matches, only the chosen batch for --until settled (its budget is a bound, not a forecast).
