@@ -14,6 +14,7 @@ from typing import Any, NoReturn
 from arena.agent import AgentSpec
 from arena.games.base import Game
 from arena.plugins import DEFAULT_PLUGINS_DIR, Registry, load_registry, warn_plugin_errors
+from arena.tournament.publish import Published, publish
 from arena.tournament.store import DEFAULT_LEADERBOARDS
 
 
@@ -147,3 +148,16 @@ def site_progress(every: int = 10) -> Callable[[int, int], None]:
             print(f"site: {done}/{total} match chunks written", file=sys.stderr, flush=True)
 
     return report
+
+
+def publish_leaderboard(args: argparse.Namespace, config: Any, **options: Any) -> Published:
+    """Rate the stored results and write the leaderboard files and the site (``publish``), as every command that
+    plays or changes a tournament does: the site's match pages replay with the games of ``args.plugins_dir``, its
+    progress shows on stderr, and a write that fails is one line.  ``options`` (``methods``, ``bootstrap``) go to
+    ``publish``.
+    """
+    try:
+        return publish(config, args.leaderboards, plugins_dir=args.plugins_dir, progress=site_progress(), **options)
+    except OSError as error:
+        raise CliError(f"{args.leaderboards / config.name}: cannot write the leaderboard files: "
+                       f"{error.strerror or error}", status=1) from None

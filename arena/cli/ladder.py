@@ -20,6 +20,7 @@ from arena.cli.common import (
     agent_for_game,
     game_named,
     print_json,
+    publish_leaderboard,
     registry,
 )
 from arena.conformance import DEFAULT_MATCHES, check_agent
@@ -39,7 +40,6 @@ from arena.options import OptionError, parse_assignments
 from arena.referee import ISOLATION_MODES, RefereeError
 from arena.site.build import PAGES
 from arena.tournament.config import AgentEntry, ConfigError
-from arena.tournament.publish import Published, publish
 from arena.tournament.runner import TournamentError, entry_versions
 from arena.tournament.store import StoreError
 
@@ -136,11 +136,13 @@ def _add_retire(commands: argparse._SubParsersAction) -> None:
         commands, "retire", help="stop scheduling an entry; its matches and history stay",
         description=("Retire ENTRY from ladder NAME: no new block seats it; its stored matches keep counting in "
                      "every rating, and its history stays."),
-        examples=("arena ladder retire ladder-lovat search-20",),
+        examples=("arena ladder retire ladder-lovat search-20",
+                  "arena ladder retire ladder-lovat mine-1.0 --plugins-dir my_plugins   # its site replays my game"),
     )
     parser.add_argument("name", metavar="NAME", help="the ladder")
     parser.add_argument("entry", metavar="ENTRY", help="the entry to retire")
     add_leaderboards_dir(parser)
+    add_plugins_dir(parser)
     parser.set_defaults(run=run_retire)
 
 
@@ -195,7 +197,7 @@ def run_run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         raise CliError(f"interrupted; run 'arena ladder run {_name(target)} --resume' to finish the run",
                        status=130) from None
-    published = _publish(args, summary.ladder.config.tournament)
+    published = publish_leaderboard(args, summary.ladder.config.tournament)
     if args.json:
         print_json({**summary_json(summary), "files": {name: str(path) for name, path in published.files.items()}})
         return 0
@@ -206,19 +208,10 @@ def run_run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _publish(args: argparse.Namespace, config: Any) -> Published:
-    """Rebuild the leaderboard files and the site (its ladder section included), as 'arena run' does."""
-    try:
-        return publish(config, args.leaderboards)
-    except OSError as error:
-        raise CliError(f"{args.leaderboards / config.name}: cannot write the leaderboard files: "
-                       f"{error.strerror or error}", status=1) from None
-
-
 def _refresh_site(args: argparse.Namespace, config: Any) -> None:
     """After an add or a retire, rebuild the site if a run has built one (no site before any match is played)."""
     if (args.leaderboards / config.name / PAGES[0]).exists():
-        _publish(args, config)
+        publish_leaderboard(args, config)
 
 
 def _name(target: Any) -> str:
