@@ -11,6 +11,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+from rich.text import Text
+
 from arena.agent import AgentSpec
 from arena.games.base import Game
 from arena.plugins import DEFAULT_PLUGINS_DIR, Registry, load_registry, warn_plugin_errors
@@ -47,6 +49,16 @@ class CliError(Exception):
     def __init__(self, message: str, status: int = 2) -> None:
         super().__init__(message)
         self.status = status
+
+
+def literal(value: object) -> Text:
+    """Plugin-provided text shown exactly as written: no rich markup, control characters and escapes made visible.
+
+    A description like ``[red]x[/]`` or ``[link=...]`` prints as those characters; an ANSI escape or a
+    carriage return prints as ``\\x1b`` or ``\\r`` instead of acting on the terminal.
+    """
+    text = str(value)
+    return Text("".join(char if char.isprintable() else repr(char)[1:-1] for char in text))
 
 
 def add_plugins_dir(parser: argparse.ArgumentParser) -> None:

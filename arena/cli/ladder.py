@@ -19,6 +19,7 @@ from arena.cli.common import (
     add_plugins_dir,
     agent_for_game,
     game_named,
+    literal,
     print_json,
     publish_leaderboard,
     registry,
@@ -37,6 +38,7 @@ from arena.ladder.field import (
 from arena.ladder.history import ladder_history, write_history
 from arena.ladder.runner import SETTLED, LadderProgress, LadderRunSummary, run_ladder, summary_json
 from arena.options import OptionError, parse_assignments
+from arena.plugin_data import VERSION_MAX, printable
 from arena.referee import ISOLATION_MODES, RefereeError
 from arena.site.build import PAGES
 from arena.tournament.config import AgentEntry, ConfigError
@@ -264,8 +266,9 @@ def run_add(args: argparse.Namespace) -> int:
         except (OptionError, TournamentError) as error:
             raise CliError(str(error)) from None
         twin = same_agent(ladder, store.store.versions(), entry, version)
+        shown = printable(version["version"], VERSION_MAX)  # the plugin's text: control characters escaped
         if twin is not None:
-            raise CliError(f"entry {twin!r} of ladder {ladder.name!r} is already {spec.name} {version['version']} "
+            raise CliError(f"entry {twin!r} of ladder {ladder.name!r} is already {spec.name} {shown} "
                            "with these options and files; a new entry needs a new version or other options")
         try:
             report = check_agent(spec, game, matches=args.check_matches, seed=0, player_counts=[config.seats],
@@ -287,7 +290,7 @@ def run_add(args: argparse.Namespace) -> int:
         print_json({"ladder": args.name, "entry": entry.to_json(), "version": version, "active": active,
                     "check": report.to_json()})
     else:
-        print(f"{args.entry} ({spec.name} {version['version']}) passed its check ({len(report.matches)} matches, "
+        print(f"{args.entry} ({spec.name} {shown}) passed its check ({len(report.matches)} matches, "
               f"{report.isolation}) and joined ladder {args.name} ({active} active entries); "
               f"'arena ladder run {args.name} --until settled' rates it")
     return 0
@@ -337,7 +340,7 @@ def run_history(args: argparse.Namespace) -> int:
         for column in ("entry", "agent", "joined after", "left after", "settled after", "status"):
             table.add_column(column)
         for entry in entries:
-            table.add_row(entry["name"], f"{entry['plugin']} {entry['version'] or ''}".strip(),
+            table.add_row(entry["name"], literal(f"{entry['plugin']} {entry['version'] or ''}".strip()),
                           f"{entry['added_after']} matches", _matches(entry["retired_after"]),
                           _matches(entry["settled_after"]), entry["status"])
         console.print(table)
