@@ -18,13 +18,12 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from arena.games.base import Game
-from arena.games.catalog import score_spec
+from arena.games.catalog import installed_game, score_spec
 from arena.ladder.history import ladder_history
 from arena.ladder.store import is_ladder
 from arena.leaderboard import Leaderboard, build_leaderboard, head_to_head, render_rich, write_leaderboard_files
 from arena.leaderboard.terminal import format_number, rating_digits
-from arena.plugins import DEFAULT_PLUGINS_DIR, load_registry
+from arena.plugins import DEFAULT_PLUGINS_DIR
 from arena.ratings.data import MatchOutcome
 from arena.site import build_site
 from arena.site.stats import history_method, rating_history
@@ -178,18 +177,9 @@ def publish(config: Any, leaderboards: Path | str, methods: Sequence[str] | None
         history_path.write_text(json.dumps(history, indent=1, allow_nan=False))
         ladder = ladder_history(leaderboards, config.name) if is_ladder(store.db) else None
         pages = build_site(folder, title, store.meta("config") or {}, published.boards, rows, outcomes, store,
-                           _installed_game(config.game, plugins_dir), versions, history, progress, ladder)
+                           installed_game(config.game, plugins_dir), versions, history, progress, ladder)
     return dataclasses.replace(published, files={**files, RATINGS_FILE: ratings_path, HISTORY_FILE: history_path,
                                                  **pages})
-
-
-def _installed_game(name: str, plugins_dir: Path | str | None) -> Game | None:
-    """The game ``name`` from the built-in plugins, else from every plugin; None when it is not installed."""
-    for directory in (None, plugins_dir):
-        games = load_registry(plugins_dir=directory, entry_points=directory is not None).registry.games
-        if name in games:
-            return games[name]
-    return None
 
 
 def side_by_side(boards: Mapping[str, Leaderboard], name: str, game: str) -> Table:
