@@ -11,9 +11,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+from rich.text import Text
+
 from arena.agent import AgentSpec
 from arena.games.base import Game
 from arena.plugins import DEFAULT_PLUGINS_DIR, Registry, load_registry, warn_plugin_errors
+from arena.tournament.publish import Published, publish
 from arena.tournament.store import DEFAULT_LEADERBOARDS
 
 
@@ -46,6 +49,16 @@ class CliError(Exception):
     def __init__(self, message: str, status: int = 2) -> None:
         super().__init__(message)
         self.status = status
+
+
+def literal(value: object) -> Text:
+    """Plugin-provided text shown exactly as written: no rich markup, control characters and escapes made visible.
+
+    A description like ``[red]x[/]`` or ``[link=...]`` prints as those characters; an ANSI escape or a
+    carriage return prints as ``\\x1b`` or ``\\r`` instead of acting on the terminal.
+    """
+    text = str(value)
+    return Text("".join(char if char.isprintable() else repr(char)[1:-1] for char in text))
 
 
 def add_plugins_dir(parser: argparse.ArgumentParser) -> None:
@@ -147,3 +160,16 @@ def site_progress(every: int = 10) -> Callable[[int, int], None]:
             print(f"site: {done}/{total} match chunks written", file=sys.stderr, flush=True)
 
     return report
+
+
+def publish_leaderboard(args: argparse.Namespace, config: Any, **options: Any) -> Published:
+    """Rate the stored results and write the leaderboard files and the site (``publish``), as every command that
+    plays or changes a tournament does: the site's match pages replay with the games of ``args.plugins_dir``, its
+    progress shows on stderr, and a write that fails is one line.  ``options`` (``methods``, ``bootstrap``) go to
+    ``publish``.
+    """
+    try:
+        return publish(config, args.leaderboards, plugins_dir=args.plugins_dir, progress=site_progress(), **options)
+    except OSError as error:
+        raise CliError(f"{args.leaderboards / config.name}: cannot write the leaderboard files: "
+                       f"{error.strerror or error}", status=1) from None

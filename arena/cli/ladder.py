@@ -19,7 +19,9 @@ from arena.cli.common import (
     add_plugins_dir,
     agent_for_game,
     game_named,
+    literal,
     print_json,
+    publish_leaderboard,
     registry,
 )
 from arena.conformance import DEFAULT_MATCHES, check_agent
@@ -36,10 +38,10 @@ from arena.ladder.field import (
 from arena.ladder.history import ladder_history, write_history
 from arena.ladder.runner import SETTLED, LadderProgress, LadderRunSummary, run_ladder, summary_json
 from arena.options import OptionError, parse_assignments
+from arena.plugin_data import VERSION_MAX, printable
 from arena.referee import ISOLATION_MODES, RefereeError
 from arena.site.build import PAGES
 from arena.tournament.config import AgentEntry, ConfigError
-from arena.tournament.publish import Published, publish
 from arena.tournament.runner import TournamentError, entry_versions
 from arena.tournament.store import StoreError
 
@@ -136,11 +138,13 @@ def _add_retire(commands: argparse._SubParsersAction) -> None:
         commands, "retire", help="stop scheduling an entry; its matches and history stay",
         description=("Retire ENTRY from ladder NAME: no new block seats it; its stored matches keep counting in "
                      "every rating, and its history stays."),
-        examples=("arena ladder retire ladder-lovat search-20",),
+        examples=("arena ladder retire ladder-lovat search-20",
+                  "arena ladder retire ladder-lovat mine-1.0 --plugins-dir my_plugins   # its site replays my game"),
     )
     parser.add_argument("name", metavar="NAME", help="the ladder")
     parser.add_argument("entry", metavar="ENTRY", help="the entry to retire")
     add_leaderboards_dir(parser)
+    add_plugins_dir(parser)
     parser.set_defaults(run=run_retire)
 
 
@@ -195,7 +199,7 @@ def run_run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         raise CliError(f"interrupted; run 'arena ladder run {_name(target)} --resume' to finish the run",
                        status=130) from None
-    published = _publish(args, summary.ladder.config.tournament)
+    published = publish_leaderboard(args, summary.ladder.config.tournament)
     if args.json:
         print_json({**summary_json(summary), "files": {name: str(path) for name, path in published.files.items()}})
         return 0
@@ -206,19 +210,10 @@ def run_run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _publish(args: argparse.Namespace, config: Any) -> Published:
-    """Rebuild the leaderboard files and the site (its ladder section included), as 'arena run' does."""
-    try:
-        return publish(config, args.leaderboards)
-    except OSError as error:
-        raise CliError(f"{args.leaderboards / config.name}: cannot write the leaderboard files: "
-                       f"{error.strerror or error}", status=1) from None
-
-
 def _refresh_site(args: argparse.Namespace, config: Any) -> None:
     """After an add or a retire, rebuild the site if a run has built one (no site before any match is played)."""
     if (args.leaderboards / config.name / PAGES[0]).exists():
-        _publish(args, config)
+        publish_leaderboard(args, config)
 
 
 def _name(target: Any) -> str:
@@ -271,8 +266,9 @@ def run_add(args: argparse.Namespace) -> int:
         except (OptionError, TournamentError) as error:
             raise CliError(str(error)) from None
         twin = same_agent(ladder, store.store.versions(), entry, version)
+        shown = printable(version["version"], VERSION_MAX)  # the plugin's text: control characters escaped
         if twin is not None:
-            raise CliError(f"entry {twin!r} of ladder {ladder.name!r} is already {spec.name} {version['version']} "
+            raise CliError(f"entry {twin!r} of ladder {ladder.name!r} is already {spec.name} {shown} "
                            "with these options and files; a new entry needs a new version or other options")
         try:
             report = check_agent(spec, game, matches=args.check_matches, seed=0, player_counts=[config.seats],
@@ -294,7 +290,7 @@ def run_add(args: argparse.Namespace) -> int:
         print_json({"ladder": args.name, "entry": entry.to_json(), "version": version, "active": active,
                     "check": report.to_json()})
     else:
-        print(f"{args.entry} ({spec.name} {version['version']}) passed its check ({len(report.matches)} matches, "
+        print(f"{args.entry} ({spec.name} {shown}) passed its check ({len(report.matches)} matches, "
               f"{report.isolation}) and joined ladder {args.name} ({active} active entries); "
               f"'arena ladder run {args.name} --until settled' rates it")
     return 0
@@ -344,7 +340,7 @@ def run_history(args: argparse.Namespace) -> int:
         for column in ("entry", "agent", "joined after", "left after", "settled after", "status"):
             table.add_column(column)
         for entry in entries:
-            table.add_row(entry["name"], f"{entry['plugin']} {entry['version'] or ''}".strip(),
+            table.add_row(entry["name"], literal(f"{entry['plugin']} {entry['version'] or ''}".strip()),
                           f"{entry['added_after']} matches", _matches(entry["retired_after"]),
                           _matches(entry["settled_after"]), entry["status"])
         console.print(table)

@@ -12,18 +12,8 @@ from rich.text import Text
 
 from arena.agent import ANY_GAME
 from arena.cli.agent_options import agent_named, print_agent_options
-from arena.cli.common import add_command, add_plugins_dir, game_named, print_json, registry
+from arena.cli.common import add_command, add_plugins_dir, game_named, literal, print_json, registry
 from arena.plugins import is_builtin
-
-
-def literal(value: object) -> Text:
-    """Plugin-provided text shown exactly as written: no rich markup, control characters and escapes made visible.
-
-    A description like ``[red]x[/]`` or ``[link=...]`` prints as those characters; an ANSI escape or a
-    carriage return prints as ``\\x1b`` or ``\\r`` instead of acting on the terminal.
-    """
-    text = str(value)
-    return Text("".join(char if char.isprintable() else repr(char)[1:-1] for char in text))
 
 
 def add_parsers(subparsers: argparse._SubParsersAction) -> None:

@@ -20,14 +20,14 @@ from arena.cli.common import (
     add_plugins_dir,
     check_output_file,
     print_json,
-    site_progress,
+    publish_leaderboard,
 )
 from arena.leaderboard import compare, render_comparison
 from arena.ratings.registry import method_names
 from arena.records import save_record
 from arena.suggest import closest
 from arena.tournament.config import DEFAULT_FAULT_SHARE
-from arena.tournament.publish import method_options, publish, rate_stored, stored_config
+from arena.tournament.publish import method_options, rate_stored, stored_config
 from arena.tournament.store import STORE_FILE, Store, StoreError, store_path
 
 EXPORT_COLUMNS = ("idx", "id", "block_id", "table", "block", "rotation", "deal_seed", "agents", "scores", "ranks",
@@ -163,8 +163,7 @@ def run_publish(args: argparse.Namespace) -> int:
     """Write the leaderboard files and print the leaderboard."""
     if args.bootstrap < 0:
         raise CliError(f"--bootstrap must be 0 or more, not {args.bootstrap}")
-    published = publish(_config(args), args.leaderboards, methods=args.method, bootstrap=args.bootstrap,
-                        plugins_dir=args.plugins_dir, progress=site_progress())
+    published = publish_leaderboard(args, _config(args), methods=args.method, bootstrap=args.bootstrap)
     published.print(Console())
     return 0
 

@@ -16,13 +16,13 @@ from arena.cli.common import (
     add_leaderboards_dir,
     add_plugins_dir,
     print_json,
+    publish_leaderboard,
     registry,
-    site_progress,
 )
 from arena.plugins import DEFAULT_PLUGINS_DIR, Registry
 from arena.tournament.config import ConfigError, TournamentConfig
 from arena.tournament.config_loading import load_config
-from arena.tournament.publish import publish, summary_json
+from arena.tournament.publish import summary_json
 from arena.tournament.runner import RAY_WORTH_SECONDS, TournamentError, run_tournament
 from arena.tournament.runner import Progress as RunProgress
 from arena.tournament.store import DEFAULT_LEADERBOARDS, StoreError
@@ -94,11 +94,7 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         stored = f"{seen[-1].done} of {seen[-1].total} matches are stored" if seen else "nothing new was stored"
         raise CliError(f"interrupted: {stored}; run '{resume_command(args)}' to play the rest", status=130) from None
-    try:
-        board = publish(config, args.leaderboards, plugins_dir=args.plugins_dir, progress=site_progress())
-    except OSError as error:
-        raise CliError(f"{args.leaderboards / config.name}: cannot write the leaderboard files: "
-                       f"{error.strerror or error}", status=1) from None
+    board = publish_leaderboard(args, config)
     if args.json:
         print_json(summary_json(config, summary, board))
         return 0

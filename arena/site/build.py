@@ -11,7 +11,7 @@ from arena.games.base import Game
 from arena.leaderboard.build import Leaderboard
 from arena.leaderboard.head_to_head import head_to_head
 from arena.ratings.data import MatchOutcome
-from arena.site.chunks import LIST_CHUNK, MATCH_CHUNK, agents_in, write_list_chunks, write_match_chunks
+from arena.site.chunks import LIST_CHUNK, MATCH_CHUNK, agents_in, write_atomic, write_list_chunks, write_match_chunks
 from arena.site.front import front_page
 from arena.site.pages import copy_assets, match_page, matches_page
 from arena.site.stats import seat_results
@@ -56,10 +56,7 @@ def build_site(folder: Path, title: str, config: Mapping[str, Any], boards: Mapp
     }
     written = {}
     for name, text in pages.items():
-        path = folder / name
-        temporary = path.with_name(f".{name}.tmp")
-        temporary.write_text(text, encoding="utf-8")
-        temporary.replace(path)
-        written[name] = path
+        write_atomic(folder / name, text)
+        written[name] = folder / name
     copy_assets(folder)
     return written

@@ -124,7 +124,7 @@ def write_match_chunks(folder: Path, rows: Sequence[MatchRow], store: Store, gam
             progress(done, len(grouped))
     for stale in set(old_chunks) - set(chunks):
         (data / f"m{int(stale):05d}.js").unlink(missing_ok=True)
-    _write(manifest_path, json.dumps({"version": BUILD_VERSION, "chunks": chunks}, separators=(",", ":")))
+    write_atomic(manifest_path, json.dumps({"version": BUILD_VERSION, "chunks": chunks}, separators=(",", ":")))
     return times, {agent: sorted(seen) for agent, seen in levels.items()}
 
 
@@ -140,7 +140,7 @@ def _build_match_chunk(path: Path, number: int, members: Sequence[MatchRow], sto
             level = f"{seat.get('isolation', '?')}/{seat.get('sandbox', '?')}"
             levels.setdefault(str(seat.get("agent")), set()).add(level)
         pages[str(row.idx)] = match_page(game, record)
-    _write(path, chunk_script("m", number, packed(pages)))
+    write_atomic(path, chunk_script("m", number, packed(pages)))
     return {"times": times.to_json(), "levels": {agent: sorted(seen) for agent, seen in levels.items()}}
 
 
@@ -160,7 +160,7 @@ def write_list_chunks(folder: Path, rows: Sequence[MatchRow], agents: Sequence[s
         for row in part:
             for agent in set(row.agents):
                 counts[index[agent]] = counts.get(index[agent], 0) + 1
-        _write(data / f"l{number:05d}.js",
+        write_atomic(data / f"l{number:05d}.js",
                chunk_script("l", number, json.dumps([list_row(row, index) for row in part], separators=(",", ":"))))
         summary.append({"rows": len(part), "agents": {str(a): n for a, n in sorted(counts.items())}})
     for stale in data.glob("l*.js"):  # chunks past the end, from a larger build
@@ -169,8 +169,8 @@ def write_list_chunks(folder: Path, rows: Sequence[MatchRow], agents: Sequence[s
     return summary
 
 
-def _write(path: Path, text: str) -> None:
-    """Write through a temporary file, so that a reader never sees half a chunk."""
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` through a temporary file, so that a reader never sees half a chunk or page."""
     temporary = path.with_name(f".{path.name}.tmp")
     temporary.write_text(text, encoding="utf-8")
     temporary.replace(path)

@@ -7,7 +7,6 @@ name and message is HTML-escaped: entry names come from the config, versions fro
 
 from __future__ import annotations
 
-import html
 import json
 import math
 from collections.abc import Mapping, Sequence
@@ -22,12 +21,8 @@ from arena.leaderboard.reading import OVERLAP_NOTE, conservative_ratings, interv
 from arena.leaderboard.terminal import FAULT_LABELS, FLAG, FLAG_NOTE, format_number, rating_digits
 from arena.site.history import history_svg
 from arena.site.ladder import ladder_section
-from arena.site.pages import page
+from arena.site.pages import escape, page
 from arena.site.stats import MoveTimes, SeatResults
-
-
-def _e(value: object) -> str:
-    return html.escape(str(value))
 
 
 def seconds_text(value: float | None) -> str:
@@ -47,15 +42,15 @@ def fault_text(row: LeaderboardRow) -> str:
 def _board_row(row: LeaderboardRow, board: Leaderboard, times: MoveTimes, levels: Mapping[str, Sequence[str]],
                conservative: Mapping[str, float] | None) -> str:
     digits = rating_digits(board.method)
-    agent = _e(row.agent)
+    agent = escape(row.agent)
     trusted = " <small>(trusted)</small>" if row.agent in board.trusted else ""
-    flagged = f' data-flagged="true" title="{_e(FLAG_NOTE)}"' if row.flagged else ""
-    faults = f'<td class="num{" fault" if row.faults else ""}">{_e(fault_text(row))}</td>'
+    flagged = f' data-flagged="true" title="{escape(FLAG_NOTE)}"' if row.flagged else ""
+    faults = f'<td class="num{" fault" if row.faults else ""}">{escape(fault_text(row))}</td>'
     cells = [
         f'<td class="num">{row.rank}</td>',
         f'<th scope="row">{FLAG if row.flagged else ""}'
-        f'<a href="matches.html#agent={_e(quote(row.agent))}">{agent}</a>{trusted}</th>',
-        f"<td>{_e(row.version or '-')}</td>",
+        f'<a href="matches.html#agent={escape(quote(row.agent))}">{agent}</a>{trusted}</th>',
+        f"<td>{escape(row.version or '-')}</td>",
         f'<td class="num">{format_number(row.rating, digits)}</td>',
         f'<td class="num">{format_number(row.lower, digits)} to {format_number(row.upper, digits)}</td>',
         f'<td class="num">{row.games}</td>',
@@ -64,7 +59,7 @@ def _board_row(row: LeaderboardRow, board: Leaderboard, times: MoveTimes, levels
         faults,
         f'<td class="num">{seconds_text(times.mean(row.agent))}</td>',
         f'<td class="num">{seconds_text(times.longest.get(row.agent))}</td>',
-        f"<td>{_e(', '.join(levels.get(row.agent, ())) or '-')}</td>",
+        f"<td>{escape(', '.join(levels.get(row.agent, ())) or '-')}</td>",
     ]
     if conservative:
         cells.append(f'<td class="num">{format_number(conservative[row.agent], digits)}</td>')
@@ -73,27 +68,27 @@ def _board_row(row: LeaderboardRow, board: Leaderboard, times: MoveTimes, levels
 
 def method_section(board: Leaderboard, times: MoveTimes, levels: Mapping[str, Sequence[str]], first: bool) -> str:
     """One method's leaderboard table, notes, P(stronger) matrix and ratings chart."""
-    method = _e(board.method)
+    method = escape(board.method)
     conservative = conservative_ratings(board)
     headers = ["#", "Agent", "Version", "Rating", f"{board.level:.0%} interval", "Games", "Mean score", "Win share",
                "Faults", "Mean time/move", "Max time/move", "Isolation/sandbox"]
     if conservative:
         headers.append("Conservative μ−3σ")
     text = {"Agent", "Version", "Isolation/sandbox"}
-    head = "".join(f'<th scope="col"{"" if h in text else " class=num"}>{_e(h)}</th>' for h in headers)
+    head = "".join(f'<th scope="col"{"" if h in text else " class=num"}>{escape(h)}</th>' for h in headers)
     body = "\n".join(_board_row(row, board, times, levels, conservative) for row in board.rows) or \
         f'<tr class="empty"><td colspan="{len(headers)}">No matches yet.</td></tr>'
     hidden = "" if first else " hidden"
     return f"""<section class="method" id="method-{method}" data-method="{method}"{hidden}>
 <h2>Leaderboard: {method}</h2>
-<p class="meta">{_e(board.scale)}. {board.matches} matches in {board.blocks} duplicate blocks.</p>
+<p class="meta">{escape(board.scale)}. {board.matches} matches in {board.blocks} duplicate blocks.</p>
 <div class="scroll"><table class="leaderboard-table" id="leaderboard-{method}">
 <thead><tr>{head}</tr></thead>
 <tbody>
 {body}
 </tbody>
 </table></div>
-<p class="meta">{_e(interval_note(board))} {_e(OVERLAP_NOTE)}</p>
+<p class="meta">{escape(interval_note(board))} {escape(OVERLAP_NOTE)}</p>
 <h3>P(stronger): {method}</h3>
 <p class="meta">Probability that the row agent is stronger than the column agent (columns numbered by rank order).</p>
 <div class="scroll">{superiority_html(board, f"superiority-{method}")}</div>
@@ -113,7 +108,7 @@ def seat_section(seats: SeatResults) -> str:
         return f'<td class="num" title="{title}">{mean:.2f} <small>({games})</small></td>'
 
     rows = "\n".join(
-        f'<tr data-agent="{_e(agent)}"><th scope="row">{_e(agent)}</th>'
+        f'<tr data-agent="{escape(agent)}"><th scope="row">{escape(agent)}</th>'
         + "".join(cell(m, g, w) for m, g, w in zip(seats.mean_score[i], seats.games[i], seats.win_share[i]))
         + "</tr>"
         for i, agent in enumerate(seats.agents))
@@ -146,13 +141,14 @@ def config_section(config: Mapping[str, Any], versions: Mapping[str, Mapping[str
         ("Rating methods", ", ".join(config.get("ratings", []))),
         *when.items(),
     ]
-    facts_html = "\n".join(f"<tr><th scope=\"row\">{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in facts)
+    facts_html = "\n".join(f"<tr><th scope=\"row\">{escape(k)}</th><td>{escape(v)}</td></tr>" for k, v in facts)
     entries = "\n".join(
-        f'<tr data-agent="{_e(entry.get("name"))}"><th scope="row">{_e(entry.get("name"))}</th>'
-        f'<td>{_e(entry.get("plugin"))}</td><td>{_e(versions.get(entry.get("name", ""), {}).get("version", "-"))}</td>'
-        f'<td>{_e(json.dumps(entry.get("options", {}), sort_keys=True))}</td>'
-        f'<td>{_e(entry.get("isolation") or config.get("isolation"))}</td>'
-        f'<td>{_e(", ".join(levels.get(entry.get("name", ""), ())) or "-")}</td></tr>'
+        f'<tr data-agent="{escape(entry.get("name"))}"><th scope="row">{escape(entry.get("name"))}</th>'
+        f'<td>{escape(entry.get("plugin"))}</td>'
+        f'<td>{escape(versions.get(entry.get("name", ""), {}).get("version", "-"))}</td>'
+        f'<td>{escape(json.dumps(entry.get("options", {}), sort_keys=True))}</td>'
+        f'<td>{escape(entry.get("isolation") or config.get("isolation"))}</td>'
+        f'<td>{escape(", ".join(levels.get(entry.get("name", ""), ())) or "-")}</td></tr>'
         for entry in config.get("agents", []))
     return f"""<section id="config">
 <h2>Config</h2>
@@ -177,8 +173,8 @@ def front_page(title: str, boards: Mapping[str, Leaderboard], table: HeadToHead,
     """The whole front page (``index.html``); ``ladder`` (``arena.ladder.ladder_history``) adds its section."""
     first = next(iter(boards.values()))
     buttons = "".join(
-        f'<button type="button" class="method-button" data-method="{_e(m)}" aria-pressed="{str(i == 0).lower()}">'
-        f"{_e(m)}</button>" for i, m in enumerate(boards))
+        f'<button type="button" class="method-button" data-method="{escape(m)}" aria-pressed="{str(i == 0).lower()}">'
+        f"{escape(m)}</button>" for i, m in enumerate(boards))
     sections = "\n".join(method_section(board, times, levels, i == 0) for i, board in enumerate(boards.values()))
     same = set(table.agents) == set(first.agents)
     ordered = table.reordered(first.agents) if same else table
@@ -192,7 +188,7 @@ won against the column agent, a drawn deal counting half; grey where two agents 
 {head_to_head_svg(ordered)}
 </section>
 <section id="history">
-<h2>Rating history ({_e(history.get("method", ""))})</h2>
+<h2>Rating history ({escape(history.get("method", ""))})</h2>
 <p class="meta">Each agent's rating and interval after the first n matches in schedule order, fitted at
 {len(history.get("matches", []))} points: whether the ratings have settled.</p>
 {history_svg(history)}

@@ -6,15 +6,11 @@ is HTML-escaped.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping
 from typing import Any
 
 from arena.leaderboard.terminal import format_number
-
-
-def _e(value: object) -> str:
-    return html.escape(str(value))
+from arena.site.pages import escape
 
 
 def _number(value: float | None) -> str:
@@ -29,11 +25,11 @@ def _status(entry: Mapping[str, Any]) -> str:
 
 def _path_table(entry: Mapping[str, Any]) -> str:
     rows = "\n".join(
-        f'<tr data-status="{_e(point["status"])}"><td class="num">{_e(point["batch"])}</td>'
-        f'<td class="num">{_e(point["matches"])}</td><td class="num">{_number(point["rating"])}</td>'
+        f'<tr data-status="{escape(point["status"])}"><td class="num">{escape(point["batch"])}</td>'
+        f'<td class="num">{escape(point["matches"])}</td><td class="num">{_number(point["rating"])}</td>'
         f'<td class="num">{_number(point["lower"])} to {_number(point["upper"])}</td>'
-        f'<td class="num">{_e(point["rank"] if point["rank"] is not None else "-")}</td>'
-        f'<td>{_e(point["status"])}</td></tr>'
+        f'<td class="num">{escape(point["rank"] if point["rank"] is not None else "-")}</td>'
+        f'<td>{escape(point["status"])}</td></tr>'
         for point in entry.get("path", []))
     if not rows:
         return '<p class="meta">Not rated yet.</p>'
@@ -47,13 +43,13 @@ def ladder_section(history: Mapping[str, Any]) -> str:
     """The ladder section: a summary row per entry, then each entry's rating and interval after every batch."""
     entries = history.get("entries", [])
     summary = "\n".join(
-        f'<tr data-agent="{_e(entry["name"])}"><th scope="row">{_e(entry["name"])}</th>'
-        f'<td>{_e(entry.get("added_at") or "-")} (after {_e(entry.get("added_after"))} matches)</td>'
-        f'<td>{_e(entry.get("retired_at") or "-")}</td><td class="ladder-status">{_e(_status(entry))}</td></tr>'
+        f'<tr data-agent="{escape(entry["name"])}"><th scope="row">{escape(entry["name"])}</th>'
+        f'<td>{escape(entry.get("added_at") or "-")} (after {escape(entry.get("added_after"))} matches)</td>'
+        f'<td>{escape(entry.get("retired_at") or "-")}</td><td class="ladder-status">{escape(_status(entry))}</td></tr>'
         for entry in entries)
     paths = "\n".join(
-        f'<details class="ladder-entry" data-agent="{_e(entry["name"])}"><summary>{_e(entry["name"])}: '
-        f"{_e(_status(entry))}</summary>\n{_path_table(entry)}\n</details>"
+        f'<details class="ladder-entry" data-agent="{escape(entry["name"])}"><summary>{escape(entry["name"])}: '
+        f"{escape(_status(entry))}</summary>\n{_path_table(entry)}\n</details>"
         for entry in entries)
     return f"""<section id="ladder">
 <h2>Ladder</h2>

@@ -21,6 +21,11 @@ POLICY = ("default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inlin
 """Scripts and styles from the site's own folder, inline chart styles and data images; nothing from anywhere else."""
 
 
+def escape(value: object) -> str:
+    """``value`` as text for HTML: ``<``, ``>``, ``&`` and quotes escaped (names come from configs and plugins)."""
+    return html.escape(str(value))
+
+
 def page(title: str, kind: str, body: str, subtitle: str = "", settings: dict[str, Any] | None = None) -> str:
     """A whole HTML page: ``kind`` tells ``site.js`` which page it runs on; ``settings`` go to it as JSON."""
     escaped = html.escape(title)

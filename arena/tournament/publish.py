@@ -18,13 +18,12 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from arena.games.base import Game
-from arena.games.catalog import score_spec
+from arena.games.catalog import installed_game, score_spec
 from arena.ladder.history import ladder_history
 from arena.ladder.store import is_ladder
 from arena.leaderboard import Leaderboard, build_leaderboard, head_to_head, render_rich, write_leaderboard_files
 from arena.leaderboard.terminal import format_number, rating_digits
-from arena.plugins import DEFAULT_PLUGINS_DIR, load_registry
+from arena.plugins import DEFAULT_PLUGINS_DIR
 from arena.ratings.data import MatchOutcome
 from arena.site import build_site
 from arena.site.stats import history_method, rating_history
@@ -133,6 +132,13 @@ def rate_stored(config: Any, leaderboards: Path | str, methods: Sequence[str] | 
     with Store.open_readonly(store_path(leaderboards, config.name)) as store:
         rows = list(store.rows())
         versions = store.versions()
+    return rate_rows(config, leaderboards, rows, versions, methods, bootstrap)
+
+
+def rate_rows(config: Any, leaderboards: Path | str, rows: Sequence[MatchRow],
+              versions: Mapping[str, Mapping[str, str]], methods: Sequence[str] | None = None,
+              bootstrap: int = 0) -> tuple[Published, list[MatchOutcome]]:
+    """``rate_stored`` on the rows and entry versions already read from the tournament's store."""
     outcomes = [row.outcome() for row in rows]
     flagged = fault_flags(rows, getattr(config, "fault_share", DEFAULT_FAULT_SHARE))
     chosen = list(methods or config.ratings)
@@ -153,34 +159,27 @@ def publish(config: Any, leaderboards: Path | str, methods: Sequence[str] | None
     with the game from ``plugins_dir``).
     ``progress(done, total)`` follows the site's match chunks.
     """
-    published, outcomes = rate_stored(config, leaderboards, methods, bootstrap)
     folder = Path(leaderboards) / config.name
-    deals = "" if published.public_seed is None else f"; {public_deals_note(published.public_seed)}"
-    title = f"{config.name} ({config.game}{deals})"
-    files = write_leaderboard_files(published.default, head_to_head(outcomes), folder, title=title, page=False)
-    ratings_path = folder / RATINGS_FILE
-    ratings_path.write_text(json.dumps({method: board.to_json() for method, board in published.boards.items()},
-                                       indent=1))
-    method = history_method(list(published.boards))
-    history = rating_history(outcomes, method, method_options(method, config.game, config.game_options))
-    history_path = folder / HISTORY_FILE
-    history_path.write_text(json.dumps(history, indent=1, allow_nan=False))
+    # One read of the store: the site shows exactly the matches rated (the rows are read once, not per step).
     with Store.open_readonly(store_path(leaderboards, config.name)) as store:
         rows = list(store.rows())
+        versions = store.versions()
+        published, outcomes = rate_rows(config, leaderboards, rows, versions, methods, bootstrap)
+        deals = "" if published.public_seed is None else f"; {public_deals_note(published.public_seed)}"
+        title = f"{config.name} ({config.game}{deals})"
+        files = write_leaderboard_files(published.default, head_to_head(outcomes), folder, title=title, page=False)
+        ratings_path = folder / RATINGS_FILE
+        ratings_path.write_text(json.dumps({method: board.to_json() for method, board in published.boards.items()},
+                                           indent=1))
+        method = history_method(list(published.boards))
+        history = rating_history(outcomes, method, method_options(method, config.game, config.game_options))
+        history_path = folder / HISTORY_FILE
+        history_path.write_text(json.dumps(history, indent=1, allow_nan=False))
         ladder = ladder_history(leaderboards, config.name) if is_ladder(store.db) else None
         pages = build_site(folder, title, store.meta("config") or {}, published.boards, rows, outcomes, store,
-                           _installed_game(config.game, plugins_dir), store.versions(), history, progress, ladder)
+                           installed_game(config.game, plugins_dir), versions, history, progress, ladder)
     return dataclasses.replace(published, files={**files, RATINGS_FILE: ratings_path, HISTORY_FILE: history_path,
                                                  **pages})
-
-
-def _installed_game(name: str, plugins_dir: Path | str | None) -> Game | None:
-    """The game ``name`` from the built-in plugins, else from every plugin; None when it is not installed."""
-    for directory in (None, plugins_dir):
-        games = load_registry(plugins_dir=directory, entry_points=directory is not None).registry.games
-        if name in games:
-            return games[name]
-    return None
 
 
 def side_by_side(boards: Mapping[str, Leaderboard], name: str, game: str) -> Table:

@@ -6,10 +6,11 @@ import json
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from arena.cli import main
+from arena.cli import common, main
 from arena.ladder import ladder_history
 from arena.site.ladder import ladder_section
 
@@ -53,6 +54,27 @@ def test_retire_rebuilds_the_site(leaderboards: Path, tmp_path: Path, capsys: py
     table = page[page.index('<table id="ladder-entries">'):]
     row = re.search(r'<tr data-agent="random-2">.*?</tr>', table, re.S)
     assert row and retired["retired_at"] in row.group(0)
+
+
+def test_ladder_commands_publish_with_the_users_plugins_folder(boards: Path, tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """The site's match pages replay with the games of --plugins-dir, as after 'arena run' (else a plugin's game
+    reads as not installed)."""
+    shutil.copytree(boards / "four", tmp_path / "four")
+    calls: list[dict[str, Any]] = []
+    real = common.publish
+
+    def spy(config: Any, leaderboards: Path, **options: Any) -> Any:
+        calls.append(options)
+        return real(config, leaderboards, **options)
+
+    monkeypatch.setattr(common, "publish", spy)
+    assert main(["ladder", "run", "four", "--matches", "4", "--json", "--leaderboards", str(tmp_path),
+                 "--plugins-dir", str(PLUGINS)]) == 0
+    assert main(["ladder", "retire", "four", "random-2", "--leaderboards", str(tmp_path),
+                 "--plugins-dir", str(PLUGINS)]) == 0
+    assert [call["plugins_dir"] for call in calls] == [PLUGINS, PLUGINS]
+    assert all(callable(call["progress"]) for call in calls), "the site's progress shows as after 'arena run'"
 
 
 def test_entry_names_and_values_are_escaped() -> None:
