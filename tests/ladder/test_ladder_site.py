@@ -13,6 +13,7 @@ import pytest
 from arena.cli import common, main
 from arena.ladder import ladder_history
 from arena.site.ladder import ladder_section
+from tests.ladder.conftest import PLUGINS
 
 
 @pytest.fixture(scope="module")
