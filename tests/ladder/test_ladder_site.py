@@ -57,11 +57,11 @@ def test_retire_rebuilds_the_site(leaderboards: Path, tmp_path: Path, capsys: py
     assert row and retired["retired_at"] in row.group(0)
 
 
-def test_ladder_commands_publish_with_the_users_plugins_folder(boards: Path, tmp_path: Path,
+def test_ladder_commands_publish_with_the_users_plugins_folder(leaderboards: Path, tmp_path: Path,
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """The site's match pages replay with the games of --plugins-dir, as after 'arena run' (else a plugin's game
     reads as not installed)."""
-    shutil.copytree(boards / "four", tmp_path / "four")
+    shutil.copytree(leaderboards / "four", tmp_path / "four")
     calls: list[dict[str, Any]] = []
     real = common.publish
 
