@@ -16,7 +16,7 @@ from rich.text import Text
 from arena.agent import AgentSpec
 from arena.games.base import Game
 from arena.plugins import DEFAULT_PLUGINS_DIR, Registry, load_registry, warn_plugin_errors
-from arena.tournament.publish import Published, publish
+from arena.publish import Published, publish
 from arena.tournament.store import DEFAULT_LEADERBOARDS
 
 

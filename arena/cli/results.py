@@ -23,11 +23,11 @@ from arena.cli.common import (
     publish_leaderboard,
 )
 from arena.leaderboard import compare, render_comparison
+from arena.publish import method_options, rate_stored, stored_config
 from arena.ratings.registry import method_names
 from arena.records import save_record
 from arena.suggest import closest
 from arena.tournament.config import DEFAULT_FAULT_SHARE
-from arena.tournament.publish import method_options, rate_stored, stored_config
 from arena.tournament.store import STORE_FILE, Store, StoreError, store_path
 
 EXPORT_COLUMNS = ("idx", "id", "block_id", "table", "block", "rotation", "deal_seed", "agents", "scores", "ranks",

@@ -20,9 +20,9 @@ from arena.cli.common import (
     registry,
 )
 from arena.plugins import DEFAULT_PLUGINS_DIR, Registry
+from arena.publish import summary_json
 from arena.tournament.config import ConfigError, TournamentConfig
 from arena.tournament.config_loading import load_config
-from arena.tournament.publish import summary_json
 from arena.tournament.runner import RAY_WORTH_SECONDS, TournamentError, run_tournament
 from arena.tournament.runner import Progress as RunProgress
 from arena.tournament.store import DEFAULT_LEADERBOARDS, StoreError

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from arena.plugins import load_registry
+from arena.publish import Published, publish
 from arena.tournament.config import config_from_dict
-from arena.tournament.publish import Published, publish
 from arena.tournament.runner import run_tournament
 
 BAD_AGENTS = Path(__file__).resolve().parents[1] / "bad_agents"

@@ -12,12 +12,12 @@ import pytest
 
 from arena.games.lorum.game import LorumGame
 from arena.match_log import move_times
+from arena.publish import Published
 from arena.ratings.registry import fit
 from arena.ratings.simulate import simulate_outcomes
 from arena.site import chunks
 from arena.site.chunks import unpacked, write_match_chunks
 from arena.site.stats import MoveTimes, checkpoints, history_method, list_row, rating_history, seat_results
-from arena.tournament.publish import Published
 from arena.tournament.store import MatchRow, Store, store_path
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from arena.plugins import load_registry
+from arena.publish import rate_stored
 from arena.tournament.config import ConfigError, TournamentConfig, config_from_dict
-from arena.tournament.publish import rate_stored
 from arena.tournament.runner import Progress, TournamentError, run_tournament
 from arena.tournament.store import Store, StoreError, store_path
 
