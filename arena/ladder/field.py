@@ -87,8 +87,8 @@ def read_ladder(store: LadderStore) -> Ladder:
     return Ladder(config=LadderConfig(tournament=tournament, settings=settings), entries=entries)
 
 
-def open_ladder(leaderboards: Path | str, name: str) -> LadderStore:
-    """Open ladder ``name`` to write; ``LadderError`` if there is none, or the store holds a tournament."""
+def ladder_path(leaderboards: Path | str, name: str) -> Path:
+    """The store of ladder ``name``; ``LadderError`` saying how to start one if there is none."""
     try:
         path = store_path(leaderboards, name)
     except StoreError as error:
@@ -96,7 +96,12 @@ def open_ladder(leaderboards: Path | str, name: str) -> LadderStore:
     if not path.is_file():
         raise LadderError(f"no ladder {name!r} in {leaderboards}; start one with 'arena ladder run CONFIG' "
                           "(a config with format = \"ladder\")")
-    return _open(path)
+    return path
+
+
+def open_ladder(leaderboards: Path | str, name: str) -> LadderStore:
+    """Open ladder ``name`` to write; ``LadderError`` if there is none, or the store holds a tournament."""
+    return _open(ladder_path(leaderboards, name))
 
 
 def _open(path: Path) -> LadderStore:

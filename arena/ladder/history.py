@@ -14,11 +14,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from arena.ladder.field import LadderError
+from arena.ladder.field import LadderError, ladder_path
 from arena.ladder.standing import RETIRED, SETTLED, Standing
 from arena.ladder.store import LadderEntry, block_rows, history_rows, is_ladder, now, read_entries, run_rows
 from arena.ratings import RatingTable
-from arena.tournament.store import Store, store_path
+from arena.tournament.store import Store
 
 HISTORY_FILE = "ladder.json"
 """The ladder's history, beside its leaderboard files."""
@@ -49,9 +49,10 @@ def snapshot(batch: int, run: int, matches: int, entries: Sequence[LadderEntry],
 def ladder_history(leaderboards: Path | str, name: str) -> dict[str, Any]:
     """The ladder's story as plain JSON (read-only): settings, entries with their paths, runs, block provenance.
 
-    ``StoreError`` when there is no store, ``LadderError`` when it holds a tournament.
+    ``LadderError`` when there is no ladder of that name or the store holds a tournament; ``StoreError``
+    when the store cannot be read.
     """
-    with Store.open_readonly(store_path(leaderboards, name)) as store:
+    with Store.open_readonly(ladder_path(leaderboards, name)) as store:
         if not is_ladder(store.db):
             raise LadderError(f"{name!r} is a tournament, not a ladder; see 'arena leaderboard {name}'")
         ladder = store.meta("ladder")
