@@ -22,6 +22,7 @@ def test_front_page_to_match_list_to_a_match_stepped_with_keys_and_buttons(
     page.evaluate("document.querySelector('.method-button[data-method=score]').click()")
     assert page.evaluate("[document.getElementById('method-score').hidden,"
                          " document.getElementById('method-elo').hidden]") == [False, True]
+    assert png_rows(page.screenshot())[2] > 100, "the front page looks blank"
 
     page.follow("a[href='matches.html']")
     page.wait_for("location.pathname.endsWith('/matches.html')"
@@ -34,6 +35,7 @@ def test_front_page_to_match_list_to_a_match_stepped_with_keys_and_buttons(
                   " s.dispatchEvent(new Event('change'))")  # the first agent: greedy
     page.wait_for("location.hash === '#agent=greedy'")
     assert page.evaluate("document.querySelectorAll('#matches-table tbody tr').length") == 8
+    assert png_rows(page.screenshot())[2] > 100, "the match list looks blank"
 
     page.follow("#matches-table tbody tr a")
     page.wait_for("location.pathname.endsWith('/match.html') && document.querySelectorAll('#match-log li').length")
