@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import builtins
 import io
+import json
 import os
 import pty
 import random
 import select
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -169,13 +171,18 @@ def test_one_person_plays_one_seat(capsys: pytest.CaptureFixture[str], argv: lis
     assert status == 2 and err == f"arena: error: {message} (--agents 'human' and --human)\n"
 
 
-@pytest.mark.slow
-def test_a_person_plays_lorum_through_a_pseudo_terminal(tmp_path: Path) -> None:
-    """The real command on a terminal: every prompt answered by typing a number, then the result."""
+PROMPTS = (b"or type a name:", b"separated by spaces):")
+"""How the human seat's prompts end (a menu; a typed Lovat keep)."""
+
+
+def play_on_a_terminal(cwd: Path, argv: list[str], respond: Callable[[str], str]) -> tuple[int, str, int]:
+    """Run ``arena ARGV`` on a pseudo-terminal; whenever the output so far ends with a prompt (``PROMPTS``),
+    type ``respond(that output)`` and Enter. The exit status, everything shown, and how many prompts.
+
+    Only whole prompts are answered: output arrives in chunks, and a chunk may end at any colon."""
     arena = Path(sys.executable).with_name("arena")
     controller, terminal = pty.openpty()
-    process = subprocess.Popen([str(arena), "play", "lorum", "--agents", "human,greedy,random,random", "--seed", "9",
-                                "--deals", "1"], stdin=terminal, stdout=terminal, stderr=terminal, cwd=tmp_path,
+    process = subprocess.Popen([str(arena), *argv], stdin=terminal, stdout=terminal, stderr=terminal, cwd=cwd,
                                close_fds=True)
     os.close(terminal)
     seen = b""
@@ -183,7 +190,9 @@ def test_a_person_plays_lorum_through_a_pseudo_terminal(tmp_path: Path) -> None:
     try:
         while True:
             ready, _, _ = select.select([controller], [], [], 60)
-            assert ready, f"no output for 60 s; last seen: {seen[-300:]!r}"
+            if not ready:
+                process.kill()
+                pytest.fail(f"no output for 60 s; last seen: {seen[-300:]!r}")
             try:
                 chunk = os.read(controller, 4096)
             except OSError:  # the command exited and closed the terminal
@@ -191,16 +200,51 @@ def test_a_person_plays_lorum_through_a_pseudo_terminal(tmp_path: Path) -> None:
             if not chunk:
                 break
             seen += chunk
-            if seen.rstrip().endswith(b"or type a name:"):
-                os.write(controller, b"1\n")
+            if seen.rstrip().endswith(PROMPTS):
+                os.write(controller, respond(seen.decode()).encode() + b"\n")
                 answered += 1
                 seen += b"\n"
     finally:
-        process.wait(timeout=60)
-        os.close(controller)
-    text = seen.decode()
-    assert process.returncode == 0, text[-500:]
+        try:
+            process.wait(timeout=60)
+        finally:
+            process.kill()  # nothing if it exited; a test that failed must not leave it waiting for input
+            os.close(controller)
+    return process.returncode, seen.decode(), answered
+
+
+@pytest.mark.slow
+def test_a_person_plays_lorum_through_a_pseudo_terminal(tmp_path: Path) -> None:
+    """The real command on a terminal: every prompt answered by typing a number, then the result."""
+    status, text, answered = play_on_a_terminal(
+        tmp_path, ["play", "lorum", "--agents", "human,greedy,random,random", "--seed", "9", "--deals", "1"],
+        lambda shown: "1")
+    assert status == 0, text[-500:]
     assert answered >= 1 and "your hand:" in text and "Result:" in text
+
+
+@pytest.mark.slow
+def test_a_person_plays_lovat_through_a_pseudo_terminal(tmp_path: Path) -> None:
+    """The real command on a terminal, Lovat: the keep typed as card ids in any order and case (a wrong
+    keep first, which is refused and asked again), then every menu answered by number; the record holds
+    the typed keep for seat 0."""
+    seed = 11
+    dealt = GAME.new_state(seed, {"players": 3}).observation(0)
+    keep = sorted(random_keep(dealt.dealt, dealt.level_sum, dealt.min_size, dealt.max_size, random.Random(1)))
+    keeps_typed = iter(["nonsense", " ".join(reversed(keep)).lower()])
+
+    def respond(shown: str) -> str:
+        return next(keeps_typed) if shown.rstrip().endswith("separated by spaces):") else "1"
+
+    record = tmp_path / "match.json"
+    status, text, answered = play_on_a_terminal(
+        tmp_path, ["play", "lovat", "--players", "3", "--agents", "human,greedy,random", "--seed", str(seed),
+                   "--record", str(record)], respond)
+    assert status == 0, text[-500:]
+    assert "not legal:" in text and "Result:" in text
+    assert answered >= 3
+    first = next(action for action in json.loads(record.read_text())["actions"] if action["seat"] == 0)
+    assert sorted(first["action"]) == keep
 
 
 def test_the_lovat_view_sorts_the_hand_in_the_turns_colour_and_marks_what_beats_the_best_card() -> None:
