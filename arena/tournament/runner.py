@@ -32,8 +32,10 @@ from pathlib import Path
 from typing import Any
 
 from arena.options import OptionError
+from arena.plugin_data import printable
 from arena.plugins import DEFAULT_PLUGINS_DIR, PluginManager, Registry, load_registry
 from arena.provenance import files_hash, plugin_source
+from arena.referee import STARTUP, fault_phase
 from arena.tournament import playing
 from arena.tournament.cluster import ClusterError, probe
 from arena.tournament.config import TournamentConfig
@@ -207,18 +209,22 @@ class StartupFailure:
 
     entry: str  # the entry name
     matches: int  # how many first matches in a row it failed to start in
-    cause: str  # the last start-up fault's message
+    cause: str  # the last start-up fault's kind and message
     position: int  # index in the batch of the match that reached the limit
 
     def message(self, stored: int, total: int) -> str:
         """The one line the run stops with."""
         return (f"entry {self.entry!r} failed to start in its first {self.matches} matches "
-                f"({' '.join(self.cause.split())[:200]}); the run stopped with {stored} of {total} matches stored "
-                "and nothing after them: fix the agent (try 'arena check-agent'), then run again with --resume")
+                f"({printable(' '.join(self.cause.split()), 200)}); the run stopped with {stored} of {total} matches "
+                "stored and nothing after them: fix the agent (try 'arena check-agent'), then run again with --resume")
 
 
 class StartupWatch:
-    """Counts each entry's start-up faults in a row from its first match, until it once starts cleanly."""
+    """Counts each entry's start-up faults in a row from its first match, until it once starts cleanly.
+
+    A start-up fault is one the referee recorded in phase ``startup`` (``arena.referee.fault_phase``: for
+    records stored before faults carried a phase, read from the message as it was then).
+    """
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
@@ -228,8 +234,9 @@ class StartupWatch:
     def first_failure(self, rows: Sequence[Mapping[str, Any]]) -> StartupFailure | None:
         """Feed committed-to-be rows in order; the first one at which an entry reaches the limit, if any."""
         for position, row in enumerate(rows):
-            causes = {fault["seat"]: fault["message"] for fault in row["faults"]
-                      if str(fault["message"]).startswith("start-up")}
+            # By the phase the referee recorded, never by the message, whose text the agent partly wrote.
+            causes = {fault["seat"]: f"{fault['kind']}: {fault['message']}" for fault in row["faults"]
+                      if fault_phase(fault) == STARTUP}
             for seat, entry in enumerate(row["agents"]):
                 if entry in self.started:
                     continue

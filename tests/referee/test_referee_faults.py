@@ -73,6 +73,7 @@ def test_fault_is_recorded_and_the_other_seats_cannot_tell(
     fault = record["faults"][0]
     assert fault["seat"] == BAD_SEAT
     assert fault["kind"] in FAULT_KINDS and fault["message"]
+    assert fault["phase"] == "move"  # every one of these agents builds cleanly, then faults in a decision
     if agent != "bad-illegal":  # the illegal agent waits for a decision with a menu of actions
         assert fault["move"] == bad_move(record, BAD_SEAT, AFTER)
     assert record["seats"][BAD_SEAT]["faulted"] is True
