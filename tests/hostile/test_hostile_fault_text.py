@@ -8,7 +8,9 @@ stays a decision's fault: it never counts toward stopping a tournament or a ladd
 from __future__ import annotations
 
 import shutil
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hostile_helpers import HOSTILE, play
@@ -36,7 +38,7 @@ def forged_plugins(folder: Path) -> Path:
     return folder
 
 
-def assert_decision_faults(faults: list[dict]) -> None:
+def assert_decision_faults(faults: Sequence[Mapping[str, Any]]) -> None:
     """Every fault is an exception in a decision, its message the referee's ``raised`` and one printable line."""
     assert faults
     for fault in faults:
