@@ -21,7 +21,7 @@ from arena.plugins import Registry, load_registry
 from arena.referee import AgentHost
 from arena.tournament.config import TournamentConfig, config_from_dict
 from arena.tournament.runner import run_tournament
-from arena.tournament.store import Store, store_path
+from arena.tournament.store import MatchRow, Store, store_path
 
 MIMICS = 4
 """How many class names ``forged_fault.MIMICS`` holds: the old start-up prefix, the start-up timeouts of a
@@ -102,16 +102,31 @@ min_blocks = 1
 """
 
 
-def test_forged_start_up_faults_do_not_stop_a_ladder_run(tmp_path: Path) -> None:
+def run_forgers_ladder(tmp_path: Path, at_start: str) -> tuple[int, list[MatchRow]]:
+    """A ladder of four forgers, ``forger-0`` raising ``at_start`` or not; the run's status and stored rows."""
     folder = forged_plugins(tmp_path / "plugins")
     config = tmp_path / "forged.toml"
     entries = "".join(f'\n[[agents]]\nname = "forger-{mimic}"\nplugin = "forged-fault"\n'
-                      f"options = {{ mimic = {mimic} }}\n" for mimic in range(MIMICS))
+                      f"options = {{ mimic = {mimic}, at_start = {at_start if mimic == 0 else 'false'} }}\n"
+                      for mimic in range(MIMICS))
     config.write_text(LADDER + entries)
     boards = tmp_path / "boards"
-    assert main(["ladder", "run", str(config), "--matches", "8", "--workers", "1", "--json",
-                 "--leaderboards", str(boards), "--plugins-dir", str(folder)]) == 0
+    status = main(["ladder", "run", str(config), "--matches", "8", "--workers", "1", "--json",
+                   "--leaderboards", str(boards), "--plugins-dir", str(folder)])
     with Store.open_readonly(store_path(boards, "forged")) as store:
-        rows = list(store.rows())
-    assert len(rows) == 8
+        return status, list(store.rows())
+
+
+def test_forged_start_up_faults_do_not_stop_a_ladder_run(tmp_path: Path) -> None:
+    status, rows = run_forgers_ladder(tmp_path, "false")
+    assert status == 0 and len(rows) == 8
     assert_decision_faults([fault for row in rows for fault in row.faults])
+
+
+def test_a_real_start_up_fault_does_stop_a_ladder_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The same forger raising the same class while it is built: the ladder stops at its first match.
+    status, rows = run_forgers_ladder(tmp_path, "true")
+    err = capsys.readouterr().err
+    assert status == 1 and rows == [] and err.count("\n") == 1, err
+    assert err.startswith("arena: error: entry 'forger-0' failed to start in its first 1 matches (exception: raised "
+                          "start-up: RuntimeError: cannot load my model"), err

@@ -20,9 +20,18 @@ MIMICS = (
 
 
 class Forger(RandomLorumAgent):
-    """Plays at random until its decision ``after``, then raises the exception ``mimic`` names."""
+    """Plays at random until its decision ``after``, then raises the exception ``mimic`` names.
+
+    With ``at_start`` it raises that exception while being built instead: a real start-up fault.
+    """
 
     decided = 0
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        if self.options.get("at_start"):
+            name, text = MIMICS[self.options.get("mimic", 0)]
+            raise type(name, (Exception,), {})(text)
 
     def act(self, observation):
         self.decided += 1
@@ -37,4 +46,5 @@ def arena_register_agents(register):
     register(AgentSpec(name="forged-fault", games=("lorum",), factory=Forger, description="forges fault text",
                        version="1", options=AgentOptions((
                            OptionSpec("mimic", "int", default=0, minimum=0, maximum=len(MIMICS) - 1),
-                           OptionSpec("after", "int", default=0, minimum=0)))))
+                           OptionSpec("after", "int", default=0, minimum=0),
+                           OptionSpec("at_start", "bool", default=False)))))
