@@ -50,7 +50,7 @@ from arena.plugins import DEFAULT_PLUGINS_DIR, FILE, Registry, load_registry, or
 from arena.records import action_from_json
 from arena.referee import AgentHost, Limits, MatchResult, RefereeError, SeatPlan, play_match
 from arena.referee.confinement import sandbox_level
-from arena.referee.faults import CRASH, MEMORY, TIMEOUT
+from arena.referee.faults import CRASH, MEMORY, STARTUP, TIMEOUT, fault_phase
 from arena.referee.seats import AUTO, ISOLATED, SANDBOXED, TRUSTED, resolve_mode
 from arena.seeding import derive_seed
 from arena.substitute import SUBSTITUTE
@@ -286,7 +286,7 @@ def _fault_finding(spec: AgentSpec, game: Game, check: MatchCheck, fault: dict[s
                    isolation: str, seed: int, index: int, earlier: list[float]) -> Finding:
     """A fault as a problem: where, what (a timeout explained), the fix for its kind and phase, a command."""
     kind, message = fault["kind"], fault["message"]
-    startup = message.startswith("start-up")
+    startup = fault_phase(fault) == STARTUP
     fixes = STARTUP_FIXES if startup and kind in STARTUP_FIXES else FIXES
     fix = fixes.get(kind, "").format(move=f"{limits.move_seconds:g}", bank=f"{limits.bank_seconds:g}",
                                      startup=f"{limits.startup_seconds:g}", memory=limits.memory_mb)

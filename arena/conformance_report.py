@@ -41,7 +41,7 @@ STARTUP_FIXES = {
     MEMORY: "use less memory while building the agent: an isolated agent may allocate {memory} MB beyond the "
             "preloaded arena",
 }
-"""What to do about a fault while the agent is built (its message starts ``start-up``)."""
+"""What to do about a fault while the agent is built (a fault of phase ``startup``)."""
 
 NONDETERMINISM_FIX = (
     "make the agent deterministic for a given seed: draw all randomness from random.Random(self.seed) created in "

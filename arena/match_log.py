@@ -14,6 +14,7 @@ from typing import Any
 
 from arena.games.base import Game, log_sentence, seat_label
 from arena.records import action_from_json
+from arena.referee.faults import STARTUP, fault_phase
 from arena.substitute import SUBSTITUTE
 
 
@@ -57,10 +58,18 @@ def header_lines(game: Game, seed: int, names: Sequence[str]) -> list[str]:
     return lines
 
 
+def fault_when(fault: Mapping[str, Any]) -> str:
+    """When a fault happened, in words: ``at start-up`` or ``at move N`` (by its recorded phase)."""
+    return "at start-up" if fault_phase(fault) == STARTUP else f"at move {fault['move']}"
+
+
 def fault_line(fault: Mapping[str, Any], names: Sequence[str]) -> str:
-    """A fault as the log states it, at the move where the substitute took over."""
-    return printable(log_sentence(f"fault: {seat_label(fault['seat'], names)} {fault['kind']} at move "
-                                  f"{fault['move']}: {fault['message']}; the substitute plays this seat from here"))
+    """A fault as the log states it, at the move where the substitute took over.
+
+    The seat, kind and phase come first, in the referee's words; the message (partly the agent's) after them.
+    """
+    return printable(log_sentence(f"fault: {seat_label(fault['seat'], names)} {fault['kind']} {fault_when(fault)}: "
+                                  f"{fault['message']}; the substitute plays this seat from here"))
 
 
 def move_times(record: Mapping[str, Any]) -> list[float | None]:

@@ -25,7 +25,7 @@ from arena.cli.common import (
 )
 from arena.games.base import Game, GameError
 from arena.human import HumanAgent, InputEnded
-from arena.match_log import fault_line, header_lines
+from arena.match_log import fault_line, fault_when, header_lines
 from arena.options import OptionError, parse_assignments
 from arena.plugins import Registry
 from arena.records import save_record
@@ -266,4 +266,4 @@ def _print_result(game: Game, match: MatchResult) -> None:
         agent = match.record["seats"][seat]["agent"]
         print(f"  {result['ranks'][seat]}. seat {seat} ({agent}): {result['scores'][seat]}")
     for fault in match.record["faults"]:
-        print(f"  fault: seat {fault['seat']} {fault['kind']} at move {fault['move']}: {fault['message']}")
+        print(f"  fault: seat {fault['seat']} {fault['kind']} {fault_when(fault)}: {fault['message']}")

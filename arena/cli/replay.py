@@ -29,7 +29,7 @@ from arena.records import (
     replay,
     save_record,
 )
-from arena.referee import RefereeError, SeatPlan, play_match
+from arena.referee import MOVE, PHASES, RefereeError, SeatPlan, play_match
 from arena.seeding import derive_seed
 from arena.substitute import SUBSTITUTE
 
@@ -153,6 +153,8 @@ def _checked_faults(faults: list[Any], where: str) -> list[Mapping[str, Any]]:
                 and all(isinstance(fault.get(key), str) for key in ("kind", "message"))):
             raise CliError(f"{where}: fault {index} must be an object with integer 'seat' and 'move' and string "
                            "'kind' and 'message'", status=1)
+        if fault.get("phase", MOVE) not in PHASES:  # a record from before phases has none: read the old way
+            raise CliError(f"{where}: fault {index}: 'phase' must be one of {', '.join(PHASES)}", status=1)
     return faults
 
 

@@ -19,7 +19,7 @@ from arena.ladder.store import LadderEntry, LadderStore, is_ladder
 from arena.referee import Limits
 from arena.tournament.config import ENTRY_PATTERN, NAME_MAX, AgentEntry, TournamentConfig
 from arena.tournament.schedule import ROUND_ROBIN
-from arena.tournament.store import SCHEMA_VERSION, Store, StoreError, store_path
+from arena.tournament.store import SCHEMA_VERSION, Store, StoreError, store_path, version_changes
 
 
 class LadderError(Exception):
@@ -197,9 +197,7 @@ def check_versions(ladder: Ladder, stored: Mapping[str, Mapping[str, str]],
         before, now = stored.get(name), current[name]
         if before is None:
             continue
-        changes = [f"{key} {before[key]} -> {now[key]}" if key != "files"
-                   else f"plugin files changed (hash {before[key][:12]} -> {now[key][:12]})"
-                   for key in ("agent", "version", "files") if before[key] != now[key]]
+        changes = version_changes(before, now)
         if changes:
             plugin = ladder.config.tournament.entry(name).plugin
             raise LadderError(

@@ -1,9 +1,9 @@
 """Run a ladder: fit, choose a batch of blocks, store the choice, play it, store the results; again.
 
 Each batch is chosen from one fit of every stored match (``arena.ladder.planner``) and recorded
-before a match of it is played; its matches are then played by the tournament's
-``MatchPlayer`` (in this process, on a local Ray or on a cluster, as ``arena run``) and stored in
-order.  So the choice depends only on the store and the seed, the same on Ray as serially, and a
+before a match of it is played; its matches are then played and stored in order by the tournament's
+own loop, ``MatchPlayer`` (in this process, on a local Ray or on a cluster, as ``arena run``; with the
+same start-up watch).  So the choice depends only on the store and the seed, the same on Ray as serially, and a
 run killed at any moment (``kill -9`` included) leaves the store holding a prefix of the chosen
 matches: ``--resume`` plays the rest of the chosen batch, then goes on choosing, and ends as the
 uninterrupted run would have.  After every batch each entry's rating is recorded (the history).
@@ -25,9 +25,8 @@ from arena.ladder.standing import SETTLED, Standing, fit_standing
 from arena.ladder.store import LadderStore
 from arena.plugins import DEFAULT_PLUGINS_DIR, load_registry
 from arena.tournament.config import SCHEDULE_SEED
-from arena.tournament.player import MatchPlayer
-from arena.tournament.ray_output import RAY_LOG
-from arena.tournament.runner import StartupWatch, TournamentError, entry_versions
+from arena.tournament.player import MatchPlayer, StartupWatch
+from arena.tournament.runner import TournamentError, entry_versions
 from arena.tournament.schedule import Match, block_id, block_matches
 from arena.tournament.store import DEFAULT_LEADERBOARDS
 
@@ -103,14 +102,14 @@ def run_ladder(
             versions = entry_versions(playing, manager.registry, plugins_dir)
         except TournamentError as error:
             raise LadderError(str(error)) from None
-        check_versions(current, store.store.versions(), versions)
-        store.store.bind_versions(versions)
+        check_versions(current, store.store.versions(), versions)  # the ladder's rule: as each entry joined
+        store.store.record_versions(versions)
         if run is None:
             with store.transaction():
                 run = store.start_run(limit, until)
         play = _Play(store, current, run, limit, until, on_progress)
-        with MatchPlayer(playing.to_json(), plugins_dir, versions, manager, workers=workers, address=address,
-                         log_path=store.store.path.parent / RAY_LOG) as player:
+        with MatchPlayer(playing.to_json(), plugins_dir, versions, manager, store.store, play.watch, workers=workers,
+                         address=address) as player:
             outcome, standing = play.loop(player)
         with store.transaction():
             store.finish_run(run, outcome)
@@ -192,14 +191,11 @@ class _Play:
         # Whether a local Ray is worth starting is judged on what is surely left: the rest of the run for
         # --matches, only the chosen batch for --until settled (its budget is a bound, not a forecast).
         left = self.limit - self.store.run_matches(self.run) if self.until is None else len(matches)
-        for rows in player.play(matches, left):
-            failure = self.watch.first_failure(rows)
-            if failure is not None:
-                self.store.store.add(rows[:failure.position])  # the store stays a prefix of the chosen matches
-                raise LadderError(failure.message(self.store.store.count(), self.store.planned_count() * self.seats))
-            self.store.store.add(rows)
-            player.report(rows)
-            self._report()
+        try:
+            for _rows in player.play(matches, len(matches), left, self.store.planned_count() * self.seats):
+                self._report()
+        except TournamentError as error:  # an entry that cannot start, a worker with another version
+            raise LadderError(str(error)) from None
 
     def _report(self) -> None:
         if self.on_progress is not None:

@@ -166,7 +166,7 @@ class LadderStore:
         """Record an entry joining now (after the matches stored so far), with its agent's ``version`` if known.
 
         Inside the caller's transaction, so an entry never joins without the version it joined with
-        (``Store.bind_versions`` would open a transaction of its own; the config's starting field has its
+        (``Store.record_versions`` would open a transaction of its own; the config's starting field has its
         versions bound when the ladder first runs).
         """
         position = len(self.entries())
@@ -174,7 +174,7 @@ class LadderStore:
                         "VALUES (?, ?, ?, ?, ?, ?)",
                         (position, entry["name"], json.dumps(dict(entry), sort_keys=True), now(), self.store.count(),
                          source))
-        if version is not None:  # the row bind_versions writes for a new name
+        if version is not None:  # the row record_versions writes for a new name
             self.db.execute(f"INSERT OR REPLACE INTO entries (name, {', '.join(ENTRY_FIELDS)}) VALUES (?, ?, ?, ?, ?)",
                             (entry["name"], *(str(version[field]) for field in ENTRY_FIELDS)))
 

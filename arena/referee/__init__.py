@@ -7,10 +7,10 @@
 * ``Limits``: per-move time, time bank, start-up time and memory (``limits.py``);
 * ``AgentHost``, ``default_host``: the per-plugin zygotes that fork process seats (``host.py``, ``zygote.py``,
   with the process hygiene of ``confinement.py``);
-* ``FAULT_KINDS``, ``Fault``, ``RefereeError``, ``check_action`` (``faults.py``).
+* ``FAULT_KINDS``, ``PHASES``, ``fault_phase``, ``Fault``, ``RefereeError``, ``check_action`` (``faults.py``).
 """
 
-from arena.referee.faults import FAULT_KINDS, Fault, RefereeError, check_action
+from arena.referee.faults import FAULT_KINDS, MOVE, PHASES, STARTUP, Fault, RefereeError, check_action, fault_phase
 from arena.referee.host import AgentHost, default_host
 from arena.referee.limits import Limits
 from arena.referee.match import Match, MatchResult, SeatPlan, play_match
@@ -21,7 +21,10 @@ __all__ = [
     "FAULT_KINDS",
     "ISOLATED",
     "ISOLATION_MODES",
+    "MOVE",
+    "PHASES",
     "SANDBOXED",
+    "STARTUP",
     "TRUSTED",
     "AgentHost",
     "Fault",
@@ -33,5 +36,6 @@ __all__ = [
     "SeatPlan",
     "check_action",
     "default_host",
+    "fault_phase",
     "play_match",
 ]

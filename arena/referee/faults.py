@@ -2,15 +2,22 @@
 
 A fault never stops a match: the seat is played from then on by the substitute
 policy (a random legal action) and the fault is recorded on the match as
-``{"seat", "kind", "move", "message"}``, ``move`` being the index in the
+``{"seat", "kind", "phase", "move", "message"}``, ``move`` being the index in the
 record's ``actions`` of the decision where the substitute's action stands.
 An illegal action is reported, never "fixed".
+
+``kind`` and ``phase`` are the referee's own: the kind by the way the seat
+failed, the phase by the call that failed (building the agent, or a decision).
+Nothing an agent writes decides either; its own text (an exception's class
+name and message, what its process reports) appears in ``message`` only, after
+the referee's words (``raised ...``), on one line.
 """
 
 from __future__ import annotations
 
 import os
 import traceback
+from collections.abc import Mapping
 from typing import Any
 
 from arena.games.base import Action, Game, Observation
@@ -18,6 +25,16 @@ from arena.games.base import Action, Game, Observation
 EXCEPTION, ILLEGAL, TIMEOUT, CRASH, MEMORY = "exception", "illegal", "timeout", "crash", "memory"
 FAULT_KINDS: tuple[str, ...] = (EXCEPTION, ILLEGAL, TIMEOUT, CRASH, MEMORY)
 """Every fault kind, as recorded: raised, illegal or malformed action, too slow, process died, out of memory."""
+
+STARTUP, MOVE = "startup", "move"
+PHASES: tuple[str, ...] = (STARTUP, MOVE)
+"""When a fault happened, as recorded: while the agent was being built, or in one of its decisions."""
+
+MESSAGE_LIMIT = 600
+"""Longest fault message recorded (an agent's exception text is cut to 500 characters before the referee's words)."""
+
+LEGACY_STARTUP_PREFIX = "start-up"
+"""How the message of a start-up fault began in records made before faults carried their ``phase``."""
 
 
 class Fault(Exception):
@@ -33,9 +50,28 @@ class RefereeError(Exception):
     """The match cannot be set up (a configuration problem, not an agent's fault); one-line message."""
 
 
+def fault_phase(fault: Mapping[str, Any]) -> str:
+    """A recorded fault's phase (``STARTUP`` or ``MOVE``).
+
+    The referee records ``phase`` with every fault.  A record made before it did has none; its phase is
+    read the old way, from the message (a start-up fault's began ``start-up``).  That reading trusts text
+    an agent could choose (an exception class named ``start-up``), so it is used for such old records only.
+    """
+    phase = fault.get("phase")
+    if phase is None:
+        return STARTUP if str(fault.get("message", "")).startswith(LEGACY_STARTUP_PREFIX) else MOVE
+    return str(phase)
+
+
 def describe_exception(error: BaseException) -> str:
-    """``Type: message (at file.py:line in function)``, naming the innermost frame of the agent's code."""
-    text = " ".join(str(error).split())
+    """``Type: message (at file.py:line in function)``, naming the innermost frame of the agent's code.
+
+    Every part is the agent's (even the class name), so the referee's message puts its own words first.
+    """
+    try:
+        text = " ".join(str(error).split())
+    except BaseException:  # an agent's exception whose __str__ raises
+        text = "(its message could not be read)"
     head = f"{type(error).__name__}: {text}" if text else type(error).__name__
     frames = traceback.extract_tb(error.__traceback__) if error.__traceback__ is not None else []
     if frames:

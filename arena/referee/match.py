@@ -28,8 +28,9 @@ from typing import Any
 
 from arena.agent import Agent, AgentSpec
 from arena.games.base import Action, ChanceOutcome, Game, GameState, IllegalAction
+from arena.plugin_data import printable
 from arena.records import make_record
-from arena.referee.faults import ILLEGAL, Fault
+from arena.referee.faults import ILLEGAL, MESSAGE_LIMIT, MOVE, STARTUP, Fault
 from arena.referee.host import AgentHost, default_host
 from arena.referee.limits import Limits
 from arena.referee.sandboxed import ProcessSeat
@@ -174,7 +175,7 @@ class Match:
             self.turn()
             self.publish()
         for seat, fault in self.late.items():
-            self.record_fault(seat, fault, len(self.actions))
+            self.record_fault(seat, fault, len(self.actions), STARTUP)
         record = self.record()
         self.finish(record["result"])
         return MatchResult(
@@ -210,7 +211,8 @@ class Match:
                 if seat in self.substitutes:
                     raise  # the substitute chose from the legal actions: an engine bug, not a fault
                 # The observation-based check passed but the engine refused: still the agent's illegal action.
-                self.record_fault(seat, Fault(ILLEGAL, f"illegal action {action!r:.80}: {error}"), len(self.actions))
+                self.record_fault(seat, Fault(ILLEGAL, f"illegal action {action!r:.80}: {error}"), len(self.actions),
+                                  MOVE)
                 self.replace(seat)
                 action = self.substitutes[seat].act(observations[seat])
                 state.apply(seat, action)
@@ -224,14 +226,14 @@ class Match:
                 action, elapsed = self.seats[seat].act(observation)
             except Fault as fault:
                 self.think[seat] += fault.elapsed
-                self.record_fault(seat, fault, move)
+                self.record_fault(seat, fault, move, MOVE)
                 self.replace(seat)
             else:
                 self.think[seat] += elapsed
                 self.times[seat].append(elapsed)
                 return action
         if seat in self.late:
-            self.record_fault(seat, self.late.pop(seat), move)
+            self.record_fault(seat, self.late.pop(seat), move, STARTUP)
         return self.substitutes[seat].act(observation)
 
     def publish(self) -> None:
@@ -255,9 +257,14 @@ class Match:
         self.substitutes[seat] = self.substitute.factory(seat=seat, game=self.game.info, players=len(self.plans),
                                                          seed=self.plans[seat].seed, options={})
 
-    def record_fault(self, seat: int, fault: Fault, move: int) -> None:
-        """Record ``fault`` on ``seat`` at decision ``move``."""
-        self.faults.append({"seat": seat, "kind": fault.kind, "move": move, "message": str(fault)})
+    def record_fault(self, seat: int, fault: Fault, move: int, phase: str) -> None:
+        """Record ``fault`` on ``seat`` at decision ``move``, in ``phase`` (``STARTUP`` or ``MOVE``).
+
+        The phase is the referee's: it says which call failed (``start_seats`` or a decision), never read from
+        the fault's text.  The message is made one line of printable characters here, whoever wrote it.
+        """
+        self.faults.append({"seat": seat, "kind": fault.kind, "phase": phase, "move": move,
+                            "message": printable(str(fault), MESSAGE_LIMIT)})
         if self.on_fault is not None:
             self.on_fault(self.faults[-1])
 

@@ -105,7 +105,7 @@ class ProcessSeat:
             if "arena doctor" in str(error):
                 ours.close()
                 raise
-            self.failed = Fault(CRASH, f"start-up: {error}")
+            self.failed = Fault(CRASH, f"its process could not be started: {error}")
             self.close()
             if self.sock is None:
                 ours.close()
@@ -147,9 +147,9 @@ class ProcessSeat:
         # Seats are awaited in turn: when the seats before this one kept the referee past its deadline (one
         # that stalls to its own deadline, then is torn down), a reply it already sent still counts.
         deadline = max(self.launched + self.limits.startup_seconds, time.monotonic() + LATE_READ_SECONDS)
-        reply = self._receive(deadline, "start-up")
+        reply = self._receive(deadline, startup=True)
         if "ready" not in reply:
-            raise self._stop(self._reply_fault(reply, "start-up: "))
+            raise self._stop(self._reply_fault(reply))
         self._freeze()
 
     def act(self, observation: Observation) -> tuple[Action, float]:
@@ -161,13 +161,13 @@ class ProcessSeat:
         allowance = self.clock.allowance()
         deadline = started + allowance
         self._send(data, deadline)
-        reply = self._receive(deadline, "")
+        reply = self._receive(deadline)
         elapsed = time.monotonic() - started
         self._freeze()
         if not self.clock.charge(elapsed):  # the reply beat the deadline by less than a clock tick
             raise self._stop(_timeout(elapsed, self.limits, allowance))
         if "action" not in reply:
-            raise self._stop(self._reply_fault(reply, ""))
+            raise self._stop(self._reply_fault(reply))
         try:
             return check_action(self.game, observation, _action_from_json(reply["action"])), elapsed
         except Fault as fault:
@@ -243,53 +243,59 @@ class ProcessSeat:
         except protocol.ChannelTimeout:
             raise self._stop(Fault(TIMEOUT, "did not read its request in time")) from None
         except (protocol.ChannelClosed, OSError):
-            raise self._died("") from None
+            raise self._died() from None
 
-    def _receive(self, deadline: float, context: str) -> dict[str, Any]:
+    def _receive(self, deadline: float, startup: bool = False) -> dict[str, Any]:
         assert self.sock is not None
-        prefix = f"{context}: " if context else ""
         try:
             reply = protocol.receive(self.sock, deadline)
         except protocol.ChannelTimeout:
-            if context:
-                message = f"{prefix}not ready after {self.limits.startup_seconds:g} s"
-                raise self._stop(Fault(TIMEOUT, message)) from None
+            if startup:
+                raise self._stop(Fault(TIMEOUT, f"not ready after {self.limits.startup_seconds:g} s")) from None
             elapsed = time.monotonic() - (deadline - self.clock.allowance())
             raise self._stop(_timeout(elapsed, self.limits, self.clock.allowance())) from None
         except protocol.ProtocolError as error:
-            raise self._stop(Fault(ILLEGAL, f"{prefix}sent a malformed reply: {error}")) from None
+            raise self._stop(Fault(ILLEGAL, f"sent a malformed reply: {error}")) from None
         except (protocol.ChannelClosed, OSError):
-            raise self._died(prefix) from None
+            raise self._died() from None
         if not isinstance(reply, dict):
-            raise self._stop(Fault(ILLEGAL, f"{prefix}sent a malformed reply"))
+            raise self._stop(Fault(ILLEGAL, "sent a malformed reply"))
         return reply
 
-    def _reply_fault(self, reply: dict[str, Any], prefix: str) -> Fault:
+    def _reply_fault(self, reply: dict[str, Any]) -> Fault:
+        """The fault a seat's error reply reports.
+
+        The seat's process runs the agent's code, so its reply says what the agent chose: which of the three
+        errors (its own seat's kind, nothing more) and all of the message.  The message follows the referee's
+        words; the phase is the referee's, by the request the reply answers.
+        """
         error = reply.get("error")
         # Written by the seat: shown by 'arena play' and kept in records, so no terminal escapes or controls.
         message = printable(str(reply.get("message", "")), 500)
         if error == "memory":
-            return Fault(MEMORY, f"{prefix}{message} (limit {self.limits.memory_mb} MB)")
+            return Fault(MEMORY, f"its process reported running out of memory (limit {self.limits.memory_mb} MB)")
         if error == "exception":
-            return Fault(EXCEPTION, prefix + message)
+            return Fault(EXCEPTION, f"raised {message}")
+        if error == "load":  # the plugin's import failed in the seat's process, or registered no such agent
+            return Fault(EXCEPTION, f"its process could not load the agent: {message}")
         if error == "malformed":
-            return Fault(ILLEGAL, prefix + message)
-        return Fault(ILLEGAL, f"{prefix}sent a malformed reply")
+            return Fault(ILLEGAL, f"sent no action, its process reported: {message}")
+        return Fault(ILLEGAL, "sent a malformed reply")
 
-    def _died(self, prefix: str) -> Fault:
+    def _died(self) -> Fault:
         """The process went away: a memory fault if it died of exhaustion under its limit, else a crash."""
         status = self.close()
         limit = self.limits.memory_mb
         if status.get("exit") == MEMORY_EXIT or status.get("memory_exceeded"):
-            return Fault(MEMORY, f"{prefix}ran out of memory (limit {limit} MB)")
+            return Fault(MEMORY, f"ran out of memory (limit {limit} MB)")
         if "signal" in status:
             name = _signal_name(status["signal"])
             if limit and status["signal"] in (signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS):
-                return Fault(MEMORY, f"{prefix}the agent's process died of {name} under its {limit} MB memory limit")
-            return Fault(CRASH, f"{prefix}the agent's process was killed by {name}")
+                return Fault(MEMORY, f"the agent's process died of {name} under its {limit} MB memory limit")
+            return Fault(CRASH, f"the agent's process was killed by {name}")
         code = status.get("exit")
         how = f" with status {code}" if code is not None else ""
-        return Fault(CRASH, f"{prefix}the agent's process exited{how}")
+        return Fault(CRASH, f"the agent's process exited{how}")
 
     def _stop(self, fault: Fault) -> Fault:
         self.close()

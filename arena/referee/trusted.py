@@ -56,16 +56,17 @@ class TrustedSeat:
         started = time.perf_counter()
         try:
             spec = in_process_spec(self.plan.spec)  # imports a third-party plugin seated trusted by name
+        except PluginCodeRefused as error:  # arena's refusal, in arena's words (not the agent's: see below)
+            raise Fault(EXCEPTION, str(error)) from None
+        try:
             self.agent = spec.factory(seat=self.seat, game=self.game.info, players=self.players,
                                       seed=self.plan.seed, options=self.plan.options)
         except MemoryError:
-            raise Fault(MEMORY, "start-up: MemoryError") from None
-        except PluginCodeRefused as error:
-            raise Fault(EXCEPTION, f"start-up: {error}") from None
+            raise Fault(MEMORY, "raised MemoryError") from None
         except KeyboardInterrupt:
             raise
         except BaseException as error:
-            raise Fault(EXCEPTION, f"start-up: {describe_exception(error)}") from None
+            raise Fault(EXCEPTION, f"raised {describe_exception(error)}") from None
         elapsed = time.perf_counter() - started
         # A person at the terminal is never timed (arena play --human).
         self.timed = not _is_person(self.agent)
@@ -73,7 +74,8 @@ class TrustedSeat:
         # nothing it could see, and saves a call per event and seat (most first-party agents ignore events).
         self.listens = type(self.agent).on_event is not Agent.on_event
         if self.timed and elapsed > self.limits.startup_seconds:
-            raise Fault(TIMEOUT, f"start-up took {elapsed:.2f} s, over the {self.limits.startup_seconds:g} s limit")
+            raise Fault(TIMEOUT, f"took {elapsed:.2f} s to start, over the {self.limits.startup_seconds:g} s start-up "
+                                 "limit")
 
     def act(self, observation: Observation) -> tuple[Action, float]:
         """One decision and the seconds it took."""
@@ -83,11 +85,11 @@ class TrustedSeat:
         try:
             action = agent.act(observation)
         except MemoryError:
-            raise Fault(MEMORY, "MemoryError", time.perf_counter() - started) from None
+            raise Fault(MEMORY, "raised MemoryError", time.perf_counter() - started) from None
         except KeyboardInterrupt:
             raise
         except BaseException as error:
-            raise Fault(EXCEPTION, describe_exception(error), time.perf_counter() - started) from None
+            raise Fault(EXCEPTION, f"raised {describe_exception(error)}", time.perf_counter() - started) from None
         elapsed = time.perf_counter() - started
         allowance = self.clock.allowance()
         if self.timed and not self.clock.charge(elapsed):

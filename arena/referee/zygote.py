@@ -200,7 +200,7 @@ class Zygote:
             except BaseException as error:  # the plugin's import may raise anything, SystemExit included
                 message = str(error.args[0]) if isinstance(error, LookupError) else describe_exception(error)
                 try:
-                    protocol.send(socket.socket(fileno=fd), protocol.encode({"error": "exception",
+                    protocol.send(socket.socket(fileno=fd), protocol.encode({"error": "load",
                                                                              "message": message[:500]}))
                 except BaseException:
                     pass

@@ -12,6 +12,7 @@ from typing import Any
 
 from arena.ratings.data import MatchOutcome
 from arena.ratings.registry import fit
+from arena.referee.faults import fault_phase
 from arena.tournament.store import MatchRow
 
 CHECKPOINTS = 20
@@ -143,8 +144,8 @@ def rating_history(outcomes: Sequence[MatchOutcome], method: str, options: Mappi
 
 
 def fault_summary(faults: Iterable[Mapping[str, Any]]) -> list[list[Any]]:
-    """A match's faults as ``[seat, kind, move]`` triples (the list page's compact form)."""
-    return [[int(fault["seat"]), str(fault["kind"]), int(fault["move"])] for fault in faults]
+    """A match's faults as ``[seat, kind, move, phase]`` (the list page's compact form; ``arena.referee.PHASES``)."""
+    return [[int(fault["seat"]), str(fault["kind"]), int(fault["move"]), fault_phase(fault)] for fault in faults]
 
 
 def list_row(row: MatchRow, agent_index: Mapping[str, int]) -> list[Any]:

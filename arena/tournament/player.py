@@ -1,37 +1,92 @@
-"""Play scheduled matches chosen as one goes, where ``run_tournament`` would play them (``arena.ladder``).
+"""The one loop that plays scheduled matches and commits them to a store: for ``run_tournament`` and the ladder.
 
 ``run_tournament`` plays a schedule fixed by its config; a ladder chooses its next blocks from the
-results stored so far.  ``MatchPlayer`` gives such a caller the tournament runner's own machinery:
-the same backends (the driver, a local Ray brought in for a long run, ``workers``, a cluster at
-``address``), the same batches, the same check of each worker's agent versions, and the same
-reporter plugins, told of each match once it is stored.
+results stored so far.  Both hand their matches to a ``MatchPlayer``: the backends (the driver, a local
+Ray brought in for a long run, ``workers``, a cluster at ``address``: ``arena.tournament.execution``),
+the batches, and the commit of each batch in order: each worker's agent versions checked against the
+driver's, the start-up watch (an entry that fails to start in its first ``max_startup_faults`` matches
+stops the run), the store, and the reporter plugins, told of each match once it is stored.
 """
 
 from __future__ import annotations
 
+import json
 import os
-from collections.abc import Iterator, Mapping, Sequence
+import zlib
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arena.plugin_data import printable
 from arena.plugins import PluginManager
+from arena.referee import STARTUP, fault_phase
+from arena.tournament.errors import TournamentError
 from arena.tournament.execution import Execution
 from arena.tournament.playing import batches
-from arena.tournament.runner import _check_worker_versions, _report
+from arena.tournament.ray_output import RAY_LOG
 from arena.tournament.schedule import Match
+from arena.tournament.store import Store
+
+
+@dataclass(frozen=True, slots=True)
+class StartupFailure:
+    """An entry that failed to start in each of its first matches."""
+
+    entry: str  # the entry name
+    matches: int  # how many first matches in a row it failed to start in
+    cause: str  # the last start-up fault's kind and message
+    position: int  # index in the batch of the match that reached the limit
+
+    def message(self, stored: int, total: int) -> str:
+        """The one line the run stops with."""
+        return (f"entry {self.entry!r} failed to start in its first {self.matches} matches "
+                f"({printable(' '.join(self.cause.split()), 200)}); the run stopped with {stored} of {total} matches "
+                "stored and nothing after them: fix the agent (try 'arena check-agent'), then run again with --resume")
+
+
+class StartupWatch:
+    """Counts each entry's start-up faults in a row from its first match, until it once starts cleanly.
+
+    A start-up fault is one the referee recorded in phase ``startup`` (``arena.referee.fault_phase``: for
+    records stored before faults carried a phase, read from the message as it was then).
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.streak: dict[str, int] = {}
+        self.started: set[str] = set()
+
+    def first_failure(self, rows: Sequence[Mapping[str, Any]]) -> StartupFailure | None:
+        """Feed committed-to-be rows in order; the first one at which an entry reaches the limit, if any."""
+        for position, row in enumerate(rows):
+            # By the phase the referee recorded, never by the message, whose text the agent partly wrote.
+            causes = {fault["seat"]: f"{fault['kind']}: {fault['message']}" for fault in row["faults"]
+                      if fault_phase(fault) == STARTUP}
+            for seat, entry in enumerate(row["agents"]):
+                if entry in self.started:
+                    continue
+                if seat not in causes:
+                    self.started.add(entry)
+                    continue
+                self.streak[entry] = self.streak.get(entry, 0) + 1
+                if self.streak[entry] >= self.limit:
+                    return StartupFailure(entry, self.streak[entry], causes[seat], position)
+        return None
 
 
 class MatchPlayer:
-    """Plays lists of scheduled matches and yields their store rows batch by batch, in their order.
+    """Plays scheduled matches and commits them to a store batch by batch, in their order.
 
     A context manager: leaving it stops a Ray it started.
     """
 
     def __init__(self, config: Mapping[str, Any], plugins_dir: Path | str | None,
-                 versions: Mapping[str, Mapping[str, str]], manager: PluginManager, *, workers: int | None = None,
-                 address: str | None = None, log_path: Path) -> None:
+                 versions: Mapping[str, Mapping[str, str]], manager: PluginManager, store: Store,
+                 watch: StartupWatch, *, workers: int | None = None, address: str | None = None) -> None:
         """``config`` is the tournament-shaped config (JSON) naming every entry the matches seat; ``versions``
-        each entry's agent version as this machine has it (``entry_versions``)."""
+        each entry's agent version as this machine has it (``entry_versions``); ``watch`` has seen every match
+        ``store`` held before (the caller reads the stored rows once, for its own tallies too)."""
         address = address or os.environ.get("RAY_ADDRESS") or None
         serial = address is None and workers == 1
         self.parallel = 1 if serial else (workers or os.cpu_count() or 1)
@@ -39,7 +94,9 @@ class MatchPlayer:
                         "plugins_dir": None if plugins_dir is None else str(Path(plugins_dir).resolve())}
         self.versions = versions
         self.manager = manager
-        self.execution = Execution(serial, workers, address, log_path)
+        self.store = store
+        self.watch = watch
+        self.execution = Execution(serial, workers, address, store.path.parent / RAY_LOG)
 
     def __enter__(self) -> MatchPlayer:
         self.execution.__enter__()
@@ -58,19 +115,52 @@ class MatchPlayer:
         """Parallel workers used."""
         return self.execution.cpus
 
-    def play(self, matches: Sequence[Match], expected: int) -> Iterator[list[dict[str, Any]]]:
-        """Play ``matches`` and yield their rows batch by batch, in order.
+    @property
+    def in_driver(self) -> int:
+        """Matches played in this process."""
+        return self.execution.in_driver
 
-        ``expected`` is how many matches the caller will ask for in all from this call on, which
-        decides (with the pace so far) whether a local Ray is worth starting.
+    def play(self, matches: Iterable[Match], count: int, expected: int, total: int) -> Iterator[list[dict[str, Any]]]:
+        """Play the ``count`` ``matches``, commit each batch in order, and yield its rows once stored.
+
+        ``expected`` is how many matches the caller will ask for in all from this call on, which decides
+        (with the pace so far) whether a local Ray is worth starting; ``total`` is what the stop message
+        counts stored matches against.  Raises ``TournamentError`` (one line) when a worker played another
+        version of an entry's agent, or when an entry reaches the start-up limit (the batch's matches before
+        that one are stored: the store stays a prefix of the matches asked for).
         """
-        chosen = batches(iter(matches), len(matches), self.parallel)
+        if count == 0:
+            return  # nothing to play: no Ray is started for it
+        chosen = batches(iter(matches), count, self.parallel)
         # The execution weighs what the driver played over every call against what was pending in all.
-        pending = max(expected, len(matches)) + self.execution.in_driver
+        pending = max(expected, count) + self.execution.in_driver
         for rows in self.execution.play(self.context, chosen, pending):
             _check_worker_versions(rows, self.versions)
+            failure = self.watch.first_failure(rows)
+            if failure is not None:
+                self.store.add(rows[:failure.position])
+                raise TournamentError(failure.message(self.store.count(), total))
+            self.store.add(rows)
+            self._report(rows)
             yield rows
 
-    def report(self, rows: Sequence[Mapping[str, Any]]) -> None:
-        """Tell the reporter plugins about rows just stored, in order."""
-        _report(self.manager, rows)
+    def _report(self, rows: Sequence[Mapping[str, Any]]) -> None:
+        """Tell the reporter plugins about stored matches, in order (records unpacked only if someone listens)."""
+        if not self.manager.pm.hook.arena_match_finished.get_hookimpls():
+            return
+        for row in rows:
+            self.manager.match_finished(json.loads(zlib.decompress(row["record"])))
+
+
+def _check_worker_versions(rows: Sequence[Mapping[str, Any]], versions: Mapping[str, Mapping[str, str]]) -> None:
+    """Refuse results played with another version of an entry's agent than the driver's (a node with an
+    older plugin installed), before they are stored under the driver's version."""
+    for row in rows:
+        for entry, version in zip(row["agents"], row["versions"]):
+            expected = versions[entry]["version"]
+            if version != expected:
+                raise TournamentError(
+                    f"match {row['id']}: a worker played entry {entry!r} with {versions[entry]['agent']} {version}, "
+                    f"but this machine has {expected}; install the same plugin version on every node "
+                    "(docs/cluster.md), then run again with --resume"
+                )

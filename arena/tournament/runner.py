@@ -2,7 +2,8 @@
 
 By default play starts in the driver at once; a local Ray is started in the
 background only for a run long enough to win back its start-up, and the driver
-hands the rest of the schedule to it when it is up (``execution.Execution``).  Work goes
+hands the rest of the schedule to it when it is up (``execution.Execution``); the loop that plays
+and commits is ``player.MatchPlayer``, which the ladder uses too.  Work goes
 out in batches of matches described by plain data (the config as
 JSON, match ids and seeds: never live plugin objects); each worker process
 loads the plugins itself and keeps them, with its zygote for isolated agents,
@@ -22,25 +23,22 @@ start in its first ``max_startup_faults`` matches in a row stops the run.
 
 from __future__ import annotations
 
-import json
 import os
 import time
-import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from arena.options import OptionError
-from arena.plugins import DEFAULT_PLUGINS_DIR, PluginManager, Registry, load_registry
+from arena.plugins import DEFAULT_PLUGINS_DIR, Registry, load_registry
 from arena.provenance import files_hash, plugin_source
-from arena.tournament import playing
 from arena.tournament.cluster import ClusterError, probe
 from arena.tournament.config import TournamentConfig
 from arena.tournament.errors import TournamentError
-from arena.tournament.execution import RAY_WORTH_SECONDS, Execution
+from arena.tournament.execution import RAY_WORTH_SECONDS
+from arena.tournament.player import MatchPlayer, StartupWatch
 from arena.tournament.playing import MAX_BATCH, batch_size, play_scheduled_match
-from arena.tournament.ray_output import RAY_LOG
 from arena.tournament.schedule import Schedule
 from arena.tournament.store import DEFAULT_LEADERBOARDS, Store, store_path
 
@@ -107,7 +105,6 @@ def run_tournament(
     schedule = config.schedule()
     total = schedule.match_count
     path = store_path(leaderboards, config.name)
-    plugins = None if plugins_dir is None else str(Path(plugins_dir).resolve())
     address = address or os.environ.get("RAY_ADDRESS") or None
     manager = load_registry(plugins_dir=plugins_dir)
     versions = entry_versions(config, manager.registry, plugins_dir)  # checks every entry's options first
@@ -116,7 +113,6 @@ def run_tournament(
             probe(address)  # before the store is touched: a dead or wrong address changes nothing
         except ClusterError as error:
             raise TournamentError(str(error)) from None
-    serial = address is None and workers == 1
     with Store(path) as store:
         if not config.public_deals:  # deal and agent seeds keyed by the store's secret: no agent can compute them
             schedule = schedule.with_secret(store.secret)
@@ -127,31 +123,21 @@ def run_tournament(
         pending = total - len(done)
         if pending:
             store.bind_versions(versions)  # a changed entry refuses before anything is played
-        serial = serial or not pending  # nothing to play: no need to start Ray
         tracker = _Tracker(len(done), total, on_progress)
         watch = StartupWatch(config.max_startup_faults)
         for row in store.rows():  # the leader and the start-up streaks count every stored match
             tracker.count(row.agents, row.ranks)
             watch.first_failure([row.to_json()])
         tracker.report()
-        context = {"config": config.to_json(), "plugins_dir": plugins}
-        parallel = 1 if serial else (workers or os.cpu_count() or 1)
         # Matches stream from the schedule into batches and out to the store: memory stays flat.
         missing = (match for match in schedule.iter_matches() if match.index not in done)
-        batches = playing.batches(missing, pending, parallel)
-        with Execution(serial, workers, address, path.parent / RAY_LOG) as execution:
-            for rows in execution.play(context, batches, pending):
-                _check_worker_versions(rows, versions)
-                failure = watch.first_failure(rows)
-                if failure is not None:
-                    store.add(rows[:failure.position])  # the store stays a prefix of the schedule
-                    raise TournamentError(failure.message(store.count(), total))
-                store.add(rows)
+        with MatchPlayer(config.to_json(), plugins_dir, versions, manager, store, watch, workers=workers,
+                         address=address) as player:
+            for rows in player.play(missing, pending, pending, total):
                 tracker.add(rows)
-                _report(manager, rows)
     return RunSummary(
         name=config.name, total=total, played=pending, seconds=time.perf_counter() - started,
-        workers=execution.cpus, backend=execution.backend, store=path, in_driver=execution.in_driver,
+        workers=player.workers, backend=player.backend, store=path, in_driver=player.in_driver,
     )
 
 
@@ -177,69 +163,6 @@ def entry_versions(config: TournamentConfig, registry: Registry, plugins_dir: Pa
         versions[entry.name] = {"agent": spec.name, "plugin": plugin, "version": spec.version,
                                 "files": files_hash(plugin_source(plugin, plugins_dir))}
     return versions
-
-
-def _check_worker_versions(rows: Sequence[Mapping[str, Any]], versions: Mapping[str, Mapping[str, str]]) -> None:
-    """Refuse results played with another version of an entry's agent than the driver's (a node with an
-    older plugin installed), before they are stored under the driver's version."""
-    for row in rows:
-        for entry, version in zip(row["agents"], row["versions"]):
-            expected = versions[entry]["version"]
-            if version != expected:
-                raise TournamentError(
-                    f"match {row['id']}: a worker played entry {entry!r} with {versions[entry]['agent']} {version}, "
-                    f"but this machine has {expected}; install the same plugin version on every node "
-                    "(docs/cluster.md), then run again with --resume"
-                )
-
-
-def _report(manager: PluginManager, rows: Sequence[Mapping[str, Any]]) -> None:
-    """Tell the reporter plugins about committed matches, in order (records unpacked only if someone listens)."""
-    if not manager.pm.hook.arena_match_finished.get_hookimpls():
-        return
-    for row in rows:
-        manager.match_finished(json.loads(zlib.decompress(row["record"])))
-
-
-@dataclass(frozen=True, slots=True)
-class StartupFailure:
-    """An entry that failed to start in each of its first matches."""
-
-    entry: str  # the entry name
-    matches: int  # how many first matches in a row it failed to start in
-    cause: str  # the last start-up fault's message
-    position: int  # index in the batch of the match that reached the limit
-
-    def message(self, stored: int, total: int) -> str:
-        """The one line the run stops with."""
-        return (f"entry {self.entry!r} failed to start in its first {self.matches} matches "
-                f"({' '.join(self.cause.split())[:200]}); the run stopped with {stored} of {total} matches stored "
-                "and nothing after them: fix the agent (try 'arena check-agent'), then run again with --resume")
-
-
-class StartupWatch:
-    """Counts each entry's start-up faults in a row from its first match, until it once starts cleanly."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.streak: dict[str, int] = {}
-        self.started: set[str] = set()
-
-    def first_failure(self, rows: Sequence[Mapping[str, Any]]) -> StartupFailure | None:
-        """Feed committed-to-be rows in order; the first one at which an entry reaches the limit, if any."""
-        for position, row in enumerate(rows):
-            causes = {fault["seat"]: fault["message"] for fault in row["faults"]
-                      if str(fault["message"]).startswith("start-up")}
-            for seat, entry in enumerate(row["agents"]):
-                if entry in self.started:
-                    continue
-                if seat not in causes:
-                    self.started.add(entry)
-                    continue
-                self.streak[entry] = self.streak.get(entry, 0) + 1
-                if self.streak[entry] >= self.limit:
-                    return StartupFailure(entry, self.streak[entry], causes[seat], position)
-        return None
 
 
 def _check_prefix(store: Store, schedule: Schedule) -> None:

@@ -119,6 +119,15 @@ class MatchRow:
         }
 
 
+def version_changes(before: Mapping[str, str], now: Mapping[str, str]) -> list[str]:
+    """How an entry's agent, version and plugin files differ between ``before`` and ``now`` ([] if they do not),
+    as the refusals to play a changed entry name them."""
+    changes = [f"{key} {before[key]} -> {now[key]}" for key in ("agent", "version") if before[key] != now[key]]
+    if before["files"] != now["files"]:
+        changes.append(f"plugin files changed (hash {before['files'][:12]} -> {now['files'][:12]})")
+    return changes
+
+
 def pack_record(record: Mapping[str, Any]) -> bytes:
     """A match record as the store keeps it: zlib-compressed JSON.
 
@@ -289,23 +298,23 @@ class Store:
         recorded entry whose version or files differ raises ``StoreError`` naming the entry and what
         changed, since resuming would rate two versions under one name.
         """
-        stored = self.versions()
+        stored = self.versions() if self.count() else {}  # nothing stored yet: nothing to rate as one
         for name, now in current.items():
             before = stored.get(name)
-            if before is None or self.count() == 0:
-                continue
-            changes = [f"{field} {before[field]} -> {now[field]}" if field == "version"
-                       else f"plugin files changed (hash {before[field][:12]} -> {now[field][:12]})"
-                       for field in ("version", "files") if before[field] != now[field]]
-            if before["agent"] != now["agent"]:
-                changes.insert(0, f"agent {before['agent']} -> {now['agent']}")
-            if changes:
+            if before is not None and (changes := version_changes(before, now)):
                 raise StoreError(
                     f"{self.path}: entry {name!r} changed since its matches were stored ({'; '.join(changes)}); "
                     f"resuming would rate two versions as one. To rate the new version, add it as a new entry "
                     f"(e.g. name = \"{name}-{now['version']}\", plugin = \"{now['agent']}\") in a tournament with a "
                     f"new name; to finish this one, reinstall {before['agent']} {before['version']}"
                 )
+        self.record_versions(current)
+
+    def record_versions(self, current: Mapping[str, Mapping[str, str]]) -> None:
+        """Record each entry's agent version and plugin files hash as they are now, unchecked.
+
+        For a caller that compared them already by its own rule (a ladder: ``arena.ladder.field.check_versions``).
+        """
         with self._transaction():
             self.db.executemany(
                 f"INSERT OR REPLACE INTO entries (name, {', '.join(ENTRY_FIELDS)}) VALUES (?, ?, ?, ?, ?)",

@@ -89,7 +89,8 @@ def test_play_shows_a_fault_where_the_substitute_took_over_as_replay_does(
                               "--agents", "bad-raises,greedy,random,greedy", "--plugins-dir", bad)
     [fault] = json.loads(record.read_text())["faults"]
     [line] = [line for line in played if line.startswith("Fault:")]
-    assert line.startswith(f"Fault: seat 0 (bad-raises) exception at move {fault['move']}: ValueError: deliberately")
+    assert line.startswith(f"Fault: seat 0 (bad-raises) exception at move {fault['move']}: raised ValueError: "
+                           "deliberately")
     # The next line is the substitute's move for seat 0: the fault stands where it took over.
     following = played[played.index(line) + 1]
     assert following.startswith("Seat 0 (bad-raises) ")

@@ -190,7 +190,7 @@ def test_a_constructor_that_raises_is_told_about_the_constructor_once(plugins: R
     assert len(report.problems) == 2
     for problem in report.problems:
         assert problem.startswith("exception at start-up (lorum, 4 players, seat ")
-        assert "start-up: RuntimeError: cannot build" in problem
+        assert "raised RuntimeError: cannot build" in problem
         assert "act() raised" not in problem
         assert "building the agent raised an exception (its factory or __init__, before any act())" in problem
     text = report.summary()

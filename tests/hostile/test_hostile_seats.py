@@ -170,15 +170,16 @@ def test_a_spinning_seat_is_frozen_while_others_think(registry: Registry, host: 
     assert max(Victim.stolen) < 0.02, Victim.stolen
 
 
-@pytest.mark.parametrize(("name", "where"), [("exit-act", "SystemExit"), ("interrupt-act", "KeyboardInterrupt"),
-                                             ("generator-exit-act", "GeneratorExit"),
-                                             ("exit-init", "start-up: SystemExit")])
+@pytest.mark.parametrize(("name", "raised", "phase"), [("exit-act", "SystemExit", "move"),
+                                                       ("interrupt-act", "KeyboardInterrupt", "move"),
+                                                       ("generator-exit-act", "GeneratorExit", "move"),
+                                                       ("exit-init", "SystemExit", "startup")])
 def test_base_exceptions_from_an_agent_are_its_own_fault(registry: Registry, host: AgentHost, name: str,
-                                                         where: str) -> None:
+                                                         raised: str, phase: str) -> None:
     match = play(registry, host, ["greedy", "random", "random", name])
     [fault] = match.record["faults"]
-    assert (fault["seat"], fault["kind"]) == (3, "exception")
-    assert fault["message"].startswith(where)
+    assert (fault["seat"], fault["kind"], fault["phase"]) == (3, "exception", phase)
+    assert fault["message"].startswith(f"raised {raised}")
     assert "result" in match.record
 
 
@@ -261,7 +262,9 @@ def test_the_working_directory_stays_unreadable_though_a_read_path_holds_it(tmp_
                      options={0: {"paths": [str(store), str(work / "leaderboards")]}})
     faults = match.record["faults"]
     assert [fault["seat"] for fault in faults] == [0], faults
-    assert faults[0]["message"].startswith("start-up:"), faults  # its folder holds the cwd: not even importable
+    # Its folder holds the cwd: not even importable.
+    assert faults[0]["phase"] == "startup" and faults[0]["message"].startswith("its process could not load the agent: "
+                                                                               "agent 'store-snoop' is not registered")
 
 
 def test_the_users_environment_does_not_reach_an_agent(registry: Registry, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -278,7 +281,7 @@ def test_a_fault_message_carries_no_terminal_escapes(registry: Registry, host: A
     match = play(registry, host, ["random", "random", "escaper", "random"])
     faults = match.record["faults"]
     assert [fault["seat"] for fault in faults] == [2], faults
-    assert faults[0]["message"].startswith("RuntimeError: \\x1b[2J\\x1b]0;arena: seat 2 crashed\\x07\\x9b31m")
+    assert faults[0]["message"].startswith("raised RuntimeError: \\x1b[2J\\x1b]0;arena: seat 2 crashed\\x07\\x9b31m")
     assert all(char.isprintable() for char in faults[0]["message"])
 
 

@@ -17,6 +17,7 @@ from referee_helpers import BAD_AGENTS, SMALL, play, replaced_from_fault, seats_
 from arena.plugins import Registry
 from arena.records import check_result, replay
 from arena.referee import FAULT_KINDS, AgentHost, Limits
+from arena.referee.faults import describe_exception
 
 ROOMY = Limits(move_seconds=5.0, bank_seconds=0.0, startup_seconds=5.0, memory_mb=64)
 """For the faults that are not about time: a loaded machine must not turn them into timeouts."""
@@ -73,6 +74,7 @@ def test_fault_is_recorded_and_the_other_seats_cannot_tell(
     fault = record["faults"][0]
     assert fault["seat"] == BAD_SEAT
     assert fault["kind"] in FAULT_KINDS and fault["message"]
+    assert fault["phase"] == "move"  # every one of these agents builds cleanly, then faults in a decision
     if agent != "bad-illegal":  # the illegal agent waits for a decision with a menu of actions
         assert fault["move"] == bad_move(record, BAD_SEAT, AFTER)
     assert record["seats"][BAD_SEAT]["faulted"] is True
@@ -140,3 +142,15 @@ def test_bad_agents_folder_is_a_plugins_folder() -> None:
         "unsteady",
     ]
     assert SMALL.move_seconds <= 0.2
+
+
+def test_an_exception_whose_message_cannot_be_read_is_still_described() -> None:
+    class Unreadable(Exception):
+        def __str__(self) -> str:
+            raise RuntimeError("no message for you")
+
+    try:
+        raise Unreadable
+    except Unreadable as error:
+        described = describe_exception(error)
+    assert described.startswith("Unreadable: (its message could not be read) (at test_referee_faults.py:")

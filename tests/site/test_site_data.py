@@ -91,8 +91,8 @@ def test_list_rows_name_table_block_rotation_agents_result_and_faults(tournament
     assert [agents[i] for i in first[5]] == list(rows[0].agents)
     assert first[6] == list(rows[0].scores) and sorted(first[7]) == sorted(rows[0].ranks)
     for stored in rows:  # the raiser faults once a match, in its own seat, and the substitute plays on
-        [[seat, kind, move]] = list_row(stored, {name: i for i, name in enumerate(agents)})[8]
-        assert stored.agents[seat] == "raiser" and kind == "exception" and move >= 2
+        [[seat, kind, move, phase]] = list_row(stored, {name: i for i, name in enumerate(agents)})[8]
+        assert stored.agents[seat] == "raiser" and (kind, phase) == ("exception", "move") and move >= 2
     seats = seat_results(rows)
     assert seats.games[agents.index("raiser")] == (2, 2, 2, 2)  # every rotation puts it in every seat
 

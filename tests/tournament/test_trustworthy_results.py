@@ -3,15 +3,20 @@ faulty entries flagged, and the live leader counted over every stored match."""
 
 from __future__ import annotations
 
+import json
+import sqlite3
 import sys
+import zlib
 from pathlib import Path
 
 import pytest
 
+from arena.cli import main
 from arena.plugins import load_registry
 from arena.publish import rate_stored
+from arena.referee import MOVE, STARTUP, fault_phase
 from arena.tournament.config import ConfigError, TournamentConfig, config_from_dict
-from arena.tournament.runner import Progress, TournamentError, run_tournament
+from arena.tournament.runner import Progress, StartupWatch, TournamentError, run_tournament
 from arena.tournament.store import Store, StoreError, store_path
 
 AGENT_PLUGIN = '''
@@ -132,7 +137,7 @@ def test_an_entry_that_cannot_start_stops_the_run_and_is_not_rated(tmp_path: Pat
     with pytest.raises(TournamentError) as caught:
         run_tournament(broken, leaderboards=tmp_path, plugins_dir=folder, workers=1)
     message = str(caught.value)
-    assert message.startswith("entry 'mine' failed to start in its first 3 matches (start-up: RuntimeError: "
+    assert message.startswith("entry 'mine' failed to start in its first 3 matches (exception: raised RuntimeError: "
                               "cannot load my model")
     with Store.open_readonly(store_path(tmp_path, "trust")) as store:
         rows = list(store.rows())
@@ -140,6 +145,65 @@ def test_an_entry_that_cannot_start_stops_the_run_and_is_not_rated(tmp_path: Pat
     third = [match.index for match in schedule if "mine" in match.seats][2]
     assert [row.idx for row in rows] == list(range(third))  # nothing from its third match on
     assert f"with {third} of {len(schedule)} matches stored" in message
+
+
+def as_before_phases(fault: dict) -> dict:
+    """A fault as records stored before faults carried a phase have it: no ``phase``; a start-up fault's
+    message began ``start-up: ``, and an exception's named the class without ``raised``."""
+    old = {key: value for key, value in fault.items() if key != "phase"}
+    message = old["message"].removeprefix("raised ")
+    old["message"] = f"start-up: {message}" if fault["phase"] == "startup" else message
+    return old
+
+
+def rewrite_as_before_phases(database: Path) -> int:
+    """Rewrite every stored match's faults (column and packed record) the old way; how many faults."""
+    count = 0
+    with sqlite3.connect(database) as db:
+        for idx, faults, packed in db.execute("SELECT idx, faults, record FROM matches").fetchall():
+            record = json.loads(zlib.decompress(packed))
+            record["faults"] = [as_before_phases(fault) for fault in record["faults"]]
+            assert [as_before_phases(fault) for fault in json.loads(faults)] == record["faults"]
+            count += len(record["faults"])
+            db.execute("UPDATE matches SET faults = ?, record = ? WHERE idx = ?",
+                       (json.dumps(record["faults"]), zlib.compress(json.dumps(record).encode()), idx))
+    return count
+
+
+def test_a_store_from_before_phases_resumes_counting_its_start_up_faults(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = plugins(tmp_path / "plugins")
+    broken = config(folder, mine={"broken": True})
+    with pytest.raises(TournamentError) as first:
+        run_tournament(broken, leaderboards=tmp_path, plugins_dir=folder, workers=1)
+    database = store_path(tmp_path, "trust")
+    assert rewrite_as_before_phases(database) == 2  # the broken entry's first two matches
+    # Read the old way, the two stored start-up faults still count: the third stops the resumed run again.
+    with pytest.raises(TournamentError) as again:
+        run_tournament(broken, leaderboards=tmp_path, plugins_dir=folder, workers=1, resume=True)
+    assert "failed to start in its first 3 matches" in str(again.value)
+    assert str(again.value).split("the run stopped")[1] == str(first.value).split("the run stopped")[1]
+    # An old record replays, and its log says where each fault happened, as the new records' do.
+    with Store.open_readonly(database) as store:
+        [row, *_] = list(store.rows())
+    capsys.readouterr()
+    assert main(["replay", "trust", "--match", row.id, "--log", "--leaderboards", str(tmp_path)]) == 0
+    [line] = [line for line in capsys.readouterr().out.splitlines() if line.startswith("Fault:")]
+    assert line.startswith(f"Fault: seat {row.agents.index('mine')} (mine) exception at start-up: start-up: "
+                           "RuntimeError: cannot load my model"), line
+
+
+def test_only_a_fault_without_a_phase_is_read_from_its_message() -> None:
+    new = {"seat": 0, "kind": "exception", "phase": "move", "move": 3, "message": "start-up: raised by an agent"}
+    old = {"seat": 0, "kind": "exception", "move": 3, "message": "start-up: RuntimeError: cannot load my model"}
+    assert fault_phase(new) == MOVE and fault_phase(old) == STARTUP
+    assert fault_phase({**old, "message": "RuntimeError: in act"}) == MOVE
+    watch = StartupWatch(2)
+    rows = [{"agents": ["mine", "other"], "faults": [fault]} for fault in (new, new, old, old)]
+    assert watch.first_failure(rows[:2]) is None  # a decision's fault whose text says start-up is not one
+    assert watch.first_failure(rows[2:]) is None  # ... and once started cleanly, the entry's streak is over
+    fresh = StartupWatch(2).first_failure(rows[2:])
+    assert fresh is not None and (fresh.entry, fresh.matches, fresh.position) == ("mine", 2, 1)
 
 
 def test_a_limit_of_one_stops_at_the_first_failed_start(tmp_path: Path) -> None:

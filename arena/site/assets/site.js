@@ -130,7 +130,7 @@
         return seat + ": " + agents[agent] + " (" + scores[seat] + ", " + ranks[seat] + ")";
       }).join("; ")));
       tr.appendChild(element("td", faults.map(function (fault) {
-        return "seat " + fault[0] + " " + fault[1] + " at move " + fault[2];
+        return "seat " + fault[0] + " " + fault[1] + (fault[3] === "startup" ? " at start-up" : " at move " + fault[2]);
       }).join("; "), faults.length ? "fault" : ""));
       return tr;
     }

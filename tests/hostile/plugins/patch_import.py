@@ -20,7 +20,7 @@ random.Random.shuffle = lambda self, items: None  # type: ignore[method-assign,a
 random.seed = lambda *args, **kwargs: None
 arena.plugins.is_builtin = lambda spec: True
 arena.referee.seats.resolve_mode = lambda requested, spec: ("trusted", "none")
-arena.referee.match.Match.record_fault = lambda self, seat, fault, move: None  # type: ignore[method-assign]
+arena.referee.match.Match.record_fault = lambda self, seat, fault, move, phase: None  # type: ignore[method-assign]
 arena.games.lovat.state.LovatState.__doc__ = PATCHED
 
 from arena_agents.lorum import RandomLorumAgent  # noqa: E402  (plays exactly like the built-in random)
