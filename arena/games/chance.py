@@ -36,7 +36,7 @@ class Chance:
 
     def __init__(self, seed: int, script: Sequence[ChanceOutcome] = ()) -> None:
         self._rng = random.Random(seed)
-        self._script = list(reversed([dict(outcome) for outcome in script]))
+        self._script = list(reversed([dict(outcome) for outcome in script])) if script else []
         self._log: list[ChanceOutcome] = []
         self._shared = 0  # bit per part that may be shared with a copy: _RNG, _SCRIPT, _LOG
 
@@ -135,30 +135,42 @@ _ALL_PARTS = _RNG | _SCRIPT | _LOG
 _new_chance = object.__new__
 _new_random = random.Random.__new__
 
-_BIT_LENGTHS: tuple[int, ...] = tuple((i + 1).bit_length() for i in range(1024))
-"""``(i + 1).bit_length()`` by ``i``: the bits ``_randbelow(i + 1)`` draws."""
-
 _JSON_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 def _inline_shuffle(rng: random.Random, items: list[Any]) -> None:
     """``rng.shuffle(items)`` with ``_randbelow`` inlined (see ``Chance.shuffle``)."""
+    if len(items) > 1025:
+        rng.shuffle(items)
+        return
     getrandbits = rng.getrandbits
-    bits = _BIT_LENGTHS
-    for i in range(len(items) - 1, 0, -1):
-        if i >= 1024:
-            j = rng._randbelow(i + 1)  # type: ignore[attr-defined]
-        else:
-            k = bits[i]
+    for i, k in _steps(len(items)):  # j = _randbelow(i + 1): getrandbits(k) until it is at most i
+        j = getrandbits(k)
+        while j > i:
             j = getrandbits(k)
-            while j > i:
-                j = getrandbits(k)
         items[i], items[j] = items[j], items[i]
+
+
+def _steps(length: int) -> tuple[tuple[int, int], ...]:
+    """``(i, (i + 1).bit_length())`` for ``i`` from ``length - 1`` down to 1: a shuffle's steps, kept per length.
+
+    Unpacking a ready pair costs less than looking the bit length up on every step, and decks come in a
+    few lengths (32, 80, the unseen cards of a sampled deal).
+    """
+    steps = _STEPS.get(length)
+    if steps is None:
+        if len(_STEPS) >= 64:  # a bound, should some game shuffle lists of many lengths
+            _STEPS.clear()
+        steps = _STEPS[length] = tuple((i, (i + 1).bit_length()) for i in range(length - 1, 0, -1))
+    return steps
+
+
+_STEPS: dict[int, tuple[tuple[int, int], ...]] = {}
 
 
 def _shuffle_matches() -> bool:
     """Whether ``_inline_shuffle`` reproduces this Python's ``Random.shuffle`` (checked once at import)."""
-    for seed, size in ((0, 2), (1, 32), (2, 80), (3, 33), (4, 5)):
+    for seed, size in ((0, 2), (1, 32), (2, 80), (3, 33), (4, 5), (5, 1025), (6, 1026)):
         ours, theirs = random.Random(seed), random.Random(seed)
         a, b = list(range(size)), list(range(size))
         _inline_shuffle(ours, a)

@@ -16,11 +16,10 @@ public counter count 0 until everyone has kept.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from arena.games.lazy import PENDING, LazyObservation, lazy_constructor
-from arena.games.lovat.rules import GAME_ID, KEEP, OVER, PLAY, VOID, Variant
+from arena.games.lovat.rules import GAME_ID, KEEP, OVER, PLAY, VOID
 
 if TYPE_CHECKING:
     from arena.games.lovat.state import LovatState
@@ -91,10 +90,10 @@ def observe(state: LovatState, seat: int) -> LovatObservation:
     elif phase == KEEP:
         # L-5: secret, simultaneous keeps. Public counts stay at the deal until everyone has kept.
         legal, active, die_round = (), None, False
-        hand_sizes, counter_counts = _keep_counts(variant)
+        hand_sizes, counter_counts = (variant.dealt,) * players, (0,) * players
     elif phase == OVER:
         legal, active, die_round = (), None, False
-        hand_sizes, counter_counts = _keep_counts(variant)[1], state.counters  # L-15: every hand is empty
+        hand_sizes, counter_counts = (0,) * players, state.counters  # L-15: every hand is empty
     else:
         legal = state.legal_actions(seat)
         active = (state.first + turn) % players
@@ -108,12 +107,6 @@ def observe(state: LovatState, seat: int) -> LovatObservation:
         state.declarations, state.plays, state.voids, state.history, variant.level_sum, variant.min_keep,
         variant.max_keep, None,
     )
-
-
-@cache
-def _keep_counts(variant: Variant) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """The public hand sizes and counter counts of every seat during the keep (L-5): as dealt, and none."""
-    return (variant.dealt,) * variant.players, (0,) * variant.players
 
 
 def _hand_sizes(obs: LovatObservation) -> tuple[int, ...]:

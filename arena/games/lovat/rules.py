@@ -9,12 +9,12 @@ are cited by label (L-n); the rules as implemented are in ``docs/rules/lovat.md`
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
 from arena.games.base import InvalidSetup
-from arena.games.lovat.deck import CARD_IDS, COLOURS, LEVEL
+from arena.games.lovat.deck import CARD_IDS, COLOURS, LEVEL, LEVEL_COUNT
 
 GAME_ID = "lovat-v1"
 """Versioned game id; bump on any rules change."""
@@ -48,11 +48,11 @@ class Variant:
     max_keep: int  # most cards a keep may have (L-5)
     discard: int  # counters discarded right after the keeps (L-8)
     rounds: int  # rounds in the game; the last one is the die round (L-14, L-15)
+    turns: int = field(init=False)  # turns in the game (L-15): rounds x players
 
-    @property
-    def turns(self) -> int:
-        """Turns in the game (L-15): rounds x players."""
-        return self.rounds * self.players
+    def __post_init__(self) -> None:
+        # Stored rather than a property: the engine and every observation read it (a property is a call).
+        object.__setattr__(self, "turns", self.rounds * self.players)
 
     @property
     def undealt(self) -> int:
@@ -95,7 +95,11 @@ def keep_compositions(n1: int, n2: int, n3: int, variant: Variant) -> list[tuple
 
 def admits_keep(cards: Sequence[str], variant: Variant) -> bool:
     """Whether a dealt hand has at least one legal keep (L-5, L-6)."""
-    return _admits(*level_counts(cards), variant)
+    counts = level_counts(cards)
+    admitting = _ADMITTING.get(variant.players)
+    if admitting is not None and admitting[0] is variant:  # a row of the table: no hashing of the variant
+        return counts in admitting[1]
+    return _admits(*counts, variant)
 
 
 @cache
@@ -120,3 +124,19 @@ def keep_problem(cards: Any, dealt: Sequence[str], variant: Variant) -> str | No
     if not variant.min_keep <= len(cards) <= variant.max_keep:
         return f"it has {len(cards)} cards; a keep has {variant.min_keep} to {variant.max_keep} cards (L-5)"
     return None
+
+
+_ADMITTING: dict[int, tuple[Variant, frozenset[tuple[int, int, int]]]] = {
+    players: (variant, frozenset(
+        (n1, n2, n3)
+        for n3 in range(LEVEL_COUNT[3] + 1)
+        for n2 in range(LEVEL_COUNT[2] + 1)
+        if 0 <= (n1 := variant.dealt - n2 - n3) <= LEVEL_COUNT[1] and _admits(n1, n2, n3, variant)
+    ))
+    for players, variant in VARIANTS.items()
+}
+"""Per player count, the table's variant and the level counts (n1, n2, n3) of the dealt hands that admit a keep.
+
+Every deal checks every hand (L-6): a set look-up instead of hashing the variant (a dataclass hash is a
+Python call) for the cache of ``_admits``.
+"""

@@ -81,6 +81,9 @@ from arena.games.lovat.turns import NO_PASSES, LovatTurns
 _ONE_SEAT: tuple[tuple[int], ...] = tuple((seat,) for seat in range(6))
 """``(seat,)`` for every seat: ``to_move`` returns these shared tuples rather than building one per call."""
 
+_MUST_PLAY, _MUST_PASS, _EITHER = (PLAY_DECISION,), (PASS,), (PASS, PLAY_DECISION)
+"""The declarations open to a seat (L-11), shared rather than built per call."""
+
 
 
 class LovatState(LovatTurns, GameState):
@@ -198,20 +201,21 @@ class LovatState(LovatTurns, GameState):
         return _ONE_SEAT[self.queue[0]] if self.queue else ()
 
     def legal_actions(self, seat: int) -> tuple[Action, ...]:
-        if self.phase in (KEEP, OVER) or not self.queue or seat != self.queue[0]:
+        queue = self.queue
+        if not queue or seat != queue[0]:
             return ()
-        if self.phase == COLOUR:
-            return COLOURS
-        if self.phase == DECLARE:
+        phase = self.phase
+        if phase == DECLARE:
             if not self.counters[seat]:
-                return (PLAY_DECISION,)  # L-11: no counters, must play
-            if not self.hands[seat]:
-                return (PASS,)  # L-11: no cards, must pass
-            return (PASS, PLAY_DECISION)
-        if self.phase == PLAY:
+                return _MUST_PLAY  # L-11: no counters, must play
+            return _EITHER if self.hands[seat] else _MUST_PASS  # L-11: no cards, must pass
+        if phase == PLAY:
             return tuple(self.hands[seat])
-        # VOID (L-12): a counter or any card from hand; forced if the seat holds only one kind
-        return ((COUNTER,) if self.counters[seat] else ()) + tuple(self.hands[seat])
+        if phase == COLOUR:
+            return COLOURS
+        if phase == VOID:  # L-12: a counter or any card from hand; forced if the seat holds only one kind
+            return ((COUNTER,) if self.counters[seat] else ()) + tuple(self.hands[seat])
+        return ()  # the keep (a rule describes the legal keeps) or the end
 
     def is_legal(self, seat: int, action: Action) -> bool:
         return self._problem(seat, action) is None

@@ -29,6 +29,15 @@ from arena.games.lovat.rules import (
 NO_PASSES: dict[int, tuple[bool, ...]] = {players: (False,) * players for players in VARIANTS}
 """Nobody has passed yet, by player count: the shared ``passed`` of every turn's start."""
 
+OTHERS: dict[int, tuple[tuple[int, ...], ...]] = {
+    players: tuple(tuple((active + step) % players for step in range(1, players)) for active in range(players))
+    for players in VARIANTS
+}
+"""By player count and active seat, the other seats clockwise from the active player's left (L-10, L-12).
+
+The order of the declarations, of the plays after the active player's, and of a void turn's discards:
+a table rather than a comprehension on every turn."""
+
 
 class LovatTurns:
     """The transitions of a Lovat game; the attributes of a ``LovatState``, declared here for them."""
@@ -148,7 +157,7 @@ class LovatTurns:
                 }
             )
             self.phase = VOID
-            self.queue = [(active + step) % players for step in range(1, players)]
+            self.queue = list(OTHERS[players][active])
             return
         self.phase = COLOUR
         self.queue = [active]
@@ -178,79 +187,63 @@ class LovatTurns:
     def _begin_declare(self, active: int) -> None:
         """L-10 (2): the others declare, clockwise from the active player's left."""
         self.phase = DECLARE
-        self.queue = [(active + step) % self.players for step in range(1, self.players)]
+        self.queue = list(OTHERS[self.players][active])
 
     def _declare(self, seat: int, decision: str) -> None:
         """L-10 (2), L-11: a pass discards a counter at once."""
-        forced = not self.counters[seat] or not self.hands[seat]
+        counters = self.counters
+        held = counters[seat]
+        forced = not held or not self.hands[seat]
         if decision == PASS:
-            self._add_counters(seat, -1)
+            held -= 1
+            self.counters = counters = counters[:seat] + (held,) + counters[seat + 1 :]  # a new tuple: see _add_counters
             passed = list(self.passed)
             passed[seat] = True
             self.passed = tuple(passed)
         self.declarations += ((seat, decision),)
         self.log.append(
-            {
-                "type": "declare",
-                "turn": self.turn,
-                "seat": seat,
-                "decision": decision,
-                "forced": forced,
-                "counters": self.counters[seat],
-            }
+            {"type": "declare", "turn": self.turn, "seat": seat, "decision": decision, "forced": forced,
+             "counters": held}
         )
-        self.queue.pop(0)
-        if not self.queue:
+        queue = self.queue
+        del queue[0]
+        if not queue:
             # L-10 (3), (4): the active player plays first, then each non-passer clockwise from its left
-            active = (self.first + self.turn) % self.players
+            players = self.players
+            active = (self.first + self.turn) % players
+            passed = self.passed
             self.phase = PLAY
-            self.queue = [active] + [
-                other
-                for other in ((active + step) % self.players for step in range(1, self.players))
-                if not self.passed[other]
-            ]
+            self.queue = [active, *[other for other in OTHERS[players][active] if not passed[other]]]
 
     def _play(self, seat: int, card_id: str) -> None:
         """L-10 (3), (4): show a card; after the last one, L-13 decides the turn."""
         self.hands[seat].remove(card_id)
-        self.plays += ((seat, card_id),)
-        colour_index = COLOUR_INDEX[self.colour]  # type: ignore[index]
+        self.plays = plays = self.plays + ((seat, card_id),)
+        colour = self.colour
+        colour_index = COLOUR_INDEX[colour]  # type: ignore[index]
         self.log.append(
-            {
-                "type": "play",
-                "turn": self.turn,
-                "seat": seat,
-                "card": card_id,
-                "level": LEVEL[card_id],
-                "colour": self.colour,
-                "strength": STRENGTH[card_id][colour_index],
-            }
+            {"type": "play", "turn": self.turn, "seat": seat, "card": card_id, "level": LEVEL[card_id],
+             "colour": colour, "strength": STRENGTH[card_id][colour_index]}
         )
-        self.queue.pop(0)
-        if self.queue:
+        queue = self.queue
+        del queue[0]
+        if queue:
             return
         # L-13: highest strength wins; a tie goes to the card played first (strict > keeps the earlier one)
-        best_seat, best_card = self.plays[0]
+        best_seat, best_card = plays[0]
         best = STRENGTH[best_card][colour_index]
-        for other, other_card in self.plays[1:]:
+        for other, other_card in plays[1:]:
             strength = STRENGTH[other_card][colour_index]
             if strength > best:
                 best_seat, best_card, best = other, other_card, strength
         points = list(self.points)
-        points[best_seat] += (best_card,)
+        won = points[best_seat] = points[best_seat] + (best_card,)
         self.points = tuple(points)
         self.log.append(
-            {
-                "type": "turn_won",
-                "turn": self.turn,
-                "seat": best_seat,
-                "card": best_card,
-                "colour": self.colour,
-                "strength": best,
-                "points": len(self.points[best_seat]),
-            }
+            {"type": "turn_won", "turn": self.turn, "seat": best_seat, "card": best_card, "colour": colour,
+             "strength": best, "points": len(won)}
         )
-        self._end_turn(winner=best_seat, void=False)
+        self._end_turn(best_seat, False)
 
     def _void_discard(self, seat: int, item: str) -> None:
         """L-12: discard a counter or a hand card face down (only the kind is public, L-9)."""
@@ -263,9 +256,10 @@ class LovatTurns:
             kind = "card"
         self.voids += ((seat, kind),)
         self.log.append({"type": "void_discard", "turn": self.turn, "seat": seat, "item": kind})
-        self.queue.pop(0)
-        if not self.queue:
-            self._end_turn(winner=None, void=True)  # L-12: nobody wins a void turn
+        queue = self.queue
+        del queue[0]
+        if not queue:
+            self._end_turn(None, True)  # L-12: nobody wins a void turn
 
     def _end_turn(self, winner: int | None, void: bool) -> None:
         """Archive the turn publicly, check the invariant, start the next turn."""
