@@ -196,7 +196,7 @@ class LovatTurns:
         forced = not held or not self.hands[seat]
         if decision == PASS:
             held -= 1
-            self.counters = counters = counters[:seat] + (held,) + counters[seat + 1 :]  # a new tuple: see _add_counters
+            self.counters = counters[:seat] + (held,) + counters[seat + 1 :]  # a new tuple, as in _add_counters
             passed = list(self.passed)
             passed[seat] = True
             self.passed = tuple(passed)
@@ -211,9 +211,9 @@ class LovatTurns:
             # L-10 (3), (4): the active player plays first, then each non-passer clockwise from its left
             players = self.players
             active = (self.first + self.turn) % players
-            passed = self.passed
+            passes = self.passed
             self.phase = PLAY
-            self.queue = [active, *[other for other in OTHERS[players][active] if not passed[other]]]
+            self.queue = [active, *[other for other in OTHERS[players][active] if not passes[other]]]
 
     def _play(self, seat: int, card_id: str) -> None:
         """L-10 (3), (4): show a card; after the last one, L-13 decides the turn."""
