@@ -105,6 +105,14 @@ class Chance:
         self.log.append({"kind": kind, "value": _json_copy(value)})
         return value
 
+    def record_fresh(self, kind: str, value: Any) -> None:
+        """Append an outcome whose value is JSON data made for the log alone (lists, not tuples): no copy.
+
+        For a deal built as new lists of card names just to be logged: copying them again (``record``)
+        costs as much as the rest of a Lorum deal.  Nothing else may hold or change ``value`` afterwards.
+        """
+        self.log.append({"kind": kind, "value": value})
+
     def shuffle(self, items: list[Any]) -> None:
         """Shuffle ``items`` in place exactly as ``rng.shuffle(items)`` does: the same draws, the same order.
 

@@ -68,7 +68,7 @@ def deal_game(variant: Variant, chance: Chance) -> LovatState:
     while True:
         scripted = chance.scripted("deal")
         hands = shuffled_deal(chance, variant, dealer) if scripted is None else validate_deal(scripted, variant)
-        chance.record("deal", [list(hand) for hand in hands])
+        chance.record_fresh("deal", [list(hand) for hand in hands])  # new lists of ids: no copy needed
         stuck = tuple(seat for seat in range(players) if not admits_keep(hands[seat], variant))
         if not stuck:
             break

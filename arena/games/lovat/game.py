@@ -49,12 +49,9 @@ if TYPE_CHECKING:
 
 def random_action(observation: Observation, rng: random.Random) -> Action:
     """Lovat's uniform random policy: a keep uniform over every legal keep (L-5), else uniform over ``legal``."""
-    legal = observation.legal
-    if legal:  # every phase but the keep lists its legal actions: the common case first, one call fewer
-        return rng.choice(legal)
-    if isinstance(observation, LovatObservation) and observation.phase == KEEP:
+    if observation.phase == KEEP and isinstance(observation, LovatObservation):
         return random_keep(observation.dealt, observation.level_sum, observation.min_size, observation.max_size, rng)
-    return uniform_random_action(observation, rng)  # nothing listed outside the keep: its error
+    return uniform_random_action(observation, rng)
 
 
 INFO = GameInfo(
