@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from itertools import repeat
 from typing import Any
 
 from arena.games.base import InvalidSetup
@@ -110,15 +111,16 @@ def _admits(n1: int, n2: int, n3: int, variant: Variant) -> bool:
 
 def keep_problem(cards: Any, dealt: Sequence[str], variant: Variant) -> str | None:
     """Why ``cards`` is not a legal keep from ``dealt`` (L-5), or None if it is."""
-    if not isinstance(cards, tuple) or not all(isinstance(card_id, str) for card_id in cards):
+    # C-level passes (map, set) rather than generators: every keep of every game is checked here.
+    if not isinstance(cards, tuple) or not all(map(isinstance, cards, repeat(str))):
         return "a keep is a tuple of card id strings"
     if list(cards) != sorted(set(cards)):
         return f"a keep lists its card ids once each, sorted ascending: {tuple(sorted(set(cards)))!r}"
     dealt_set = set(dealt)
-    missing = [card_id for card_id in cards if card_id not in dealt_set]
-    if missing:
+    if not dealt_set.issuperset(cards):
+        missing = [card_id for card_id in cards if card_id not in dealt_set]
         return f"{', '.join(missing)} {'was' if len(missing) == 1 else 'were'} not dealt to this seat"
-    total = sum(LEVEL[card_id] for card_id in cards)
+    total = sum(map(LEVEL.__getitem__, cards))
     if total != variant.level_sum:
         return f"its levels sum to {total}; a keep's levels must sum to exactly {variant.level_sum} (L-5)"
     if not variant.min_keep <= len(cards) <= variant.max_keep:

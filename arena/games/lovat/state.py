@@ -119,10 +119,11 @@ class LovatState(LovatTurns, GameState):
         self.variant = variant
         self.dealer = dealer
         self.first = (dealer + 1) % players
-        self.misdeals = tuple(tuple(seats) for seats in misdeals)
-        self.dealt = [tuple(sorted(hand)) for hand in hands]
+        # C-level map passes rather than comprehensions: a game's every deal comes through here.
+        self.misdeals = tuple(map(tuple, misdeals))
+        self.dealt = list(map(tuple, map(sorted, hands)))
         self.keeps = [None] * players
-        self.hands = [list(hand) for hand in self.dealt]
+        self.hands = list(map(list, self.dealt))
         self.counters = (0,) * players
         self.points = ((),) * players
         self.face_down = [[] for _ in range(players)]
