@@ -77,32 +77,33 @@ def observe(state: LovatState, seat: int) -> LovatObservation:
     variant = state.variant
     phase = state.phase
     turn = state.turn
-    hands = state.hands
-    hand = tuple(hands[seat])
+    round_ = turn // players
+    counters = state.counters
+    hand = tuple(state.hands[seat])
     legal: tuple[Any, ...]
     hand_sizes: Any  # a tuple, or PENDING
     if phase == PLAY:
         queue = state.queue
         legal = hand if queue and queue[0] == seat else ()
         active = (state.first + turn) % players
-        die_round = turn // players == variant.rounds - 1
-        hand_sizes, counter_counts = PENDING, state.counters  # hand sizes: see _hand_sizes
+        die_round = round_ == variant.rounds - 1
+        hand_sizes, counter_counts = PENDING, counters  # hand sizes: see _hand_sizes
     elif phase == KEEP:
         # L-5: secret, simultaneous keeps. Public counts stay at the deal until everyone has kept.
         legal, active, die_round = (), None, False
         hand_sizes, counter_counts = (variant.dealt,) * players, (0,) * players
     elif phase == OVER:
         legal, active, die_round = (), None, False
-        hand_sizes, counter_counts = (0,) * players, state.counters  # L-15: every hand is empty
+        hand_sizes, counter_counts = (0,) * players, counters  # L-15: every hand is empty
     else:
         legal = state.legal_actions(seat)
         active = (state.first + turn) % players
-        die_round = turn // players == variant.rounds - 1
-        hand_sizes, counter_counts = PENDING, state.counters
+        die_round = round_ == variant.rounds - 1
+        hand_sizes, counter_counts = PENDING, counters
     # Field order of LovatObservation (checked against the dataclass at import, see lazy_constructor).
     return _build(
         GAME_ID, seat, players, phase, legal, state.dealer, state.first, state.misdeals, turn, variant.turns,
-        turn // players, variant.rounds, die_round, active, state.colour, state.die, hand, state.counters[seat],
+        round_, variant.rounds, die_round, active, state.colour, state.die, hand, counters[seat],
         state.dealt[seat], state.keeps[seat], hand_sizes, counter_counts, state.points, state.passed,
         state.declarations, state.plays, state.voids, state.history, variant.level_sum, variant.min_keep,
         variant.max_keep, None,
