@@ -50,14 +50,15 @@ GAMES = 150
 """Games counted per case by default (the difference between the two runs)."""
 
 BASELINE: dict[str, tuple[float, float]] = {
-    "lovat 3p": (50_574, 4.50),
-    "lovat 4p": (46_066, 4.01),
-    "lovat 5p": (44_946, 3.94),
-    "lovat 6p": (42_303, 3.60),
-    "lorum": (38_707, 3.20),
+    "lovat 3p": (52_256, 4.50),
+    "lovat 4p": (47_414, 4.01),
+    "lovat 5p": (46_093, 3.94),
+    "lovat 6p": (42_936, 3.60),
+    "lorum": (38_541, 3.20),
 }
-"""Per case: instructions per decision (agent interface) of the tree measured on the idle machine on
-1 December 2026, and the µs per decision ``engine.py`` measured there; their ratio converts counts to µs."""
+"""Per case: instructions per decision (agent interface, ``GAMES`` games) of the tree that ``engine.py``
+measured on the idle machine on 1 December 2026 (before the second pass, docs/performance.md), and the µs
+per decision it measured there; their ratio converts counts to µs."""
 
 _REFS = re.compile(r"I\s+refs:\s+([\d,]+)")
 
