@@ -18,7 +18,7 @@ from arena.games.lorum import GAME as LORUM
 from arena.games.lovat import GAME as LOVAT
 from arena.games.lovat.deck import CARD_IDS, LEVEL_COUNT
 from arena.games.lovat.keeps import random_keep
-from arena.games.lovat.rules import VARIANTS, admits_keep, keep_compositions
+from arena.games.lovat.rules import VARIANTS, admits_keep, keep_compositions, level_counts, sorted_level_counts
 
 
 class Listed:
@@ -83,7 +83,16 @@ def test_l6_the_table_of_admitting_hands_agrees_with_the_keep_rule(players: int)
             if n1 > LEVEL_COUNT[1]:
                 continue
             hand = level_one[:n1] + level_two[:n2] + level_three[:n3]
-            assert admits_keep(hand, variant) == bool(keep_compositions(n1, n2, n3, variant)), (n1, n2, n3)
+            admits = bool(keep_compositions(n1, n2, n3, variant))
+            assert admits_keep(hand, variant) == admits_keep(hand, variant, presorted=True) == admits, (n1, n2, n3)
+
+
+def test_sorted_hands_are_counted_by_level_as_any_hand_is() -> None:
+    rng = random.Random(6)
+    for size in (0, 1, 5, 12, 14, 80):
+        for _ in range(50):
+            hand = sorted(rng.sample(CARD_IDS, size))
+            assert sorted_level_counts(hand) == level_counts(hand) == level_counts(hand[::-1])
 
 
 def test_the_random_keep_draws_the_keeps_it_always_drew() -> None:

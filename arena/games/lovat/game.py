@@ -19,6 +19,7 @@ from arena.games.base import (
     from_json,
     log_sentence,
     seat_label,
+    uniform_or,
     uniform_random_action,
 )
 from arena.games.lovat import view
@@ -47,11 +48,15 @@ if TYPE_CHECKING:
     from arena.coverage import CoveragePlan
 
 
-def random_action(observation: Observation, rng: random.Random) -> Action:
-    """Lovat's uniform random policy: a keep uniform over every legal keep (L-5), else uniform over ``legal``."""
+def random_keep_action(observation: Observation, rng: random.Random) -> Action:
+    """A keep uniform over every legal keep (L-5): the keep is the one phase whose legal set is a rule."""
     if observation.phase == KEEP and isinstance(observation, LovatObservation):
         return random_keep(observation.dealt, observation.level_sum, observation.min_size, observation.max_size, rng)
-    return uniform_random_action(observation, rng)
+    return uniform_random_action(observation, rng)  # nothing listed outside the keep: its error
+
+
+random_action = uniform_or(random_keep_action)
+"""Lovat's uniform random policy: uniform over ``legal`` where it is listed, the keep by ``random_keep_action``."""
 
 
 INFO = GameInfo(
