@@ -191,6 +191,38 @@ def _shuffle_matches() -> bool:
 _SHUFFLE_MATCHES = _shuffle_matches()
 
 
+def randbelow(rng: random.Random, n: int) -> int:
+    """``rng.randrange(n)`` for ``n > 0``: the same draws, without ``randrange``'s argument handling.
+
+    ``randrange(n)`` is ``_randbelow(n)``, which draws ``getrandbits(n.bit_length())`` until the result
+    is below ``n``; inlined here for a plain ``random.Random`` (the deals' dealer, Lovat's die and random
+    keeps draw so).  ``_RANDBELOW_MATCHES`` checks at import that it still matches this Python's
+    ``randrange``; if not (or for an RNG of another class), ``rng.randrange`` is used.
+    """
+    if type(rng) is not random.Random or not _RANDBELOW_MATCHES or type(n) is not int or n <= 0:
+        return rng.randrange(n)
+    k = n.bit_length()
+    j = rng.getrandbits(k)
+    while j >= n:
+        j = rng.getrandbits(k)
+    return j
+
+
+def _randbelow_matches() -> bool:
+    """Whether ``randbelow`` reproduces this Python's ``Random.randrange`` (checked once at import)."""
+    for seed, n in ((0, 1), (1, 2), (2, 3), (3, 6), (4, 17), (5, 1000), (6, 2**40 + 3)):
+        ours, theirs = random.Random(seed), random.Random(seed)
+        if [randbelow(ours, n) for _ in range(30)] != [theirs.randrange(n) for _ in range(30)]:
+            return False
+        if ours.getstate() != theirs.getstate():
+            return False
+    return True
+
+
+_RANDBELOW_MATCHES = True
+_RANDBELOW_MATCHES = _randbelow_matches()
+
+
 def _json_copy(value: Any) -> Any:
     """``to_json(value)``, with a fast path for the flat lists of strings and numbers that deals are made of."""
     kind = type(value)

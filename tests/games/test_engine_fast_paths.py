@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from arena.games.base import InvalidSetup
-from arena.games.chance import Chance
+from arena.games.chance import Chance, randbelow
 from arena.games.interface import uniform_random_action
 from arena.games.lorum import GAME as LORUM
 from arena.games.lovat import GAME as LOVAT
@@ -49,6 +49,16 @@ def test_chance_shuffle_stays_exact_past_its_table_of_lengths() -> None:
         reference.shuffle(theirs)
         assert ours == theirs, length
     assert chance.rng.getstate() == reference.getstate()
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 6, 7, 8, 9, 100, 2**31 + 1, 2**70])
+def test_randbelow_draws_exactly_as_randrange(n: int) -> None:
+    for seed in range(3):
+        ours, theirs = random.Random(seed), random.Random(seed)
+        assert [randbelow(ours, n) for _ in range(40)] == [theirs.randrange(n) for _ in range(40)]
+        assert ours.getstate() == theirs.getstate()
+    with pytest.raises(ValueError):
+        randbelow(random.Random(1), 0)  # randrange's own error
 
 
 @pytest.mark.parametrize("size", [1, 2, 3, 4, 7, 8, 9, 31, 32, 33, 100])

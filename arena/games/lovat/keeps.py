@@ -10,6 +10,7 @@ import functools
 import random
 from collections.abc import Sequence
 
+from arena.games.chance import randbelow
 from arena.games.lovat.deck import LEVEL
 
 
@@ -57,7 +58,7 @@ def random_keep(
     total = sum(counts[min_size : sizes.stop])
     if total == 0:
         raise ValueError(f"no keep of {list(cards)} has levels summing to {level_sum} with {min_size}-{max_size} cards")
-    ticket = rng.randrange(total)
+    ticket = randbelow(rng, total)  # rng.randrange(total), inlined
     for size in sizes:
         if ticket < counts[size]:
             break

@@ -11,6 +11,7 @@ from operator import add as _add
 from typing import Any
 
 from arena.games.base import Chance, GameError, InvalidSetup, Result, competition_ranks
+from arena.games.chance import randbelow
 from arena.games.lovat.deck import COLOUR_INDEX, LEVEL, STRENGTH
 from arena.games.lovat.rules import (
     BLANK,
@@ -165,7 +166,7 @@ class LovatTurns:
         if round_ == self.variant.rounds - 1:  # L-14: the die on every turn of the last round
             face = self.chance.scripted("die")
             if face is None:
-                face = FACES[self.chance.rng.randrange(6)]
+                face = FACES[randbelow(self.chance.rng, 6)]  # rng.randrange(6), inlined
             elif face not in FACES:
                 raise InvalidSetup(f"scripted die roll must be one of {', '.join(FACES)}, got {face!r}")
             self.chance.record("die", face)
