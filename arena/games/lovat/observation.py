@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from arena.games.lazy import PENDING, LazyObservation, lazy_constructor
-from arena.games.lovat.rules import GAME_ID, KEEP, OVER, PLAY, VOID
+from arena.games.lovat.rules import DECLARATIONS, DECLARE, GAME_ID, KEEP, OVER, PLAY, VOID
 
 if TYPE_CHECKING:
     from arena.games.lovat.state import LovatState
@@ -88,6 +88,12 @@ def observe(state: LovatState, seat: int) -> LovatObservation:
         active = (state.first + turn) % players
         die_round = round_ == variant.rounds - 1
         hand_sizes, counter_counts = PENDING, counters  # hand sizes: see _hand_sizes
+    elif phase == DECLARE:  # the commonest phase: legal_actions' DECLARE case, without its call
+        queue = state.queue
+        legal = DECLARATIONS[counters[seat] > 0][len(hand) > 0] if queue and queue[0] == seat else ()  # L-11
+        active = (state.first + turn) % players
+        die_round = round_ == variant.rounds - 1
+        hand_sizes, counter_counts = PENDING, counters
     elif phase == KEEP:
         # L-5: secret, simultaneous keeps. Public counts stay at the deal until everyone has kept.
         legal, active, die_round = (), None, False

@@ -39,6 +39,12 @@ PASS, PLAY_DECISION = "pass", "play"
 COUNTER = "counter"
 """The void-phase action that discards a counter rather than a card (L-12)."""
 
+DECLARATIONS: tuple[tuple[tuple[str, ...], tuple[str, ...]], tuple[tuple[str, ...], tuple[str, ...]]] = (
+    ((PLAY_DECISION,), (PLAY_DECISION,)),  # no counters: must play (L-11)
+    ((PASS,), (PASS, PLAY_DECISION)),  # counters but no cards: must pass (L-11); both: either
+)
+"""``DECLARATIONS[has counters][has cards]``: the declarations open to a seat (L-11), as shared tuples."""
+
 @dataclass(frozen=True, slots=True)
 class Variant:
     """One row of the variant table (``docs/rules/lovat.md``, Variants)."""

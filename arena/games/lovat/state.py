@@ -58,6 +58,7 @@ from arena.games.lovat.rules import (
     BLANK,
     COLOUR,
     COUNTER,
+    DECLARATIONS,
     DECLARE,
     FACES,
     GAME_ID,
@@ -80,9 +81,6 @@ from arena.games.lovat.turns import NO_PASSES, LovatTurns
 
 _ONE_SEAT: tuple[tuple[int], ...] = tuple((seat,) for seat in range(6))
 """``(seat,)`` for every seat: ``to_move`` returns these shared tuples rather than building one per call."""
-
-_MUST_PLAY, _MUST_PASS, _EITHER = (PLAY_DECISION,), (PASS,), (PASS, PLAY_DECISION)
-"""The declarations open to a seat (L-11), shared rather than built per call."""
 
 
 
@@ -207,9 +205,7 @@ class LovatState(LovatTurns, GameState):
             return ()
         phase = self.phase
         if phase == DECLARE:
-            if not self.counters[seat]:
-                return _MUST_PLAY  # L-11: no counters, must play
-            return _EITHER if self.hands[seat] else _MUST_PASS  # L-11: no cards, must pass
+            return DECLARATIONS[self.counters[seat] > 0][len(self.hands[seat]) > 0]  # L-11
         if phase == PLAY:
             return tuple(self.hands[seat])
         if phase == COLOUR:
@@ -283,8 +279,7 @@ class LovatState(LovatTurns, GameState):
                     self._play(seat, action)
                     return
             elif phase == DECLARE:
-                counters, hand = self.counters[seat], self.hands[seat]
-                if (action == PLAY_DECISION and (not counters or hand)) or (action == PASS and counters and hand):
+                if action in DECLARATIONS[self.counters[seat] > 0][len(self.hands[seat]) > 0]:  # L-11
                     self._declare(seat, action)
                     return
             elif phase == COLOUR:

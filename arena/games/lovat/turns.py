@@ -7,12 +7,13 @@ transition here that applies it.  Rulings are cited by label (L-n).
 
 from __future__ import annotations
 
+from itertools import product
 from operator import add as _add
 from typing import Any
 
 from arena.games.base import Chance, GameError, InvalidSetup, Result, competition_ranks
 from arena.games.chance import randbelow
-from arena.games.lovat.deck import COLOUR_INDEX, LEVEL, STRENGTH
+from arena.games.lovat.deck import CARD_IDS, COLOUR_INDEX, LEVEL, STRENGTH
 from arena.games.lovat.rules import (
     BLANK,
     COLOUR,
@@ -22,6 +23,7 @@ from arena.games.lovat.rules import (
     OVER,
     PASS,
     PLAY,
+    PLAY_DECISION,
     VARIANTS,
     VOID,
     Variant,
@@ -29,6 +31,14 @@ from arena.games.lovat.rules import (
 
 NO_PASSES: dict[int, tuple[bool, ...]] = {players: (False,) * players for players in VARIANTS}
 """Nobody has passed yet, by player count: the shared ``passed`` of every turn's start."""
+
+PASSED: dict[tuple[bool, ...], tuple[tuple[bool, ...], ...]] = {
+    passes: tuple(passes[:seat] + (True,) + passes[seat + 1 :] for seat in range(players))
+    for players in VARIANTS
+    for passes in product((False, True), repeat=players)
+}
+"""``PASSED[passes][seat]``: this turn's passes once ``seat`` has passed too (a look-up, where a new tuple
+would take a list and a tuple per pass)."""
 
 OTHERS: dict[int, tuple[tuple[int, ...], ...]] = {
     players: tuple(tuple((active + step) % players for step in range(1, players)) for active in range(players))
@@ -38,6 +48,17 @@ OTHERS: dict[int, tuple[tuple[int, ...], ...]] = {
 
 The order of the declarations, of the plays after the active player's, and of a void turn's discards:
 a table rather than a comprehension on every turn."""
+
+DECIDED: tuple[dict[str, tuple[tuple[int, str]]], ...] = tuple(
+    {word: ((seat, word),) for word in (PASS, PLAY_DECISION, COUNTER, "card")} for seat in range(max(VARIANTS))
+)
+"""``DECIDED[seat][word]``: ``((seat, word),)``, the entry a declaration or a void discard adds to this turn's
+record (shared: two tuples fewer to make per decision)."""
+
+PLAYED: tuple[dict[str, tuple[tuple[int, str]]], ...] = tuple(
+    {card_id: ((seat, card_id),) for card_id in CARD_IDS} for seat in range(max(VARIANTS))
+)
+"""``PLAYED[seat][card id]``: ``((seat, card id),)``, the entry a play adds to this turn's plays (shared)."""
 
 
 class LovatTurns:
@@ -197,11 +218,9 @@ class LovatTurns:
         forced = not held or not self.hands[seat]
         if decision == PASS:
             held -= 1
-            self.counters = counters[:seat] + (held,) + counters[seat + 1 :]  # a new tuple, as in _add_counters
-            passed = list(self.passed)
-            passed[seat] = True
-            self.passed = tuple(passed)
-        self.declarations += ((seat, decision),)
+            self._add_counters(seat, -1)
+            self.passed = PASSED[self.passed][seat]
+        self.declarations += DECIDED[seat][decision]
         self.log.append(
             {"type": "declare", "turn": self.turn, "seat": seat, "decision": decision, "forced": forced,
              "counters": held}
@@ -219,7 +238,7 @@ class LovatTurns:
     def _play(self, seat: int, card_id: str) -> None:
         """L-10 (3), (4): show a card; after the last one, L-13 decides the turn."""
         self.hands[seat].remove(card_id)
-        self.plays = plays = self.plays + ((seat, card_id),)
+        self.plays = plays = self.plays + PLAYED[seat][card_id]
         colour = self.colour
         colour_index = COLOUR_INDEX[colour]  # type: ignore[index]
         self.log.append(
@@ -255,7 +274,7 @@ class LovatTurns:
             self.hands[seat].remove(item)
             self.face_down[seat].append(item)
             kind = "card"
-        self.voids += ((seat, kind),)
+        self.voids += DECIDED[seat][kind]
         self.log.append({"type": "void_discard", "turn": self.turn, "seat": seat, "item": kind})
         queue = self.queue
         del queue[0]
