@@ -363,9 +363,8 @@ class LorumState(GameState):
     # ------------------------------------------------------------------- play
 
     def _apply_play(self, seat: int, action: Action) -> None:
-        # The exact-str test first (the common case, fast); a str subclass falls to isinstance.
-        card = INDEX.get(action) if type(action) is str or isinstance(action, str) else None
-        if card is None or (type(action) is not str and not isinstance(action, str)):  # (narrows the type)
+        card = INDEX.get(action) if isinstance(action, str) else None
+        if card is None or not isinstance(action, str):
             raise IllegalAction(
                 f"seat {seat} played {action!r}, which is not a card name (rank then suit, e.g. 'Ah', 'Og', '10b')"
             )
@@ -373,8 +372,7 @@ class LorumState(GameState):
         hand = self.hands[seat]
         if not hand & bit:
             raise IllegalAction(f"seat {seat} played {action}, which is not in its hand ({_describe_names(hand)})")
-        trick = self.trick
-        legal = self.legal_mask() if trick else hand  # S-7: any card may be led (and the hand holds it)
+        legal = self.legal_mask() if self.trick else hand  # S-7: any card may be led (and the hand holds it)
         if not legal & bit:
             led = SUITS[self.led_suit]
             if card >> 3 != self.led_suit:
@@ -387,12 +385,12 @@ class LorumState(GameState):
                 f"with one of {_describe_names(legal)}"
             )
         self.hands[seat] = hand ^ bit
-        if not trick:
+        if not self.trick:
             self.led_suit, self.best_card, self.best_seat = card >> 3, card, seat
         elif card >> 3 == self.led_suit and card < self.best_card:  # smaller index = higher card (S-6)
             self.best_card, self.best_seat = card, seat
         self.trick_points += POINTS[card]
-        self.trick = trick = trick + ((seat, action),)  # a card name: checked above
+        self.trick = trick = self.trick + ((seat, action),)  # a card name: checked above
         self.played = self.played + (action,)
         self.log.append(
             {"type": "play", "deal": self.deal, "trick": len(self.tricks) + 1, "seat": seat, "card": action}
