@@ -219,7 +219,7 @@ def _randbelow_matches() -> bool:
     return True
 
 
-_RANDBELOW_MATCHES = True
+_RANDBELOW_MATCHES = True  # on while the check below compares randbelow with randrange
 _RANDBELOW_MATCHES = _randbelow_matches()
 
 

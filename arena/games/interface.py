@@ -181,7 +181,7 @@ def _draws_like_choice() -> bool:
     return True
 
 
-_INLINE_CHOICE = True
+_INLINE_CHOICE = True  # on while the check below compares the inlined draw with rng.choice
 _INLINE_CHOICE = _draws_like_choice()
 
 
