@@ -21,6 +21,7 @@ from arena.games.interface import (
     competition_ranks,
     log_sentence,
     seat_label,
+    uniform_or,
     uniform_random_action,
 )
 from arena.games.types import (
@@ -53,5 +54,6 @@ __all__ = [
     "log_sentence",
     "seat_label",
     "to_json",
+    "uniform_or",
     "uniform_random_action",
 ]

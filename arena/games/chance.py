@@ -36,7 +36,7 @@ class Chance:
 
     def __init__(self, seed: int, script: Sequence[ChanceOutcome] = ()) -> None:
         self._rng = random.Random(seed)
-        self._script = list(reversed([dict(outcome) for outcome in script]))
+        self._script = list(reversed([dict(outcome) for outcome in script])) if script else []
         self._log: list[ChanceOutcome] = []
         self._shared = 0  # bit per part that may be shared with a copy: _RNG, _SCRIPT, _LOG
 
@@ -105,6 +105,14 @@ class Chance:
         self.log.append({"kind": kind, "value": _json_copy(value)})
         return value
 
+    def record_fresh(self, kind: str, value: Any) -> None:
+        """Append an outcome whose value is JSON data made for the log alone (lists, not tuples): no copy.
+
+        For a deal built as new lists of card names just to be logged: copying them again (``record``)
+        costs as much as the rest of a Lorum deal.  Nothing else may hold or change ``value`` afterwards.
+        """
+        self.log.append({"kind": kind, "value": value})
+
     def shuffle(self, items: list[Any]) -> None:
         """Shuffle ``items`` in place exactly as ``rng.shuffle(items)`` does: the same draws, the same order.
 
@@ -135,30 +143,42 @@ _ALL_PARTS = _RNG | _SCRIPT | _LOG
 _new_chance = object.__new__
 _new_random = random.Random.__new__
 
-_BIT_LENGTHS: tuple[int, ...] = tuple((i + 1).bit_length() for i in range(1024))
-"""``(i + 1).bit_length()`` by ``i``: the bits ``_randbelow(i + 1)`` draws."""
-
 _JSON_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 def _inline_shuffle(rng: random.Random, items: list[Any]) -> None:
     """``rng.shuffle(items)`` with ``_randbelow`` inlined (see ``Chance.shuffle``)."""
+    if len(items) > 1025:
+        rng.shuffle(items)
+        return
     getrandbits = rng.getrandbits
-    bits = _BIT_LENGTHS
-    for i in range(len(items) - 1, 0, -1):
-        if i >= 1024:
-            j = rng._randbelow(i + 1)  # type: ignore[attr-defined]
-        else:
-            k = bits[i]
+    for i, k in _steps(len(items)):  # j = _randbelow(i + 1): getrandbits(k) until it is at most i
+        j = getrandbits(k)
+        while j > i:
             j = getrandbits(k)
-            while j > i:
-                j = getrandbits(k)
         items[i], items[j] = items[j], items[i]
+
+
+def _steps(length: int) -> tuple[tuple[int, int], ...]:
+    """``(i, (i + 1).bit_length())`` for ``i`` from ``length - 1`` down to 1: a shuffle's steps, kept per length.
+
+    Unpacking a ready pair costs less than looking the bit length up on every step, and decks come in a
+    few lengths (32, 80, the unseen cards of a sampled deal).
+    """
+    steps = _STEPS.get(length)
+    if steps is None:
+        if len(_STEPS) >= 64:  # a bound, should some game shuffle lists of many lengths
+            _STEPS.clear()
+        steps = _STEPS[length] = tuple((i, (i + 1).bit_length()) for i in range(length - 1, 0, -1))
+    return steps
+
+
+_STEPS: dict[int, tuple[tuple[int, int], ...]] = {}
 
 
 def _shuffle_matches() -> bool:
     """Whether ``_inline_shuffle`` reproduces this Python's ``Random.shuffle`` (checked once at import)."""
-    for seed, size in ((0, 2), (1, 32), (2, 80), (3, 33), (4, 5)):
+    for seed, size in ((0, 2), (1, 32), (2, 80), (3, 33), (4, 5), (5, 1025), (6, 1026)):
         ours, theirs = random.Random(seed), random.Random(seed)
         a, b = list(range(size)), list(range(size))
         _inline_shuffle(ours, a)
@@ -169,6 +189,38 @@ def _shuffle_matches() -> bool:
 
 
 _SHUFFLE_MATCHES = _shuffle_matches()
+
+
+def randbelow(rng: random.Random, n: int) -> int:
+    """``rng.randrange(n)`` for ``n > 0``: the same draws, without ``randrange``'s argument handling.
+
+    ``randrange(n)`` is ``_randbelow(n)``, which draws ``getrandbits(n.bit_length())`` until the result
+    is below ``n``; inlined here for a plain ``random.Random`` (the deals' dealer, Lovat's die and random
+    keeps draw so).  ``_RANDBELOW_MATCHES`` checks at import that it still matches this Python's
+    ``randrange``; if not (or for an RNG of another class), ``rng.randrange`` is used.
+    """
+    if type(rng) is not random.Random or not _RANDBELOW_MATCHES or type(n) is not int or n <= 0:
+        return rng.randrange(n)
+    k = n.bit_length()
+    j = rng.getrandbits(k)
+    while j >= n:
+        j = rng.getrandbits(k)
+    return j
+
+
+def _randbelow_matches() -> bool:
+    """Whether ``randbelow`` reproduces this Python's ``Random.randrange`` (checked once at import)."""
+    for seed, n in ((0, 1), (1, 2), (2, 3), (3, 6), (4, 17), (5, 1000), (6, 2**40 + 3)):
+        ours, theirs = random.Random(seed), random.Random(seed)
+        if [randbelow(ours, n) for _ in range(30)] != [theirs.randrange(n) for _ in range(30)]:
+            return False
+        if ours.getstate() != theirs.getstate():
+            return False
+    return True
+
+
+_RANDBELOW_MATCHES = True  # on while the check below compares randbelow with randrange
+_RANDBELOW_MATCHES = _randbelow_matches()
 
 
 def _json_copy(value: Any) -> Any:

@@ -31,7 +31,7 @@ def draw_deal(chance: Chance, dealer: int) -> list[int]:
             a, b, c, d = deck[4 * j : 4 * j + 4]
             e, f, g, h = deck[4 * j + 16 : 4 * j + 20]
             masks[(dealer + 1 + j) % PLAYERS] = bit[a] | bit[b] | bit[c] | bit[d] | bit[e] | bit[f] | bit[g] | bit[h]
-    chance.record("deal", [list(mask_names(mask)) for mask in masks])
+    chance.record_fresh("deal", [list(mask_names(mask)) for mask in masks])  # new lists: no copy needed
     return masks
 
 

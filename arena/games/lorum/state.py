@@ -372,7 +372,7 @@ class LorumState(GameState):
         hand = self.hands[seat]
         if not hand & bit:
             raise IllegalAction(f"seat {seat} played {action}, which is not in its hand ({_describe_names(hand)})")
-        legal = self.legal_mask()
+        legal = self.legal_mask() if self.trick else hand  # S-7: any card may be led (and the hand holds it)
         if not legal & bit:
             led = SUITS[self.led_suit]
             if card >> 3 != self.led_suit:
@@ -390,12 +390,12 @@ class LorumState(GameState):
         elif card >> 3 == self.led_suit and card < self.best_card:  # smaller index = higher card (S-6)
             self.best_card, self.best_seat = card, seat
         self.trick_points += POINTS[card]
-        self.trick = self.trick + ((seat, action),)  # a card name: checked above
+        self.trick = trick = self.trick + ((seat, action),)  # a card name: checked above
         self.played = self.played + (action,)
         self.log.append(
             {"type": "play", "deal": self.deal, "trick": len(self.tricks) + 1, "seat": seat, "card": action}
         )
-        if len(self.trick) < PLAYERS:
+        if len(trick) < PLAYERS:
             self.to_act = (seat + 1) % PLAYERS
             return
         # The trick is complete: the highest card of the led suit wins (S-6).
@@ -410,7 +410,7 @@ class LorumState(GameState):
                 "trick": len(self.tricks),
                 "seat": winner,
                 "points": self.trick_points,
-                "cards": [list(play) for play in self.trick],
+                "cards": list(map(list, self.trick)),
             }
         )
         self._clear_trick()

@@ -68,8 +68,9 @@ def deal_game(variant: Variant, chance: Chance) -> LovatState:
     while True:
         scripted = chance.scripted("deal")
         hands = shuffled_deal(chance, variant, dealer) if scripted is None else validate_deal(scripted, variant)
-        chance.record("deal", [list(hand) for hand in hands])
-        stuck = tuple(seat for seat in range(players) if not admits_keep(hands[seat], variant))
+        chance.record_fresh("deal", [list(hand) for hand in hands])  # new lists of ids: no copy needed
+        # Both kinds of deal come as sorted hands (shuffled_deal, validate_deal).
+        stuck = tuple(seat for seat in range(players) if not admits_keep(hands[seat], variant, presorted=True))
         if not stuck:
             break
         misdeals.append(stuck)  # L-6: gather, reshuffle with the same RNG, redeal by the same dealer

@@ -19,6 +19,7 @@ from arena.games.base import (
     from_json,
     log_sentence,
     seat_label,
+    uniform_or,
     uniform_random_action,
 )
 from arena.games.lovat import view
@@ -35,6 +36,7 @@ from arena.games.lovat.rules import (
     KEEP,
     PASS,
     PLAY,
+    VARIANTS,
     VOID,
     keep_problem,
     variant_for,
@@ -46,11 +48,15 @@ if TYPE_CHECKING:
     from arena.coverage import CoveragePlan
 
 
-def random_action(observation: Observation, rng: random.Random) -> Action:
-    """Lovat's uniform random policy: a keep uniform over every legal keep (L-5), else uniform over ``legal``."""
-    if not isinstance(observation, LovatObservation) or observation.phase != KEEP:
-        return uniform_random_action(observation, rng)
-    return random_keep(observation.dealt, observation.level_sum, observation.min_size, observation.max_size, rng)
+def random_keep_action(observation: Observation, rng: random.Random) -> Action:
+    """A keep uniform over every legal keep (L-5): the keep is the one phase whose legal set is a rule."""
+    if observation.phase == KEEP and isinstance(observation, LovatObservation):
+        return random_keep(observation.dealt, observation.level_sum, observation.min_size, observation.max_size, rng)
+    return uniform_random_action(observation, rng)  # nothing listed outside the keep: its error
+
+
+random_action = uniform_or(random_keep_action)
+"""Lovat's uniform random policy: uniform over ``legal`` where it is listed, the keep by ``random_keep_action``."""
 
 
 INFO = GameInfo(
@@ -80,9 +86,12 @@ class LovatGame(Game):
         script: Sequence[ChanceOutcome] = (),
     ) -> LovatState:
         """A new game in the keep phase; ``script`` may fix the dealer, deals and die rolls (L-18)."""
-        resolved = self.info.resolve_options(None, options)
-        variant = variant_for(resolved["players"])
-        if isinstance(script, (str, bytes)) or not all(isinstance(outcome, Mapping) for outcome in script):
+        players = options.get("players") if type(options) is dict and len(options) == 1 else None
+        if type(players) is int and players in VARIANTS:  # {"players": n}, resolved as it stands: no other option
+            variant = VARIANTS[players]
+        else:
+            variant = variant_for(self.info.resolve_options(None, options)["players"])
+        if isinstance(script, (str, bytes)) or (script and not all(isinstance(item, Mapping) for item in script)):
             raise InvalidSetup("a Lovat chance script is a list of {'kind': ..., 'value': ...} objects")
         return deal_game(variant, Chance(seed, script))
 

@@ -10,6 +10,7 @@ import functools
 import random
 from collections.abc import Sequence
 
+from arena.games.chance import randbelow
 from arena.games.lovat.deck import LEVEL
 
 
@@ -20,7 +21,7 @@ def count_keeps(cards: Sequence[str], level_sum: int) -> list[list[list[int]]]:
     sorted by id (level 1 first), so a few hundred tables serve every deal:
     they are cached.  Callers must not modify the returned table.
     """
-    return _count_by_levels(tuple(LEVEL[card_id] for card_id in cards), level_sum)
+    return _count_by_levels(tuple(map(LEVEL.__getitem__, cards)), level_sum)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -49,25 +50,25 @@ def random_keep(
     proportion to the number of keeps of that size, then walks back through the
     cards deciding each one in proportion to the completions on either side.
     """
-    cards = list(cards)
-    ways = count_keeps(cards, level_sum)
-    n = len(cards)
+    levels = tuple(map(LEVEL.__getitem__, cards))
+    ways = _count_by_levels(levels, level_sum)
+    n = len(levels)
+    counts = ways[n][level_sum]  # keeps of every size
     sizes = range(min_size, min(max_size, n) + 1)
-    total = sum(ways[n][level_sum][size] for size in sizes)
+    total = sum(counts[min_size : sizes.stop])
     if total == 0:
-        raise ValueError(f"no keep of {cards} has levels summing to {level_sum} with {min_size}-{max_size} cards")
-    ticket = rng.randrange(total)
+        raise ValueError(f"no keep of {list(cards)} has levels summing to {level_sum} with {min_size}-{max_size} cards")
+    ticket = randbelow(rng, total)  # rng.randrange(total), inlined
     for size in sizes:
-        if ticket < ways[n][level_sum][size]:
+        if ticket < counts[size]:
             break
-        ticket -= ways[n][level_sum][size]
+        ticket -= counts[size]
     chosen = []
     remaining_sum = level_sum
-    for i in range(n, 0, -1):
-        card_id = cards[i - 1]
-        level = LEVEL[card_id]
-        without = ways[i - 1][remaining_sum][size]
-        if ticket >= without:  # card i-1 is in the keep
+    # Card i - 1 from the last down, with ways[i - 1]: the keeps among the cards before it.
+    for card_id, level, before in zip(reversed(cards), reversed(levels), reversed(ways[:n])):
+        without = before[remaining_sum][size]
+        if ticket >= without:  # the card is in the keep
             ticket -= without
             chosen.append(card_id)
             remaining_sum -= level

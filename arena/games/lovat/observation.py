@@ -16,11 +16,10 @@ public counter count 0 until everyone has kept.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from arena.games.lazy import PENDING, LazyObservation, lazy_constructor
-from arena.games.lovat.rules import GAME_ID, KEEP, OVER, PLAY, VOID, Variant
+from arena.games.lovat.rules import DECLARATIONS, DECLARE, GAME_ID, KEEP, OVER, PLAY, VOID
 
 if TYPE_CHECKING:
     from arena.games.lovat.state import LovatState
@@ -78,42 +77,43 @@ def observe(state: LovatState, seat: int) -> LovatObservation:
     variant = state.variant
     phase = state.phase
     turn = state.turn
-    hands = state.hands
-    hand = tuple(hands[seat])
+    round_ = turn // players
+    counters = state.counters
+    hand = tuple(state.hands[seat])
     legal: tuple[Any, ...]
     hand_sizes: Any  # a tuple, or PENDING
     if phase == PLAY:
         queue = state.queue
         legal = hand if queue and queue[0] == seat else ()
         active = (state.first + turn) % players
-        die_round = turn // players == variant.rounds - 1
-        hand_sizes, counter_counts = PENDING, state.counters  # hand sizes: see _hand_sizes
+        die_round = round_ == variant.rounds - 1
+        hand_sizes, counter_counts = PENDING, counters  # hand sizes: see _hand_sizes
+    elif phase == DECLARE:  # the commonest phase: legal_actions' DECLARE case, without its call
+        queue = state.queue
+        legal = DECLARATIONS[counters[seat] > 0][len(hand) > 0] if queue and queue[0] == seat else ()  # L-11
+        active = (state.first + turn) % players
+        die_round = round_ == variant.rounds - 1
+        hand_sizes, counter_counts = PENDING, counters
     elif phase == KEEP:
         # L-5: secret, simultaneous keeps. Public counts stay at the deal until everyone has kept.
         legal, active, die_round = (), None, False
-        hand_sizes, counter_counts = _keep_counts(variant)
+        hand_sizes, counter_counts = (variant.dealt,) * players, (0,) * players
     elif phase == OVER:
         legal, active, die_round = (), None, False
-        hand_sizes, counter_counts = _keep_counts(variant)[1], state.counters  # L-15: every hand is empty
+        hand_sizes, counter_counts = (0,) * players, counters  # L-15: every hand is empty
     else:
         legal = state.legal_actions(seat)
         active = (state.first + turn) % players
-        die_round = turn // players == variant.rounds - 1
-        hand_sizes, counter_counts = PENDING, state.counters
+        die_round = round_ == variant.rounds - 1
+        hand_sizes, counter_counts = PENDING, counters
     # Field order of LovatObservation (checked against the dataclass at import, see lazy_constructor).
     return _build(
         GAME_ID, seat, players, phase, legal, state.dealer, state.first, state.misdeals, turn, variant.turns,
-        turn // players, variant.rounds, die_round, active, state.colour, state.die, hand, state.counters[seat],
+        round_, variant.rounds, die_round, active, state.colour, state.die, hand, counters[seat],
         state.dealt[seat], state.keeps[seat], hand_sizes, counter_counts, state.points, state.passed,
         state.declarations, state.plays, state.voids, state.history, variant.level_sum, variant.min_keep,
         variant.max_keep, None,
     )
-
-
-@cache
-def _keep_counts(variant: Variant) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """The public hand sizes and counter counts of every seat during the keep (L-5): as dealt, and none."""
-    return (variant.dealt,) * variant.players, (0,) * variant.players
 
 
 def _hand_sizes(obs: LovatObservation) -> tuple[int, ...]:

@@ -8,13 +8,15 @@ are cited by label (L-n); the rules as implemented are in ``docs/rules/lovat.md`
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
+from itertools import repeat
 from typing import Any
 
 from arena.games.base import InvalidSetup
-from arena.games.lovat.deck import CARD_IDS, COLOURS, LEVEL
+from arena.games.lovat.deck import CARD_IDS, COLOURS, LEVEL, LEVEL_COUNT
 
 GAME_ID = "lovat-v1"
 """Versioned game id; bump on any rules change."""
@@ -37,6 +39,12 @@ PASS, PLAY_DECISION = "pass", "play"
 COUNTER = "counter"
 """The void-phase action that discards a counter rather than a card (L-12)."""
 
+DECLARATIONS: tuple[tuple[tuple[str, ...], tuple[str, ...]], tuple[tuple[str, ...], tuple[str, ...]]] = (
+    ((PLAY_DECISION,), (PLAY_DECISION,)),  # no counters: must play (L-11)
+    ((PASS,), (PASS, PLAY_DECISION)),  # counters but no cards: must pass (L-11); both: either
+)
+"""``DECLARATIONS[has counters][has cards]``: the declarations open to a seat (L-11), as shared tuples."""
+
 @dataclass(frozen=True, slots=True)
 class Variant:
     """One row of the variant table (``docs/rules/lovat.md``, Variants)."""
@@ -48,11 +56,11 @@ class Variant:
     max_keep: int  # most cards a keep may have (L-5)
     discard: int  # counters discarded right after the keeps (L-8)
     rounds: int  # rounds in the game; the last one is the die round (L-14, L-15)
+    turns: int = field(init=False)  # turns in the game (L-15): rounds x players
 
-    @property
-    def turns(self) -> int:
-        """Turns in the game (L-15): rounds x players."""
-        return self.rounds * self.players
+    def __post_init__(self) -> None:
+        # Stored rather than a property: the engine and every observation read it (a property is a call).
+        object.__setattr__(self, "turns", self.rounds * self.players)
 
     @property
     def undealt(self) -> int:
@@ -93,9 +101,23 @@ def keep_compositions(n1: int, n2: int, n3: int, variant: Variant) -> list[tuple
     return found
 
 
-def admits_keep(cards: Sequence[str], variant: Variant) -> bool:
-    """Whether a dealt hand has at least one legal keep (L-5, L-6)."""
-    return _admits(*level_counts(cards), variant)
+def sorted_level_counts(cards: Sequence[str]) -> tuple[int, int, int]:
+    """``level_counts`` of cards sorted by id, found by two bisections (ids start with their level: "L1-07").
+
+    Every deal checks every dealt hand (L-6), and dealt hands are sorted: this is a third of the cost.
+    """
+    ones = bisect_left(cards, "L2")
+    below_three = bisect_left(cards, "L3", ones)
+    return ones, below_three - ones, len(cards) - below_three
+
+
+def admits_keep(cards: Sequence[str], variant: Variant, *, presorted: bool = False) -> bool:
+    """Whether a dealt hand has at least one legal keep (L-5, L-6); ``presorted``: ``cards`` are sorted by id."""
+    counts = sorted_level_counts(cards) if presorted else level_counts(cards)
+    admitting = _ADMITTING.get(variant.players)
+    if admitting is not None and admitting[0] is variant:  # a row of the table: no hashing of the variant
+        return counts in admitting[1]
+    return _admits(*counts, variant)
 
 
 @cache
@@ -106,17 +128,34 @@ def _admits(n1: int, n2: int, n3: int, variant: Variant) -> bool:
 
 def keep_problem(cards: Any, dealt: Sequence[str], variant: Variant) -> str | None:
     """Why ``cards`` is not a legal keep from ``dealt`` (L-5), or None if it is."""
-    if not isinstance(cards, tuple) or not all(isinstance(card_id, str) for card_id in cards):
+    # C-level passes (map, set) rather than generators: every keep of every game is checked here.
+    if not isinstance(cards, tuple) or not all(map(isinstance, cards, repeat(str))):
         return "a keep is a tuple of card id strings"
     if list(cards) != sorted(set(cards)):
         return f"a keep lists its card ids once each, sorted ascending: {tuple(sorted(set(cards)))!r}"
     dealt_set = set(dealt)
-    missing = [card_id for card_id in cards if card_id not in dealt_set]
-    if missing:
+    if not dealt_set.issuperset(cards):
+        missing = [card_id for card_id in cards if card_id not in dealt_set]
         return f"{', '.join(missing)} {'was' if len(missing) == 1 else 'were'} not dealt to this seat"
-    total = sum(LEVEL[card_id] for card_id in cards)
+    total = sum(map(LEVEL.__getitem__, cards))
     if total != variant.level_sum:
         return f"its levels sum to {total}; a keep's levels must sum to exactly {variant.level_sum} (L-5)"
     if not variant.min_keep <= len(cards) <= variant.max_keep:
         return f"it has {len(cards)} cards; a keep has {variant.min_keep} to {variant.max_keep} cards (L-5)"
     return None
+
+
+_ADMITTING: dict[int, tuple[Variant, frozenset[tuple[int, int, int]]]] = {
+    players: (variant, frozenset(
+        (n1, n2, n3)
+        for n3 in range(LEVEL_COUNT[3] + 1)
+        for n2 in range(LEVEL_COUNT[2] + 1)
+        if 0 <= (n1 := variant.dealt - n2 - n3) <= LEVEL_COUNT[1] and _admits(n1, n2, n3, variant)
+    ))
+    for players, variant in VARIANTS.items()
+}
+"""Per player count, the table's variant and the level counts (n1, n2, n3) of the dealt hands that admit a keep.
+
+Every deal checks every hand (L-6): a set look-up instead of hashing the variant (a dataclass hash is a
+Python call) for the cache of ``_admits``.
+"""

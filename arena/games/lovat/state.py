@@ -58,6 +58,7 @@ from arena.games.lovat.rules import (
     BLANK,
     COLOUR,
     COUNTER,
+    DECLARATIONS,
     DECLARE,
     FACES,
     GAME_ID,
@@ -116,10 +117,11 @@ class LovatState(LovatTurns, GameState):
         self.variant = variant
         self.dealer = dealer
         self.first = (dealer + 1) % players
-        self.misdeals = tuple(tuple(seats) for seats in misdeals)
-        self.dealt = [tuple(sorted(hand)) for hand in hands]
+        # C-level map passes rather than comprehensions: a game's every deal comes through here.
+        self.misdeals = tuple(map(tuple, misdeals))
+        self.dealt = list(map(tuple, map(sorted, hands)))
         self.keeps = [None] * players
-        self.hands = [list(hand) for hand in self.dealt]
+        self.hands = list(map(list, self.dealt))
         self.counters = (0,) * players
         self.points = ((),) * players
         self.face_down = [[] for _ in range(players)]
@@ -198,20 +200,19 @@ class LovatState(LovatTurns, GameState):
         return _ONE_SEAT[self.queue[0]] if self.queue else ()
 
     def legal_actions(self, seat: int) -> tuple[Action, ...]:
-        if self.phase in (KEEP, OVER) or not self.queue or seat != self.queue[0]:
+        queue = self.queue
+        if not queue or seat != queue[0]:
             return ()
-        if self.phase == COLOUR:
-            return COLOURS
-        if self.phase == DECLARE:
-            if not self.counters[seat]:
-                return (PLAY_DECISION,)  # L-11: no counters, must play
-            if not self.hands[seat]:
-                return (PASS,)  # L-11: no cards, must pass
-            return (PASS, PLAY_DECISION)
-        if self.phase == PLAY:
+        phase = self.phase
+        if phase == DECLARE:
+            return DECLARATIONS[self.counters[seat] > 0][len(self.hands[seat]) > 0]  # L-11
+        if phase == PLAY:
             return tuple(self.hands[seat])
-        # VOID (L-12): a counter or any card from hand; forced if the seat holds only one kind
-        return ((COUNTER,) if self.counters[seat] else ()) + tuple(self.hands[seat])
+        if phase == COLOUR:
+            return COLOURS
+        if phase == VOID:  # L-12: a counter or any card from hand; forced if the seat holds only one kind
+            return ((COUNTER,) if self.counters[seat] else ()) + tuple(self.hands[seat])
+        return ()  # the keep (a rule describes the legal keeps) or the end
 
     def is_legal(self, seat: int, action: Action) -> bool:
         return self._problem(seat, action) is None
@@ -278,8 +279,7 @@ class LovatState(LovatTurns, GameState):
                     self._play(seat, action)
                     return
             elif phase == DECLARE:
-                counters, hand = self.counters[seat], self.hands[seat]
-                if (action == PLAY_DECISION and (not counters or hand)) or (action == PASS and counters and hand):
+                if action in DECLARATIONS[self.counters[seat] > 0][len(self.hands[seat]) > 0]:  # L-11
                     self._declare(seat, action)
                     return
             elif phase == COLOUR:

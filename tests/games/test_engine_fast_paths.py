@@ -1,0 +1,149 @@
+"""The engines' fast paths draw, deal, check and resolve exactly as the plain code they stand in for.
+
+Each fast path (docs/performance.md, "Per decision, 1 December 2026 (second pass)") must not change a
+draw, a deal or an error: seeded games, agents and recorded matches replay only if they do not.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from arena.games.base import InvalidSetup
+from arena.games.chance import Chance, randbelow
+from arena.games.interface import uniform_random_action
+from arena.games.lorum import GAME as LORUM
+from arena.games.lovat import GAME as LOVAT
+from arena.games.lovat.deck import CARD_IDS, LEVEL_COUNT
+from arena.games.lovat.keeps import random_keep
+from arena.games.lovat.rules import VARIANTS, admits_keep, keep_compositions, level_counts, sorted_level_counts
+
+
+class Listed:
+    """Just what ``uniform_random_action`` reads from an observation."""
+
+    def __init__(self, legal: tuple[int, ...]) -> None:
+        self.legal = legal
+        self.phase = "play"
+
+
+@pytest.mark.parametrize("length", [0, 1, 2, 5, 32, 33, 80, 1025, 1026, 3000])
+def test_chance_shuffle_draws_exactly_as_random_shuffle(length: int) -> None:
+    for seed in range(5):
+        chance, reference = Chance(seed), random.Random(seed)
+        ours, theirs = list(range(length)), list(range(length))
+        chance.shuffle(ours)
+        reference.shuffle(theirs)
+        assert ours == theirs
+        assert chance.rng.getstate() == reference.getstate()
+
+
+def test_chance_shuffle_stays_exact_past_its_table_of_lengths() -> None:
+    # The (i, bits) steps are kept for at most 64 lengths; more lengths than that empty the table.
+    chance, reference = Chance(9), random.Random(9)
+    for length in range(2, 200):
+        ours, theirs = list(range(length)), list(range(length))
+        chance.shuffle(ours)
+        reference.shuffle(theirs)
+        assert ours == theirs, length
+    assert chance.rng.getstate() == reference.getstate()
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 6, 7, 8, 9, 100, 2**31 + 1, 2**70])
+def test_randbelow_draws_exactly_as_randrange(n: int) -> None:
+    for seed in range(3):
+        ours, theirs = random.Random(seed), random.Random(seed)
+        assert [randbelow(ours, n) for _ in range(40)] == [theirs.randrange(n) for _ in range(40)]
+        assert ours.getstate() == theirs.getstate()
+    with pytest.raises(ValueError):
+        randbelow(random.Random(1), 0)  # randrange's own error
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 4, 7, 8, 9, 31, 32, 33, 100])
+def test_the_uniform_policy_picks_what_rng_choice_picks(size: int) -> None:
+    listed = Listed(tuple(range(size)))
+    for seed in range(3):
+        ours, theirs = random.Random(seed), random.Random(seed)
+        assert [uniform_random_action(listed, ours) for _ in range(40)] == [  # type: ignore[arg-type]
+            theirs.choice(listed.legal) for _ in range(40)
+        ]
+        assert ours.getstate() == theirs.getstate()
+
+
+def test_the_uniform_policy_asks_an_rng_of_another_class_for_its_choice() -> None:
+    class Loaded(random.Random):
+        def choice(self, seq: Any) -> Any:
+            return seq[-1]
+
+    assert uniform_random_action(Listed((1, 2, 3)), Loaded(1)) == 3  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="no legal action is listed in phase 'play'"):
+        uniform_random_action(Listed(()), random.Random(1))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("players", sorted(VARIANTS))
+def test_l6_the_table_of_admitting_hands_agrees_with_the_keep_rule(players: int) -> None:
+    variant = VARIANTS[players]
+    level_one, level_two, level_three = (sorted(card for card in CARD_IDS if card.startswith(f"L{level}-"))
+                                         for level in (1, 2, 3))
+    for n3 in range(LEVEL_COUNT[3] + 1):
+        for n2 in range(min(LEVEL_COUNT[2], variant.dealt - n3) + 1):
+            n1 = variant.dealt - n2 - n3
+            if n1 > LEVEL_COUNT[1]:
+                continue
+            hand = level_one[:n1] + level_two[:n2] + level_three[:n3]
+            admits = bool(keep_compositions(n1, n2, n3, variant))
+            assert admits_keep(hand, variant) == admits_keep(hand, variant, presorted=True) == admits, (n1, n2, n3)
+
+
+def test_sorted_hands_are_counted_by_level_as_any_hand_is() -> None:
+    rng = random.Random(6)
+    for size in (0, 1, 5, 12, 14, 80):
+        for _ in range(50):
+            hand = sorted(rng.sample(CARD_IDS, size))
+            assert sorted_level_counts(hand) == level_counts(hand) == level_counts(hand[::-1])
+
+
+def test_the_random_keep_draws_the_keeps_it_always_drew() -> None:
+    # Pinned from the code before its fast path: a seeded random agent keeps what it kept then.
+    hand = ["L1-14", "L1-16", "L1-29", "L1-31", "L2-01", "L2-14", "L2-17", "L2-23", "L2-25", "L2-26", "L3-01",
+            "L3-02"]
+    variant, rng = VARIANTS[3], random.Random(3)
+    assert [random_keep(hand, variant.level_sum, variant.min_keep, variant.max_keep, rng) for _ in range(2)] == [
+        ("L1-14", "L1-29", "L2-01", "L2-26", "L3-01"), ("L1-16", "L1-29", "L1-31", "L2-14", "L2-23", "L2-26")]
+    hand = ["L1-01", "L1-02", "L1-11", "L1-13", "L1-15", "L1-27", "L1-33", "L1-37", "L2-01", "L2-05", "L2-11",
+            "L2-18", "L2-23", "L3-09"]
+    variant, rng = VARIANTS[4], random.Random(4)
+    assert [random_keep(hand, variant.level_sum, variant.min_keep, variant.max_keep, rng) for _ in range(2)] == [
+        ("L1-01", "L1-13", "L1-33", "L2-01", "L2-18", "L2-23", "L3-09"),
+        ("L1-15", "L1-27", "L1-37", "L2-11", "L2-18", "L2-23", "L3-09")]
+
+
+def test_a_logged_deal_is_its_own_data_and_stays_as_dealt() -> None:
+    # Deals are logged without a second copy (Chance.record_fresh): the log must share no list with the state.
+    rng = random.Random(4)
+    for game, options in ((LOVAT, {"players": 4}), (LORUM, {"deals": 2})):
+        state = game.new_state(7, options)
+        deals = [outcome["value"] for outcome in state.chance.log if outcome["kind"] == "deal"]
+        logged = [[list(hand) for hand in deal] for deal in deals]
+        while not state.is_over():
+            for seat in state.to_move():
+                legal = state.legal_actions(seat)
+                state.apply(seat, rng.choice(legal) if legal else game.info.random_action(state.observation(seat), rng))
+        assert [outcome["value"] for outcome in state.chance.log if outcome["kind"] == "deal"][: len(logged)] == logged
+        assert all(type(hand) is list for deal in deals for hand in deal)
+
+
+def test_complete_options_deal_as_resolved_ones_and_bad_ones_still_fail() -> None:
+    for given, resolved in (({"players": 4, "deals": 2}, {"deals": 2}), ({"players": 4, "deals": 4}, None)):
+        assert LORUM.new_state(5, given).chance.log == LORUM.new_state(5, resolved).chance.log
+    assert LOVAT.new_state(5, {"players": 4}).chance.log == LOVAT.new_state(5, None).chance.log
+    bad_options: list[dict[str, Any]] = [{"players": 4, "deals": 0}, {"players": 4, "deals": True},
+                                         {"players": 4.0, "deals": 2}, {"players": 4, "deals": 1001}]
+    for bad in bad_options:
+        with pytest.raises(InvalidSetup):
+            LORUM.new_state(5, bad)
+    for bad in ({"players": True}, {"players": 7}, {"players": 3, "deals": 2}):
+        with pytest.raises(InvalidSetup):
+            LOVAT.new_state(5, bad)
