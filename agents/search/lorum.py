@@ -60,16 +60,19 @@ OPTIONS = BUDGET_OPTIONS
 # ------------------------------------------------------------------ the agent
 
 
-def card_candidates(deal: PlayoutDeal) -> list[int]:
+def card_candidates(deal: PlayoutDeal, trick: int) -> list[int]:
     """The legal cards of the seat to move, one per class of interchangeable cards.
 
     Two cards of one suit are interchangeable when every card still in play
     between them is in the same hand (so they beat and lose to exactly the same
-    cards of the others) and they carry the same points (S-9).  The highest card
-    of each class stands for it.
+    cards of the others) and they carry the same points (S-9).  ``trick`` is the
+    mask of the cards already in the current trick: they are still in play, since
+    whether our card goes over or under them decides who takes the trick (the
+    ``Ka`` and ``9a`` of a hand that also holds ``Oa`` are not interchangeable
+    over a ``10a``).  The highest card of each class stands for it.
     """
     hand = deal.hands[deal.to_act]
-    live = FULL_DECK_MASK & ~deal.played
+    live = FULL_DECK_MASK & ~deal.played | trick
     chosen: list[int] = []
     for card in indices_of(deal.legal()):
         if not any(
@@ -104,7 +107,8 @@ class SearchLorumAgent(Agent):
         if observation.phase == "bid":
             candidates: list[Action] = list(observation.legal)
         else:
-            candidates = [DECK[card] for card in card_candidates(template)]
+            trick = mask_of([name for _seat, name in observation.trick])
+            candidates = [DECK[card] for card in card_candidates(template, trick)]
         if len(candidates) == 1:  # one legal action, or several that are all the same
             self.stats = SearchStats().to_json()
             return candidates[0]

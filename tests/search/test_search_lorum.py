@@ -137,11 +137,24 @@ def test_interchangeable_cards_are_searched_once():
     spec = {"a": "10002222", "g": "11112003", "h": "11120220", "b": "03333333"}
     state = scripted(3, spec, "pass pass pass pass")
     deal = PlayoutDeal.from_observation(state.observation(0), list(state.hands))
-    assert [DECK[c] for c in card_candidates(deal)] == ["Ka", "Oa", "9g", "10h", "7h", "Ab"]
+    assert [DECK[c] for c in card_candidates(deal, 0)] == ["Ka", "Oa", "9g", "10h", "7h", "Ab"]
     # Once seat 2's 9h and 8h are played, 10h and 7h touch.
     deal.played |= mask_of(["9h", "8h"])
     deal.hands[2] &= ~mask_of(["9h", "8h"])
-    assert [DECK[c] for c in card_candidates(deal)] == ["Ka", "Oa", "9g", "10h", "Ab"]
+    assert [DECK[c] for c in card_candidates(deal, 0)] == ["Ka", "Oa", "9g", "10h", "Ab"]
+
+
+def test_cards_in_the_current_trick_keep_a_card_that_ducks_apart_from_one_that_wins():
+    # Seat 2 holds Ka Oa 9a 8a; Ua and 10a, the only acorns between Ka and 9a, are in the trick.
+    # Ka would take the trick and 9a duck under the 10a: they must both be searched.
+    spec = {"a": "32201220", "g": "00001112", "h": "00113333", "b": "12221333"}
+    state = scripted(3, spec, "pass pass pass pass Ua 10a")
+    observation = state.observation(2)
+    deal = PlayoutDeal.from_observation(observation, list(state.hands))
+    trick = mask_of([name for _seat, name in observation.trick])
+    assert [DECK[c] for c in card_candidates(deal, trick)] == ["Ka", "Oa", "9a"]
+    # Once the trick is over those cards are gone: the acorn 9 and the king then touch.
+    assert [DECK[c] for c in card_candidates(deal, 0)] == ["Ka", "Oa"]
 
 
 def test_history_likelihood_is_one_when_the_others_played_the_rollout_policy():
