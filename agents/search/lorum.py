@@ -13,18 +13,20 @@ At each decision with more than one legal action the agent
    every seat decides from its own hand and the public cards only;
 3. scores a playout by the seat's chip change over the current deal (settled by the
    engine's own ``settle_regular`` / ``settle_contract``, so pot, splits and contract
-   stakes count exactly as in the game);
+   stakes count exactly as in the game) plus what that change does to its expected
+   standing at the end of the game (``lorum_value.deal_value``: the ranks decide a game);
 4. plays the candidate with the best mean (common random numbers: all candidates
    share each world, so their comparison is not blurred by the luck of the deal).
 
 The bid is judged the same way: ``pass``, ``small`` and ``big`` are each played out
-over the same sampled deals, and the call with the best expected chip change wins.
-Cards that are interchangeable (same suit, nothing of the others' between them, the
-same points) are searched once.
+over the same sampled deals, and the call with the best expected value wins.
+Cards that are interchangeable (same suit, nothing of the others' between them, in
+play or in the current trick, the same points) are searched once.
 
 Playouts run on ``lorum_sim.PlayoutDeal``, a bare simulator of one deal on card masks (several
 times faster than driving ``LorumState``); a test checks it against the engine.  The opponent
-model is ``lorum_beliefs``, the search loop ``common.determinized_search``.
+model is ``lorum_beliefs``, the value of a playout ``lorum_value``, the search loop
+``common.determinized_search``.
 
 Options (``self.options``): ``iterations`` playouts per move (default
 ``DEFAULT_ITERATIONS``, deterministic for a seed), and/or ``ms`` milliseconds per move
@@ -48,10 +50,11 @@ from arena_agents.lorum import BELOW_MASKS
 from arena_agents.search.common import BUDGET_OPTIONS, Budget, SearchStats, check_options, determinized_search, move_rng
 from arena_agents.search.lorum_beliefs import MAX_WORLDS, MODEL_DRAWS, MODEL_EPSILON, deal_plays, history_likelihood
 from arena_agents.search.lorum_sim import PlayoutDeal, play_out
+from arena_agents.search.lorum_value import deal_value
 
 DEFAULT_ITERATIONS = 240
-"""Playouts per move by default: a median of about 18 ms and at most about 40 ms of CPU a move
-(docs/agents/search-lorum.md)."""
+"""Playouts per move by default: about 13 ms mean and at most about 32 ms of CPU a move against greedy
+agents (docs/agents/search-lorum.md)."""
 
 OPTIONS = BUDGET_OPTIONS
 """The options the agent accepts."""
@@ -60,16 +63,19 @@ OPTIONS = BUDGET_OPTIONS
 # ------------------------------------------------------------------ the agent
 
 
-def card_candidates(deal: PlayoutDeal) -> list[int]:
+def card_candidates(deal: PlayoutDeal, trick: int) -> list[int]:
     """The legal cards of the seat to move, one per class of interchangeable cards.
 
     Two cards of one suit are interchangeable when every card still in play
     between them is in the same hand (so they beat and lose to exactly the same
-    cards of the others) and they carry the same points (S-9).  The highest card
-    of each class stands for it.
+    cards of the others) and they carry the same points (S-9).  ``trick`` is the
+    mask of the cards already in the current trick: they are still in play, since
+    whether our card goes over or under them decides who takes the trick (the
+    ``Ka`` and ``9a`` of a hand that also holds ``Oa`` are not interchangeable
+    over a ``10a``).  The highest card of each class stands for it.
     """
     hand = deal.hands[deal.to_act]
-    live = FULL_DECK_MASK & ~deal.played
+    live = FULL_DECK_MASK & ~deal.played | trick
     chosen: list[int] = []
     for card in indices_of(deal.legal()):
         if not any(
@@ -83,7 +89,7 @@ def card_candidates(deal: PlayoutDeal) -> list[int]:
 
 
 class SearchLorumAgent(Agent):
-    """Determinized Monte Carlo search over the current deal's chip change (see the module docstring)."""
+    """Determinized Monte Carlo search over the current deal's chips and standing (see the module docstring)."""
 
     def __init__(self, seat: int, game: GameInfo, players: int, seed: int, options: Mapping[str, Any]) -> None:
         super().__init__(seat=seat, game=game, players=players, seed=seed, options=options)
@@ -104,7 +110,8 @@ class SearchLorumAgent(Agent):
         if observation.phase == "bid":
             candidates: list[Action] = list(observation.legal)
         else:
-            candidates = [DECK[card] for card in card_candidates(template)]
+            trick = mask_of([name for _seat, name in observation.trick])
+            candidates = [DECK[card] for card in card_candidates(template, trick)]
         if len(candidates) == 1:  # one legal action, or several that are all the same
             self.stats = SearchStats().to_json()
             return candidates[0]
@@ -114,13 +121,16 @@ class SearchLorumAgent(Agent):
             deal.hands = sample_hidden_hands(observation, rng)
             return deal
 
+        balances = observation.balances
+        remaining = observation.deals - observation.deal  # deals still to come after this one
+
         def playout(world: PlayoutDeal, action: Action, _rng: random.Random) -> float:
             deal = world.copy()
             if deal.contract is None:
                 deal.bid(me, cast(str, action))
             else:
                 deal.play(INDEX[cast(str, action)])
-            return play_out(deal, me)
+            return deal_value(me, balances, play_out(deal), remaining)
 
         def weight(world: PlayoutDeal) -> float:
             return history_likelihood(observation, world.hands, MODEL_EPSILON)

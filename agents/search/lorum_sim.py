@@ -222,14 +222,14 @@ class PlayoutDeal:
         ):
             self.over = True
 
-    def chip_change(self, seat: int) -> int:
-        """``seat``'s chip change when the deal is settled (S-11..S-15), by the engine's own settlement."""
+    def chip_changes(self) -> tuple[int, ...]:
+        """Every seat's chip change when the deal is settled (S-11..S-15), by the engine's own settlement."""
         contract = self.contract
         if contract is None:
             raise ValueError("the deal cannot be settled before its contract is fixed")
         if contract == REGULAR:
-            return settle_regular(self.points, self.tricks_won, self.pot)[0][seat]
-        return settle_contract(contract, self.bidder, self.tricks_won)[0][seat]
+            return settle_regular(self.points, self.tricks_won, self.pot)[0]
+        return settle_contract(contract, self.bidder, self.tricks_won)[0]
 
 
 # ------------------------------------------------------------ rollout policy
@@ -350,11 +350,11 @@ def _has_played(deal: PlayoutDeal, seat: int) -> bool:
     return (seat - leader) % PLAYERS < deal.in_trick
 
 
-def play_out(deal: PlayoutDeal, seat: int) -> int:
-    """Finish ``deal`` in place by the rollout policy and return ``seat``'s chip change."""
+def play_out(deal: PlayoutDeal) -> tuple[int, ...]:
+    """Finish ``deal`` in place by the rollout policy and return every seat's chip change."""
     while deal.contract is None:
         who = deal.to_act
         deal.bid(who, rollout_call(deal, who))
     while not deal.over:
         deal.play(rollout_card(deal))
-    return deal.chip_change(seat)
+    return deal.chip_changes()

@@ -17,6 +17,7 @@ from arena_agents.search.common import Budget, determinized_search, move_rng
 from arena_agents.search.lorum import DEFAULT_ITERATIONS, SearchLorumAgent, card_candidates
 from arena_agents.search.lorum_beliefs import MAX_WORLDS, history_likelihood
 from arena_agents.search.lorum_sim import PlayoutDeal, rollout_call, rollout_card
+from arena_agents.search.lorum_value import RANK_WEIGHT, SPREAD, deal_value, standing
 
 FAST = {"iterations": 24}
 """A small budget for tests that only check legality or plumbing."""
@@ -128,7 +129,7 @@ def test_the_playout_simulator_agrees_with_the_engine():
                 state.apply(seat, card)
                 deal.play(INDEX[card])
             assert deal.over == state.is_over()
-        assert [deal.chip_change(seat) for seat in range(4)] == [state.balances[s] - before[s] for s in range(4)]
+        assert list(deal.chip_changes()) == [state.balances[s] - before[s] for s in range(4)]
 
 
 def test_interchangeable_cards_are_searched_once():
@@ -137,11 +138,24 @@ def test_interchangeable_cards_are_searched_once():
     spec = {"a": "10002222", "g": "11112003", "h": "11120220", "b": "03333333"}
     state = scripted(3, spec, "pass pass pass pass")
     deal = PlayoutDeal.from_observation(state.observation(0), list(state.hands))
-    assert [DECK[c] for c in card_candidates(deal)] == ["Ka", "Oa", "9g", "10h", "7h", "Ab"]
+    assert [DECK[c] for c in card_candidates(deal, 0)] == ["Ka", "Oa", "9g", "10h", "7h", "Ab"]
     # Once seat 2's 9h and 8h are played, 10h and 7h touch.
     deal.played |= mask_of(["9h", "8h"])
     deal.hands[2] &= ~mask_of(["9h", "8h"])
-    assert [DECK[c] for c in card_candidates(deal)] == ["Ka", "Oa", "9g", "10h", "Ab"]
+    assert [DECK[c] for c in card_candidates(deal, 0)] == ["Ka", "Oa", "9g", "10h", "Ab"]
+
+
+def test_cards_in_the_current_trick_keep_a_card_that_ducks_apart_from_one_that_wins():
+    # Seat 2 holds Ka Oa 9a 8a; Ua and 10a, the only acorns between Ka and 9a, are in the trick.
+    # Ka would take the trick and 9a duck under the 10a: they must both be searched.
+    spec = {"a": "32201220", "g": "00001112", "h": "00113333", "b": "12221333"}
+    state = scripted(3, spec, "pass pass pass pass Ua 10a")
+    observation = state.observation(2)
+    deal = PlayoutDeal.from_observation(observation, list(state.hands))
+    trick = mask_of([name for _seat, name in observation.trick])
+    assert [DECK[c] for c in card_candidates(deal, trick)] == ["Ka", "Oa", "9a"]
+    # Once the trick is over those cards are gone: the acorn 9 and the king then touch.
+    assert [DECK[c] for c in card_candidates(deal, 0)] == ["Ka", "Oa"]
 
 
 def test_history_likelihood_is_one_when_the_others_played_the_rollout_policy():
@@ -448,3 +462,19 @@ def test_the_worlds_the_search_plays_out_respect_voids_must_beat_and_hand_sizes(
                 assert not names & excluded[other], (seed, other, names & excluded[other])
             checked += 1
     assert checked > 50 and facts > 0 and small > 5  # the positions did test voids and must-beat facts
+
+
+def test_standing_counts_the_seats_finished_ahead_of_after_the_last_deal():
+    # Seat 0 ends on 10, level with seat 1, ahead of seat 2 (5), behind seat 3 (12): 1.5 seats.
+    assert standing(0, (0, 10, 0, 12), (10, 0, 5, 0), remaining=0) == 1.5
+    assert deal_value(0, (0, 10, 0, 12), (10, 0, 5, 0), remaining=0) == 10 + RANK_WEIGHT * 1.5
+
+
+def test_standing_before_the_last_deal_is_the_chance_that_each_lead_survives():
+    # Level with everyone: each pairwise lead is a coin toss.
+    assert standing(2, (5, 5, 5, 5), (0, 0, 0, 0), remaining=3) == pytest.approx(1.5)
+    # A lead of one spread over one seat with one deal to come: Phi(1) = 0.8413; level with the others.
+    value = standing(0, (0, 0, 0, 0), (SPREAD, 0, 0, 0), remaining=1)
+    assert value == pytest.approx(3 * 0.841345, abs=1e-6)
+    # The more deals to come, the less a lead is worth.
+    assert standing(0, (0, 0, 0, 0), (SPREAD, 0, 0, 0), remaining=3) < value
