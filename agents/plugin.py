@@ -51,7 +51,7 @@ DESCRIPTIONS = {
 
 
 SEARCH_OPTIONS = AgentOptions((
-    OptionSpec("iterations", "int", default=320, minimum=1, games=("lovat",),
+    OptionSpec("iterations", "int", default=640, minimum=1, games=("lovat",),
                help="playouts per move; deterministic for a seed"),
     OptionSpec("iterations", "int", default=240, minimum=1, games=("lorum",),
                help="playouts per move; deterministic for a seed"),

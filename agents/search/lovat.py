@@ -48,8 +48,8 @@ from arena_agents.search.common import BUDGET_OPTIONS, Budget, HalvingStats, che
 from arena_agents.search.lovat_beliefs import LEAN_MOVES, Evidence, Worlds, keep_rates
 from arena_agents.search.lovat_sim import VALUES, Playout
 
-DEFAULT_ITERATIONS = 320
-"""Playouts per move by default: a few tens of ms on one core (see docs/agents/search-lovat.md)."""
+DEFAULT_ITERATIONS = 640
+"""Playouts per move by default: 25 to 40 ms of CPU on one core (see docs/agents/search-lovat.md)."""
 
 OPTIONS = BUDGET_OPTIONS + ("value",)
 """The options the agent accepts."""
