@@ -345,6 +345,22 @@ def test_small_bidder_never_leads_a_card_that_must_win():
     assert make(SearchLorumAgent, 0, 1).act(observation) != "Aa"
 
 
+def test_small_bidder_rollout_leads_its_riskiest_safe_card():
+    # Every unseen card is in another hand, so a lead with one above it must be beaten (S-8).  The playout
+    # bidder leads the Ka (only the Aa above it, held by seat 1) and keeps its sevens for later tricks.
+    hands = [
+        "Ka 7a 8g 7g 8h 7h 8b 7b",
+        "Aa Oa Ua Ag Kg Og Ah Kh",
+        "10a 9a 8a Ug 10g 9g Oh Uh",
+        "10h 9h Ab Kb Ob Ub 10b 9b",
+    ]
+    deal = PlayoutDeal.start(3, [mask_of(hand.split()) for hand in hands], 0)
+    for seat, call in enumerate(["small", "pass", "pass", "pass"]):
+        deal.bid(seat, call)
+    assert (deal.contract, deal.to_act) == ("small", 0)
+    assert DECK[rollout_card(deal)] == "Ka"
+
+
 def test_ducks_under_the_winner_when_last_to_a_trick_with_points():
     # Seat 0 leads 10h, seat 1 plays Oh, seat 2 9h; seat 3 holds Kh and 7h: Kh would take 4 points, 7h ducks.
     hands = [
