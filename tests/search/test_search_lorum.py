@@ -14,7 +14,7 @@ from arena.games.lorum.cards import DECK, INDEX, RANKS, SUITS, indices_of, mask_
 from arena.games.lorum.sampler import sample_hidden_hands
 from arena_agents.lorum import GreedyLorumAgent, RandomLorumAgent
 from arena_agents.search.common import Budget, determinized_search, move_rng
-from arena_agents.search.lorum import DEFAULT_ITERATIONS, SearchLorumAgent, card_candidates
+from arena_agents.search.lorum import BID_FACTOR, BID_WORLDS, DEFAULT_ITERATIONS, SearchLorumAgent, card_candidates
 from arena_agents.search.lorum_beliefs import MAX_WORLDS, history_likelihood
 from arena_agents.search.lorum_sim import PlayoutDeal, rollout_call, rollout_card
 from arena_agents.search.lorum_value import RANK_WEIGHT, SPREAD, deal_value, standing
@@ -240,6 +240,15 @@ def test_the_iteration_budget_is_honoured_and_reported():
         agent = make(SearchLorumAgent, 3, 1, {"iterations": iterations})
         agent.act(state.observation(3))
         assert (agent.stats["worlds"], agent.stats["iterations"]) == (worlds, 2 * worlds)
+
+
+def test_the_bid_searches_bid_factor_times_the_budget():
+    state = scripted(3, {"a": "01230123", "g": "12301230", "h": "23012301", "b": "30123012"})
+    for iterations, worlds in ((30, 30), (240, BID_WORLDS)):  # pass, small, big: three candidates
+        agent = make(SearchLorumAgent, 0, 1, {"iterations": iterations})
+        agent.act(state.observation(0))
+        assert (agent.stats["worlds"], agent.stats["iterations"]) == (worlds, 3 * worlds)
+        assert agent.stats["iterations"] <= BID_FACTOR * iterations
 
 
 def test_the_time_budget_is_honoured():
