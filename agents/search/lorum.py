@@ -58,8 +58,8 @@ agents (docs/agents/search-lorum.md)."""
 
 BID_FACTOR = 3
 """The bid searches this many times the playouts of a move, over up to ``BID_WORLDS`` worlds: once a deal, it
-decides most of the deal's chips, and the estimate of a small contract's chance needs the worlds (measured:
-+0.8 chips a game over the move budget)."""
+decides most of the deal's chips, and the estimate of a small contract's chance needs the worlds (measured
+against the move's budget: +0.007 pairwise share against greedy, 155 seeds, docs/agents/search-lorum.md)."""
 
 BID_WORLDS = 240
 """At most this many worlds for the bid (``MAX_WORLDS`` for a card)."""
