@@ -318,8 +318,11 @@ def _small_card(deal: PlayoutDeal, seat: int, cards: list[int], unseen: int) -> 
     bidder = deal.bidder
     if seat == bidder:
         if not deal.in_trick:
-            # Lead the low card with the most unseen cards above it: someone must beat it (S-8).
-            return max(cards, key=lambda c: ((unseen & ABOVE_MASKS[c]).bit_count(), c))
+            # Every unseen card is in another hand, so a lead with an unseen card above it is safe: its
+            # holder must follow and beat it (S-8).  Lead the riskiest such card (fewest unseen above) and
+            # keep the low ones for later; with none safe the trick is lost whatever we lead.
+            safe = [c for c in cards if unseen & ABOVE_MASKS[c]]
+            return min(safe or cards, key=lambda c: ((unseen & ABOVE_MASKS[c]).bit_count(), -c))
         if cards[0] >> 3 != deal.led:
             # Void: shed the card most likely to be forced over later (fewest unseen above it).
             return min(cards, key=lambda c: ((unseen & ABOVE_MASKS[c]).bit_count(), c))

@@ -14,7 +14,7 @@ from arena.games.lorum.cards import DECK, INDEX, RANKS, SUITS, indices_of, mask_
 from arena.games.lorum.sampler import sample_hidden_hands
 from arena_agents.lorum import GreedyLorumAgent, RandomLorumAgent
 from arena_agents.search.common import Budget, determinized_search, move_rng
-from arena_agents.search.lorum import DEFAULT_ITERATIONS, SearchLorumAgent, card_candidates
+from arena_agents.search.lorum import BID_FACTOR, BID_WORLDS, DEFAULT_ITERATIONS, SearchLorumAgent, card_candidates
 from arena_agents.search.lorum_beliefs import MAX_WORLDS, history_likelihood
 from arena_agents.search.lorum_sim import PlayoutDeal, rollout_call, rollout_card
 from arena_agents.search.lorum_value import RANK_WEIGHT, SPREAD, deal_value, standing
@@ -242,6 +242,15 @@ def test_the_iteration_budget_is_honoured_and_reported():
         assert (agent.stats["worlds"], agent.stats["iterations"]) == (worlds, 2 * worlds)
 
 
+def test_the_bid_searches_bid_factor_times_the_budget():
+    state = scripted(3, {"a": "01230123", "g": "12301230", "h": "23012301", "b": "30123012"})
+    for iterations, worlds in ((30, 30), (240, BID_WORLDS)):  # pass, small, big: three candidates
+        agent = make(SearchLorumAgent, 0, 1, {"iterations": iterations})
+        agent.act(state.observation(0))
+        assert (agent.stats["worlds"], agent.stats["iterations"]) == (worlds, 3 * worlds)
+        assert agent.stats["iterations"] <= BID_FACTOR * iterations
+
+
 def test_the_time_budget_is_honoured():
     state = scripted(3, {"a": "01230123", "g": "12301230", "h": "23012301", "b": "30123012"}, "pass pass pass pass")
     agent = make(SearchLorumAgent, 0, 1, {"ms": 30})
@@ -343,6 +352,22 @@ def test_small_bidder_never_leads_a_card_that_must_win():
     observation = state.observation(0)
     assert "Aa" in observation.legal
     assert make(SearchLorumAgent, 0, 1).act(observation) != "Aa"
+
+
+def test_small_bidder_rollout_leads_its_riskiest_safe_card():
+    # Every unseen card is in another hand, so a lead with one above it must be beaten (S-8).  The playout
+    # bidder leads the Ka (only the Aa above it, held by seat 1) and keeps its sevens for later tricks.
+    hands = [
+        "Ka 7a 8g 7g 8h 7h 8b 7b",
+        "Aa Oa Ua Ag Kg Og Ah Kh",
+        "10a 9a 8a Ug 10g 9g Oh Uh",
+        "10h 9h Ab Kb Ob Ub 10b 9b",
+    ]
+    deal = PlayoutDeal.start(3, [mask_of(hand.split()) for hand in hands], 0)
+    for seat, call in enumerate(["small", "pass", "pass", "pass"]):
+        deal.bid(seat, call)
+    assert (deal.contract, deal.to_act) == ("small", 0)
+    assert DECK[rollout_card(deal)] == "Ka"
 
 
 def test_ducks_under_the_winner_when_last_to_a_trick_with_points():
