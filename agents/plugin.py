@@ -54,7 +54,7 @@ SEARCH_OPTIONS = AgentOptions((
     OptionSpec("iterations", "int", default=640, minimum=1, games=("lovat",),
                help="playouts per move; deterministic for a seed"),
     OptionSpec("iterations", "int", default=240, minimum=1, games=("lorum",),
-               help="playouts per move; deterministic for a seed"),
+               help="playouts per move (a bid gets three times as many); deterministic for a seed"),
     OptionSpec("ms", "float", minimum=1,
                help="milliseconds per move (with iterations: whichever ends first); play then depends on the machine"),
     OptionSpec("value", "str", default="rank", choices=("rank", "points"), games=("lovat",),
