@@ -196,10 +196,10 @@ def randbelow(rng: random.Random, n: int) -> int:
 
     ``randrange(n)`` is ``_randbelow(n)``, which draws ``getrandbits(n.bit_length())`` until the result
     is below ``n``; inlined here for a plain ``random.Random`` (the deals' dealer, Lovat's die and random
-    keeps draw so).  ``_RANDBELOW_MATCHES`` checks at import that it still matches this Python's
-    ``randrange``; if not (or for an RNG of another class), ``rng.randrange`` is used.
+    keeps draw so).  ``RANDBELOW_MATCHES`` says whether it still matches this Python's ``randrange``; if
+    not (or for an RNG of another class), ``rng.randrange`` is used.
     """
-    if type(rng) is not random.Random or not _RANDBELOW_MATCHES or type(n) is not int or n <= 0:
+    if type(rng) is not random.Random or not RANDBELOW_MATCHES or type(n) is not int or n <= 0:
         return rng.randrange(n)
     k = n.bit_length()
     j = rng.getrandbits(k)
@@ -209,18 +209,22 @@ def randbelow(rng: random.Random, n: int) -> int:
 
 
 def _randbelow_matches() -> bool:
-    """Whether ``randbelow`` reproduces this Python's ``Random.randrange`` (checked once at import)."""
+    """Whether ``randbelow(rng, n)`` draws what this Python's ``rng.randrange(n)`` does, and ``seq[randbelow(rng,
+    len(seq))]`` what ``rng.choice(seq)`` does, leaving the generator in the same state (checked once at import)."""
     for seed, n in ((0, 1), (1, 2), (2, 3), (3, 6), (4, 17), (5, 1000), (6, 2**40 + 3)):
-        ours, theirs = random.Random(seed), random.Random(seed)
-        if [randbelow(ours, n) for _ in range(30)] != [theirs.randrange(n) for _ in range(30)]:
-            return False
-        if ours.getstate() != theirs.getstate():
-            return False
+        for draw in (lambda rng, n=n: rng.randrange(n), lambda rng, n=n: rng.choice(range(n))):
+            ours, theirs = random.Random(seed), random.Random(seed)
+            if [randbelow(ours, n) for _ in range(30)] != [draw(theirs) for _ in range(30)]:
+                return False
+            if ours.getstate() != theirs.getstate():
+                return False
     return True
 
 
-_RANDBELOW_MATCHES = True  # on while the check below compares randbelow with randrange
-_RANDBELOW_MATCHES = _randbelow_matches()
+RANDBELOW_MATCHES = True  # on while the check below compares randbelow with randrange and choice
+RANDBELOW_MATCHES = _randbelow_matches()
+"""Whether ``randbelow`` (and the same draw inlined elsewhere, as in ``uniform_or``) reproduces this Python's
+``Random.randrange`` and ``Random.choice``; where it does not, callers use ``random``'s own methods."""
 
 
 def _json_copy(value: Any) -> Any:

@@ -25,6 +25,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from arena.games.chance import RANDBELOW_MATCHES
 from arena.games.types import Action, ChanceOutcome, InvalidSetup, to_json
 
 if TYPE_CHECKING:
@@ -131,10 +132,10 @@ def uniform_or(rule_policy: RandomPolicy) -> RandomPolicy:
         legal = observation.legal
         if not legal:
             return rule_policy(observation, rng)
-        if type(rng) is not random.Random or not _INLINE_CHOICE:
+        if type(rng) is not random.Random or not RANDBELOW_MATCHES:
             return rng.choice(legal)
-        # rng.choice(legal) inlined (its two Python calls cost more than the draw): Random._randbelow(n)
-        # draws getrandbits(n.bit_length()) until the result is below n.
+        # rng.choice(legal) inlined: chance.randbelow's loop, written out because its two Python calls (or
+        # randbelow's one) cost more than the draw. RANDBELOW_MATCHES checked both against this Python.
         n = len(legal)
         k = n.bit_length()
         j = rng.getrandbits(k)
@@ -159,30 +160,6 @@ uniform_random_action.__doc__ = """A uniformly random legal action: the default 
 For games whose legal actions are all listed in ``observation.legal``; a game whose legal set is
 described by a rule in some phase (an empty ``legal``) declares its own policy (``uniform_or`` helps).
 """
-
-
-def _draws_like_choice() -> bool:
-    """Whether ``uniform_random_action`` picks exactly what ``rng.choice(observation.legal)`` would.
-
-    Checked once at import against this Python's ``Random.choice``; if they ever differ, the inlined draw
-    is turned off and ``rng.choice`` is used, so that seeded agents keep their choices.
-    """
-    @dataclass
-    class Listed:
-        legal: tuple[int, ...]
-        phase: str = "check"
-
-    for seed, size in ((0, 1), (1, 2), (2, 3), (3, 5), (4, 17), (5, 40)):
-        ours, theirs = random.Random(seed), random.Random(seed)
-        listed = Listed(tuple(range(size)))
-        mine = [uniform_random_action(listed, ours) for _ in range(30)]  # type: ignore[arg-type]
-        if mine != [theirs.choice(listed.legal) for _ in range(30)] or ours.getstate() != theirs.getstate():
-            return False
-    return True
-
-
-_INLINE_CHOICE = True  # on while the check below compares the inlined draw with rng.choice
-_INLINE_CHOICE = _draws_like_choice()
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,17 +200,35 @@ class GameInfo:
                 raise InvalidSetup(f"unknown {self.title} option {key!r} (known: {', '.join(['players', *known])})")
         for spec in self.options:
             value = given.get(spec.name, spec.default)
-            if spec.choices is not None and value not in spec.choices:
-                raise InvalidSetup(f"option {spec.name!r} must be one of {list(spec.choices)}, not {value!r}")
-            if spec.choices is None and (
-                isinstance(value, bool) or not isinstance(value, int) or value < (spec.minimum or 0)
-            ):
-                raise InvalidSetup(f"option {spec.name!r} must be an integer >= {spec.minimum or 0}, not {value!r}")
-            if spec.choices is None and spec.maximum is not None and value > spec.maximum:
-                raise InvalidSetup(f"option {spec.name!r} must be an integer from {spec.minimum or 0} to "
-                                   f"{spec.maximum}, not {value!r}")
+            problem = _option_problem(spec, value)
+            if problem is not None:
+                raise InvalidSetup(problem)
             resolved[spec.name] = value
         return resolved
+
+    def is_resolved(self, options: Mapping[str, Any] | None) -> bool:
+        """Whether ``options`` is already what ``resolve_options`` returns: a dict of ``players`` and every
+        option, each valid. A tournament hands every game such a dict, and checking it costs less than
+        resolving it again (``Game.new_state``'s fast path)."""
+        if type(options) is not dict or len(options) != len(self.options) + 1:
+            return False
+        players = options.get("players")
+        if type(players) is not int or players not in self.player_counts:
+            return False
+        return all(spec.name in options and _option_problem(spec, options[spec.name]) is None
+                   for spec in self.options)
+
+
+def _option_problem(spec: OptionSpec, value: Any) -> str | None:
+    """Why ``value`` is not a valid value of the option ``spec``, in one line; None if it is."""
+    if spec.choices is not None:
+        return None if value in spec.choices else (
+            f"option {spec.name!r} must be one of {list(spec.choices)}, not {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int) or value < (spec.minimum or 0):
+        return f"option {spec.name!r} must be an integer >= {spec.minimum or 0}, not {value!r}"
+    if spec.maximum is not None and value > spec.maximum:
+        return f"option {spec.name!r} must be an integer from {spec.minimum or 0} to {spec.maximum}, not {value!r}"
+    return None
 
 
 @dataclass(frozen=True, slots=True)

@@ -53,19 +53,6 @@ INFO = GameInfo(
 
 _CALL_WORDS = {PASS: "passes", SMALL: "bids small", BIG: "bids big"}
 
-
-
-def _complete_deals(options: Mapping[str, Any] | None) -> int | None:
-    """``options["deals"]`` if ``options`` is already what ``resolve_options`` returns (4 players and a valid
-    number of deals, nothing else), else None: a tournament's every game passes such a dict, and resolving
-    it again costs more than the checks here."""
-    if type(options) is not dict or len(options) != 2:
-        return None
-    players, deals = options.get("players"), options.get("deals")
-    if type(players) is int and players == PLAYERS and type(deals) is int and 1 <= deals <= MAX_DEALS:
-        return deals
-    return None
-
 if TYPE_CHECKING:
     from arena.coverage import CoveragePlan
 
@@ -83,10 +70,9 @@ class LorumGame(Game):
         script: Sequence[ChanceOutcome] = (),
     ) -> LorumState:
         """A new game; ``options`` may hold ``players`` (must be 4) and ``deals``; ``script`` fixes chance."""
-        deals = _complete_deals(options)
-        if deals is None:
-            deals = self.info.resolve_options(None, options)["deals"]
-        return LorumState.new(seed, deals=deals, script=script)
+        info = self.info
+        resolved = options if info.is_resolved(options) else info.resolve_options(None, options)
+        return LorumState.new(seed, deals=resolved["deals"], script=script)  # type: ignore[index]
 
     def sample_state(self, observation: Observation, rng: random.Random) -> LorumState:
         """A state consistent with ``observation``, uniform over the hidden deals that fit (see ``sampler``)."""

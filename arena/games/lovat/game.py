@@ -36,7 +36,6 @@ from arena.games.lovat.rules import (
     KEEP,
     PASS,
     PLAY,
-    VARIANTS,
     VOID,
     keep_problem,
     variant_for,
@@ -86,11 +85,9 @@ class LovatGame(Game):
         script: Sequence[ChanceOutcome] = (),
     ) -> LovatState:
         """A new game in the keep phase; ``script`` may fix the dealer, deals and die rolls (L-18)."""
-        players = options.get("players") if type(options) is dict and len(options) == 1 else None
-        if type(players) is int and players in VARIANTS:  # {"players": n}, resolved as it stands: no other option
-            variant = VARIANTS[players]
-        else:
-            variant = variant_for(self.info.resolve_options(None, options)["players"])
+        info = self.info
+        resolved = options if info.is_resolved(options) else info.resolve_options(None, options)
+        variant = variant_for(resolved["players"])  # type: ignore[index]
         if isinstance(script, (str, bytes)) or (script and not all(isinstance(item, Mapping) for item in script)):
             raise InvalidSetup("a Lovat chance script is a list of {'kind': ..., 'value': ...} objects")
         return deal_game(variant, Chance(seed, script))
