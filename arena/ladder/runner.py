@@ -158,8 +158,7 @@ class _Play:
         self.seed = config.seed if config.seed is not None else SCHEDULE_SEED
         self.secret = None if config.public_deals else store.store.secret
         self.watch = StartupWatch(config.max_startup_faults)
-        for row in store.store.rows():  # the start-up streaks count every stored match
-            self.watch.first_failure([row.to_json()])
+        self.watch.seen(row.to_json() for row in store.store.rows())  # the start-up streaks count every stored match
         self.settled = 0
         self.leader: str | None = None
 

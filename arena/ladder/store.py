@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from arena.tournament.store import ENTRY_FIELDS, Store, StoreError
+from arena.tournament.store import Store, StoreError
 
 LADDER_SCHEMA = """
 CREATE TABLE IF NOT EXISTS ladder_entries (
@@ -166,17 +166,16 @@ class LadderStore:
         """Record an entry joining now (after the matches stored so far), with its agent's ``version`` if known.
 
         Inside the caller's transaction, so an entry never joins without the version it joined with
-        (``Store.record_versions`` would open a transaction of its own; the config's starting field has its
-        versions bound when the ladder first runs).
+        (``Store.write_versions``; the config's starting field has its versions bound when the ladder first
+        runs).
         """
         position = len(self.entries())
         self.db.execute("INSERT INTO ladder_entries (position, name, entry, added_at, added_after, source) "
                         "VALUES (?, ?, ?, ?, ?, ?)",
                         (position, entry["name"], json.dumps(dict(entry), sort_keys=True), now(), self.store.count(),
                          source))
-        if version is not None:  # the row record_versions writes for a new name
-            self.db.execute(f"INSERT OR REPLACE INTO entries (name, {', '.join(ENTRY_FIELDS)}) VALUES (?, ?, ?, ?, ?)",
-                            (entry["name"], *(str(version[field]) for field in ENTRY_FIELDS)))
+        if version is not None:
+            self.store.write_versions({entry["name"]: version})
 
     def retire_entry(self, name: str) -> None:
         """Record that ``name`` is scheduled no more (its matches and history stay)."""

@@ -57,6 +57,12 @@ class StartupWatch:
         self.streak: dict[str, int] = {}
         self.started: set[str] = set()
 
+    def seen(self, rows: Iterable[Mapping[str, Any]]) -> None:
+        """Feed the rows a store already held, in order: they count toward each entry's streak, but the run
+        that stored them already stopped where it had to."""
+        for row in rows:
+            self.first_failure([row])
+
     def first_failure(self, rows: Sequence[Mapping[str, Any]]) -> StartupFailure | None:
         """Feed committed-to-be rows in order; the first one at which an entry reaches the limit, if any."""
         for position, row in enumerate(rows):

@@ -127,7 +127,7 @@ def run_tournament(
         watch = StartupWatch(config.max_startup_faults)
         for row in store.rows():  # the leader and the start-up streaks count every stored match
             tracker.count(row.agents, row.ranks)
-            watch.first_failure([row.to_json()])
+            watch.seen([row.to_json()])
         tracker.report()
         # Matches stream from the schedule into batches and out to the store: memory stays flat.
         missing = (match for match in schedule.iter_matches() if match.index not in done)

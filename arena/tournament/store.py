@@ -316,10 +316,14 @@ class Store:
         For a caller that compared them already by its own rule (a ladder: ``arena.ladder.field.check_versions``).
         """
         with self._transaction():
-            self.db.executemany(
-                f"INSERT OR REPLACE INTO entries (name, {', '.join(ENTRY_FIELDS)}) VALUES (?, ?, ?, ?, ?)",
-                [(name, *(str(values[field]) for field in ENTRY_FIELDS)) for name, values in current.items()],
-            )
+            self.write_versions(current)
+
+    def write_versions(self, current: Mapping[str, Mapping[str, str]]) -> None:
+        """``record_versions`` inside the caller's own transaction (a ladder entry joins with its version)."""
+        self.db.executemany(
+            f"INSERT OR REPLACE INTO entries (name, {', '.join(ENTRY_FIELDS)}) VALUES (?, ?, ?, ?, ?)",
+            [(name, *(str(values[field]) for field in ENTRY_FIELDS)) for name, values in current.items()],
+        )
 
     def extend(self, config: Mapping[str, Any], schedule: Mapping[str, Any], total: int) -> None:
         """Record the grown config (more blocks) that ``bind`` accepted."""
