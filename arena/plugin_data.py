@@ -113,10 +113,12 @@ def string_list(value: Any) -> list[str]:
     return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
 
 
-def printable(text: str, limit: int) -> str:
-    """``text`` with control characters escaped and cut to ``limit`` characters (for one-line messages)."""
-    text = "".join(char if char.isprintable() else repr(char)[1:-1] for char in str(text)[: limit * 4])
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+def printable(text: str, limit: int | None = None) -> str:
+    """``text`` with control characters escaped and, given a ``limit``, cut to that many characters (for
+    one-line messages)."""
+    text = str(text) if limit is None else str(text)[: limit * 4]
+    text = "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
+    return text if limit is None or len(text) <= limit else text[: limit - 3] + "..."
 
 
 def one_line(error: BaseException) -> str:

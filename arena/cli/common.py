@@ -15,6 +15,7 @@ from rich.text import Text
 
 from arena.agent import AgentSpec
 from arena.games.base import Game
+from arena.plugin_data import printable
 from arena.plugins import DEFAULT_PLUGINS_DIR, Registry, load_registry, warn_plugin_errors
 from arena.publish import Published, publish
 from arena.tournament.store import DEFAULT_LEADERBOARDS
@@ -57,8 +58,7 @@ def literal(value: object) -> Text:
     A description like ``[red]x[/]`` or ``[link=...]`` prints as those characters; an ANSI escape or a
     carriage return prints as ``\\x1b`` or ``\\r`` instead of acting on the terminal.
     """
-    text = str(value)
-    return Text("".join(char if char.isprintable() else repr(char)[1:-1] for char in text))
+    return Text(printable(str(value)))
 
 
 def add_plugins_dir(parser: argparse.ArgumentParser) -> None:
