@@ -13,19 +13,22 @@ from collections.abc import Sequence
 from arena.games.chance import randbelow
 from arena.games.lovat.deck import LEVEL
 
+KeepCounts = tuple[tuple[tuple[int, ...], ...], ...]
+"""``ways[i][l][k]``, as ``count_keeps`` returns it."""
 
-def count_keeps(cards: Sequence[str], level_sum: int) -> list[list[list[int]]]:
+
+def count_keeps(cards: Sequence[str], level_sum: int) -> KeepCounts:
     """``ways[i][l][k]``: subsets of ``cards[:i]`` with level sum ``l`` and ``k`` cards (dynamic programme).
 
     The table depends only on the cards' levels in order, and dealt hands are
     sorted by id (level 1 first), so a few hundred tables serve every deal:
-    they are cached.  Callers must not modify the returned table.
+    they are cached, as tuples, so that no caller can change a table another game reads.
     """
     return _count_by_levels(tuple(map(LEVEL.__getitem__, cards)), level_sum)
 
 
 @functools.lru_cache(maxsize=4096)
-def _count_by_levels(levels: tuple[int, ...], level_sum: int) -> list[list[list[int]]]:
+def _count_by_levels(levels: tuple[int, ...], level_sum: int) -> KeepCounts:
     n = len(levels)
     ways = [[[0] * (n + 1) for _ in range(level_sum + 1)] for _ in range(n + 1)]
     ways[0][0][0] = 1
@@ -38,7 +41,7 @@ def _count_by_levels(levels: tuple[int, ...], level_sum: int) -> list[list[list[
                     after[total][size] += count  # without card i
                     if total + level <= level_sum:
                         after[total + level][size + 1] += count  # with card i
-    return ways
+    return tuple(tuple(map(tuple, layer)) for layer in ways)
 
 
 def random_keep(
