@@ -19,7 +19,8 @@ from rich.console import Console
 from rich.table import Table
 
 from arena.games.catalog import installed_game, score_spec
-from arena.ladder.history import ladder_history
+from arena.ladder.history import HISTORY_FILE as LADDER_FILE
+from arena.ladder.history import stored_history, write_history
 from arena.ladder.store import is_ladder
 from arena.leaderboard import Leaderboard, build_leaderboard, head_to_head, render_rich, write_leaderboard_files
 from arena.leaderboard.terminal import format_number, rating_digits
@@ -155,8 +156,8 @@ def publish(config: Any, leaderboards: Path | str, methods: Sequence[str] | None
             progress: Callable[[int, int], None] | None = None) -> Published:
     """Rate the stored results (``rate_stored``) and write ``leaderboards/<name>/``: the first method's files
     (Markdown, CSV, JSON), every method's ratings (``ratings.json``), the rating history (``history.json``)
-    and the site (``arena.site``, with a ladder section for a ladder's store; its match pages replay the records
-    with the game from ``plugins_dir``).
+    and the site (``arena.site``, with a ladder section for a ladder's store, whose history also goes to
+    ``ladder.json``; its match pages replay the records with the game from ``plugins_dir``).
     ``progress(done, total)`` follows the site's match chunks.
     """
     folder = Path(leaderboards) / config.name
@@ -175,11 +176,13 @@ def publish(config: Any, leaderboards: Path | str, methods: Sequence[str] | None
         history = rating_history(outcomes, method, method_options(method, config.game, config.game_options))
         history_path = folder / HISTORY_FILE
         history_path.write_text(json.dumps(history, indent=1, allow_nan=False))
-        ladder = ladder_history(leaderboards, config.name) if is_ladder(store.db) else None
+        ladder = stored_history(store, config.name) if is_ladder(store.db) else None
         pages = build_site(folder, title, store.meta("config") or {}, published.boards, rows, outcomes, store,
                            installed_game(config.game, plugins_dir), versions, history, progress, ladder)
+    # A ladder's ladder.json is written from the same read as its site, so the two never disagree.
+    ladder_files = {} if ladder is None else {LADDER_FILE: write_history(leaderboards, config.name, ladder)}
     return dataclasses.replace(published, files={**files, RATINGS_FILE: ratings_path, HISTORY_FILE: history_path,
-                                                 **pages})
+                                                 **ladder_files, **pages})
 
 
 def side_by_side(boards: Mapping[str, Leaderboard], name: str, game: str) -> Table:

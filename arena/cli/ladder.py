@@ -210,10 +210,13 @@ def run_run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _refresh_site(args: argparse.Namespace, config: Any) -> None:
-    """After an add or a retire, rebuild the site if a run has built one (no site before any match is played)."""
+def _refresh_files(args: argparse.Namespace, config: Any) -> None:
+    """After an add or a retire, rebuild the site (with ``ladder.json``) if a run has built one, else write
+    ``ladder.json`` alone (no site before any match is played)."""
     if (args.leaderboards / config.name / PAGES[0]).exists():
         publish_leaderboard(args, config)
+    else:
+        write_history(args.leaderboards, args.name)
 
 
 def _name(target: Any) -> str:
@@ -284,8 +287,7 @@ def run_add(args: argparse.Namespace) -> int:
                                           "files": version["files"], "isolation": report.isolation,
                                           "matches": len(report.matches)})
         active = len(read_ladder(store).active)
-    write_history(args.leaderboards, args.name)
-    _refresh_site(args, config)
+    _refresh_files(args, config)
     if args.json:
         print_json({"ladder": args.name, "entry": entry.to_json(), "version": version, "active": active,
                     "check": report.to_json()})
@@ -311,8 +313,7 @@ def run_retire(args: argparse.Namespace) -> int:
             seats = ladder.config.seats
     except (LadderError, StoreError) as error:
         raise CliError(str(error), status=1) from None
-    write_history(args.leaderboards, args.name)
-    _refresh_site(args, ladder.config.tournament)
+    _refresh_files(args, ladder.config.tournament)
     note = "" if active >= seats else f"; tables of {seats} need {seats}: add entries before the next run"
     print(f"{args.entry} retired from ladder {args.name}: its matches and history stay ({active} active{note})")
     return 0

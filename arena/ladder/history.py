@@ -1,10 +1,10 @@
 """A ladder's history as data: each entry's rating after every batch, and each newcomer's path to settled.
 
 ``snapshot`` makes the rows recorded after a batch; ``ladder_history`` reads a ladder's whole story
-(read-only) as plain JSON, and ``write_history`` puts it in ``leaderboards/<name>/ladder.json`` for a
-site or a script to show: the entries (when each joined and left, its version, when it first settled),
-each entry's path (rating, interval, rank and status after every batch), the runs and why each
-block was chosen.
+(read-only) as plain JSON (``stored_history`` from a store already open), and ``write_history`` puts it in
+``leaderboards/<name>/ladder.json`` for a site or a script to show: the entries (when each joined and left,
+its version, when it first settled), each entry's path (rating, interval, rank and status after every
+batch), the runs and why each block was chosen.
 """
 
 from __future__ import annotations
@@ -55,12 +55,17 @@ def ladder_history(leaderboards: Path | str, name: str) -> dict[str, Any]:
     with Store.open_readonly(ladder_path(leaderboards, name)) as store:
         if not is_ladder(store.db):
             raise LadderError(f"{name!r} is a tournament, not a ladder; see 'arena leaderboard {name}'")
-        ladder = store.meta("ladder")
-        rows = history_rows(store.db)
-        entries = read_entries(store.db)
-        versions = store.versions()
-        runs = run_rows(store.db)
-        blocks = block_rows(store.db)
+        return stored_history(store, name)
+
+
+def stored_history(store: Store, name: str) -> dict[str, Any]:
+    """``ladder_history`` from a ladder's store that the caller holds open (``publish`` reads it with the rest)."""
+    ladder = store.meta("ladder")
+    rows = history_rows(store.db)
+    entries = read_entries(store.db)
+    versions = store.versions()
+    runs = run_rows(store.db)
+    blocks = block_rows(store.db)
     paths: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
         point = {key: row[key] for key in ("batch", "run", "matches", "at", "rating", "lower", "upper", "games",
@@ -80,8 +85,8 @@ def ladder_history(leaderboards: Path | str, name: str) -> dict[str, Any]:
             "entries": listed, "runs": runs, "blocks": blocks}
 
 
-def write_history(leaderboards: Path | str, name: str) -> Path:
-    """Write ``leaderboards/<name>/ladder.json`` (``ladder_history``); its path."""
+def write_history(leaderboards: Path | str, name: str, history: dict[str, Any] | None = None) -> Path:
+    """Write ``leaderboards/<name>/ladder.json``: ``history``, or else ``ladder_history`` read now; its path."""
     path = Path(leaderboards) / name / HISTORY_FILE
-    path.write_text(json.dumps(ladder_history(leaderboards, name), indent=1))
+    path.write_text(json.dumps(ladder_history(leaderboards, name) if history is None else history, indent=1))
     return path

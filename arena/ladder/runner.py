@@ -19,7 +19,7 @@ from typing import Any
 
 from arena.ladder.config import LadderConfig
 from arena.ladder.field import Ladder, LadderError, check_versions, open_ladder, read_ladder, start_ladder
-from arena.ladder.history import snapshot, write_history
+from arena.ladder.history import snapshot
 from arena.ladder.planner import choose_tables, meeting_counts
 from arena.ladder.standing import SETTLED, Standing, fit_standing
 from arena.ladder.store import LadderStore
@@ -77,7 +77,8 @@ def run_ladder(
     ``matches`` is the most matches this run plays (whole blocks); ``until="settled"`` stops as soon as
     every active entry's rank is settled, within ``matches`` or else the config's ``budget``.  With
     ``resume`` an interrupted run is finished as it was asked.  ``LadderError`` (one line) for a run
-    that cannot start.
+    that cannot start.  The files (leaderboard, site, ``ladder.json``) are ``arena.publish.publish``'s job,
+    which ``arena ladder run`` does next.
     """
     started = time.perf_counter()
     if until not in (None, SETTLED):
@@ -115,7 +116,6 @@ def run_ladder(
             store.finish_run(run, outcome)
         played = store.run_matches(run)
         stored = store.store.count()
-    write_history(leaderboards, name)
     return LadderRunSummary(name=name, run=run, played=played, limit=limit, outcome=outcome,
                             seconds=time.perf_counter() - started, backend=player.backend,
                             workers=player.workers, stored=stored, standing=standing, ladder=current)

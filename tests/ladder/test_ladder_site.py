@@ -85,3 +85,19 @@ def test_entry_names_and_values_are_escaped() -> None:
                                         "status": "<b>", "settled_after": None, "path": [point]}]})
     assert "<script>" not in html and "<b>" not in html and "<i>" not in html
     assert "&lt;script&gt;" in html and "1.5" in html and "0.5 to 2.5" in html
+
+
+def test_a_ladder_run_writes_ladder_json_from_the_sites_own_read(leaderboards: Path, tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """``ladder.json`` after a run is the history the site was built from (one read of the store, not two)."""
+    shutil.copytree(leaderboards / "four", tmp_path / "four")
+    before = max(point["matches"] for entry in ladder_history(tmp_path, "four")["entries"] for point in entry["path"])
+    (tmp_path / "four" / "ladder.json").unlink()
+    capsys.readouterr()
+    assert main(["ladder", "run", "four", "--matches", "4", "--json", "--leaderboards", str(tmp_path),
+                 "--plugins-dir", str(PLUGINS)]) == 0
+    files = json.loads(capsys.readouterr().out)["files"]
+    assert files["ladder.json"] == str(tmp_path / "four" / "ladder.json")
+    written = json.loads((tmp_path / "four" / "ladder.json").read_text())
+    assert written == ladder_history(tmp_path, "four")
+    assert max(point["matches"] for entry in written["entries"] for point in entry["path"]) == before + 4
