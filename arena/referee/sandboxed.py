@@ -149,7 +149,7 @@ class ProcessSeat:
         deadline = max(self.launched + self.limits.startup_seconds, time.monotonic() + LATE_READ_SECONDS)
         reply = self._receive(deadline, startup=True)
         if "ready" not in reply:
-            raise self._stop(self._reply_fault(reply))
+            raise self._stop(self._reply_fault(reply, startup=True))
         self._freeze()
 
     def act(self, observation: Observation) -> tuple[Action, float]:
@@ -262,12 +262,14 @@ class ProcessSeat:
             raise self._stop(Fault(ILLEGAL, "sent a malformed reply"))
         return reply
 
-    def _reply_fault(self, reply: dict[str, Any]) -> Fault:
+    def _reply_fault(self, reply: dict[str, Any], startup: bool = False) -> Fault:
         """The fault a seat's error reply reports.
 
         The seat's process runs the agent's code, so its reply says what the agent chose: which of the three
         errors (its own seat's kind, nothing more) and all of the message.  The message follows the referee's
-        words; the phase is the referee's, by the request the reply answers.
+        words; the phase is the referee's, by the request the reply answers.  A failed load can only answer
+        the start-up request (the seat loads its agent before it is ready), so answering a move with one is a
+        malformed reply.
         """
         error = reply.get("error")
         # Written by the seat: shown by 'arena play' and kept in records, so no terminal escapes or controls.
@@ -276,7 +278,7 @@ class ProcessSeat:
             return Fault(MEMORY, f"its process reported running out of memory (limit {self.limits.memory_mb} MB)")
         if error == "exception":
             return Fault(EXCEPTION, f"raised {message}")
-        if error == "load":  # the plugin's import failed in the seat's process, or registered no such agent
+        if error == "load" and startup:  # the plugin's import failed in the seat's process, or registered no such agent
             return Fault(EXCEPTION, f"its process could not load the agent: {message}")
         if error == "malformed":
             return Fault(ILLEGAL, f"sent no action, its process reported: {message}")

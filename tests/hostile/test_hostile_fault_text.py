@@ -60,6 +60,20 @@ def test_a_decision_fault_named_like_a_start_up_fault_is_a_decision_fault(regist
     assert "seat 0 (greedy) crash" not in line or "raised x\\nfault: seat 0 (greedy) crash" in line
 
 
+
+@pytest.mark.parametrize("reply", ["load", "exception", "memory"])
+def test_a_seat_answering_a_decision_with_its_own_error_reply_gets_only_its_own_move_fault(
+        registry: Registry, host: AgentHost, reply: str) -> None:
+    """The agent writes an error reply on its seat's socket itself: whatever error it names, the fault stays a
+    decision's fault of its own seat, and a failed load (which only answers a start-up) reads as malformed."""
+    match = play(registry, host, ["greedy", "forged-fault", "random", "random"], options={1: {"reply": reply, "after": 2}})
+    [fault] = match.record["faults"]
+    assert (fault["seat"], fault["phase"]) == (1, "move")
+    expected = {"load": ("illegal", "sent a malformed reply"),
+                "exception": ("exception", "raised ModuleNotFoundError: numpy"),
+                "memory": ("memory", "its process reported running out of memory")}[reply]
+    assert (fault["kind"], fault["message"][:len(expected[1])]) == expected, fault
+
 def forgers_config(folder: Path, name: str, mode: str, **top: object) -> TournamentConfig:
     """Four forger entries, each its own class name, the run stopped by the first start-up fault it sees."""
     registry = load_registry(plugins_dir=folder, entry_points=False).registry

@@ -3,7 +3,12 @@
 A fault message names the exception's class, which the agent chooses.  Were a fault's phase read from its
 message, the class named ``start-up`` would make this decision's fault a start-up fault (one the tournament
 counts toward stopping itself), and a class name holding a line break would write a false line into a log.
+With ``reply`` it instead answers a decision itself, on its seat's socket, with the error reply its process
+sends when the plugin fails to load (which only a start-up request can truly get).
 """
+
+import gc
+import socket
 
 from arena import hookimpl
 from arena.agent import AgentSpec
@@ -35,6 +40,13 @@ class Forger(RandomLorumAgent):
 
     def act(self, observation):
         self.decided += 1
+        if self.decided > self.options.get("after", 0) and self.options.get("reply"):
+            from arena.referee import protocol
+
+            forged = protocol.encode({"error": self.options["reply"], "message": "ModuleNotFoundError: numpy"})
+            for sock in [item for item in gc.get_objects() if isinstance(item, socket.socket)]:
+                protocol.send(sock, forged)
+            return super().act(observation)
         if self.decided > self.options.get("after", 0):
             name, text = MIMICS[self.options.get("mimic", 0)]
             raise type(name, (Exception,), {})(text)
@@ -47,4 +59,5 @@ def arena_register_agents(register):
                        version="1", options=AgentOptions((
                            OptionSpec("mimic", "int", default=0, minimum=0, maximum=len(MIMICS) - 1),
                            OptionSpec("after", "int", default=0, minimum=0),
-                           OptionSpec("at_start", "bool", default=False)))))
+                           OptionSpec("at_start", "bool", default=False),
+                           OptionSpec("reply", "str", default="")))))
