@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from arena import hookspecs
-from arena.plugins import DEFAULT_PLUGINS
+from arena.plugins import DEFAULT_PLUGINS, ENTRY_POINT, FILE, PluginSource
 
 BYTECODE_CACHE = "__pycache__"
 """Python's bytecode cache folder: a cached ``name.*.pyc`` is skipped when its ``name.py`` stands beside the folder
@@ -44,6 +44,16 @@ def plugin_source(plugin: str, plugins_dir: Path | str | None) -> Path | None:
             if candidate.exists():
                 return candidate
     return None
+
+
+def source_root(source: PluginSource) -> Path | None:
+    """The file or folder whose files ``files_hash`` covers for ``source`` (as ``plugin_source`` finds it)."""
+    if source.kind == FILE:
+        return Path(source.target)
+    if source.kind == ENTRY_POINT:
+        entry = importlib.metadata.EntryPoint(source.name, source.target, hookspecs.PROJECT_NAME)
+        return _module_location(entry.module)
+    return _module_location(source.target)
 
 
 def files_hash(source: Path | None) -> str:
