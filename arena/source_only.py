@@ -13,6 +13,9 @@ covers) load through ``SourceOnlyLoader``, which compiles the source and neither
   finder found it (``sys.path``, an editable install's finder, pytest's rewriting hook).  ``importlib.reload``
   finds its spec the same way.
 
+A zygote compiles its plugin's sources once (``precompile``), so that its seats, forked from it, compile
+none: a seat still reads each source file and uses that code only for the very same bytes.
+
 Bytecode without a source beside it (``m.pyc`` next to no ``m.py``) is hashed like any file and loads as
 usual.  Code the plugin runs after its first module (which came from source) is the plugin's own: it could
 remove the finder, but then what it runs still follows from hashed files.
@@ -33,14 +36,29 @@ from types import CodeType, ModuleType
 SOURCE_SUFFIXES = tuple(importlib.machinery.SOURCE_SUFFIXES)
 """Suffixes of Python source files (``.py``)."""
 
+PRECOMPILE_BYTES = 16 << 20
+"""Most source ``precompile`` compiles ahead (about 400,000 lines, 2 s): a root that is a namespace package
+shared with other distributions may hold far more than the plugin imports."""
+
+_compiled: dict[str, tuple[bytes, CodeType]] = {}
+"""Code compiled ahead by ``precompile``, by source path, with the source bytes it was compiled from."""
+
 
 class SourceOnlyLoader(importlib.machinery.SourceFileLoader):
-    """Python's source loader that compiles the source every time: no bytecode cache is read or written."""
+    """Python's source loader that compiles the source every time: no bytecode cache is read or written.
+
+    The one shortcut is code this process (or the one it was forked from) compiled from the very same bytes
+    (``precompile``): the source file is read all the same, and compared.
+    """
 
     def get_code(self, fullname: str) -> CodeType:
         """The module's code, compiled from its source file."""
         path = self.get_filename(fullname)
-        return self.source_to_code(self.get_data(path), path)
+        data = self.get_data(path)
+        ahead = _compiled.get(path)
+        if ahead is not None and ahead[0] == data:
+            return ahead[1]
+        return self.source_to_code(data, path)
 
 
 class SourceOnlyFinder:
@@ -108,3 +126,25 @@ def load_file(name: str, path: Path, package: bool) -> ModuleSpec | None:
     folder = [str(path.parent)] if package else None
     return importlib.util.spec_from_file_location(name, path, loader=SourceOnlyLoader(name, str(path)),
                                                   submodule_search_locations=folder)
+
+
+
+def precompile(root: Path | None) -> int:
+    """Compile every source file in ``root`` now; how many compiled.
+
+    For a zygote, before it forks seats: each seat then reads its plugin's sources and compiles none of
+    them again (about 5 µs per line each).  Compiling runs none of the plugin's code.  A file that does not
+    compile is left for its import to fail on, in the seat, and so are the files past ``PRECOMPILE_BYTES``.
+    """
+    count = size = 0
+    for path in (root.rglob("*.py") if root.is_dir() else [root]) if root is not None else []:
+        try:
+            data = path.read_bytes()
+            size += len(data)
+            if size > PRECOMPILE_BYTES:
+                break
+            _compiled[str(path)] = (data, compile(data, str(path), "exec", dont_inherit=True))
+        except Exception:  # whatever a hostile file makes the compiler raise, its import meets again
+            continue
+        count += 1
+    return count

@@ -12,11 +12,14 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hostile_helpers import CACHES, craft_cache
 
 from arena import source_only
+from arena.plugins import ENTRY_POINT, FILE, PluginSource
+from arena.provenance import source_root
 from arena.source_only import SourceOnlyFinder, SourceOnlyLoader
 
 
@@ -136,3 +139,45 @@ def test_protect_puts_the_one_finder_first(monkeypatch: pytest.MonkeyPatch, tmp_
     source_only.protect(None)
     mine = [finder for finder in sys.meta_path if isinstance(finder, SourceOnlyFinder) and finder is not ahead]
     assert len(mine) == 1 and sys.meta_path[:2] == [mine[0], ahead]
+
+
+def test_precompiled_code_serves_the_same_bytes_only(tmp_path: Path, finder: SourceOnlyFinder,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    # A zygote compiles once; its seats use that code only while the source is what was compiled.
+    monkeypatch.setattr(source_only, "_compiled", {})
+    (tmp_path / "plug").mkdir()
+    (tmp_path / "plug" / "__init__.py").write_text("# the package\n")
+    (tmp_path / "plug" / "same.py").write_text("def face():\n    return 'source'\n")
+    (tmp_path / "plug" / "edited.py").write_text("def face():\n    return 'source'\n")
+    (tmp_path / "plug" / "broken.py").write_text("def face(:\n")
+    monkeypatch.setattr(source_only, "PRECOMPILE_BYTES", 0)
+    assert source_only.precompile(tmp_path / "plug") == 0  # past the budget: left to each import
+    monkeypatch.setattr(source_only, "PRECOMPILE_BYTES", 1 << 20)
+    assert source_only.precompile(tmp_path / "plug") == 3  # the broken file is left to its import
+    (tmp_path / "plug" / "edited.py").write_text("def face():\n    return 'edited'\n")
+    finder.protect(tmp_path / "plug")
+    same, edited = importlib.import_module("plug.same"), importlib.import_module("plug.edited")
+    ahead = source_only._compiled[str(tmp_path / "plug" / "same.py")][1]
+    assert any(const is same.face.__code__ for const in ahead.co_consts)
+    assert edited.face() == "edited"
+    with pytest.raises(SyntaxError):
+        importlib.import_module("plug.broken")
+
+
+@pytest.mark.parametrize("kind", [FILE, ENTRY_POINT])
+def test_a_plugin_loaded_as_its_seats_load_it_runs_its_precompiled_code(tmp_path: Path, kind: str,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    # The paths the zygote compiles are the paths its seats' imports look up: no seat compiles again.
+    monkeypatch.setattr(source_only, "_compiled", {})
+    package = f"precompiled_{kind.replace(' ', '_')}"
+    (tmp_path / package).mkdir()
+    (tmp_path / package / "__init__.py").write_text("from .inner import face\n\ndef outer():\n    return face()\n")
+    (tmp_path / package / "inner.py").write_text("def face():\n    return 'source'\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    target = str(tmp_path / package) if kind == FILE else package
+    source = PluginSource(package, kind, target, "1", "test")
+    assert source_only.precompile(source_root(source)) == 2
+    plugin: Any = source.load()
+    for function, path in ((plugin.outer, "__init__.py"), (plugin.face, "inner.py")):
+        ahead = source_only._compiled[str(tmp_path / package / path)][1]
+        assert any(const is function.__code__ for const in ahead.co_consts), path
