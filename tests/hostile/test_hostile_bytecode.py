@@ -24,6 +24,9 @@ from arena.plugins import Registry, load_registry
 from arena.provenance import files_hash, plugin_source
 from arena.referee import AgentHost
 from arena.referee.confinement import sandbox_level
+from arena.tournament.config import config_from_dict
+from arena.tournament.runner import run_tournament
+from arena.tournament.store import Store, store_path
 
 MODULE = '''
 import json
@@ -128,6 +131,28 @@ def test_an_entry_point_runs_its_source_not_its_crafted_cache(tmp_path: Path, ki
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     installed(tmp_path, f"twofaced_{kind.replace('-', '_')}", kind, monkeypatch)
     assert_source_runs(load_registry(plugins_dir=None).registry)
+
+
+def test_a_tournament_stores_the_hash_without_the_caches_and_plays_the_source(tmp_path: Path) -> None:
+    folder = plugins_folder(tmp_path, "folder", "unchecked-hash")
+    registry = load_registry(plugins_dir=folder, entry_points=False).registry
+    modes = levels() + ["auto"] * (4 - len(levels()))
+    config = config_from_dict(
+        {"name": "faces", "game": "lorum", "blocks": 1, "game_options": {"deals": 1},
+         "agents": [{"name": f"face-{seat}", "plugin": "two-faced", "isolation": mode}
+                    for seat, mode in enumerate(modes)]},
+        {name: game.info for name, game in registry.games.items()},
+        {agent: set(spec.games) for agent, spec in registry.agents.items()},
+        agent_options={agent: spec.options for agent, spec in registry.agents.items()})
+    summary = run_tournament(config, leaderboards=tmp_path, plugins_dir=folder, workers=1)
+    with Store.open_readonly(store_path(tmp_path, "faces")) as store:
+        rows, versions = list(store.rows()), store.versions()
+    assert summary.played == summary.total == len(rows) > 0
+    assert [reported(fault) for row in rows for fault in row.faults] == [SOURCE] * 4 * len(rows)
+    stored = {entry["files"] for entry in versions.values()}
+    for cache in folder.rglob("__pycache__/*.pyc"):
+        cache.unlink()
+    assert stored == {files_hash(plugin_source("twofaced", folder))}
 
 
 @pytest.mark.parametrize("isolation", ["trusted", "isolated", "sandboxed"])
