@@ -8,7 +8,8 @@ built-ins, the package of arena's first-party plugin module.  A plugin's own
 ``version`` string is self-reported; the hash is what catches an edit that
 forgot to bump it.  Every file under the source counts, hidden ones and bare
 bytecode included (a plugin can load code from either); only Python's cache of
-a source file that is hashed itself is left out.  Not covered: other top-level
+a source file that is hashed itself is left out, and a plugin's modules never
+run from such a cache (``arena.source_only``).  Not covered: other top-level
 packages an installed plugin imports (its dependencies, or a second package of
 its distribution).
 """
