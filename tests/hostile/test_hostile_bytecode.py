@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -101,7 +102,7 @@ def levels() -> list[str]:
     return ["trusted", "isolated"] + ([] if sandbox_level() == "none" else ["sandboxed"])
 
 
-def reported(fault: dict[str, Any]) -> dict[str, Any]:
+def reported(fault: Mapping[str, Any]) -> Any:
     """What the two-faced agent said in ``fault`` (the fault itself when it said nothing)."""
     found = re.search(r"REPORT (\{.*?\})", fault["message"])
     return json.loads(found.group(1)) if found else fault
