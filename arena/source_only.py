@@ -65,16 +65,17 @@ class SourceOnlyFinder:
     """A meta path finder that asks the finders after it and loads sources in protected roots from source."""
 
     def __init__(self) -> None:
-        self.folders: set[str] = set()  # protected folders, each as written and resolved, ending in a separator
-        self.files: set[str] = set()  # protected single-file plugins, likewise
+        # Replaced, never changed in place: another thread's import may be reading them.
+        self.folders: frozenset[str] = frozenset()  # protected folders, as written and resolved, ending in "/"
+        self.files: frozenset[str] = frozenset()  # protected single-file plugins, likewise
 
     def protect(self, root: Path) -> None:
         """Cover every source file in ``root`` (a folder), or ``root`` itself (a file)."""
         names = {os.path.abspath(root), os.path.realpath(root)}
         if root.is_dir():
-            self.folders.update(os.path.join(name, "") for name in names)
+            self.folders = self.folders.union(os.path.join(name, "") for name in names)
         else:
-            self.files.update(names)
+            self.files = self.files.union(names)
 
     def covers(self, path: str) -> bool:
         """Whether the source file ``path`` is protected (compared both as written and with links resolved)."""
@@ -126,7 +127,6 @@ def load_file(name: str, path: Path, package: bool) -> ModuleSpec | None:
     folder = [str(path.parent)] if package else None
     return importlib.util.spec_from_file_location(name, path, loader=SourceOnlyLoader(name, str(path)),
                                                   submodule_search_locations=folder)
-
 
 
 def precompile(root: Path | None) -> int:
