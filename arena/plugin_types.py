@@ -20,6 +20,7 @@ from arena import hookspecs
 from arena.agent import AgentSpec
 from arena.games.base import Game
 from arena.plugin_data import one_line
+from arena.source_only import load_file, protect
 from arena.suggest import closest
 
 BUILTIN, ENTRY_POINT, FILE = "builtin", "entry point", "file"
@@ -41,9 +42,16 @@ class PluginSource:
         return self.kind == BUILTIN
 
     def load(self) -> ModuleType | object:
-        """Import the plugin in this process and return its plugin object (runs its code)."""
+        """Import the plugin in this process and return its plugin object (runs its code).
+
+        A third-party plugin's modules run from the source files its hash covers, never from a bytecode
+        cache beside them (``arena.source_only``).
+        """
         if self.kind == BUILTIN:
             return importlib.import_module(self.target)
+        from arena.provenance import source_root  # provenance imports the registry, which imports this module
+
+        protect(source_root(self))
         if self.kind == ENTRY_POINT:
             return importlib.metadata.EntryPoint(self.name, self.target, hookspecs.PROJECT_NAME).load()
         return import_path(Path(self.target))
@@ -186,9 +194,7 @@ def import_path(path: Path) -> ModuleType:
     module_name = f"arena_plugins.{re.sub(r'[^0-9A-Za-z_]', '_', path.stem)}_{folder}"
     if module_name in sys.modules:
         return sys.modules[module_name]
-    target = path / "__init__.py" if path.is_dir() else path
-    locations = [str(path)] if path.is_dir() else None
-    spec = importlib.util.spec_from_file_location(module_name, target, submodule_search_locations=locations)
+    spec = load_file(module_name, path / "__init__.py" if path.is_dir() else path, package=path.is_dir())
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot import {path}")
     module = importlib.util.module_from_spec(spec)

@@ -8,7 +8,8 @@ built-ins, the package of arena's first-party plugin module.  A plugin's own
 ``version`` string is self-reported; the hash is what catches an edit that
 forgot to bump it.  Every file under the source counts, hidden ones and bare
 bytecode included (a plugin can load code from either); only Python's cache of
-a source file that is hashed itself is left out.  Not covered: other top-level
+a source file that is hashed itself is left out, and a plugin's modules never
+run from such a cache (``arena.source_only``).  Not covered: other top-level
 packages an installed plugin imports (its dependencies, or a second package of
 its distribution).
 """
@@ -22,7 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from arena import hookspecs
-from arena.plugins import DEFAULT_PLUGINS
+from arena.plugins import DEFAULT_PLUGINS, ENTRY_POINT, FILE, PluginSource
 
 BYTECODE_CACHE = "__pycache__"
 """Python's bytecode cache folder: a cached ``name.*.pyc`` is skipped when its ``name.py`` stands beside the folder
@@ -44,6 +45,16 @@ def plugin_source(plugin: str, plugins_dir: Path | str | None) -> Path | None:
             if candidate.exists():
                 return candidate
     return None
+
+
+def source_root(source: PluginSource) -> Path | None:
+    """The file or folder whose files ``files_hash`` covers for ``source`` (as ``plugin_source`` finds it)."""
+    if source.kind == FILE:
+        return Path(source.target)
+    if source.kind == ENTRY_POINT:
+        entry = importlib.metadata.EntryPoint(source.name, source.target, hookspecs.PROJECT_NAME)
+        return _module_location(entry.module)
+    return _module_location(source.target)
 
 
 def files_hash(source: Path | None) -> str:

@@ -7,6 +7,9 @@ at ``LEVEL`` ``partial`` or ``full`` the sandbox of ``arena.sandbox``; at
 ``none`` an address-space bound only).  A built-in plugin is then loaded here;
 a third-party plugin is imported in each seat's own process instead, so its
 import-time code leaves nothing in the zygote for a later seat to inherit.
+Its sources are only compiled here, once (``arena.source_only.precompile``):
+seats run them from source, never from a bytecode cache, without each
+compiling them again.
 It never builds a game state, never sees an observation and never runs an
 agent itself, so a process forked from it holds nothing but code.  It is a
 subreaper: whatever its plugin starts is killed when it stops.
@@ -54,6 +57,7 @@ from typing import Any
 from arena.agent import AgentSpec
 from arena.games.base import Game
 from arena.plugins import PluginManager, PluginSource, builtin_sources, one_line
+from arena.provenance import source_root
 from arena.referee import protocol
 from arena.referee.confinement import (
     address_space_kb,
@@ -63,6 +67,7 @@ from arena.referee.confinement import (
     reap_descendants,
 )
 from arena.referee.faults import describe_exception, is_action_shaped
+from arena.source_only import precompile
 
 CONTROL_LIMIT = 1 << 16
 """Largest control packet (requests are small JSON objects)."""
@@ -103,6 +108,11 @@ class Zygote:
                                  workdir=workdir)
         # Said before any plugin code runs: the referee believes this level, not anything said later.
         control.send(json.dumps({"level": self.level}).encode())
+        if not plugin.builtin:
+            # Compiled here (which runs none of its code), confined, so that no seat compiles its sources again:
+            # seats run a plugin's modules from source, never from a bytecode cache (arena.source_only).
+            precompile(source_root(plugin))
+            gc.freeze()
         # A third-party plugin is never imported here but in each seat's own process (``_load_in_seat``):
         # import-time state left in the zygote (a shared mapping, a thread, a file in its temp root) would be
         # inherited by every later seat, letting rotation 1 of a duplicate block read what rotation 0 saw.

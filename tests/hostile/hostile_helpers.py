@@ -1,8 +1,12 @@
-"""Helpers for the hostile suite: play a Lorum match with attackers seated, read what an attacker reported."""
+"""Helpers for the hostile suite: play a Lorum match with attackers seated, read what an attacker reported, craft a
+bytecode cache that Python takes for its source."""
 
 from __future__ import annotations
 
+import importlib.machinery
+import importlib.util
 import json
+import marshal
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -16,6 +20,9 @@ from arena.referee.confinement import sandbox_level
 from arena.seeding import derive_seed
 
 HOSTILE = Path(__file__).resolve().parent / "plugins"
+
+CACHES = ("timestamp", "checked-hash", "unchecked-hash")
+"""The three kinds of bytecode cache header Python accepts (PEP 552): each passes for the source it was made for."""
 
 LIMITS = Limits(move_seconds=2.0, bank_seconds=2.0, startup_seconds=10.0, memory_mb=256)
 """Generous time limits: an attack must fail because it is stopped, never because the machine is slow."""
@@ -65,3 +72,21 @@ def processes_named(name: str) -> list[int]:
         if comm == name and state != "Z":
             found.append(int(entry.name))
     return found
+
+
+def craft_cache(source: Path, imposter: str, kind: str) -> None:
+    """Write Python's cache of ``source`` holding ``imposter``'s code under a header that passes for ``source``."""
+    data = source.read_bytes()
+    if kind == "timestamp":
+        stat = source.stat()
+        header = bytes(4) + (int(stat.st_mtime) & 0xFFFFFFFF).to_bytes(4, "little") + \
+            (stat.st_size & 0xFFFFFFFF).to_bytes(4, "little")
+    else:
+        flags = 0b11 if kind == "checked-hash" else 0b01  # hash-based; 0b10 set: Python checks the hash
+        header = flags.to_bytes(4, "little") + importlib.util.source_hash(data)
+    code = compile(imposter, str(source), "exec")
+    cache = Path(importlib.util.cache_from_source(str(source)))
+    cache.parent.mkdir(exist_ok=True)
+    cache.write_bytes(importlib.util.MAGIC_NUMBER + header + marshal.dumps(code))
+    # The attack is real: Python's own loader takes the cache for the source.
+    assert importlib.machinery.SourceFileLoader("probe", str(source)).get_code("probe") == code
