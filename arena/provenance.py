@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import importlib.metadata
 import importlib.util
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -73,10 +74,24 @@ def files_hash(source: Path | None) -> str:
 
 
 def _files(source: Path) -> Iterator[Path]:
+    """Every file under ``source`` in a fixed order, through links to folders too (a plugin imports through them).
+
+    A folder reached twice (a link back up the tree, or two links to one place) is read once, by its first path.
+    """
     if source.is_file():
         yield source
         return
-    for path in sorted(source.rglob("*")):
+    seen: set[str] = set()
+    found = []
+    for folder, subfolders, names in os.walk(source, followlinks=True):
+        real = os.path.realpath(folder)
+        if real in seen:
+            subfolders.clear()
+            continue
+        seen.add(real)
+        subfolders.sort()  # walked in name order, so which path reads a shared folder is the same everywhere
+        found.extend(Path(folder, name) for name in names)
+    for path in sorted(found):
         if path.is_file() and not _cached_bytecode(path):
             yield path
 
