@@ -82,7 +82,7 @@ def _files(source: Path) -> Iterator[Path]:
         yield source
         return
     seen: set[str] = set()
-    found = []
+    found: list[Path] = []
     for folder, subfolders, names in os.walk(source, followlinks=True):
         real = os.path.realpath(folder)
         if real in seen:
