@@ -147,3 +147,26 @@ def test_complete_options_deal_as_resolved_ones_and_bad_ones_still_fail() -> Non
     for bad in ({"players": True}, {"players": 7}, {"players": 3, "deals": 2}):
         with pytest.raises(InvalidSetup):
             LOVAT.new_state(5, bad)
+
+
+def test_stored_lovat_events_fill_every_key_of_their_type_and_read_as_fresh_dicts() -> None:
+    # Events are stored as tuples and made into dicts when read (arena/games/events.py): a tuple one value
+    # short or long would shift every key after it, so each must carry exactly its type's keys.
+    from arena.games.lovat.turns import EVENTS
+
+    seen: set[str] = set()
+    rng = random.Random(8)
+    for seed in range(40):
+        state = LOVAT.new_state(seed, {"players": 3 + seed % 4})
+        while not state.is_over():
+            for seat in state.to_move():
+                observation = state.observation(seat)
+                state.apply(seat, LOVAT.info.random_action(observation, rng))
+        for stored, event in zip(state._events, state.events(), strict=True):
+            assert len(stored) == len(EVENTS.keys[stored[0]]) + 1, stored
+            assert list(event) == ["type", *EVENTS.keys[stored[0]]] and event["type"] == stored[0]
+            seen.add(stored[0])
+        first, again = state.events(), state.events()
+        assert first == again and all(a is not b for a, b in zip(first, again))
+        assert state.events(5) == first[5:] and state.log == first
+    assert set(EVENTS.keys) - seen <= {"misdeal"}  # every type met (a misdeal is rare in random games)

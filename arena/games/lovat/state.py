@@ -77,7 +77,7 @@ from arena.games.lovat.rules import (
     level_counts,
     variant_for,
 )
-from arena.games.lovat.turns import NO_PASSES, LovatTurns
+from arena.games.lovat.turns import EVENTS, NO_PASSES, LovatTurns
 
 _ONE_SEAT: tuple[tuple[int], ...] = tuple((seat,) for seat in range(6))
 """``(seat,)`` for every seat: ``to_move`` returns these shared tuples rather than building one per call."""
@@ -133,18 +133,8 @@ class LovatState(LovatTurns, GameState):
         self.passed = NO_PASSES[players]
         self.declarations = self.plays = self.voids = ()
         self.history = ()
-        self.log = []
-        for number, seats in enumerate(self.misdeals, 1):
-            self.log.append({"type": "misdeal", "dealer": dealer, "number": number, "seats": list(seats)})
-        self.log.append(
-            {
-                "type": "deal",
-                "dealer": dealer,
-                "first_player": self.first,
-                "players": players,
-                "cards_each": variant.dealt,
-            }
-        )
+        self._events = [("misdeal", dealer, number, list(seats)) for number, seats in enumerate(self.misdeals, 1)]
+        self._events.append(("deal", dealer, self.first, players, variant.dealt))
         return self
 
     def clone(self) -> LovatState:
@@ -172,7 +162,7 @@ class LovatState(LovatTurns, GameState):
         twin.plays = self.plays
         twin.voids = self.voids
         twin.history = self.history
-        twin.log = list(self.log)
+        twin._events = list(self._events)
         return twin
 
     # -- queries ------------------------------------------------------------------------------
@@ -221,8 +211,13 @@ class LovatState(LovatTurns, GameState):
         return self.phase == OVER
 
     def events(self, start: int = 0) -> list[dict[str, Any]]:
-        """The public log from event ``start`` on (a new list; the event dicts must not be mutated)."""
-        return self.log[start:]
+        """The public log from event ``start`` on: new dicts, made from the stored events (``turns.EVENTS``)."""
+        return EVENTS.dicts(self._events[start:])
+
+    @property
+    def log(self) -> list[dict[str, Any]]:
+        """The whole public log as event dicts: ``events()``, under the attribute name the log has always had."""
+        return EVENTS.dicts(self._events)
 
     observation = observe  # the method is the function itself: one call fewer per observation
 
