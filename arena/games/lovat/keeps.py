@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import random
 from collections.abc import Sequence
+from operator import itemgetter
 
 from arena.games.chance import randbelow
 from arena.games.lovat.deck import LEVEL
@@ -53,7 +54,9 @@ def random_keep(
     proportion to the number of keeps of that size, then walks back through the
     cards deciding each one in proportion to the completions on either side.
     """
-    levels = tuple(map(LEVEL.__getitem__, cards))
+    # One C-level look-up of every level (a map over LEVEL.__getitem__ costs twice as much); it returns a bare
+    # value, not a tuple, for a single card.
+    levels = _levels(*cards)(LEVEL) if len(cards) > 1 else tuple(map(LEVEL.__getitem__, cards))
     ways = _count_by_levels(levels, level_sum)
     n = len(levels)
     counts = ways[n][level_sum]  # keeps of every size
@@ -68,7 +71,8 @@ def random_keep(
         ticket -= counts[size]
     chosen = []
     remaining_sum = level_sum
-    # Card i - 1 from the last down, with ways[i - 1]: the keeps among the cards before it.
+    # Card i - 1 from the last down, with ways[i - 1]: the keeps among the cards before it.  Once the keep is
+    # full (size 0) the rest of the walk could take nothing (the only completion left is the empty one).
     for card_id, level, before in zip(reversed(cards), reversed(levels), reversed(ways[:n])):
         without = before[remaining_sum][size]
         if ticket >= without:  # the card is in the keep
@@ -76,4 +80,10 @@ def random_keep(
             chosen.append(card_id)
             remaining_sum -= level
             size -= 1
+            if not size:
+                break
     return tuple(sorted(chosen))
+
+
+_levels = itemgetter
+"""``_levels(*cards)(LEVEL)``: the cards' levels as a tuple (for two cards or more) in one C-level call."""
