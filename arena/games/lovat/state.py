@@ -53,7 +53,7 @@ from arena.games.base import (
     IllegalAction,
 )
 from arena.games.lovat.deck import COLOURS, LEVEL
-from arena.games.lovat.observation import observe
+from arena.games.lovat.observation import fixed_parts, observe
 from arena.games.lovat.rules import (
     BLANK,
     COLOUR,
@@ -120,6 +120,7 @@ class LovatState(LovatTurns, GameState):
         # C-level map passes rather than comprehensions: a game's every deal comes through here.
         self.misdeals = tuple(map(tuple, misdeals))
         self.dealt = list(map(tuple, map(sorted, hands)))
+        self.fixed = fixed_parts(variant, dealer, self.first, self.misdeals, self.dealt)
         self.keeps = [None] * players
         self.hands = list(map(list, self.dealt))
         self.counters = (0,) * players
@@ -147,6 +148,7 @@ class LovatState(LovatTurns, GameState):
         twin.first = self.first
         twin.misdeals = self.misdeals
         twin.dealt = list(self.dealt)
+        twin.fixed = self.fixed
         twin.keeps = list(self.keeps)
         twin.hands = [list(hand) for hand in self.hands]
         twin.counters = self.counters

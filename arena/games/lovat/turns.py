@@ -84,8 +84,8 @@ class LovatTurns:
 
     __slots__ = (
         "_events", "chance", "colour", "counters", "dealer", "dealt", "declarations", "die", "face_down", "first",
-        "hands", "history", "keeps", "misdeals", "passed", "phase", "players", "plays", "points", "queue", "turn",
-        "variant", "voids",
+        "fixed", "hands", "history", "keeps", "misdeals", "passed", "phase", "players", "plays", "points", "queue",
+        "turn", "variant", "voids",
     )
 
     players: int
@@ -95,6 +95,7 @@ class LovatTurns:
     first: int  # the first player, the dealer's left (L-2)
     misdeals: tuple[tuple[int, ...], ...]  # per misdeal, the seats whose hand admitted no keep (L-6)
     dealt: list[tuple[str, ...]]  # per seat, the dealt cards, sorted (private)
+    fixed: tuple[Any, ...]  # per seat, its observations' fields fixed all game (``observation.LovatFixed``)
     keeps: list[tuple[str, ...] | None]  # per seat, the keep once made (private)
     hands: list[list[str]]  # per seat, cards in hand, sorted (private; sizes public)
     counters: tuple[int, ...]  # per seat, counters held (count public)
