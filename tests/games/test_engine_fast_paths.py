@@ -170,3 +170,12 @@ def test_stored_lovat_events_fill_every_key_of_their_type_and_read_as_fresh_dict
         assert first == again and all(a is not b for a, b in zip(first, again))
         assert state.events(5) == first[5:] and state.log == first
     assert set(EVENTS.keys) - seen <= {"misdeal"}  # every type met (a misdeal is rare in random games)
+
+
+@pytest.mark.parametrize("seed", [0, 1, -1, 3, 2**31, 2**32 + 1, 2**64, -(2**80) + 7, True, 2.5, "seed", b"seed"])
+def test_chance_seeds_its_generator_exactly_as_random_does(seed: Any) -> None:
+    # An int seed skips Random.__init__'s Python layers (chance._seeded); every seed must start the same stream.
+    chance, reference = Chance(seed), random.Random(seed)
+    assert chance.rng.getstate() == reference.getstate()
+    assert [chance.rng.getrandbits(32) for _ in range(700)] == [reference.getrandbits(32) for _ in range(700)]
+    assert chance.rng.random() == reference.random() and chance.rng.gauss(0, 1) == reference.gauss(0, 1)

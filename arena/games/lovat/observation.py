@@ -118,12 +118,11 @@ def fixed_parts(
     variant: Variant, dealer: int, first: int, misdeals: tuple[tuple[int, ...], ...], dealt: list[tuple[str, ...]]
 ) -> tuple[Any, ...]:
     """Per seat, the observation fields that stay the same all game (``LovatFixed``): made once per deal."""
-    players = variant.players
-    return tuple(
-        LovatFixed(GAME_ID, seat, players, dealer, first, misdeals, variant.turns, variant.rounds, dealt[seat],
-                   variant.level_sum, variant.min_keep, variant.max_keep)
-        for seat in range(players)
-    )
+    players, turns, rounds, level_sum, least, most = (variant.players, variant.turns, variant.rounds,
+                                                      variant.level_sum, variant.min_keep, variant.max_keep)
+    # tuple.__new__ rather than LovatFixed(...): the named tuple's own __new__ is a Python call per seat.
+    return tuple([_new_fixed(LovatFixed, (GAME_ID, seat, players, dealer, first, misdeals, turns, rounds,
+                                          dealt[seat], level_sum, least, most)) for seat in range(players)])
 
 
 def _hand_sizes(obs: LovatObservation) -> tuple[int, ...]:
@@ -156,6 +155,8 @@ LovatFixed = fixed_part(LovatObservation, (
 """A seat's observation fields that stay the same all game, in field order: the game's, the deal's and the
 variant's public facts, and the seat's own dealt cards.  The state makes one per seat (``fixed_parts``) and
 every observation of that seat shares it (``arena/games/lazy.py``)."""
+
+_new_fixed = tuple.__new__
 
 _build = lazy_constructor(LovatObservation, {"hand_sizes": _hand_sizes}, LovatFixed)
 """``LovatObservation(*fields)`` from the seat's ``LovatFixed`` and the other fields (``hand_sizes`` possibly

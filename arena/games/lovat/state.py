@@ -108,8 +108,13 @@ class LovatState(LovatTurns, GameState):
         dealer: int,
         hands: Sequence[Sequence[str]],
         misdeals: Sequence[Sequence[int]] = (),
+        *,
+        presorted: bool = False,
     ) -> LovatState:
-        """A state in the keep phase for an accepted deal (used by ``deal.deal_game`` and the sampler)."""
+        """A state in the keep phase for an accepted deal (used by ``deal.deal_game`` and the sampler).
+
+        ``presorted``: ``hands`` are tuples of sorted ids already (the deal's own), so they are not sorted again.
+        """
         players = variant.players
         self = cls.__new__(cls)
         self.players = players
@@ -119,7 +124,7 @@ class LovatState(LovatTurns, GameState):
         self.first = (dealer + 1) % players
         # C-level map passes rather than comprehensions: a game's every deal comes through here.
         self.misdeals = tuple(map(tuple, misdeals))
-        self.dealt = list(map(tuple, map(sorted, hands)))
+        self.dealt = list(hands) if presorted else list(map(tuple, map(sorted, hands)))  # type: ignore[arg-type]
         self.fixed = fixed_parts(variant, dealer, self.first, self.misdeals, self.dealt)
         self.keeps = [None] * players
         self.hands = list(map(list, self.dealt))
