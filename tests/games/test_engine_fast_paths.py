@@ -16,7 +16,7 @@ from arena.games.chance import Chance, randbelow
 from arena.games.interface import uniform_random_action
 from arena.games.lorum import GAME as LORUM
 from arena.games.lovat import GAME as LOVAT
-from arena.games.lovat.deck import CARD_IDS, LEVEL_COUNT
+from arena.games.lovat.deck import CARD_IDS, LEVEL, LEVEL_COUNT
 from arena.games.lovat.keeps import random_keep
 from arena.games.lovat.rules import VARIANTS, admits_keep, keep_compositions, level_counts, sorted_level_counts
 
@@ -179,3 +179,25 @@ def test_chance_seeds_its_generator_exactly_as_random_does(seed: Any) -> None:
     assert chance.rng.getstate() == reference.getstate()
     assert [chance.rng.getrandbits(32) for _ in range(700)] == [reference.getrandbits(32) for _ in range(700)]
     assert chance.rng.random() == reference.random() and chance.rng.gauss(0, 1) == reference.gauss(0, 1)
+
+
+def test_keep_counts_match_counting_every_subset() -> None:
+    # count_keeps builds its table by shifting flat layers (keeps._count_by_levels): each cell must be the
+    # number of subsets of the first i cards with that level sum and size, for any order of levels.
+    from itertools import combinations
+
+    from arena.games.lovat.keeps import count_keeps
+
+    rng = random.Random(12)
+    for _ in range(60):
+        cards = rng.sample(CARD_IDS, rng.randrange(0, 9))
+        level_sum = rng.randrange(0, 13)
+        ways = count_keeps(cards, level_sum)
+        levels = [LEVEL[card] for card in cards]
+        for i in range(len(cards) + 1):
+            expected = [[0] * (len(cards) + 1) for _ in range(level_sum + 1)]
+            for size in range(i + 1):
+                for chosen in combinations(levels[:i], size):
+                    if sum(chosen) <= level_sum:
+                        expected[sum(chosen)][size] += 1
+            assert ways[i] == tuple(map(tuple, expected)), (cards, level_sum, i)
