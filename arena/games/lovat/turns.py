@@ -187,9 +187,11 @@ class LovatTurns:
             face = self.chance.scripted("die")
             if face is None:
                 face = FACES[randbelow(self.chance.rng, 6)]  # rng.randrange(6), inlined
+                self.chance.record_fresh("die", face)  # one of FACES: a str, nothing to copy
             elif face not in FACES:
                 raise InvalidSetup(f"scripted die roll must be one of {', '.join(FACES)}, got {face!r}")
-            self.chance.record("die", face)
+            else:
+                self.chance.record("die", face)
             self.die = face
             self._events.append(("die", self.turn, round_, active, face))
             if face != BLANK:
@@ -215,7 +217,9 @@ class LovatTurns:
         forced = not held or not self.hands[seat]
         if decision == PASS:
             held -= 1
-            self._add_counters(seat, -1)
+            counters = list(counters)  # _add_counters(seat, -1), written out: a pass is a third of all decisions
+            counters[seat] = held
+            self.counters = tuple(counters)
             self.passed = PASSED[self.passed][seat]
         self.declarations += DECIDED[seat][decision]
         self._events.append(("declare", self.turn, seat, decision, forced, held))
