@@ -149,27 +149,29 @@ def test_complete_options_deal_as_resolved_ones_and_bad_ones_still_fail() -> Non
             LOVAT.new_state(5, bad)
 
 
-def test_stored_lovat_events_fill_every_key_of_their_type_and_read_as_fresh_dicts() -> None:
+@pytest.mark.parametrize(("game", "kinds"), [(LOVAT, "arena.games.lovat.turns"), (LORUM, "arena.games.lorum.state")])
+def test_stored_events_fill_every_key_of_their_type_and_read_as_fresh_dicts(game: Any, kinds: str) -> None:
     # Events are stored as tuples and made into dicts when read (arena/games/events.py): a tuple one value
     # short or long would shift every key after it, so each must carry exactly its type's keys.
-    from arena.games.lovat.turns import EVENTS
+    import importlib
 
+    events = importlib.import_module(kinds).EVENTS
     seen: set[str] = set()
     rng = random.Random(8)
     for seed in range(40):
-        state = LOVAT.new_state(seed, {"players": 3 + seed % 4})
+        options = {"players": 3 + seed % 4} if game is LOVAT else {"deals": 1 + seed % 3}
+        state = game.new_state(seed, options)
         while not state.is_over():
             for seat in state.to_move():
-                observation = state.observation(seat)
-                state.apply(seat, LOVAT.info.random_action(observation, rng))
+                state.apply(seat, game.info.random_action(state.observation(seat), rng))
         for stored, event in zip(state._events, state.events(), strict=True):
-            assert len(stored) == len(EVENTS.keys[stored[0]]) + 1, stored
-            assert list(event) == ["type", *EVENTS.keys[stored[0]]] and event["type"] == stored[0]
+            assert len(stored) == len(events.keys[stored[0]]) + 1, stored
+            assert list(event) == ["type", *events.keys[stored[0]]] and event["type"] == stored[0]
             seen.add(stored[0])
         first, again = state.events(), state.events()
         assert first == again and all(a is not b for a, b in zip(first, again))
         assert state.events(5) == first[5:] and state.log == first
-    assert set(EVENTS.keys) - seen <= {"misdeal"}  # every type met (a misdeal is rare in random games)
+    assert set(events.keys) - seen <= {"misdeal"}  # every type met (a Lovat misdeal is rare in random games)
 
 
 @pytest.mark.parametrize("seed", [0, 1, -1, 3, 2**31, 2**32 + 1, 2**64, -(2**80) + 7, True, 2.5, "seed", b"seed"])

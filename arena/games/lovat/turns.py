@@ -217,9 +217,9 @@ class LovatTurns:
         forced = not held or not self.hands[seat]
         if decision == PASS:
             held -= 1
-            counters = list(counters)  # _add_counters(seat, -1), written out: a pass is a third of all decisions
-            counters[seat] = held
-            self.counters = tuple(counters)
+            changed = list(counters)  # _add_counters(seat, -1), written out: a pass is a third of all decisions
+            changed[seat] = held
+            self.counters = tuple(changed)
             self.passed = PASSED[self.passed][seat]
         self.declarations += DECIDED[seat][decision]
         self._events.append(("declare", self.turn, seat, decision, forced, held))
