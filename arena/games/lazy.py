@@ -92,12 +92,13 @@ def fixed_part(cls: type[LazyObservation], names: Sequence[str]) -> Any:
 
 
 def lazy_constructor(
-    cls: type[LazyObservation], lazy: Mapping[str, Callable[[Any], Any]], fixed: Any = None
+    cls: type[LazyObservation], lazy: Mapping[str, Callable[[Any], Any]], fixed: Any = None, snapshot: bool = True
 ) -> Callable[..., Any]:
     """Make ``lazy``'s fields of ``cls`` lazy; return ``build(<every field in order>, snapshot)``.
 
     With ``fixed`` (a ``fixed_part(cls, ...)`` type), its fields are read from the ``_fixed`` slot and ``build``
     takes a ``fixed`` instance first and the other fields after it: ``build(fixed, <the rest in order>, snapshot)``.
+    Without ``snapshot`` (no lazy field reads one), ``build`` takes no snapshot and leaves the slot empty.
 
     ``build`` creates an instance of a private subclass that keeps ``object``'s
     plain ``__setattr__`` and the raw slots (a frozen dataclass stores each
@@ -125,15 +126,15 @@ def lazy_constructor(
         {"__slots__": (), "__init__": object.__init__, "__setattr__": object.__setattr__,
          "__delattr__": object.__delattr__, **slots},
     )
-    stores = "".join(f"    obj.{name} = {name}\n" for name in names)
-    head = "fixed, " if fixed is not None else ""
-    source = (f"def build({head}{', '.join(names)}, snapshot):\n    obj = builder()\n"
-              f"{'    obj._fixed = fixed' + chr(10) if fixed is not None else ''}{stores}"
-              f"    obj._snapshot = snapshot\n    obj.__class__ = cls\n    return obj\n")
+    arguments = (["fixed"] if fixed is not None else []) + names + (["snapshot"] if snapshot else [])
+    body = (["obj = builder()"] + (["obj._fixed = fixed"] if fixed is not None else [])
+            + [f"obj.{name} = {name}" for name in names] + (["obj._snapshot = snapshot"] if snapshot else [])
+            + ["obj.__class__ = cls", "return obj"])
+    source = f"def build({', '.join(arguments)}):\n" + "".join(f"    {line}\n" for line in body)
     namespace: dict[str, Any] = {"builder": builder, "cls": cls}
     exec(source, namespace)  # generated from the dataclass's own field names
     build: Callable[..., Any] = namespace["build"]
-    _check(cls, build, fields, lazy, fixed)
+    _check(cls, build, fields, lazy, fixed, snapshot)
     return build
 
 
@@ -161,13 +162,13 @@ def _share_fixed(cls: type, fixed: Any, fields: list[str]) -> None:
 
 
 def _check(cls: type, build: Callable[..., Any], fields: list[str], lazy: Mapping[str, Callable[[Any], Any]],
-           fixed: Any) -> None:
+           fixed: Any, snapshot: bool) -> None:
     """Check that ``build`` makes a ``cls`` equal to the constructor's once its pending fields are filled in."""
     shared: tuple[str, ...] = fixed._fields if fixed is not None else ()
     given = [name for name in fields if name not in lazy]
     values = [PENDING if name in lazy else (name, "given") for name in fields if name not in shared]
     head = [fixed(*[(name, "given") for name in shared])] if fixed is not None else []
-    made = build(*head, *values, None)
+    made = build(*head, *values, *([None] if snapshot else []))
     for name in lazy:
         slot = cls.__dict__[name]
         if slot.get(made, cls) is not PENDING:

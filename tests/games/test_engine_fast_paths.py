@@ -18,7 +18,14 @@ from arena.games.lorum import GAME as LORUM
 from arena.games.lovat import GAME as LOVAT
 from arena.games.lovat.deck import CARD_IDS, LEVEL, LEVEL_COUNT
 from arena.games.lovat.keeps import random_keep
-from arena.games.lovat.rules import VARIANTS, admits_keep, keep_compositions, level_counts, sorted_level_counts
+from arena.games.lovat.rules import (
+    VARIANTS,
+    admits_keep,
+    keep_compositions,
+    level_counts,
+    sorted_level_counts,
+    stuck_seats,
+)
 
 
 class Listed:
@@ -95,6 +102,7 @@ def test_l6_the_table_of_admitting_hands_agrees_with_the_keep_rule(players: int)
             hand = level_one[:n1] + level_two[:n2] + level_three[:n3]
             admits = bool(keep_compositions(n1, n2, n3, variant))
             assert admits_keep(hand, variant) == admits_keep(hand, variant, presorted=True) == admits, (n1, n2, n3)
+            assert stuck_seats([hand, hand], variant) == (() if admits else (0, 1)), (n1, n2, n3)
 
 
 def test_sorted_hands_are_counted_by_level_as_any_hand_is() -> None:

@@ -12,7 +12,7 @@ from typing import Any
 from arena.games.base import Chance, InvalidSetup
 from arena.games.chance import randbelow
 from arena.games.lovat.deck import CARD_IDS, LEVEL
-from arena.games.lovat.rules import Variant, admits_keep
+from arena.games.lovat.rules import Variant, stuck_seats
 from arena.games.lovat.state import LovatState
 
 
@@ -70,9 +70,8 @@ def deal_game(variant: Variant, chance: Chance) -> LovatState:
     while True:
         scripted = chance.scripted("deal")
         hands = shuffled_deal(chance, variant, dealer) if scripted is None else validate_deal(scripted, variant)
-        chance.record_fresh("deal", [list(hand) for hand in hands])  # new lists of ids: no copy needed
-        # Both kinds of deal come as sorted hands (shuffled_deal, validate_deal).
-        stuck = tuple(seat for seat in range(players) if not admits_keep(hands[seat], variant, presorted=True))
+        chance.record_fresh("deal", list(map(list, hands)))  # new lists of ids: no copy needed
+        stuck = stuck_seats(hands, variant)  # both kinds of deal come as sorted hands (shuffled_deal, validate_deal)
         if not stuck:
             break
         misdeals.append(stuck)  # L-6: gather, reshuffle with the same RNG, redeal by the same dealer

@@ -110,7 +110,7 @@ def observe(state: LovatState, seat: int) -> LovatObservation:
     return _build(
         state.fixed[seat], phase, legal, turn, round_, die_round, active, state.colour, state.die, hand,
         counters[seat], state.keeps[seat], hand_sizes, counter_counts, state.points, state.passed,
-        state.declarations, state.plays, state.voids, state.history, None,
+        state.declarations, state.plays, state.voids, state.history,
     )
 
 
@@ -158,6 +158,6 @@ every observation of that seat shares it (``arena/games/lazy.py``)."""
 
 _new_fixed = tuple.__new__
 
-_build = lazy_constructor(LovatObservation, {"hand_sizes": _hand_sizes}, LovatFixed)
+_build = lazy_constructor(LovatObservation, {"hand_sizes": _hand_sizes}, LovatFixed, snapshot=False)
 """``LovatObservation(*fields)`` from the seat's ``LovatFixed`` and the other fields (``hand_sizes`` possibly
-``PENDING``), then the snapshot (unused here: None)."""
+``PENDING``: it is computed from public fields, so no snapshot is kept)."""
