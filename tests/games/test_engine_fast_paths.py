@@ -211,3 +211,44 @@ def test_keep_counts_match_counting_every_subset() -> None:
                     if sum(chosen) <= level_sum:
                         expected[sum(chosen)][size] += 1
             assert ways[i] == tuple(map(tuple, expected)), (cards, level_sum, i)
+
+
+def reference_keep(cards: list[str], level_sum: int, min_size: int, max_size: int, rng: random.Random) -> tuple:
+    """The random keep as it was first written: draw a ticket, pick the size, test every card walking back."""
+    from arena.games.lovat.keeps import count_keeps
+
+    ways = count_keeps(cards, level_sum)
+    counts = ways[len(cards)][level_sum]
+    sizes = range(min_size, min(max_size, len(cards)) + 1)
+    ticket = rng.randrange(sum(counts[min_size : sizes.stop]))
+    for size in sizes:
+        if ticket < counts[size]:
+            break
+        ticket -= counts[size]
+    chosen, remaining_sum = [], level_sum
+    for index in range(len(cards) - 1, -1, -1):
+        without = ways[index][remaining_sum][size]
+        if ticket >= without:
+            ticket -= without
+            chosen.append(cards[index])
+            remaining_sum -= LEVEL[cards[index]]
+            size -= 1
+    return tuple(sorted(chosen))
+
+
+def test_the_random_keep_bisects_to_the_keeps_a_walk_over_every_card_draws() -> None:
+    # random_keep finds each kept card by bisecting a column of the count table (keeps._keep_plan): the same
+    # keep, from the same single draw, as testing every card in turn.
+    rng = random.Random(13)
+    for trial in range(400):
+        variant = VARIANTS[3 + trial % 4]
+        hand = rng.sample(CARD_IDS, variant.dealt)
+        hand = sorted(hand) if trial % 3 else hand  # dealt hands are sorted; any order must work
+        if not keep_compositions(*level_counts(hand), variant):
+            continue
+        seed = rng.getrandbits(32)
+        ours, theirs = random.Random(seed), random.Random(seed)
+        bounds = (variant.level_sum, variant.min_keep, variant.max_keep)
+        assert [random_keep(hand, *bounds, ours) for _ in range(3)] == [
+            reference_keep(hand, *bounds, theirs) for _ in range(3)]
+        assert ours.getstate() == theirs.getstate()
