@@ -13,7 +13,7 @@ a dict shares them as the old log's dicts did.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 Event = tuple[Any, ...]
@@ -38,7 +38,17 @@ class EventKinds:
             exec(f"def make(event):\n    return {{'type': event[0]{items}}}\n", namespace)
             self.makers[kind] = namespace["make"]
 
-    def dicts(self, events: Iterable[Event]) -> list[dict[str, Any]]:
-        """The public dicts of ``events``, in order (new dicts; list values are shared with the stored events)."""
+    def dicts(self, events: Sequence[Event], start: int = 0) -> list[dict[str, Any]]:
+        """The public dicts of ``events[start:]``, in order (new dicts; list values are shared with the stored events).
+
+        The referee asks after every decision for the events since its last ask: mostly none or one, so those
+        two cases skip the slice and the comprehension.
+        """
+        left = len(events) - start
+        if left <= 0:
+            return []
+        if left == 1:
+            event = events[start]
+            return [self.makers[event[0]](event)]
         makers = self.makers
-        return [makers[event[0]](event) for event in events]
+        return [makers[event[0]](event) for event in events[start:]]

@@ -323,7 +323,7 @@ class LorumState(GameState):
 
     def events(self, start: int = 0) -> list[dict[str, Any]]:
         """The public log from event ``start`` on: new dicts, made from the stored events (``EVENTS``)."""
-        return EVENTS.dicts(self._events[start:])
+        return EVENTS.dicts(self._events, start)
 
     @property
     def log(self) -> list[dict[str, Any]]:
