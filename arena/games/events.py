@@ -1,11 +1,10 @@
 """Public events kept as tuples while a game is played, and made into the public event dicts when read.
 
-A game logs an event on almost every decision, and most of those events are
-never read: search agents' rollouts and clones, and the referee's loop when no
-seat listens, only play on.  A dict of six keys costs about twice a tuple of the
+A game logs an event on almost every decision, and many of those events are
+never read: search agents' rollouts and clones only play on.  A dict of six keys costs about twice a tuple of the
 same values, so a game keeps each event as a tuple ``(type, value, ...)`` whose
 values follow the event's keys, and ``GameState.events`` turns the ones asked
-for into dicts (``EventKinds.dicts``): the same keys, in the same order, with
+for into dicts (``EventKinds.reader``): the same keys, in the same order, with
 the same values, every time they are read.  Values that are lists in the event
 (e.g. a list of seats) are stored as those lists, never changed afterwards, so
 a dict shares them as the old log's dicts did.
@@ -13,7 +12,7 @@ a dict shares them as the old log's dicts did.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any
 
 Event = tuple[Any, ...]
@@ -38,17 +37,24 @@ class EventKinds:
             exec(f"def make(event):\n    return {{'type': event[0]{items}}}\n", namespace)
             self.makers[kind] = namespace["make"]
 
-    def dicts(self, events: Sequence[Event], start: int = 0) -> list[dict[str, Any]]:
-        """The public dicts of ``events[start:]``, in order (new dicts; list values are shared with the stored events).
+    def reader(self) -> Callable[..., list[dict[str, Any]]]:
+        """A ``GameState.events(start=0)`` for states that keep their stored events in ``_events``.
 
-        The referee asks after every decision for the events since its last ask: mostly none or one, so those
-        two cases skip the slice and the comprehension.
+        The state's method is this function itself (one call fewer per read), and the referee asks after every
+        decision for the events since its last ask, mostly none or one: those two cases skip the slice and the
+        comprehension.
         """
-        left = len(events) - start
-        if left <= 0:
-            return []
-        if left == 1:
-            event = events[start]
-            return [self.makers[event[0]](event)]
         makers = self.makers
-        return [makers[event[0]](event) for event in events[start:]]
+
+        def events(state: Any, start: int = 0) -> list[dict[str, Any]]:
+            """The public log from event ``start`` on: new dicts, made from the stored events."""
+            stored = state._events
+            left = len(stored) - start
+            if left <= 0:
+                return []
+            if left == 1:
+                event = stored[start]
+                return [makers[event[0]](event)]
+            return [makers[event[0]](event) for event in stored[start:]]
+
+        return events

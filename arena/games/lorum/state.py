@@ -91,6 +91,9 @@ EVENTS = EventKinds({
 """Lorum's public events: by type, the keys of the event dict after ``"type"``, in order (the stored tuples'
 order too; ``arena/games/events.py``)."""
 
+_read_events = EVENTS.reader()
+"""``LorumState.events`` (and what ``log`` reads, whatever ``events`` is replaced by)."""
+
 
 class LorumState(GameState):
     """A complete Slovak Lorum game state, hidden hands included.
@@ -321,14 +324,12 @@ class LorumState(GameState):
         twin._events = self._events[:]
         return twin
 
-    def events(self, start: int = 0) -> list[dict[str, Any]]:
-        """The public log from event ``start`` on: new dicts, made from the stored events (``EVENTS``)."""
-        return EVENTS.dicts(self._events, start)
+    events = _read_events  # the public log from event ``start`` on, as new dicts (``EVENTS``)
 
     @property
     def log(self) -> list[dict[str, Any]]:
         """The whole public log as event dicts: ``events()``, under the attribute name the log has always had."""
-        return EVENTS.dicts(self._events)
+        return _read_events(self)
 
     # ---------------------------------------------------------------- bidding
 

@@ -79,6 +79,9 @@ from arena.games.lovat.rules import (
 )
 from arena.games.lovat.turns import EVENTS, NO_PASSES, LovatTurns
 
+_read_events = EVENTS.reader()
+"""``LovatState.events`` (and what ``log`` reads, whatever ``events`` is replaced by)."""
+
 _ONE_SEAT: tuple[tuple[int], ...] = tuple((seat,) for seat in range(6))
 """``(seat,)`` for every seat: ``to_move`` returns these shared tuples rather than building one per call."""
 
@@ -217,14 +220,12 @@ class LovatState(LovatTurns, GameState):
     def is_over(self) -> bool:
         return self.phase == OVER
 
-    def events(self, start: int = 0) -> list[dict[str, Any]]:
-        """The public log from event ``start`` on: new dicts, made from the stored events (``turns.EVENTS``)."""
-        return EVENTS.dicts(self._events, start)
+    events = _read_events  # the public log from event ``start`` on, as new dicts (``EVENTS``)
 
     @property
     def log(self) -> list[dict[str, Any]]:
         """The whole public log as event dicts: ``events()``, under the attribute name the log has always had."""
-        return EVENTS.dicts(self._events)
+        return _read_events(self)
 
     observation = observe  # the method is the function itself: one call fewer per observation
 
