@@ -6,6 +6,7 @@ copy-on-write copies for search and an inlined ``Random.shuffle`` that draws exa
 
 from __future__ import annotations
 
+import _random
 import random
 from collections.abc import Sequence
 from typing import Any
@@ -35,7 +36,7 @@ class Chance:
     __slots__ = ("_log", "_rng", "_script", "_shared")
 
     def __init__(self, seed: int, script: Sequence[ChanceOutcome] = ()) -> None:
-        self._rng = random.Random(seed)
+        self._rng = _seeded(seed) if type(seed) is int and _SEEDING_MATCHES else random.Random(seed)
         self._script = list(reversed([dict(outcome) for outcome in script])) if script else []
         self._log: list[ChanceOutcome] = []
         self._shared = 0  # bit per part that may be shared with a copy: _RNG, _SCRIPT, _LOG
@@ -142,6 +143,24 @@ _RNG, _SCRIPT, _LOG = 1, 2, 4
 _ALL_PARTS = _RNG | _SCRIPT | _LOG
 _new_chance = object.__new__
 _new_random = random.Random.__new__
+
+def _seeded(seed: int) -> random.Random:
+    """``random.Random(seed)`` for an int ``seed``: the C seeding alone, without ``Random.__init__`` and
+    ``Random.seed``'s Python layers (their type checks only matter for other seeds; a sixth of the cost)."""
+    rng = _new_random(random.Random)
+    _seed_c(rng, seed)
+    rng.gauss_next = None  # type: ignore[attr-defined]  # what Random.seed also sets (getstate includes it)
+    return rng
+
+
+def _seeding_matches() -> bool:
+    """Whether ``_seeded(seed)`` starts where ``random.Random(seed)`` does (checked once at import)."""
+    return all(_seeded(seed).getstate() == random.Random(seed).getstate()
+               for seed in (0, 1, -1, 7, 2**32, 2**64 + 5, -(2**70)))
+
+
+_seed_c = _random.Random.seed  # the C seeding: init_by_array on the int's 32-bit words
+_SEEDING_MATCHES = _seeding_matches()
 
 _JSON_SCALARS = frozenset({str, int, float, bool, type(None)})
 

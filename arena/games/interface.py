@@ -128,11 +128,15 @@ def uniform_or(rule_policy: RandomPolicy) -> RandomPolicy:
     counts), and the rule-described ones go to ``rule_policy``.
     """
 
+    # The class whose draws the inlined choice below reproduces (RANDBELOW_MATCHES checked it at import), or
+    # None if it does not: one test per call, of a closure variable.
+    inlined = random.Random if RANDBELOW_MATCHES else None
+
     def policy(observation: Observation, rng: random.Random) -> Action:
         legal = observation.legal
         if not legal:
             return rule_policy(observation, rng)
-        if type(rng) is not random.Random or not RANDBELOW_MATCHES:
+        if type(rng) is not inlined:
             return rng.choice(legal)
         # rng.choice(legal) inlined: chance.randbelow's loop, written out because its two Python calls (or
         # randbelow's one) cost more than the draw. RANDBELOW_MATCHES checked both against this Python.

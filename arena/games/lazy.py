@@ -13,12 +13,19 @@ never copied, by observations and clones), and an observation is built by
   fields and its ``_snapshot``, a private slot holding what only this seat may
   know (e.g. its hand as a card mask).  The value replaces ``PENDING`` in the slot.
 
+A game may also name fields that stay the same for a seat over a whole game (the
+game id, the seat, the deal's public facts): ``fixed_part(cls, names)`` makes a
+named tuple of them, which the state builds once per seat and every observation
+of that seat shares in its ``_fixed`` slot instead of storing each field again;
+such a field reads ``_fixed`` through a C-level property (``attrgetter``).
+
 The class is a frozen, slotted dataclass deriving from ``LazyObservation`` (an
-``Observation`` with the ``_snapshot`` slot).  A lazy field's class attribute
+``Observation`` with the ``_fixed`` and ``_snapshot`` slots).  A lazy field's class attribute
 is a ``LazySlot`` wrapping the field's slot, so equality, hashing, ``repr``,
 ``to_json``, copying and pickling, which all read fields through ``getattr``,
 see computed values, and an observation made by the constructor
-(``observation_from_json``) simply has every value stored.  Nothing reachable
+(``observation_from_json``) simply has every value stored (its fixed fields in a
+``_fixed`` of its own: the constructor is replaced to build it).  Nothing reachable
 from an observation is the state or another seat's private data: the builder
 stores only what the game's ``observation.py`` hands it.
 """
@@ -26,7 +33,9 @@ stores only what the game's ``observation.py`` hands it.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections import namedtuple
+from collections.abc import Callable, Mapping, Sequence
+from operator import attrgetter
 from typing import Any
 
 from arena.games.base import Observation
@@ -46,9 +55,9 @@ PENDING = _Pending()
 
 
 class LazyObservation(Observation):
-    """An ``Observation`` with a private ``_snapshot`` slot: this seat's own inputs of its lazy fields."""
+    """An ``Observation`` with private slots: ``_fixed`` (its fixed fields) and ``_snapshot`` (inputs of lazy ones)."""
 
-    __slots__ = ("_snapshot",)
+    __slots__ = ("_fixed", "_snapshot")
 
 
 class LazySlot:
@@ -74,8 +83,22 @@ class LazySlot:
         self.set(instance, value)
 
 
-def lazy_constructor(cls: type[LazyObservation], lazy: Mapping[str, Callable[[Any], Any]]) -> Callable[..., Any]:
+def fixed_part(cls: type[LazyObservation], names: Sequence[str]) -> Any:
+    """A named tuple type of ``cls``'s fields ``names``, in field order: what ``lazy_constructor(fixed=)`` shares."""
+    fields = [field.name for field in dataclasses.fields(cls)]
+    if not set(names) <= set(fields):
+        raise TypeError(f"{cls.__name__} has no fields {sorted(set(names) - set(fields))}")
+    return namedtuple(f"{cls.__name__}Fixed", [name for name in fields if name in names])
+
+
+def lazy_constructor(
+    cls: type[LazyObservation], lazy: Mapping[str, Callable[[Any], Any]], fixed: Any = None, snapshot: bool = True
+) -> Callable[..., Any]:
     """Make ``lazy``'s fields of ``cls`` lazy; return ``build(<every field in order>, snapshot)``.
+
+    With ``fixed`` (a ``fixed_part(cls, ...)`` type), its fields are read from the ``_fixed`` slot and ``build``
+    takes a ``fixed`` instance first and the other fields after it: ``build(fixed, <the rest in order>, snapshot)``.
+    Without ``snapshot`` (no lazy field reads one), ``build`` takes no snapshot and leaves the slot empty.
 
     ``build`` creates an instance of a private subclass that keeps ``object``'s
     plain ``__setattr__`` and the raw slots (a frozen dataclass stores each
@@ -84,13 +107,17 @@ def lazy_constructor(cls: type[LazyObservation], lazy: Mapping[str, Callable[[An
     assignment (allowed: the subclass adds no slots).  Checked once here against
     the dataclass constructor.
     """
-    names = [field.name for field in dataclasses.fields(cls)]
-    unknown = sorted(set(lazy) - set(names))
+    fields = [field.name for field in dataclasses.fields(cls)]
+    shared: tuple[str, ...] = fixed._fields if fixed is not None else ()
+    unknown = sorted(set(lazy) - set(fields)) + sorted(set(shared) & set(lazy))
     if unknown or not issubclass(cls, LazyObservation):
-        raise TypeError(f"{cls.__name__}: not a LazyObservation, or no such fields: {unknown}")
+        raise TypeError(f"{cls.__name__}: not a LazyObservation, or no such fields (or lazy and fixed): {unknown}")
+    names = [name for name in fields if name not in shared]  # the fields each observation stores itself
     slots = {name: cls.__dict__[name] for name in lazy}
     for name, compute in lazy.items():
         setattr(cls, name, LazySlot(slots[name], compute))
+    if fixed is not None:
+        _share_fixed(cls, fixed, fields)
     # object's __init__ (so that builder() is the cheapest way to make an instance: object.__new__(builder)
     # costs two argument tuples more) and object's __setattr__ and __delattr__ (both: they share one type slot).
     builder = type(
@@ -99,20 +126,49 @@ def lazy_constructor(cls: type[LazyObservation], lazy: Mapping[str, Callable[[An
         {"__slots__": (), "__init__": object.__init__, "__setattr__": object.__setattr__,
          "__delattr__": object.__delattr__, **slots},
     )
-    stores = "".join(f"    obj.{name} = {name}\n" for name in names)
-    source = (f"def build({', '.join(names)}, snapshot):\n    obj = builder()\n{stores}"
-              f"    obj._snapshot = snapshot\n    obj.__class__ = cls\n    return obj\n")
+    arguments = (["fixed"] if fixed is not None else []) + names + (["snapshot"] if snapshot else [])
+    body = (["obj = builder()"] + (["obj._fixed = fixed"] if fixed is not None else [])
+            + [f"obj.{name} = {name}" for name in names] + (["obj._snapshot = snapshot"] if snapshot else [])
+            + ["obj.__class__ = cls", "return obj"])
+    source = f"def build({', '.join(arguments)}):\n" + "".join(f"    {line}\n" for line in body)
     namespace: dict[str, Any] = {"builder": builder, "cls": cls}
     exec(source, namespace)  # generated from the dataclass's own field names
     build: Callable[..., Any] = namespace["build"]
-    _check(cls, build, names, lazy)
+    _check(cls, build, fields, lazy, fixed, snapshot)
     return build
 
 
-def _check(cls: type, build: Callable[..., Any], names: list[str], lazy: Mapping[str, Callable[[Any], Any]]) -> None:
+def _share_fixed(cls: type, fixed: Any, fields: list[str]) -> None:
+    """Read ``fixed``'s fields of ``cls`` from ``_fixed``, and give ``cls`` a constructor and ``__setstate__`` that
+    build ``_fixed`` (the dataclass's own would store those fields in slots no longer read)."""
+    shared: tuple[str, ...] = fixed._fields
+    for name in shared:
+        setattr(cls, name, property(attrgetter(f"_fixed.{name}"), doc=f"{name}: shared by the seat's observations"))
+    stores = "".join(f"    store(self, {name!r}, {name})\n" for name in fields if name not in shared)
+    source = (f"def __init__(self, {', '.join(fields)}):\n"
+              f"    store(self, '_fixed', fixed({', '.join(shared)}))\n{stores}")
+    namespace: dict[str, Any] = {"store": object.__setattr__, "fixed": fixed}
+    exec(source, namespace)  # generated from the dataclass's own field names, in its order
+    init = namespace["__init__"]
+    init.__qualname__ = f"{cls.__name__}.__init__"
+    init.__doc__ = f"A {cls.__name__} from every field (the dataclass's signature)."
+    cls.__init__ = init  # type: ignore[misc]
+
+    def __setstate__(self: Any, state: Sequence[Any]) -> None:
+        """Copying and unpickling: ``__getstate__`` (the dataclass's) lists every field in order."""
+        init(self, *state)
+
+    cls.__setstate__ = __setstate__  # type: ignore[attr-defined]
+
+
+def _check(cls: type, build: Callable[..., Any], fields: list[str], lazy: Mapping[str, Callable[[Any], Any]],
+           fixed: Any, snapshot: bool) -> None:
     """Check that ``build`` makes a ``cls`` equal to the constructor's once its pending fields are filled in."""
-    given = [name for name in names if name not in lazy]
-    made = build(*[PENDING if name in lazy else (name, "given") for name in names], None)
+    shared: tuple[str, ...] = fixed._fields if fixed is not None else ()
+    given = [name for name in fields if name not in lazy]
+    values = [PENDING if name in lazy else (name, "given") for name in fields if name not in shared]
+    head = [fixed(*[(name, "given") for name in shared])] if fixed is not None else []
+    made = build(*head, *values, *([None] if snapshot else []))
     for name in lazy:
         slot = cls.__dict__[name]
         if slot.get(made, cls) is not PENDING:

@@ -16,9 +16,16 @@ from arena.games.chance import Chance, randbelow
 from arena.games.interface import uniform_random_action
 from arena.games.lorum import GAME as LORUM
 from arena.games.lovat import GAME as LOVAT
-from arena.games.lovat.deck import CARD_IDS, LEVEL_COUNT
+from arena.games.lovat.deck import CARD_IDS, LEVEL, LEVEL_COUNT
 from arena.games.lovat.keeps import random_keep
-from arena.games.lovat.rules import VARIANTS, admits_keep, keep_compositions, level_counts, sorted_level_counts
+from arena.games.lovat.rules import (
+    VARIANTS,
+    admits_keep,
+    keep_compositions,
+    level_counts,
+    sorted_level_counts,
+    stuck_seats,
+)
 
 
 class Listed:
@@ -95,6 +102,7 @@ def test_l6_the_table_of_admitting_hands_agrees_with_the_keep_rule(players: int)
             hand = level_one[:n1] + level_two[:n2] + level_three[:n3]
             admits = bool(keep_compositions(n1, n2, n3, variant))
             assert admits_keep(hand, variant) == admits_keep(hand, variant, presorted=True) == admits, (n1, n2, n3)
+            assert stuck_seats([hand, hand], variant) == (() if admits else (0, 1)), (n1, n2, n3)
 
 
 def test_sorted_hands_are_counted_by_level_as_any_hand_is() -> None:
@@ -147,3 +155,100 @@ def test_complete_options_deal_as_resolved_ones_and_bad_ones_still_fail() -> Non
     for bad in ({"players": True}, {"players": 7}, {"players": 3, "deals": 2}):
         with pytest.raises(InvalidSetup):
             LOVAT.new_state(5, bad)
+
+
+@pytest.mark.parametrize(("game", "kinds"), [(LOVAT, "arena.games.lovat.turns"), (LORUM, "arena.games.lorum.state")])
+def test_stored_events_fill_every_key_of_their_type_and_read_as_fresh_dicts(game: Any, kinds: str) -> None:
+    # Events are stored as tuples and made into dicts when read (arena/games/events.py): a tuple one value
+    # short or long would shift every key after it, so each must carry exactly its type's keys.
+    import importlib
+
+    events = importlib.import_module(kinds).EVENTS
+    seen: set[str] = set()
+    rng = random.Random(8)
+    for seed in range(40):
+        options = {"players": 3 + seed % 4} if game is LOVAT else {"deals": 1 + seed % 3}
+        state = game.new_state(seed, options)
+        while not state.is_over():
+            for seat in state.to_move():
+                state.apply(seat, game.info.random_action(state.observation(seat), rng))
+        for stored, event in zip(state._events, state.events(), strict=True):
+            assert len(stored) == len(events.keys[stored[0]]) + 1, stored
+            assert list(event) == ["type", *events.keys[stored[0]]] and event["type"] == stored[0]
+            seen.add(stored[0])
+        first, again = state.events(), state.events()
+        assert first == again and all(a is not b for a, b in zip(first, again))
+        assert state.events(5) == first[5:] and state.log == first
+    assert set(events.keys) - seen <= {"misdeal"}  # every type met (a Lovat misdeal is rare in random games)
+
+
+@pytest.mark.parametrize("seed", [0, 1, -1, 3, 2**31, 2**32 + 1, 2**64, -(2**80) + 7, True, 2.5, "seed", b"seed"])
+def test_chance_seeds_its_generator_exactly_as_random_does(seed: Any) -> None:
+    # An int seed skips Random.__init__'s Python layers (chance._seeded); every seed must start the same stream.
+    chance, reference = Chance(seed), random.Random(seed)
+    assert chance.rng.getstate() == reference.getstate()
+    assert [chance.rng.getrandbits(32) for _ in range(700)] == [reference.getrandbits(32) for _ in range(700)]
+    assert chance.rng.random() == reference.random() and chance.rng.gauss(0, 1) == reference.gauss(0, 1)
+
+
+def test_keep_counts_match_counting_every_subset() -> None:
+    # count_keeps builds its table by shifting flat layers (keeps._count_by_levels): each cell must be the
+    # number of subsets of the first i cards with that level sum and size, for any order of levels.
+    from itertools import combinations
+
+    from arena.games.lovat.keeps import count_keeps
+
+    rng = random.Random(12)
+    for _ in range(60):
+        cards = rng.sample(CARD_IDS, rng.randrange(0, 9))
+        level_sum = rng.randrange(0, 13)
+        ways = count_keeps(cards, level_sum)
+        levels = [LEVEL[card] for card in cards]
+        for i in range(len(cards) + 1):
+            expected = [[0] * (len(cards) + 1) for _ in range(level_sum + 1)]
+            for size in range(i + 1):
+                for chosen in combinations(levels[:i], size):
+                    if sum(chosen) <= level_sum:
+                        expected[sum(chosen)][size] += 1
+            assert ways[i] == tuple(map(tuple, expected)), (cards, level_sum, i)
+
+
+def reference_keep(cards: list[str], level_sum: int, min_size: int, max_size: int, rng: random.Random) -> tuple:
+    """The random keep as it was first written: draw a ticket, pick the size, test every card walking back."""
+    from arena.games.lovat.keeps import count_keeps
+
+    ways = count_keeps(cards, level_sum)
+    counts = ways[len(cards)][level_sum]
+    sizes = range(min_size, min(max_size, len(cards)) + 1)
+    ticket = rng.randrange(sum(counts[min_size : sizes.stop]))
+    for size in sizes:
+        if ticket < counts[size]:
+            break
+        ticket -= counts[size]
+    chosen, remaining_sum = [], level_sum
+    for index in range(len(cards) - 1, -1, -1):
+        without = ways[index][remaining_sum][size]
+        if ticket >= without:
+            ticket -= without
+            chosen.append(cards[index])
+            remaining_sum -= LEVEL[cards[index]]
+            size -= 1
+    return tuple(sorted(chosen))
+
+
+def test_the_random_keep_bisects_to_the_keeps_a_walk_over_every_card_draws() -> None:
+    # random_keep finds each kept card by bisecting a column of the count table (keeps._keep_plan): the same
+    # keep, from the same single draw, as testing every card in turn.
+    rng = random.Random(13)
+    for trial in range(400):
+        variant = VARIANTS[3 + trial % 4]
+        hand = rng.sample(CARD_IDS, variant.dealt)
+        hand = sorted(hand) if trial % 3 else hand  # dealt hands are sorted; any order must work
+        if not keep_compositions(*level_counts(hand), variant):
+            continue
+        seed = rng.getrandbits(32)
+        ours, theirs = random.Random(seed), random.Random(seed)
+        bounds = (variant.level_sum, variant.min_keep, variant.max_keep)
+        assert [random_keep(hand, *bounds, ours) for _ in range(3)] == [
+            reference_keep(hand, *bounds, theirs) for _ in range(3)]
+        assert ours.getstate() == theirs.getstate()

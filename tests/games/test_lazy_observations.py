@@ -118,3 +118,28 @@ def test_lorum_fields_computed_from_the_public_record_match_the_state() -> None:
             if state.is_over():
                 break
             play_some(state, 1, rng)
+
+
+def test_observations_with_shared_fixed_fields_copy_pickle_and_replace_like_dataclasses() -> None:
+    # Lovat's fixed fields live in one named tuple per seat (lazy.fixed_part); the constructor, copying,
+    # pickling and dataclasses.replace must still give equal observations with every field in place.
+    import copy
+    import dataclasses
+    import pickle
+
+    rng = random.Random(3)
+    state = LOVAT.new_state(4, {"players": 4})
+    play_some(state, 9, rng)
+    for seat in range(4):
+        built = state.observation(seat)
+        rebuilt = LOVAT.observation_from_json(built.to_json())
+        for observation in (built, rebuilt):
+            for twin in (copy.copy(observation), copy.deepcopy(observation), pickle.loads(pickle.dumps(observation))):
+                assert twin == built and hash(twin) == hash(built) and twin.to_json() == built.to_json()
+            moved = dataclasses.replace(observation, seat=(seat + 1) % 4, legal=())
+            assert moved.seat == (seat + 1) % 4 and moved.legal == () and moved.dealt == built.dealt
+            assert moved != built and observation.seat == seat
+            with pytest.raises(dataclasses.FrozenInstanceError):
+                observation.seat = 0  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        type(built)(**{**built.to_json(), "extra": 1})

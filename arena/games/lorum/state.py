@@ -37,6 +37,7 @@ from arena.games.base import (
     Result,
     competition_ranks,
 )
+from arena.games.events import Event, EventKinds
 from arena.games.lorum.cards import (
     ABOVE_MASKS,
     DECK,
@@ -77,6 +78,23 @@ def _describe_names(mask: int) -> str:
     return " ".join(names_of(mask)) or "nothing"
 
 
+EVENTS = EventKinds({
+    "deal_start": ("deal", "deals", "dealer", "first_bidder"),  # S-1, S-3
+    "bid": ("deal", "seat", "call"),  # S-4
+    "contract": ("deal", "contract", "bidder", "leader"),  # S-4, S-5
+    "play": ("deal", "trick", "seat", "card"),  # S-6..S-8
+    "trick_won": ("deal", "trick", "seat", "points", "cards"),  # S-6
+    "deal_end": ("deal", "contract", "bidder", "case", "points", "tricks", "changes", "pot_before", "pot_after",
+                 "balances"),  # S-11..S-15
+    "game_over": ("scores", "ranks", "pot"),  # S-16
+})
+"""Lorum's public events: by type, the keys of the event dict after ``"type"``, in order (the stored tuples'
+order too; ``arena/games/events.py``)."""
+
+_read_events = EVENTS.reader()
+"""``LorumState.events`` (and what ``log`` reads, whatever ``events`` is replaced by)."""
+
+
 class LorumState(GameState):
     """A complete Slovak Lorum game state, hidden hands included.
 
@@ -85,9 +103,9 @@ class LorumState(GameState):
     """
 
     __slots__ = (
-        "balances", "best_card", "best_seat", "bidder", "bids", "chance", "contract", "deal", "dealer", "deals",
-        "hands", "leader", "led_suit", "log", "past_deals", "phase", "played", "players", "points", "pot", "to_act",
-        "trick", "trick_points", "tricks", "tricks_won",
+        "_events", "balances", "best_card", "best_seat", "bidder", "bids", "chance", "contract", "deal", "dealer",
+        "deals", "hands", "leader", "led_suit", "past_deals", "phase", "played", "players", "points", "pot",
+        "to_act", "trick", "trick_points", "tricks", "tricks_won",
     )
 
     players: int  # always 4
@@ -114,7 +132,7 @@ class LorumState(GameState):
     balances: list[int]  # chips per seat (S-10)
     pot: int  # chips in the pot (S-10)
     past_deals: tuple[tuple[Any, ...], ...]  # settled deals, see ``LorumObservation.past_deals``
-    log: list[dict[str, Any]]  # public events so far (dicts are never mutated, so clones share them)
+    _events: list[Event]  # public events so far as stored tuples (``EVENTS``; ``events()`` makes the dicts)
 
     # ----------------------------------------------------------------- set-up
 
@@ -156,7 +174,7 @@ class LorumState(GameState):
         state.balances = list(balances)
         state.pot = pot
         state.past_deals = past_deals
-        state.log = []
+        state._events = []
         return state
 
     def start_deal(self, hands: list[int]) -> None:
@@ -176,15 +194,7 @@ class LorumState(GameState):
         self.played = ()
         self.points = [0] * PLAYERS
         self.tricks_won = [0] * PLAYERS
-        self.log.append(
-            {
-                "type": "deal_start",
-                "deal": self.deal,
-                "deals": self.deals,
-                "dealer": self.dealer,
-                "first_bidder": self.to_act,
-            }
-        )
+        self._events.append(("deal_start", self.deal, self.deals, self.dealer, self.to_act))
 
     def _clear_trick(self) -> None:
         self.trick = ()
@@ -311,12 +321,15 @@ class LorumState(GameState):
         twin.balances = self.balances[:]
         twin.pot = self.pot
         twin.past_deals = self.past_deals
-        twin.log = self.log[:]
+        twin._events = self._events[:]
         return twin
 
-    def events(self, start: int = 0) -> list[dict[str, Any]]:
-        """The public log from event ``start`` on (a new list; the event dicts must not be mutated)."""
-        return self.log[start:]
+    events = _read_events  # the public log from event ``start`` on, as new dicts (``EVENTS``)
+
+    @property
+    def log(self) -> list[dict[str, Any]]:
+        """The whole public log as event dicts: ``events()``, under the attribute name the log has always had."""
+        return _read_events(self)
 
     # ---------------------------------------------------------------- bidding
 
@@ -334,7 +347,7 @@ class LorumState(GameState):
                 f"legal calls: {', '.join(calls)}"
             )
         self.bids = self.bids + ((seat, action),)
-        self.log.append({"type": "bid", "deal": self.deal, "seat": seat, "call": action})
+        self._events.append(("bid", self.deal, seat, action))
         if seat != self.dealer:
             self.to_act = (seat + 1) % PLAYERS
             return
@@ -350,15 +363,7 @@ class LorumState(GameState):
         self.leader = (self.dealer + 1) % PLAYERS if self.bidder is None else self.bidder
         self.phase = PLAY
         self.to_act = self.leader
-        self.log.append(
-            {
-                "type": "contract",
-                "deal": self.deal,
-                "contract": self.contract,
-                "bidder": self.bidder,
-                "leader": self.leader,
-            }
-        )
+        self._events.append(("contract", self.deal, self.contract, self.bidder, self.leader))
 
     # ------------------------------------------------------------------- play
 
@@ -392,9 +397,7 @@ class LorumState(GameState):
         self.trick_points += POINTS[card]
         self.trick = trick = self.trick + ((seat, action),)  # a card name: checked above
         self.played = self.played + (action,)
-        self.log.append(
-            {"type": "play", "deal": self.deal, "trick": len(self.tricks) + 1, "seat": seat, "card": action}
-        )
+        self._events.append(("play", self.deal, len(self.tricks) + 1, seat, action))
         if len(trick) < PLAYERS:
             self.to_act = (seat + 1) % PLAYERS
             return
@@ -403,15 +406,8 @@ class LorumState(GameState):
         self.tricks = self.tricks + ((self.trick, winner),)
         self.points[winner] += self.trick_points
         self.tricks_won[winner] += 1
-        self.log.append(
-            {
-                "type": "trick_won",
-                "deal": self.deal,
-                "trick": len(self.tricks),
-                "seat": winner,
-                "points": self.trick_points,
-                "cards": list(map(list, self.trick)),
-            }
+        self._events.append(
+            ("trick_won", self.deal, len(self.tricks), winner, self.trick_points, list(map(list, self.trick)))
         )
         self._clear_trick()
         if (
@@ -446,34 +442,16 @@ class LorumState(GameState):
         self.past_deals = self.past_deals + (
             (self.deal, self.dealer, self.contract, self.bidder, case, deltas, pot_before, pot_after),
         )
-        self.log.append(
-            {
-                "type": "deal_end",
-                "deal": self.deal,
-                "contract": self.contract,
-                "bidder": self.bidder,
-                "case": case,
-                "points": list(self.points),
-                "tricks": list(self.tricks_won),
-                "changes": list(deltas),
-                "pot_before": pot_before,
-                "pot_after": pot_after,
-                "balances": list(self.balances),
-            }
+        self._events.append(
+            ("deal_end", self.deal, self.contract, self.bidder, case, list(self.points), list(self.tricks_won),
+             list(deltas), pot_before, pot_after, list(self.balances))
         )
         if self.deal == self.deals:
             self.phase = OVER
             self.to_act = None
             self.leader = None
             result = self.result()
-            self.log.append(
-                {
-                    "type": "game_over",
-                    "scores": list(result.scores),
-                    "ranks": list(result.ranks),
-                    "pot": self.pot,
-                }
-            )
+            self._events.append(("game_over", list(result.scores), list(result.ranks), self.pot))
             return
         self.deal += 1
         self.dealer = (self.dealer + 1) % PLAYERS  # S-1: the deal passes to the next player

@@ -6,11 +6,13 @@ comes from ``deal_game``.
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Any
 
 from arena.games.base import Chance, InvalidSetup
+from arena.games.chance import randbelow
 from arena.games.lovat.deck import CARD_IDS, LEVEL
-from arena.games.lovat.rules import Variant, admits_keep
+from arena.games.lovat.rules import Variant, stuck_seats
 from arena.games.lovat.state import LovatState
 
 
@@ -46,9 +48,9 @@ def shuffled_deal(chance: Chance, variant: Variant, dealer: int) -> list[tuple[s
     players = variant.players
     first = (dealer + 1) % players
     dealt = players * variant.dealt
-    name = CARD_IDS.__getitem__
     # Card ``index`` goes to seat ``(first + index) % players``: seat s takes every players-th card from s - first.
-    return [tuple(map(name, sorted(deck[(seat - first) % players : dealt : players]))) for seat in range(players)]
+    # itemgetter(*indices)(CARD_IDS) names a hand in one C-level call (every hand has more than one card).
+    return [itemgetter(*sorted(deck[(seat - first) % players : dealt : players]))(CARD_IDS) for seat in range(players)]
 
 
 if list(CARD_IDS) != sorted(CARD_IDS):
@@ -60,18 +62,17 @@ def deal_game(variant: Variant, chance: Chance) -> LovatState:
     players = variant.players
     dealer = chance.scripted("dealer")
     if dealer is None:
-        dealer = chance.rng.randrange(players)
+        dealer = randbelow(chance.rng, players)  # rng.randrange(players), inlined
     elif isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < players:
         raise InvalidSetup(f"scripted dealer must be a seat 0..{players - 1}, got {dealer!r}")
-    chance.record("dealer", dealer)
+    chance.record_fresh("dealer", dealer)  # an exact int: nothing to copy
     misdeals: list[tuple[int, ...]] = []
     while True:
         scripted = chance.scripted("deal")
         hands = shuffled_deal(chance, variant, dealer) if scripted is None else validate_deal(scripted, variant)
-        chance.record_fresh("deal", [list(hand) for hand in hands])  # new lists of ids: no copy needed
-        # Both kinds of deal come as sorted hands (shuffled_deal, validate_deal).
-        stuck = tuple(seat for seat in range(players) if not admits_keep(hands[seat], variant, presorted=True))
+        chance.record_fresh("deal", list(map(list, hands)))  # new lists of ids: no copy needed
+        stuck = stuck_seats(hands, variant)  # both kinds of deal come as sorted hands (shuffled_deal, validate_deal)
         if not stuck:
             break
         misdeals.append(stuck)  # L-6: gather, reshuffle with the same RNG, redeal by the same dealer
-    return LovatState.after_deal(variant, chance, dealer, hands, misdeals)
+    return LovatState.after_deal(variant, chance, dealer, hands, misdeals, presorted=True)

@@ -18,8 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from arena.games.lazy import PENDING, LazyObservation, lazy_constructor
-from arena.games.lovat.rules import DECLARATIONS, DECLARE, GAME_ID, KEEP, OVER, PLAY, VOID
+from arena.games.lazy import PENDING, LazyObservation, fixed_part, lazy_constructor
+from arena.games.lovat.rules import DECLARATIONS, DECLARE, GAME_ID, KEEP, OVER, PLAY, VOID, Variant
 
 if TYPE_CHECKING:
     from arena.games.lovat.state import LovatState
@@ -108,12 +108,21 @@ def observe(state: LovatState, seat: int) -> LovatObservation:
         hand_sizes, counter_counts = PENDING, counters
     # Field order of LovatObservation (checked against the dataclass at import, see lazy_constructor).
     return _build(
-        GAME_ID, seat, players, phase, legal, state.dealer, state.first, state.misdeals, turn, variant.turns,
-        round_, variant.rounds, die_round, active, state.colour, state.die, hand, counters[seat],
-        state.dealt[seat], state.keeps[seat], hand_sizes, counter_counts, state.points, state.passed,
-        state.declarations, state.plays, state.voids, state.history, variant.level_sum, variant.min_keep,
-        variant.max_keep, None,
+        state.fixed[seat], phase, legal, turn, round_, die_round, active, state.colour, state.die, hand,
+        counters[seat], state.keeps[seat], hand_sizes, counter_counts, state.points, state.passed,
+        state.declarations, state.plays, state.voids, state.history,
     )
+
+
+def fixed_parts(
+    variant: Variant, dealer: int, first: int, misdeals: tuple[tuple[int, ...], ...], dealt: list[tuple[str, ...]]
+) -> tuple[Any, ...]:
+    """Per seat, the observation fields that stay the same all game (``LovatFixed``): made once per deal."""
+    players, turns, rounds, level_sum, least, most = (variant.players, variant.turns, variant.rounds,
+                                                      variant.level_sum, variant.min_keep, variant.max_keep)
+    # tuple.__new__ rather than LovatFixed(...): the named tuple's own __new__ is a Python call per seat.
+    return tuple([_new_fixed(LovatFixed, (GAME_ID, seat, players, dealer, first, misdeals, turns, rounds,
+                                          dealt[seat], level_sum, least, most)) for seat in range(players)])
 
 
 def _hand_sizes(obs: LovatObservation) -> tuple[int, ...]:
@@ -139,5 +148,16 @@ def _hand_sizes(obs: LovatObservation) -> tuple[int, ...]:
     return tuple(left - counters - spent for counters, spent in zip(obs.counter_counts, used))
 
 
-_build = lazy_constructor(LovatObservation, {"hand_sizes": _hand_sizes})
-"""``LovatObservation(*fields)`` with ``hand_sizes`` possibly ``PENDING``, then the snapshot (unused here: None)."""
+LovatFixed = fixed_part(LovatObservation, (
+    "game", "seat", "players", "dealer", "first_player", "misdeals", "turns", "rounds", "dealt", "level_sum",
+    "min_size", "max_size",
+))
+"""A seat's observation fields that stay the same all game, in field order: the game's, the deal's and the
+variant's public facts, and the seat's own dealt cards.  The state makes one per seat (``fixed_parts``) and
+every observation of that seat shares it (``arena/games/lazy.py``)."""
+
+_new_fixed = tuple.__new__
+
+_build = lazy_constructor(LovatObservation, {"hand_sizes": _hand_sizes}, LovatFixed, snapshot=False)
+"""``LovatObservation(*fields)`` from the seat's ``LovatFixed`` and the other fields (``hand_sizes`` possibly
+``PENDING``: it is computed from public fields, so no snapshot is kept)."""

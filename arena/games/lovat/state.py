@@ -53,7 +53,7 @@ from arena.games.base import (
     IllegalAction,
 )
 from arena.games.lovat.deck import COLOURS, LEVEL
-from arena.games.lovat.observation import observe
+from arena.games.lovat.observation import fixed_parts, observe
 from arena.games.lovat.rules import (
     BLANK,
     COLOUR,
@@ -77,7 +77,10 @@ from arena.games.lovat.rules import (
     level_counts,
     variant_for,
 )
-from arena.games.lovat.turns import NO_PASSES, LovatTurns
+from arena.games.lovat.turns import EVENTS, NO_PASSES, LovatTurns
+
+_read_events = EVENTS.reader()
+"""``LovatState.events`` (and what ``log`` reads, whatever ``events`` is replaced by)."""
 
 _ONE_SEAT: tuple[tuple[int], ...] = tuple((seat,) for seat in range(6))
 """``(seat,)`` for every seat: ``to_move`` returns these shared tuples rather than building one per call."""
@@ -108,8 +111,13 @@ class LovatState(LovatTurns, GameState):
         dealer: int,
         hands: Sequence[Sequence[str]],
         misdeals: Sequence[Sequence[int]] = (),
+        *,
+        presorted: bool = False,
     ) -> LovatState:
-        """A state in the keep phase for an accepted deal (used by ``deal.deal_game`` and the sampler)."""
+        """A state in the keep phase for an accepted deal (used by ``deal.deal_game`` and the sampler).
+
+        ``presorted``: ``hands`` are tuples of sorted ids already (the deal's own), so they are not sorted again.
+        """
         players = variant.players
         self = cls.__new__(cls)
         self.players = players
@@ -119,7 +127,8 @@ class LovatState(LovatTurns, GameState):
         self.first = (dealer + 1) % players
         # C-level map passes rather than comprehensions: a game's every deal comes through here.
         self.misdeals = tuple(map(tuple, misdeals))
-        self.dealt = list(map(tuple, map(sorted, hands)))
+        self.dealt = list(hands) if presorted else list(map(tuple, map(sorted, hands)))  # type: ignore[arg-type]
+        self.fixed = fixed_parts(variant, dealer, self.first, self.misdeals, self.dealt)
         self.keeps = [None] * players
         self.hands = list(map(list, self.dealt))
         self.counters = (0,) * players
@@ -133,18 +142,8 @@ class LovatState(LovatTurns, GameState):
         self.passed = NO_PASSES[players]
         self.declarations = self.plays = self.voids = ()
         self.history = ()
-        self.log = []
-        for number, seats in enumerate(self.misdeals, 1):
-            self.log.append({"type": "misdeal", "dealer": dealer, "number": number, "seats": list(seats)})
-        self.log.append(
-            {
-                "type": "deal",
-                "dealer": dealer,
-                "first_player": self.first,
-                "players": players,
-                "cards_each": variant.dealt,
-            }
-        )
+        self._events = [("misdeal", dealer, number, list(seats)) for number, seats in enumerate(self.misdeals, 1)]
+        self._events.append(("deal", dealer, self.first, players, variant.dealt))
         return self
 
     def clone(self) -> LovatState:
@@ -157,6 +156,7 @@ class LovatState(LovatTurns, GameState):
         twin.first = self.first
         twin.misdeals = self.misdeals
         twin.dealt = list(self.dealt)
+        twin.fixed = self.fixed
         twin.keeps = list(self.keeps)
         twin.hands = [list(hand) for hand in self.hands]
         twin.counters = self.counters
@@ -172,7 +172,7 @@ class LovatState(LovatTurns, GameState):
         twin.plays = self.plays
         twin.voids = self.voids
         twin.history = self.history
-        twin.log = list(self.log)
+        twin._events = list(self._events)
         return twin
 
     # -- queries ------------------------------------------------------------------------------
@@ -220,9 +220,12 @@ class LovatState(LovatTurns, GameState):
     def is_over(self) -> bool:
         return self.phase == OVER
 
-    def events(self, start: int = 0) -> list[dict[str, Any]]:
-        """The public log from event ``start`` on (a new list; the event dicts must not be mutated)."""
-        return self.log[start:]
+    events = _read_events  # the public log from event ``start`` on, as new dicts (``EVENTS``)
+
+    @property
+    def log(self) -> list[dict[str, Any]]:
+        """The whole public log as event dicts: ``events()``, under the attribute name the log has always had."""
+        return _read_events(self)
 
     observation = observe  # the method is the function itself: one call fewer per observation
 

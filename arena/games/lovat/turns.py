@@ -13,6 +13,7 @@ from typing import Any
 
 from arena.games.base import Chance, GameError, InvalidSetup, Result, competition_ranks
 from arena.games.chance import randbelow
+from arena.games.events import Event, EventKinds
 from arena.games.lovat.deck import CARD_IDS, COLOUR_INDEX, LEVEL, STRENGTH
 from arena.games.lovat.rules import (
     BLANK,
@@ -55,6 +56,23 @@ DECIDED: tuple[dict[str, tuple[tuple[int, str]]], ...] = tuple(
 """``DECIDED[seat][word]``: ``((seat, word),)``, the entry a declaration or a void discard adds to this turn's
 record (shared: two tuples fewer to make per decision)."""
 
+EVENTS = EventKinds({
+    "misdeal": ("dealer", "number", "seats"),  # L-6
+    "deal": ("dealer", "first_player", "players", "cards_each"),  # L-2, L-3
+    "keep_done": ("hand_sizes", "counters"),  # L-5
+    "counter_discard": ("count", "counters"),  # L-8
+    "void_turn": ("turn", "round", "seat", "discarded_points", "counters"),  # L-12
+    "die": ("turn", "round", "seat", "face"),  # L-14
+    "colour": ("turn", "round", "seat", "colour"),  # L-10
+    "declare": ("turn", "seat", "decision", "forced", "counters"),  # L-10, L-11
+    "play": ("turn", "seat", "card", "level", "colour", "strength"),  # L-10
+    "turn_won": ("turn", "seat", "card", "colour", "strength", "points"),  # L-13
+    "void_discard": ("turn", "seat", "item"),  # L-12
+    "game_over": ("scores", "level_sums", "ranks"),  # L-16
+})
+"""Lovat's public events: by type, the keys of the event dict after ``"type"``, in order (the stored tuples'
+order too; ``arena/games/events.py``)."""
+
 PLAYED: tuple[dict[str, tuple[tuple[int, str]]], ...] = tuple(
     {card_id: ((seat, card_id),) for card_id in CARD_IDS} for seat in range(max(VARIANTS))
 )
@@ -65,9 +83,9 @@ class LovatTurns:
     """The transitions of a Lovat game; the attributes of a ``LovatState``, declared here for them."""
 
     __slots__ = (
-        "chance", "colour", "counters", "dealer", "dealt", "declarations", "die", "face_down", "first", "hands",
-        "history", "keeps", "log", "misdeals", "passed", "phase", "players", "plays", "points", "queue", "turn",
-        "variant", "voids",
+        "_events", "chance", "colour", "counters", "dealer", "dealt", "declarations", "die", "face_down", "first",
+        "fixed", "hands", "history", "keeps", "misdeals", "passed", "phase", "players", "plays", "points", "queue",
+        "turn", "variant", "voids",
     )
 
     players: int
@@ -77,6 +95,7 @@ class LovatTurns:
     first: int  # the first player, the dealer's left (L-2)
     misdeals: tuple[tuple[int, ...], ...]  # per misdeal, the seats whose hand admitted no keep (L-6)
     dealt: list[tuple[str, ...]]  # per seat, the dealt cards, sorted (private)
+    fixed: tuple[Any, ...]  # per seat, its observations' fields fixed all game (``observation.LovatFixed``)
     keeps: list[tuple[str, ...] | None]  # per seat, the keep once made (private)
     hands: list[list[str]]  # per seat, cards in hand, sorted (private; sizes public)
     counters: tuple[int, ...]  # per seat, counters held (count public)
@@ -92,7 +111,7 @@ class LovatTurns:
     plays: tuple[tuple[int, str], ...]  # this turn's (seat, card id), in order
     voids: tuple[tuple[int, str], ...]  # this void turn's (seat, "counter" | "card"), in order
     history: tuple[tuple[Any, ...], ...]  # completed turns, public (see ``turn_record``)
-    log: list[dict[str, Any]]  # public events
+    _events: list[Event]  # public events as stored tuples (``EVENTS``; ``LovatState.events`` makes the dicts)
 
     def level_sums(self) -> tuple[int, ...]:
         """Per seat, the level sum of the point cards (the L-16 tie-break)."""
@@ -125,16 +144,10 @@ class LovatTurns:
         self.queue.remove(seat)
         if self.queue:
             return  # L-5: keeps are secret and simultaneous; no event until everyone has kept
-        self.log.append(
-            {
-                "type": "keep_done",
-                "hand_sizes": [len(hand) for hand in self.hands],
-                "counters": list(self.counters),
-            }
-        )
+        self._events.append(("keep_done", [len(hand) for hand in self.hands], list(self.counters)))
         discard = self.variant.discard  # L-8: a count, not a choice
         self.counters = tuple(count - discard for count in self.counters)
-        self.log.append({"type": "counter_discard", "count": discard, "counters": list(self.counters)})
+        self._events.append(("counter_discard", discard, list(self.counters)))
         self._check_invariant()
         self._start_turn()
 
@@ -148,13 +161,8 @@ class LovatTurns:
             self.phase = OVER
             self.queue = []
             result = self.result()
-            self.log.append(
-                {
-                    "type": "game_over",
-                    "scores": list(result.scores),
-                    "level_sums": list(result.details["level_sums"]),
-                    "ranks": list(result.ranks),
-                }
+            self._events.append(
+                ("game_over", list(result.scores), list(result.details["level_sums"]), list(result.ranks))
             )
             return
         players = self.players
@@ -168,16 +176,7 @@ class LovatTurns:
             points = list(self.points)
             points[active] = ()
             self.points = tuple(points)
-            self.log.append(
-                {
-                    "type": "void_turn",
-                    "turn": self.turn,
-                    "round": self.turn // players,
-                    "seat": active,
-                    "discarded_points": lost,
-                    "counters": self.counters[active],
-                }
-            )
+            self._events.append(("void_turn", self.turn, self.turn // players, active, lost, self.counters[active]))
             self.phase = VOID
             self.queue = list(OTHERS[players][active])
             return
@@ -188,11 +187,13 @@ class LovatTurns:
             face = self.chance.scripted("die")
             if face is None:
                 face = FACES[randbelow(self.chance.rng, 6)]  # rng.randrange(6), inlined
+                self.chance.record_fresh("die", face)  # one of FACES: a str, nothing to copy
             elif face not in FACES:
                 raise InvalidSetup(f"scripted die roll must be one of {', '.join(FACES)}, got {face!r}")
-            self.chance.record("die", face)
+            else:
+                self.chance.record("die", face)
             self.die = face
-            self.log.append({"type": "die", "turn": self.turn, "round": round_, "seat": active, "face": face})
+            self._events.append(("die", self.turn, round_, active, face))
             if face != BLANK:
                 self.colour = face
                 self._begin_declare(active)
@@ -201,9 +202,7 @@ class LovatTurns:
     def _name_colour(self, seat: int, colour: str) -> None:
         """L-10 (1): the active player names the colour."""
         self.colour = colour
-        self.log.append(
-            {"type": "colour", "turn": self.turn, "round": self.turn // self.players, "seat": seat, "colour": colour}
-        )
+        self._events.append(("colour", self.turn, self.turn // self.players, seat, colour))
         self._begin_declare(seat)
 
     def _begin_declare(self, active: int) -> None:
@@ -218,13 +217,12 @@ class LovatTurns:
         forced = not held or not self.hands[seat]
         if decision == PASS:
             held -= 1
-            self._add_counters(seat, -1)
+            changed = list(counters)  # _add_counters(seat, -1), written out: a pass is a third of all decisions
+            changed[seat] = held
+            self.counters = tuple(changed)
             self.passed = PASSED[self.passed][seat]
         self.declarations += DECIDED[seat][decision]
-        self.log.append(
-            {"type": "declare", "turn": self.turn, "seat": seat, "decision": decision, "forced": forced,
-             "counters": held}
-        )
+        self._events.append(("declare", self.turn, seat, decision, forced, held))
         queue = self.queue
         del queue[0]
         if not queue:
@@ -241,9 +239,8 @@ class LovatTurns:
         self.plays = plays = self.plays + PLAYED[seat][card_id]
         colour = self.colour
         colour_index = COLOUR_INDEX[colour]  # type: ignore[index]
-        self.log.append(
-            {"type": "play", "turn": self.turn, "seat": seat, "card": card_id, "level": LEVEL[card_id],
-             "colour": colour, "strength": STRENGTH[card_id][colour_index]}
+        self._events.append(
+            ("play", self.turn, seat, card_id, LEVEL[card_id], colour, STRENGTH[card_id][colour_index])
         )
         queue = self.queue
         del queue[0]
@@ -259,10 +256,7 @@ class LovatTurns:
         points = list(self.points)
         won = points[best_seat] = points[best_seat] + (best_card,)
         self.points = tuple(points)
-        self.log.append(
-            {"type": "turn_won", "turn": self.turn, "seat": best_seat, "card": best_card, "colour": colour,
-             "strength": best, "points": len(won)}
-        )
+        self._events.append(("turn_won", self.turn, best_seat, best_card, colour, best, len(won)))
         self._end_turn(best_seat, False)
 
     def _void_discard(self, seat: int, item: str) -> None:
@@ -275,7 +269,7 @@ class LovatTurns:
             self.face_down[seat].append(item)
             kind = "card"
         self.voids += DECIDED[seat][kind]
-        self.log.append({"type": "void_discard", "turn": self.turn, "seat": seat, "item": kind})
+        self._events.append(("void_discard", self.turn, seat, kind))
         queue = self.queue
         del queue[0]
         if not queue:
