@@ -4,10 +4,11 @@ At each decision with more than one legal action the agent
 
 1. samples hidden deals consistent with its observation (``sampler.sample_hidden_hands``:
    uniform over the deals that fit the public voids and must-beat facts).  Once the
-   others have played cards this deal, each world played out is picked from
-   ``MODEL_DRAWS`` such samples by how well it explains their play (``history_likelihood``:
-   a seat's card counts 1 if the rollout policy would have played it there, else
-   ``MODEL_EPSILON``), so worlds in which the others played sensibly count more;
+   others have played cards this deal, the worlds come instead from ``WorldChain``, a
+   Metropolis chain over such deals that draws each in proportion to how well it explains
+   their play (``history_likelihood``: a seat's card counts 1 if the rollout policy would
+   have played it there, else ``MODEL_EPSILON``), so worlds in which the others played
+   as the policy does dominate;
 2. in each world plays every candidate out: the candidate, then the rest of the
    current deal (remaining calls and all tricks) by a fast rollout policy in which
    every seat decides from its own hand and the public cards only;
@@ -48,7 +49,7 @@ from arena.games.lorum.sampler import sample_hidden_hands
 from arena.games.lorum.state import PLAYERS
 from arena_agents.lorum import BELOW_MASKS
 from arena_agents.search.common import BUDGET_OPTIONS, Budget, SearchStats, check_options, determinized_search, move_rng
-from arena_agents.search.lorum_beliefs import MAX_WORLDS, MODEL_DRAWS, MODEL_EPSILON, deal_plays, history_likelihood
+from arena_agents.search.lorum_beliefs import MAX_WORLDS, WorldChain, deal_plays
 from arena_agents.search.lorum_sim import PlayoutDeal, play_out
 from arena_agents.search.lorum_value import deal_value
 
@@ -124,11 +125,6 @@ class SearchLorumAgent(Agent):
             self.stats = SearchStats().to_json()
             return candidates[0]
 
-        def sample(rng: random.Random) -> PlayoutDeal:
-            deal = template.copy()
-            deal.hands = sample_hidden_hands(observation, rng)
-            return deal
-
         balances = observation.balances
         remaining = observation.deals - observation.deal  # deals still to come after this one
 
@@ -140,12 +136,17 @@ class SearchLorumAgent(Agent):
                 deal.play(INDEX[cast(str, action)])
             return deal_value(me, balances, play_out(deal), remaining)
 
-        def weight(world: PlayoutDeal) -> float:
-            return history_likelihood(observation, world.hands, MODEL_EPSILON)
-
-        # Only the others' cards this deal tell much about their hands (the policy's bids are rare).
-        informative = any(seat != me for seat, _card in deal_plays(observation))
         rng = move_rng(self.seed, observation.deal, len(observation.bids), len(observation.played))
+        # Only the others' cards this deal tell much about their hands (the policy's bids are rare): once they
+        # have played, the worlds come from a chain that draws them in proportion to how well they explain it.
+        informative = any(seat != me for seat, _card in deal_plays(observation))
+        chain = WorldChain(observation, rng) if informative else None
+
+        def sample(rng: random.Random) -> PlayoutDeal:
+            deal = template.copy()
+            deal.hands = sample_hidden_hands(observation, rng) if chain is None else chain.draw(rng)
+            return deal
+
         budget, max_worlds = self.budget, MAX_WORLDS
         if observation.phase == "bid" and budget.iterations is not None:
             budget, max_worlds = Budget(budget.iterations * BID_FACTOR, budget.ms), BID_WORLDS
@@ -155,8 +156,6 @@ class SearchLorumAgent(Agent):
             playout,
             budget,
             rng,
-            weight=weight if informative else None,
-            draws=MODEL_DRAWS,
             max_worlds=max_worlds,
         )
         self.stats = stats.to_json()
