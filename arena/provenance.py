@@ -58,10 +58,16 @@ def source_root(source: PluginSource) -> Path | None:
     return _module_location(source.target)
 
 
-def files_hash(source: Path | None) -> str:
-    """A SHA-256 over the relative paths and contents of every file under ``source`` (or of the file itself).
+class ProvenanceError(ValueError):
+    """A plugin's files cannot be hashed as they are: a link out of its folder, or a file that cannot be read."""
 
-    ``"unknown"`` when there is no source to read.
+
+def files_hash(source: Path | None) -> str:
+    """A SHA-256 over the relative paths and contents of every file under ``source`` (or of the file itself),
+    and over where each link inside it points.
+
+    ``"unknown"`` when there is no source to read.  ``ProvenanceError`` (one line) for a link that leads out of
+    ``source`` or a file that cannot be read.
     """
     if source is None:
         return "unknown"
@@ -69,30 +75,35 @@ def files_hash(source: Path | None) -> str:
     root = source if source.is_dir() else source.parent
     for path in _files(source):
         digest.update(str(path.relative_to(root)).encode() + b"\0")
-        digest.update(path.read_bytes() + b"\0")
+        if path != source and path.is_symlink():  # which of its files a link names changes what is imported
+            digest.update(b"-> " + os.readlink(path).encode() + b"\0")
+        if path.is_file():
+            try:
+                digest.update(path.read_bytes() + b"\0")
+            except OSError as error:
+                raise ProvenanceError(f"{path}: cannot be read to hash the plugin's files ({error.strerror})") from None
     return digest.hexdigest()
 
 
 def _files(source: Path) -> Iterator[Path]:
-    """Every file under ``source`` in a fixed order, through links to folders too (a plugin imports through them).
+    """Every file and every link under ``source`` (or ``source`` itself), in a fixed order.
 
-    A folder reached twice (a link back up the tree, or two links to one place) is read once, by its first path.
+    Links are not followed: each must lead to a place inside ``source``, whose files are hashed where they lie.
+    A link out of it would put code under the plugin that the hash does not cover (or, linking to ``/``, make
+    hashing read the whole machine), so it is refused.
     """
-    if source.is_file():
+    if not source.is_dir():
         yield source
         return
-    seen: set[str] = set()
-    found: list[Path] = []
-    for folder, subfolders, names in os.walk(source, followlinks=True):
-        real = os.path.realpath(folder)
-        if real in seen:
-            subfolders.clear()
-            continue
-        seen.add(real)
-        subfolders.sort()  # walked in name order, so which path reads a shared folder is the same everywhere
-        found.extend(Path(folder, name) for name in names)
-    for path in sorted(found):
-        if path.is_file() and not _cached_bytecode(path):
+    inside = os.path.realpath(source)
+    for path in sorted(source.rglob("*")):
+        if path.is_symlink():
+            target = os.path.realpath(path)
+            if os.path.commonpath([inside, target]) != inside:
+                raise ProvenanceError(f"{path} links out of the plugin's folder (to {target}): the arena hashes a "
+                                      "plugin's own files, so ship the files themselves")
+            yield path
+        elif path.is_file() and not _cached_bytecode(path):
             yield path
 
 

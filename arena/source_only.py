@@ -134,15 +134,20 @@ def precompile(root: Path | None) -> int:
 
     For a zygote, before it forks seats: each seat then reads its plugin's sources and compiles none of
     them again (about 5 µs per line each).  Compiling runs none of the plugin's code.  A file that does not
-    compile is left for its import to fail on, in the seat, and so are the files past ``PRECOMPILE_BYTES``.
+    compile is left for its import to fail on, in the seat, and so are the files past ``PRECOMPILE_BYTES``
+    and links (a link to a pipe or a device would block the read; the seat that imports one meets it).
     """
+    if root is None:
+        return 0
     count = size = 0
-    for path in (root.rglob("*.py") if root.is_dir() else [root]) if root is not None else []:
+    for path in root.rglob("*.py") if root.is_dir() else [root]:
         try:
-            data = path.read_bytes()
-            size += len(data)
+            if (path != root and path.is_symlink()) or not path.is_file():
+                continue
+            size += path.stat().st_size
             if size > PRECOMPILE_BYTES:
                 break
+            data = path.read_bytes()
             _compiled[str(path)] = (data, compile(data, str(path), "exec", dont_inherit=True))
         except Exception:  # whatever a hostile file makes the compiler raise, its import meets again
             continue

@@ -32,7 +32,7 @@ from typing import Any
 
 from arena.options import OptionError
 from arena.plugins import DEFAULT_PLUGINS_DIR, Registry, load_registry
-from arena.provenance import files_hash, plugin_source
+from arena.provenance import ProvenanceError, files_hash, plugin_source
 from arena.tournament.cluster import ClusterError, probe
 from arena.tournament.config import TournamentConfig
 from arena.tournament.errors import TournamentError
@@ -160,8 +160,11 @@ def entry_versions(config: TournamentConfig, registry: Registry, plugins_dir: Pa
         if not spec.plays(config.game):
             raise TournamentError(f"entry {entry.name!r}: agent {spec.name!r} does not play {config.game}")
         plugin = registry.agent_plugin.get(spec.name, "unknown")
-        versions[entry.name] = {"agent": spec.name, "plugin": plugin, "version": spec.version,
-                                "files": files_hash(plugin_source(plugin, plugins_dir))}
+        try:
+            files = files_hash(plugin_source(plugin, plugins_dir))
+        except ProvenanceError as error:
+            raise TournamentError(f"entry {entry.name!r}: {error}") from None
+        versions[entry.name] = {"agent": spec.name, "plugin": plugin, "version": spec.version, "files": files}
     return versions
 
 

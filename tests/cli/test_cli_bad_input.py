@@ -103,3 +103,29 @@ def test_run_json_says_whether_deals_were_public(capsys, tmp_path: Path) -> None
                    "--plugins-dir", str(tmp_path)])
     summary = json.loads(capsys.readouterr().out)
     assert status == 0 and summary["deals"] == "secret"
+
+
+LINKED_PLUGIN = """from arena import hookimpl
+from arena.agent import AgentSpec
+from arena.substitute import RandomAgent
+
+
+@hookimpl
+def arena_register_agents(register):
+    register(AgentSpec(name="linked", games=("lovat",), factory=RandomAgent, description="links out", version="1"))
+"""
+
+
+def test_run_refuses_a_plugin_that_links_out_of_its_folder(capsys, tmp_path: Path) -> None:
+    """Code behind such a link is outside the files hash that --resume and ladders compare: one line, status 1."""
+    plugins = tmp_path / "plugins"
+    (plugins / "linked").mkdir(parents=True)
+    (plugins / "linked" / "__init__.py").write_text(LINKED_PLUGIN)
+    (tmp_path / "elsewhere").mkdir()
+    (plugins / "linked" / "lib").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    config = tmp_path / "linked.toml"
+    config.write_text(CONFIG.format(name="t", extra="").replace('name = "random"\n', 'name = "linked"\n'))
+    status, err = run(capsys, "run", str(config), "--workers", "1", "--leaderboards", str(tmp_path / "lb"),
+                      "--plugins-dir", str(plugins))
+    line = one_line(err)
+    assert status == 1 and "entry 'linked':" in line and "linked/lib links out of the plugin's folder" in line

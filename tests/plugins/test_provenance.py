@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from arena.provenance import files_hash
+import pytest
+
+from arena.provenance import ProvenanceError, files_hash
 
 
 def plugin_folder(tmp_path: Path) -> Path:
@@ -40,30 +42,33 @@ def test_the_cache_of_a_hashed_source_file_changes_nothing(tmp_path: Path) -> No
     assert files_hash(folder) != before
 
 
-def test_code_behind_a_link_to_a_folder_counts_and_a_link_loop_ends(tmp_path: Path) -> None:
-    """A plugin imports through a link to a folder elsewhere, so what lies there is hashed; a loop is read once."""
+def test_a_link_out_of_the_plugins_folder_is_refused_in_one_line(tmp_path: Path) -> None:
+    """Code behind a link to elsewhere could change under the same hash (and a link to / would make hashing read
+    the whole machine), so a plugin that links out of its folder is refused, naming the link."""
     folder = plugin_folder(tmp_path)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     (elsewhere / "tactics.py").write_text("MOVE = 'pass'\n")
     (folder / "lib").symlink_to(elsewhere, target_is_directory=True)
+    with pytest.raises(ProvenanceError, match=r"sly/lib links out of the plugin's folder \(to .*elsewhere\)") as error:
+        files_hash(folder)
+    assert "\n" not in str(error.value)
+    (folder / "lib").unlink()
+    (folder / "root").symlink_to("/", target_is_directory=True)
+    with pytest.raises(ProvenanceError, match="links out of the plugin's folder"):
+        files_hash(folder)
+
+
+def test_links_inside_the_folder_are_hashed_by_where_they_point(tmp_path: Path) -> None:
+    """A link to another of the plugin's folders (or back up to the folder itself) is not followed, but which
+    folder it names is hashed: pointing it elsewhere changes what is imported."""
+    folder = plugin_folder(tmp_path)
+    for version in ("v1", "v2"):
+        (folder / version).mkdir()
+        (folder / version / "tactics.py").write_text(f"MOVE = {version!r}\n")
     (folder / "loop").symlink_to(folder, target_is_directory=True)
+    (folder / "current").symlink_to("v1", target_is_directory=True)
     before = files_hash(folder)
-    (elsewhere / "tactics.py").write_text("MOVE = 'cheat'\n")
+    (folder / "current").unlink()
+    (folder / "current").symlink_to("v2", target_is_directory=True)
     assert files_hash(folder) != before
-
-
-def test_the_hash_reads_linked_folders_in_name_order(tmp_path: Path) -> None:
-    """Two links to one folder: the hash is the same whichever order the file system lists them in."""
-    hashes = []
-    for order in (("a", "b"), ("b", "a")):
-        base = tmp_path / "".join(order)
-        base.mkdir()
-        folder = plugin_folder(base)
-        shared = base / "shared"
-        shared.mkdir()
-        (shared / "m.py").write_text("X = 1\n")
-        for name in order:
-            (folder / name).symlink_to(shared, target_is_directory=True)
-        hashes.append(files_hash(folder))
-    assert hashes[0] == hashes[1]
