@@ -104,13 +104,16 @@ class SearchStats(Generic[Candidate]):
     iterations: int = 0  # playouts run (one candidate played out in one sampled world each)
     worlds: int = 0  # sampled worlds (determinizations); every candidate is played out in each
     ms: float = 0.0  # wall-clock time spent, for reports (never used to decide under an iteration budget)
-    weight: float = 0.0  # sum of the worlds' weights (equal to ``worlds`` when unweighted)
-    totals: dict[Candidate, float] = field(default_factory=dict)  # weighted sum of playout values per candidate
+    totals: dict[Candidate, float] = field(default_factory=dict)  # sum of playout values per candidate
     visits: dict[Candidate, int] = field(default_factory=dict)  # playouts per candidate
 
     def mean(self, candidate: Candidate) -> float:
-        """Weighted mean playout value of ``candidate`` (0.0 if never played out)."""
-        return self.totals[candidate] / self.weight if self.visits.get(candidate) and self.weight > 0 else 0.0
+        """Mean playout value of ``candidate`` over the worlds it was played out in (0.0 if none).
+
+        A halving search drops candidates early, so each mean is over the candidate's own playouts.
+        """
+        visits = self.visits.get(candidate, 0)
+        return self.totals[candidate] / visits if visits else 0.0
 
     def best(self) -> Candidate:
         """The candidate with the best mean; ties go to the earliest candidate (deterministic)."""
@@ -133,8 +136,6 @@ def determinized_search(
     playout: Callable[[World, Candidate, random.Random], float],
     budget: Budget,
     rng: random.Random,
-    weight: Callable[[World], float] | None = None,
-    draws: int = 1,
     max_worlds: int | None = None,
 ) -> SearchStats[Candidate]:
     """Flat determinized Monte Carlo: sample worlds, play every candidate out in each, keep the means.
@@ -145,15 +146,8 @@ def determinized_search(
     returns the value for the deciding seat.  A world costs ``len(candidates)``
     iterations; worlds are sampled while a whole one still fits in
     ``budget.iterations``, ``budget.ms`` is not spent and fewer than
-    ``max_worlds`` (if given) were searched, and always at least once.
-
-    ``weight(world)``, if given, is the world's relative likelihood given what the
-    other seats did (an opponent model).  With ``draws == 1`` playout values are
-    averaged with it (importance weights); with ``draws > 1`` each world played
-    out is picked from ``draws`` sampled ones with probability proportional to
-    its weight (sampling-importance-resampling), which spends the playouts on
-    likely worlds.  Without ``weight`` every world counts the same, as the
-    sampler's uniform draw intends.
+    ``max_worlds`` (if given) were searched, and always at least once.  Every world counts the same, as
+    the sampler's draw intends (a sampler that knows an opponent model draws in proportion to it).
     """
     if not candidates:
         raise ValueError("determinized_search needs at least one candidate")
@@ -165,17 +159,8 @@ def determinized_search(
     deadline = None if budget.ms is None else start + budget.ms / 1000.0
     while True:
         world = sample(rng)
-        w = 1.0 if weight is None else weight(world)
-        if weight is not None and draws > 1:
-            pool, weights = [world], [w]
-            for _ in range(draws - 1):
-                pool.append(sample(rng))
-                weights.append(weight(pool[-1]))
-            world = pool[_pick(weights, rng)]
-            w = 1.0
-        stats.weight += w
         for candidate in candidates:
-            stats.totals[candidate] += w * playout(world, candidate, rng)
+            stats.totals[candidate] += playout(world, candidate, rng)
             stats.visits[candidate] += 1
         stats.iterations += width
         stats.worlds += 1
@@ -189,33 +174,13 @@ def determinized_search(
     return stats
 
 
-def _pick(weights: Sequence[float], rng: random.Random) -> int:
-    """An index drawn with probability proportional to ``weights`` (all > 0)."""
-    point = rng.random() * sum(weights)
-    for index, w in enumerate(weights):
-        point -= w
-        if point < 0:
-            return index
-    return len(weights) - 1
-
-
-@dataclass(slots=True)
-class HalvingStats(SearchStats[Candidate]):
-    """``SearchStats`` of a halving search: a candidate dropped early has fewer playouts, its mean is over its own."""
-
-    def mean(self, candidate: Any) -> float:
-        """Mean playout value of ``candidate`` over the worlds it was played out in (0.0 if none)."""
-        visits = self.visits.get(candidate, 0)
-        return self.totals[candidate] / visits if visits else 0.0
-
-
 def halving_search(
     candidates: Sequence[Candidate],
     sample: Callable[[random.Random], World],
     playout: Callable[[World, Candidate, random.Random], float],
     budget: Budget,
     rng: random.Random,
-) -> tuple[Candidate, HalvingStats[Candidate]]:
+) -> tuple[Candidate, SearchStats[Candidate]]:
     """Determinized Monte Carlo with sequential halving: sample worlds, play the surviving candidates out in each.
 
     The budget is split evenly over ``ceil(log2(len(candidates)))`` rounds.  In a round every
@@ -232,7 +197,7 @@ def halving_search(
     """
     if not candidates:
         raise ValueError("halving_search needs at least one candidate")
-    stats: HalvingStats[Candidate] = HalvingStats(
+    stats: SearchStats[Candidate] = SearchStats(
         totals={c: 0.0 for c in candidates}, visits={c: 0 for c in candidates}
     )
     alive = list(candidates)
@@ -276,7 +241,6 @@ def halving_search(
 __all__ = [
     "BUDGET_OPTIONS",
     "Budget",
-    "HalvingStats",
     "SearchStats",
     "check_options",
     "determinized_search",

@@ -54,7 +54,7 @@ from arena_agents.search.lorum_sim import PlayoutDeal, play_out
 from arena_agents.search.lorum_value import deal_value
 
 DEFAULT_ITERATIONS = 240
-"""Playouts per move by default: about 13 ms mean and at most about 32 ms of CPU a move against greedy
+"""Playouts per move by default: about 14 ms mean and at most about 60 ms of CPU a move (a bid) against greedy
 agents (docs/agents/search-lorum.md)."""
 
 BID_FACTOR = 3
@@ -107,7 +107,7 @@ class SearchLorumAgent(Agent):
         self.stats: dict[str, Any] = {}  # the last decision's search figures (SearchStats.to_json), {} if none
 
     def act(self, observation: Observation) -> Action:
-        """The legal action with the best mean chip change over sampled deals."""
+        """The legal action with the best mean value over sampled deals (chips plus standing, ``deal_value``)."""
         if not isinstance(observation, LorumObservation):
             raise TypeError(f"SearchLorumAgent needs a LorumObservation, not {type(observation).__name__}")
         if not observation.legal:

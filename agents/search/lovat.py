@@ -44,7 +44,7 @@ from arena.games.lovat import GAME
 from arena.games.lovat.observation import LovatObservation
 from arena.games.lovat.state import FACES, KEEP, PHASES, VARIANTS
 from arena_agents.lovat import GreedyLovatAgent, best_keep
-from arena_agents.search.common import BUDGET_OPTIONS, Budget, HalvingStats, check_options, halving_search, move_rng
+from arena_agents.search.common import BUDGET_OPTIONS, Budget, SearchStats, check_options, halving_search, move_rng
 from arena_agents.search.lovat_beliefs import LEAN_MOVES, Evidence, Worlds, keep_rates
 from arena_agents.search.lovat_sim import VALUES, Playout
 
@@ -104,7 +104,7 @@ class SearchLovatAgent(Agent):
         self.tilt = True
         keep_rates(players)  # computed once per process, at start-up rather than in the first move
         self.greedy = GreedyLovatAgent(seat=seat, game=game, players=players, seed=seed, options={})
-        self.stats: HalvingStats[Action] | None = None  # the last search (None: decided without search)
+        self.stats: SearchStats[Action] | None = None  # the last search (None: decided without search)
 
     def act(self, observation: LovatObservation) -> Action:  # type: ignore[override]
         obs = observation

@@ -321,7 +321,7 @@ def test_budget_from_options():
     assert Budget.from_options({"ms": 20, "iterations": 5}, 99) == Budget(iterations=5, ms=20.0)
 
 
-def test_determinized_search_shares_worlds_and_weights_them():
+def test_determinized_search_shares_worlds():
     worlds = iter(range(100))
     stats = determinized_search(
         ["a", "b"],
@@ -329,10 +329,9 @@ def test_determinized_search_shares_worlds_and_weights_them():
         lambda w, c, rng: w if c == "a" else 10 - w,
         Budget(10, None),
         random.Random(0),
-        weight=lambda w: 2.0 if w == 0 else 1.0,
     )
     assert stats.worlds == 5 and stats.iterations == 10  # worlds 0..4, each played out for both candidates
-    assert stats.mean("a") == pytest.approx((0 * 2 + 1 + 2 + 3 + 4) / 6)
+    assert stats.mean("a") == pytest.approx((0 + 1 + 2 + 3 + 4) / 5)
     assert stats.best() == "b"
 
 
@@ -539,7 +538,7 @@ def test_standing_counts_the_seats_finished_ahead_of_after_the_last_deal():
 def test_standing_before_the_last_deal_is_the_chance_that_each_lead_survives():
     # Level with everyone: each pairwise lead is a coin toss.
     assert standing(2, (5, 5, 5, 5), (0, 0, 0, 0), remaining=3) == pytest.approx(1.5)
-    # A lead of one spread over one seat with one deal to come: Phi(1) = 0.8413; level with the others.
+    # A lead of one spread over each of the three seats with one deal to come: 3 * Phi(1), Phi(1) = 0.8413.
     value = standing(0, (0, 0, 0, 0), (SPREAD, 0, 0, 0), remaining=1)
     assert value == pytest.approx(3 * 0.841345, abs=1e-6)
     # The more deals to come, the less a lead is worth.
