@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from arena import hookspecs
-from arena.plugins import DEFAULT_PLUGINS, ENTRY_POINT, FILE, PluginSource
+from arena.plugins import ENTRY_POINT, FILE, PluginSource, builtin_sources, third_party_sources
 
 BYTECODE_CACHE = "__pycache__"
 """Python's bytecode cache folder: a cached ``name.*.pyc`` is skipped when its ``name.py`` stands beside the folder
@@ -32,24 +32,19 @@ BYTECODE_CACHE = "__pycache__"
 
 
 def plugin_source(plugin: str, plugins_dir: Path | str | None) -> Path | None:
-    """The file or folder holding plugin ``plugin``'s code, found without importing it; None if unknown."""
-    modules = dict(DEFAULT_PLUGINS)
-    if plugin in modules:
-        return _module_location(modules[plugin])
-    # Entry points first: the registry loads them first, and skips a plugins-folder plugin of the same name.
-    for entry in importlib.metadata.entry_points(group=hookspecs.PROJECT_NAME):
-        if entry.name == plugin:
-            return _module_location(entry.module)
-    if plugins_dir is not None:
-        folder = Path(plugins_dir)
-        for candidate in (folder / f"{plugin}.py", folder / plugin):
-            if candidate.exists():
-                return candidate
+    """The file or folder holding plugin ``plugin``'s code, found without importing it; None if unknown.
+
+    The source the registry loads under that name (built-ins, then entry points, then the plugins folder in name
+    order, the first of a name winning: ``PluginManager`` skips later ones), so the hash covers what runs.
+    """
+    for source in (*builtin_sources(), *third_party_sources(plugins_dir)[0]):
+        if source.name == plugin:
+            return source_root(source)
     return None
 
 
 def source_root(source: PluginSource) -> Path | None:
-    """The file or folder whose files ``files_hash`` covers for ``source`` (as ``plugin_source`` finds it)."""
+    """The file or folder whose files ``files_hash`` covers for ``source``, and whose modules run from source."""
     if source.kind == FILE:
         return Path(source.target)
     if source.kind == ENTRY_POINT:
@@ -108,10 +103,18 @@ def _files(source: Path) -> Iterator[Path]:
 
 
 def _cached_bytecode(path: Path) -> bool:
-    """Whether ``path`` is Python's cache of a source file that is hashed itself (``__pycache__/m.*.pyc``)."""
+    """Whether ``path`` is Python's cache of a source file that is hashed itself (``__pycache__/m.TAG.pyc``).
+
+    Only a real cache name counts (``importlib.util.source_from_cache`` reads it): a plain ``__pycache__/m.pyc``
+    is importable as a module of the namespace package ``__pycache__``, so it is hashed like any code.
+    """
     if path.parent.name != BYTECODE_CACHE or path.suffix != ".pyc":
         return False
-    return (path.parent.parent / f"{path.name.split('.', 1)[0]}.py").is_file()
+    try:
+        source = importlib.util.source_from_cache(str(path))
+    except ValueError:
+        return False
+    return Path(source).is_file()
 
 
 def _module_location(module: str) -> Path | None:

@@ -32,7 +32,7 @@ from typing import Any
 
 from arena.options import OptionError
 from arena.plugins import DEFAULT_PLUGINS_DIR, Registry, load_registry
-from arena.provenance import ProvenanceError, files_hash, plugin_source
+from arena.provenance import ProvenanceError, files_hash, plugin_source, source_root
 from arena.tournament.cluster import ClusterError, probe
 from arena.tournament.config import TournamentConfig
 from arena.tournament.errors import TournamentError
@@ -161,7 +161,8 @@ def entry_versions(config: TournamentConfig, registry: Registry, plugins_dir: Pa
             raise TournamentError(f"entry {entry.name!r}: agent {spec.name!r} does not play {config.game}")
         plugin = registry.agent_plugin.get(spec.name, "unknown")
         try:
-            files = files_hash(plugin_source(plugin, plugins_dir))
+            source = registry.sources.get(plugin)  # what this registry loads: the hash covers what runs
+            files = files_hash(source_root(source) if source else plugin_source(plugin, plugins_dir))
         except ProvenanceError as error:
             raise TournamentError(f"entry {entry.name!r}: {error}") from None
         versions[entry.name] = {"agent": spec.name, "plugin": plugin, "version": spec.version, "files": files}

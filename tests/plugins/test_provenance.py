@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.provenance import ProvenanceError, files_hash
+from arena.plugins import load_registry
+from arena.provenance import ProvenanceError, files_hash, plugin_source
 
 
 def plugin_folder(tmp_path: Path) -> Path:
@@ -72,3 +73,38 @@ def test_links_inside_the_folder_are_hashed_by_where_they_point(tmp_path: Path) 
     (folder / "current").unlink()
     (folder / "current").symlink_to("v2", target_is_directory=True)
     assert files_hash(folder) != before
+
+
+def test_bytecode_in_the_cache_folder_under_a_name_python_never_caches_counts(tmp_path: Path) -> None:
+    """``import sly.__pycache__.brain`` loads ``__pycache__/brain.pyc`` (a namespace package's module) even beside
+    ``brain.py``: only a real cache name (``brain.TAG.pyc``) is Python's own cache and left out."""
+    folder = plugin_folder(tmp_path)
+    before = files_hash(folder)
+    (folder / "__pycache__").mkdir()
+    (folder / "__pycache__" / "brain.pyc").write_bytes(b"\x00hidden code")
+    assert files_hash(folder) != before
+
+
+DUP_PLUGIN = """from arena import hookimpl
+from arena.agent import AgentSpec
+from arena.substitute import RandomAgent
+
+
+@hookimpl
+def arena_register_agents(register):
+    register(AgentSpec(name="dup-agent", games=("lovat",), factory=RandomAgent, description="{where}", version="1"))
+"""
+
+
+def test_the_hash_covers_the_plugin_the_registry_loads_when_a_folder_and_a_file_share_its_name(tmp_path: Path) -> None:
+    """With ``dup/`` and ``dup.py`` both in the plugins folder the registry loads one; the hash must cover that one,
+    or the other could change freely under a decoy's hash."""
+    (tmp_path / "dup").mkdir()
+    (tmp_path / "dup" / "__init__.py").write_text(DUP_PLUGIN.format(where="folder"))
+    (tmp_path / "dup.py").write_text(DUP_PLUGIN.format(where="file"))
+    registry = load_registry(plugins_dir=tmp_path, entry_points=False).registry
+    loaded = Path(registry.sources["dup"].target)
+    assert registry.agent("dup-agent").description in ("folder", "file")
+    assert plugin_source("dup", tmp_path) == loaded
+    assert loaded == ((tmp_path / "dup").resolve() if registry.agent("dup-agent").description == "folder"
+                      else (tmp_path / "dup.py").resolve())
