@@ -46,6 +46,7 @@ from arena.conformance_report import (
 )
 from arena.coverage import ATTEMPTS, Coverage, Scenario, scenarios_for
 from arena.games.base import Game
+from arena.match_log import fault_when
 from arena.plugins import DEFAULT_PLUGINS_DIR, FILE, Registry, load_registry, origin
 from arena.records import action_from_json
 from arena.referee import AgentHost, Limits, MatchResult, RefereeError, SeatPlan, play_match
@@ -290,8 +291,8 @@ def _fault_finding(spec: AgentSpec, game: Game, check: MatchCheck, fault: dict[s
     fixes = STARTUP_FIXES if startup and kind in STARTUP_FIXES else FIXES
     fix = fixes.get(kind, "").format(move=f"{limits.move_seconds:g}", bank=f"{limits.bank_seconds:g}",
                                      startup=f"{limits.startup_seconds:g}", memory=limits.memory_mb)
-    when = "at start-up" if startup else f"at move {fault['move']}"
-    title = f"{kind} {when} ({game.info.name}, {check.players} players, seat {check.seat}, seed {check.seed})"
+    title = (f"{kind} {fault_when(fault)} ({game.info.name}, {check.players} players, seat {check.seat}, "
+             f"seed {check.seed})")
     if kind == TIMEOUT and not startup:
         message = _explain_timeout(message, limits, earlier)
     reproduce, note = _reproduce(spec, game, check, kind, startup, limits, isolation, seed, index)

@@ -74,7 +74,10 @@ def files_hash(source: Path | None) -> str:
             digest.update(b"-> " + os.readlink(path).encode() + b"\0")
         if path.is_file():
             try:
-                digest.update(path.read_bytes() + b"\0")
+                with path.open("rb") as file:  # in pieces: a plugin may ship a model far larger than memory
+                    for piece in iter(lambda: file.read(1 << 20), b""):
+                        digest.update(piece)
+                digest.update(b"\0")
             except OSError as error:
                 raise ProvenanceError(f"{path}: cannot be read to hash the plugin's files ({error.strerror})") from None
     return digest.hexdigest()

@@ -149,6 +149,7 @@ def entry_versions(config: TournamentConfig, registry: Registry, plugins_dir: Pa
     config loader does, for configs built in Python), before the store is touched.
     """
     versions = {}
+    hashes: dict[str, str] = {}  # by plugin: several entries of one plugin read its files once
     for entry in config.agents:
         try:
             spec = registry.agent(entry.plugin)
@@ -160,12 +161,14 @@ def entry_versions(config: TournamentConfig, registry: Registry, plugins_dir: Pa
         if not spec.plays(config.game):
             raise TournamentError(f"entry {entry.name!r}: agent {spec.name!r} does not play {config.game}")
         plugin = registry.agent_plugin.get(spec.name, "unknown")
-        try:
+        if plugin not in hashes:
             source = registry.sources.get(plugin)  # what this registry loads: the hash covers what runs
-            files = files_hash(source_root(source) if source else plugin_source(plugin, plugins_dir))
-        except ProvenanceError as error:
-            raise TournamentError(f"entry {entry.name!r}: {error}") from None
-        versions[entry.name] = {"agent": spec.name, "plugin": plugin, "version": spec.version, "files": files}
+            try:
+                hashes[plugin] = files_hash(source_root(source) if source else plugin_source(plugin, plugins_dir))
+            except ProvenanceError as error:
+                raise TournamentError(f"entry {entry.name!r}: {error}") from None
+        versions[entry.name] = {"agent": spec.name, "plugin": plugin, "version": spec.version,
+                                "files": hashes[plugin]}
     return versions
 
 
