@@ -290,7 +290,7 @@ class LorumState(GameState):
     observation = build_observation
 
     def clone(self) -> LorumState:
-        """An independent copy; immutable parts (tuples, event dicts) are shared.
+        """An independent copy; immutable parts (tuples, the stored events) are shared.
 
         ``Chance.copy()`` is copy-on-write: both states share the RNG until one of
         them draws (the next deal).  Copying the RNG state costs about 20 us, far

@@ -147,7 +147,7 @@ class LovatState(LovatTurns, GameState):
         return self
 
     def clone(self) -> LovatState:
-        """An independent copy; immutable parts (the public tuples, event dicts, the variant) are shared."""
+        """An independent copy; immutable parts (the public tuples, the stored events, the variant) are shared."""
         twin = LovatState.__new__(LovatState)
         twin.players = self.players
         twin.chance = self.chance.copy()
