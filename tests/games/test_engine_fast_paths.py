@@ -7,6 +7,7 @@ draw, a deal or an error: seeded games, agents and recorded matches replay only 
 from __future__ import annotations
 
 import random
+from itertools import combinations
 from typing import Any
 
 import pytest
@@ -194,8 +195,6 @@ def test_chance_seeds_its_generator_exactly_as_random_does(seed: Any) -> None:
 def test_keep_counts_match_counting_every_subset() -> None:
     # count_keeps builds its table by shifting flat layers (keeps._count_by_levels): each cell must be the
     # number of subsets of the first i cards with that level sum and size, for any order of levels.
-    from itertools import combinations
-
     from arena.games.lovat.keeps import count_keeps
 
     rng = random.Random(12)
@@ -237,8 +236,9 @@ def reference_keep(cards: list[str], level_sum: int, min_size: int, max_size: in
 
 
 def test_the_random_keep_bisects_to_the_keeps_a_walk_over_every_card_draws() -> None:
-    # random_keep finds each kept card by bisecting a column of the count table (keeps._keep_plan): the same
-    # keep, from the same single draw, as testing every card in turn.
+    # random_keep finds each kept card by bisecting a column of the count table (keeps._walk) or, for a hand
+    # sorted by level, by its block and ranks (keeps._blocks): the same keep, from the same single draw, as
+    # testing every card in turn.
     rng = random.Random(13)
     for trial in range(400):
         variant = VARIANTS[3 + trial % 4]
@@ -252,3 +252,30 @@ def test_the_random_keep_bisects_to_the_keeps_a_walk_over_every_card_draws() -> 
         assert [random_keep(hand, *bounds, ours) for _ in range(3)] == [
             reference_keep(hand, *bounds, theirs) for _ in range(3)]
         assert ours.getstate() == theirs.getstate()
+
+
+def test_a_hand_sorted_by_level_draws_by_blocks_the_keep_the_walk_draws() -> None:
+    # keeps._blocks ranks a size's keeps by their level-3 cards, then level-2, then level-1 cards: the walk's
+    # order whenever levels do not fall along the hand, whatever the order of ids within a level, for any
+    # bounds (keeps of no card or one card included).
+    rng = random.Random(14)
+    by_level = {level: [card for card in CARD_IDS if LEVEL[card] == level] for level in (1, 2, 3)}
+    drawn = 0
+    for _ in range(600):
+        counts = [rng.randrange(0, 7), rng.randrange(0, 6), rng.randrange(0, 5)]
+        hand = [card for level, count in zip((1, 2, 3), counts) for card in rng.sample(by_level[level], count)]
+        level_sum = rng.randrange(0, 16)
+        low = rng.randrange(0, 6)
+        high = low + rng.randrange(0, 8)
+        if not any(sum(LEVEL[card] for card in keep) == level_sum
+                   for size in range(low, min(high, len(hand)) + 1) for keep in combinations(hand, size)):
+            with pytest.raises(ValueError, match="no keep"):
+                random_keep(hand, level_sum, low, high, random.Random(1))
+            continue
+        seed = rng.getrandbits(32)
+        ours, theirs = random.Random(seed), random.Random(seed)
+        assert [random_keep(hand, level_sum, low, high, ours) for _ in range(3)] == [
+            reference_keep(hand, level_sum, low, high, theirs) for _ in range(3)], (hand, level_sum, low, high)
+        assert ours.getstate() == theirs.getstate()
+        drawn += 1
+    assert drawn > 200
