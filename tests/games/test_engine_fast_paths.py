@@ -15,6 +15,7 @@ import pytest
 from arena.games.base import InvalidSetup
 from arena.games.chance import Chance, randbelow
 from arena.games.interface import uniform_random_action
+from arena.games.lazy import PENDING
 from arena.games.lorum import GAME as LORUM
 from arena.games.lovat import GAME as LOVAT
 from arena.games.lovat.deck import CARD_IDS, LEVEL, LEVEL_COUNT
@@ -279,3 +280,49 @@ def test_a_hand_sorted_by_level_draws_by_blocks_the_keep_the_walk_draws() -> Non
         assert ours.getstate() == theirs.getstate()
         drawn += 1
     assert drawn > 200
+
+
+def plain_observation(state: Any, seat: int) -> Any:
+    """A Lovat observation as it was built before ``observe`` stored its fields itself: every field computed from
+    the state and handed to ``lazy_constructor``'s build."""
+    from arena.games.lovat.observation import _build
+    from arena.games.lovat.rules import KEEP, OVER
+
+    players, variant, phase, turn, counters = state.players, state.variant, state.phase, state.turn, state.counters
+    round_ = turn // players
+    if phase in (KEEP, OVER):
+        legal, active, die_round = (), None, False
+        hand_sizes = (variant.dealt,) * players if phase == KEEP else (0,) * players
+        counter_counts = (0,) * players if phase == KEEP else counters
+    else:
+        legal, active, die_round = state.legal_actions(seat), (state.first + turn) % players, round_ == variant.rounds - 1
+        hand_sizes, counter_counts = PENDING, counters
+    return _build(state.fixed[seat], phase, legal, turn, round_, die_round, active, state.colour, state.die,
+                  tuple(state.hands[seat]), counters[seat], state.keeps[seat], hand_sizes, counter_counts, state.points,
+                  state.passed, state.declarations, state.plays, state.voids, state.history)
+
+
+@pytest.mark.parametrize("players", sorted(VARIANTS))
+def test_a_lovat_observation_stores_what_the_lazy_build_stores(players: int) -> None:
+    # observe fills the observation itself (observation._Store) and reads turn, round, die round and active from
+    # the state's turn_facts: every seat's observation, at every decision of every phase, must be the one the
+    # plain build makes, down to which field is still pending.
+    from arena.games.lovat.observation import LovatObservation
+
+    raw_hand_sizes = LovatObservation.__dict__["hand_sizes"].get
+    rng = random.Random(15)
+    phases = set()
+    for seed in range(25):
+        state = LOVAT.new_state(seed, {"players": players})
+        while True:
+            for seat in range(players):
+                ours, plain = state.observation(seat), plain_observation(state, seat)
+                assert type(ours) is type(plain) is LovatObservation
+                assert (raw_hand_sizes(ours, None) is PENDING) == (raw_hand_sizes(plain, None) is PENDING)
+                assert ours == plain and ours.to_json() == plain.to_json() and hash(ours) == hash(plain)
+                phases.add(ours.phase)
+            if state.is_over():
+                break
+            for seat in state.to_move():
+                state.apply(seat, LOVAT.info.random_action(state.observation(seat), rng))
+    assert phases == {"keep", "colour", "declare", "play", "void", "over"}

@@ -82,6 +82,9 @@ from arena.games.lovat.turns import EVENTS, NO_PASSES, LovatTurns
 _read_events = EVENTS.reader()
 """``LovatState.events`` (and what ``log`` reads, whatever ``events`` is replaced by)."""
 
+KEEP_FACTS = (0, 0, False, None)
+"""``turn_facts`` during the keep: what observations report as turn, round, die_round and active (L-5)."""
+
 _ONE_SEAT: tuple[tuple[int], ...] = tuple((seat,) for seat in range(6))
 """``(seat,)`` for every seat: ``to_move`` returns these shared tuples rather than building one per call."""
 
@@ -136,6 +139,7 @@ class LovatState(LovatTurns, GameState):
         self.face_down = [[] for _ in range(players)]
         self.phase = KEEP
         self.turn = 0
+        self.turn_facts = KEEP_FACTS  # turn 0, round 0, no die round, nobody active
         self.colour = None
         self.die = None
         self.queue = list(range(players))
@@ -164,6 +168,7 @@ class LovatState(LovatTurns, GameState):
         twin.face_down = [list(cards) for cards in self.face_down]
         twin.phase = self.phase
         twin.turn = self.turn
+        twin.turn_facts = self.turn_facts
         twin.colour = self.colour
         twin.die = self.die
         twin.queue = list(self.queue)

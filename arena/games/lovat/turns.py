@@ -85,7 +85,7 @@ class LovatTurns:
     __slots__ = (
         "_events", "chance", "colour", "counters", "dealer", "dealt", "declarations", "die", "face_down", "first",
         "fixed", "hands", "history", "keeps", "misdeals", "passed", "phase", "players", "plays", "points", "queue",
-        "turn", "variant", "voids",
+        "turn", "turn_facts", "variant", "voids",
     )
 
     players: int
@@ -103,6 +103,7 @@ class LovatTurns:
     face_down: list[list[str]]  # per seat, hand cards discarded face down on void turns (private, L-12)
     phase: str  # one of PHASES
     turn: int  # 0-based turn index; equals variant.turns once the game is over
+    turn_facts: tuple[int, int, bool, int | None]  # what observations report as turn, round, die_round, active
     colour: str | None  # this turn's colour, once named or rolled
     die: str | None  # this turn's die face, if rolled
     queue: list[int]  # seats still to decide in this step, in order (keep: ascending)
@@ -157,16 +158,21 @@ class LovatTurns:
         self.die = None
         self.passed = NO_PASSES[self.players]
         self.declarations = self.plays = self.voids = ()
-        if self.turn == self.variant.turns:  # L-15
+        turn = self.turn
+        players = self.players
+        if turn == self.variant.turns:  # L-15
             self.phase = OVER
             self.queue = []
+            self.turn_facts = (turn, turn // players, False, None)
             result = self.result()
             self._events.append(
                 ("game_over", list(result.scores), list(result.details["level_sums"]), list(result.ranks))
             )
             return
-        players = self.players
-        active = (self.first + self.turn) % players
+        active = (self.first + turn) % players
+        round_ = turn // players
+        die_round = round_ == self.variant.rounds - 1
+        self.turn_facts = (turn, round_, die_round, active)
         if not self.hands[active]:
             # L-12: void turn. No colour, no die: the active player discards a counter and all point cards.
             if self.counters[active] < 1:
@@ -176,14 +182,13 @@ class LovatTurns:
             points = list(self.points)
             points[active] = ()
             self.points = tuple(points)
-            self._events.append(("void_turn", self.turn, self.turn // players, active, lost, self.counters[active]))
+            self._events.append(("void_turn", turn, round_, active, lost, self.counters[active]))
             self.phase = VOID
             self.queue = list(OTHERS[players][active])
             return
         self.phase = COLOUR
         self.queue = [active]
-        round_ = self.turn // players
-        if round_ == self.variant.rounds - 1:  # L-14: the die on every turn of the last round
+        if die_round:  # L-14: the die on every turn of the last round
             face = self.chance.scripted("die")
             if face is None:
                 face = FACES[randbelow(self.chance.rng, 6)]  # rng.randrange(6), inlined
@@ -193,7 +198,7 @@ class LovatTurns:
             else:
                 self.chance.record("die", face)
             self.die = face
-            self._events.append(("die", self.turn, round_, active, face))
+            self._events.append(("die", turn, round_, active, face))
             if face != BLANK:
                 self.colour = face
                 self._begin_declare(active)
