@@ -326,3 +326,50 @@ def test_a_lovat_observation_stores_what_the_lazy_build_stores(players: int) -> 
             for seat in state.to_move():
                 state.apply(seat, LOVAT.info.random_action(state.observation(seat), rng))
     assert phases == {"keep", "colour", "declare", "play", "void", "over"}
+
+
+class Named(str):
+    """A str subclass: a card id the plain keep check accepts (isinstance), though not of the exact type."""
+
+
+def keep_attempts(state: Any, seat: int, rng: random.Random) -> list[Any]:
+    """A legal keep for ``seat`` and keeps that break each part of the rule (L-5) or the action's form."""
+    observation = state.observation(seat)
+    keep = random_keep(observation.dealt, observation.level_sum, observation.min_size, observation.max_size, rng)
+    other = next(card for card in CARD_IDS if card not in observation.dealt)
+    return [keep, list(keep), keep[::-1], keep + keep[:1], keep[:-1], tuple(map(Named, keep)), (other, *keep[1:]),
+            tuple(sorted(observation.dealt)), (*keep[:-1], 5), ("L9-99", *keep[1:]), "L1-01", None, ()]
+
+
+@pytest.mark.parametrize("players", sorted(VARIANTS))
+def test_apply_takes_a_keep_exactly_when_the_plain_check_does(players: int) -> None:
+    # apply's keep path (a seat still to keep, keep_problem None) skips _problem: every attempt must be taken,
+    # or refused with _problem's own message, as the plain check says, and a taken keep leave the state the
+    # plain transition leaves.
+    from arena.games.base import IllegalAction
+
+    rng = random.Random(16)
+    who: Any  # the seat, or a bool or float standing for it
+    for seed in range(20):
+        state = LOVAT.new_state(seed, {"players": players})
+        for seat in rng.sample(range(players), players):
+            for attempt in [*keep_attempts(state, seat, rng), *keep_attempts(state, (seat + 1) % players, rng)]:
+                for who in (seat, True if seat == 1 else seat, float(seat)):
+                    ours, plain = state.clone(), state.clone()
+                    problem = plain._problem(who, attempt)
+                    if problem is None:
+                        ours.apply(who, attempt)
+                        plain._keep(who, attempt)
+                        assert ours.observation(seat) == plain.observation(seat) and ours.events() == plain.events()
+                        assert (ours.keeps, ours.hands, ours.counters, ours.queue) == (
+                            plain.keeps, plain.hands, plain.counters, plain.queue)
+                    else:
+                        with pytest.raises(IllegalAction) as refused:
+                            ours.apply(who, attempt)
+                        assert str(refused.value) == problem
+            legal = keep_attempts(state, seat, rng)[0]
+            state.apply(seat, legal)
+            if state.phase == "keep":
+                with pytest.raises(IllegalAction, match="has already kept"):
+                    state.apply(seat, legal)
+        assert state.phase != "keep"

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from arena.games.lovat.state import LovatState
 
 TurnRecord = tuple[Any, ...]
-"""``(turn, active, void, die, colour, declarations, plays, void_discards, winner)``; see ``LovatState.turn_record``."""
+"""``(turn, active, void, die, colour, declarations, plays, void_discards, winner)``; see ``LovatState._end_turn``."""
 
 
 @dataclass(frozen=True, slots=True)

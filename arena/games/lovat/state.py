@@ -278,24 +278,28 @@ class LovatState(LovatTurns, GameState):
     def apply(self, seat: int, action: Action) -> None:
         phase = self.phase
         queue = self.queue
-        # Fast path: the common legal single-seat decision, checked exactly as ``legal_actions`` would.
-        # Anything else (the keep, a bool or int-subclass seat, a str subclass, an illegal action) goes
-        # through ``_problem`` below, which also words the error.
-        if type(seat) is int and type(action) is str and queue and seat == queue[0]:
-            if phase == PLAY:
-                if action in self.hands[seat]:
-                    self._play(seat, action)
+        # Fast paths: the common legal single-seat decision, checked exactly as ``legal_actions`` would, and a
+        # legal keep of a seat still to keep, checked as ``_problem`` would.  Anything else (a bool or int-subclass
+        # seat, a str subclass, an illegal action) goes through ``_problem`` below, which also words the error.
+        if type(seat) is int:
+            if type(action) is str and queue and seat == queue[0]:
+                if phase == PLAY:
+                    if action in self.hands[seat]:
+                        self._play(seat, action)
+                        return
+                elif phase == DECLARE:
+                    if action in DECLARATIONS[self.counters[seat] > 0][len(self.hands[seat]) > 0]:  # L-11
+                        self._declare(seat, action)
+                        return
+                elif phase == COLOUR:
+                    if action in COLOURS:
+                        self._name_colour(seat, action)
+                        return
+                elif phase == VOID and (action in self.hands[seat] or (action == COUNTER and self.counters[seat])):
+                    self._void_discard(seat, action)
                     return
-            elif phase == DECLARE:
-                if action in DECLARATIONS[self.counters[seat] > 0][len(self.hands[seat]) > 0]:  # L-11
-                    self._declare(seat, action)
-                    return
-            elif phase == COLOUR:
-                if action in COLOURS:
-                    self._name_colour(seat, action)
-                    return
-            elif phase == VOID and (action in self.hands[seat] or (action == COUNTER and self.counters[seat])):
-                self._void_discard(seat, action)
+            elif phase == KEEP and seat in queue and keep_problem(action, self.dealt[seat], self.variant) is None:
+                self._keep(seat, action)  # type: ignore[arg-type]  # keep_problem: a tuple of card ids (L-5)
                 return
         problem = self._problem(seat, action)
         if problem:

@@ -111,12 +111,18 @@ class LovatTurns:
     declarations: tuple[tuple[int, str], ...]  # this turn's (seat, "pass" | "play"), in order
     plays: tuple[tuple[int, str], ...]  # this turn's (seat, card id), in order
     voids: tuple[tuple[int, str], ...]  # this void turn's (seat, "counter" | "card"), in order
-    history: tuple[tuple[Any, ...], ...]  # completed turns, public (see ``turn_record``)
+    history: tuple[tuple[Any, ...], ...]  # completed turns, public (the records of ``_end_turn``)
     _events: list[Event]  # public events as stored tuples (``EVENTS``; ``LovatState.events`` makes the dicts)
 
     def level_sums(self) -> tuple[int, ...]:
         """Per seat, the level sum of the point cards (the L-16 tie-break)."""
-        return tuple(sum(LEVEL[card_id] for card_id in cards) for cards in self.points)
+        return tuple([sum(map(LEVEL.__getitem__, cards)) for cards in self.points])
+
+    def _standings(self) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+        """L-16: per seat, the score (points), the level sum of the point cards, and the rank by both."""
+        scores = tuple(map(len, self.points))
+        level_sums = self.level_sums()
+        return scores, level_sums, competition_ranks(list(zip(scores, level_sums)))
 
     def result(self) -> Result:
         """L-16: score = points; rank by (points, level sum of point cards), equal keys share a rank."""
@@ -124,9 +130,7 @@ class LovatTurns:
             raise GameError(
                 f"the Lovat game is not over (turn {self.turn} of {self.variant.turns}, phase {self.phase})"
             )
-        scores = tuple(len(cards) for cards in self.points)
-        level_sums = self.level_sums()
-        ranks = competition_ranks(list(zip(scores, level_sums)))
+        scores, level_sums, ranks = self._standings()
         return Result(
             scores=scores,
             ranks=ranks,
@@ -141,13 +145,16 @@ class LovatTurns:
         """L-5: the keep becomes the hand, the rest counters; after the last keep, L-8 and the first turn."""
         self.keeps[seat] = keep
         self.hands[seat] = list(keep)
-        self._add_counters(seat, self.variant.dealt - len(keep))  # from none
-        self.queue.remove(seat)
-        if self.queue:
+        counters = list(self.counters)  # _add_counters(seat, ...) written out: the seat's counters go from none
+        counters[seat] = self.variant.dealt - len(keep)
+        self.counters = tuple(counters)
+        queue = self.queue
+        queue.remove(seat)
+        if queue:
             return  # L-5: keeps are secret and simultaneous; no event until everyone has kept
-        self._events.append(("keep_done", [len(hand) for hand in self.hands], list(self.counters)))
+        self._events.append(("keep_done", list(map(len, self.hands)), counters))
         discard = self.variant.discard  # L-8: a count, not a choice
-        self.counters = tuple(count - discard for count in self.counters)
+        self.counters = tuple([count - discard for count in counters])
         self._events.append(("counter_discard", discard, list(self.counters)))
         self._check_invariant()
         self._start_turn()
@@ -164,10 +171,8 @@ class LovatTurns:
             self.phase = OVER
             self.queue = []
             self.turn_facts = (turn, turn // players, False, None)
-            result = self.result()
-            self._events.append(
-                ("game_over", list(result.scores), list(result.details["level_sums"]), list(result.ranks))
-            )
+            scores, level_sums, ranks = self._standings()  # what result() reports, without building it
+            self._events.append(("game_over", list(scores), list(level_sums), list(ranks)))
             return
         active = (self.first + turn) % players
         round_ = turn // players
@@ -281,34 +286,22 @@ class LovatTurns:
             self._end_turn(None, True)  # L-12: nobody wins a void turn
 
     def _end_turn(self, winner: int | None, void: bool) -> None:
-        """Archive the turn publicly, check the invariant at the end of a round, start the next turn."""
-        self.history += (self.turn_record(winner, void),)
-        self.turn += 1
+        """Archive the turn publicly, check the invariant at the end of a round, start the next turn.
+
+        The turn's public record is ``(turn, active, void, die, colour, declarations, plays, void_discards,
+        winner)`` with declarations ``((seat, "pass" | "play"), ...)``, plays ``((seat, card id), ...)`` and
+        void_discards ``((seat, "counter" | "card"), ...)``, each in the order they happened.
+        """
+        turn = self.turn
+        self.history += ((turn, self.turn_facts[3], void, self.die, self.colour, self.declarations, self.plays,
+                          self.voids, winner),)
+        self.turn = turn = turn + 1
         # Once a round (so also at the end of the game), not after every turn: the check reads every hand
         # (about a quarter of a decision's cost, every turn, at six players), and a broken count still
         # surfaces within the round; tests/lovat/test_lovat_properties.py checks it after every decision.
-        if self.turn % self.players == 0:
+        if turn % self.players == 0:
             self._check_invariant()
         self._start_turn()
-
-    def turn_record(self, winner: int | None, void: bool) -> tuple[Any, ...]:
-        """The public record of the current turn.
-
-        ``(turn, active, void, die, colour, declarations, plays, void_discards, winner)`` with
-        declarations ``((seat, "pass" | "play"), ...)``, plays ``((seat, card id), ...)`` and
-        void_discards ``((seat, "counter" | "card"), ...)``, each in the order they happened.
-        """
-        return (
-            self.turn,
-            (self.first + self.turn) % self.players,
-            void,
-            self.die,
-            self.colour,
-            self.declarations,
-            self.plays,
-            self.voids,
-            winner,
-        )
 
     def _add_counters(self, seat: int, change: int) -> None:
         """Add ``change`` to ``seat``'s counters (a new tuple: observations and clones share the old one)."""
