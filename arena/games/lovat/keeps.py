@@ -104,9 +104,13 @@ of level-1 and level-2 cards, up to C(16, 8) = 12,870 of them."""
 
 @functools.cache  # bounded: a hand of at most BLOCK_CARDS cards never asks for count + offset past it
 def _colex(count: int, chosen: int, offset: int) -> tuple[tuple[int, ...], ...]:
-    """Every way to choose ``chosen`` of ``count`` positions (from ``offset`` on), in colex order."""
-    return tuple(sorted((tuple(offset + position for position in choice)
-                         for choice in combinations(range(count), chosen)), key=lambda choice: choice[::-1]))
+    """Every way to choose ``chosen`` of ``count`` positions (from ``offset`` on), in colex order.
+
+    Each choice lists its positions from the highest down.  ``combinations`` over the positions taken from the
+    highest down yields the choices in lexicographic order of those lists, which is colex order from the last
+    choice to the first: reversed, it is the order wanted, all in C.
+    """
+    return tuple(reversed(tuple(combinations(range(offset + count - 1, offset - 1, -1), chosen))))
 
 
 def _walk_plan(
