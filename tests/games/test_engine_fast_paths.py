@@ -373,3 +373,65 @@ def test_apply_takes_a_keep_exactly_when_the_plain_check_does(players: int) -> N
                 with pytest.raises(IllegalAction, match="has already kept"):
                     state.apply(seat, legal)
         assert state.phase != "keep"
+
+
+def plain_keep_problem(cards: Any, dealt: Any, variant: Any) -> str | None:
+    """``rules.keep_problem`` as it was before keeps of exact strings were checked without a set and a sort."""
+    from itertools import repeat
+    from operator import itemgetter
+
+    if not isinstance(cards, tuple) or not all(map(isinstance, cards, repeat(str))):
+        return "a keep is a tuple of card id strings"
+    if list(cards) != sorted(set(cards)):
+        return f"a keep lists its card ids once each, sorted ascending: {tuple(sorted(set(cards)))!r}"
+    dealt_set = set(dealt)
+    if not dealt_set.issuperset(cards):
+        missing = [card_id for card_id in cards if card_id not in dealt_set]
+        return f"{', '.join(missing)} {'was' if len(missing) == 1 else 'were'} not dealt to this seat"
+    total = sum(itemgetter(*cards)(LEVEL)) if len(cards) > 1 else sum(map(LEVEL.__getitem__, cards))
+    if total != variant.level_sum:
+        return f"its levels sum to {total}; a keep's levels must sum to exactly {variant.level_sum} (L-5)"
+    if not variant.min_keep <= len(cards) <= variant.max_keep:
+        return f"it has {len(cards)} cards; a keep has {variant.min_keep} to {variant.max_keep} cards (L-5)"
+    return None
+
+
+KINDS = ("tuple of card id", "once each", "was not dealt", "were not dealt", "levels sum", "cards; a keep has")
+"""A phrase of each way a keep can break the rule (L-5)."""
+
+
+def test_the_keep_rule_words_every_keep_as_the_plain_check_does() -> None:
+    # keep_problem checks a tuple of exact strings for order by one pass (rules._EXACT_STR): every keep, legal
+    # or broken in any part, exact strings or not, must get the plain check's answer.
+    from arena.games.lovat.rules import keep_problem
+
+    rng = random.Random(17)
+    seen: set[str | None] = set()
+    for trial in range(300):
+        variant = VARIANTS[3 + trial % 4]
+        state = LOVAT.new_state(trial, {"players": variant.players})
+        for seat in range(variant.players):
+            dealt = state.dealt[seat]
+            attempts = keep_attempts(state, seat, rng)
+            attempts += [tuple(sorted(rng.sample(dealt, rng.randrange(0, len(dealt) + 1)))) for _ in range(4)]
+            foreign = [card for card in CARD_IDS if card not in dealt]
+            attempts += [(), (dealt[0],), tuple(Named(card) for card in reversed(dealt[:3])), (dealt[0], dealt[0]),
+                         tuple(sorted([*rng.sample(foreign, 2), *dealt[:4]]))]
+            for attempt in attempts:
+                expected = plain_keep_problem(attempt, dealt, variant)
+                assert keep_problem(attempt, dealt, variant) == expected, (attempt, dealt)
+                seen.add(None if expected is None else next(kind for kind in KINDS if kind in expected))
+    assert seen == {None, *KINDS}
+
+
+def test_the_random_keep_asks_an_rng_of_another_class_for_its_draw() -> None:
+    # random_keep draws its ticket inline only for random.Random itself; another class's randrange is asked.
+    class Last(random.Random):
+        def randrange(self, *args: Any, **kwargs: Any) -> int:
+            return int(args[0]) - 1
+
+    variant = VARIANTS[3]
+    for seed in range(20):
+        hand = LOVAT.new_state(seed, {"players": 3}).dealt[0]
+        bounds = (variant.level_sum, variant.min_keep, variant.max_keep)
+        assert random_keep(hand, *bounds, Last(1)) == reference_keep(list(hand), *bounds, Last(1))
