@@ -19,7 +19,19 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from arena.games.lazy import PENDING, LazyObservation, fixed_part, lazy_constructor
-from arena.games.lovat.rules import DECLARATIONS, DECLARE, GAME_ID, KEEP, OVER, PLAY, VARIANTS, VOID, Variant
+from arena.games.lovat.deck import COLOURS
+from arena.games.lovat.rules import (
+    COLOUR,
+    DECLARATIONS,
+    DECLARE,
+    GAME_ID,
+    KEEP,
+    OVER,
+    PLAY,
+    VARIANTS,
+    VOID,
+    Variant,
+)
 
 if TYPE_CHECKING:
     from arena.games.lovat.state import LovatState
@@ -98,6 +110,11 @@ def observe(state: LovatState, seat: int) -> LovatObservation:
     elif phase == PLAY:
         queue = state.queue
         obj.legal = hand if queue and queue[0] == seat else ()
+        obj.hand_sizes = PENDING
+        obj.counter_counts = counters
+    elif phase == COLOUR:  # legal_actions' COLOUR case, without its call
+        queue = state.queue
+        obj.legal = COLOURS if queue and queue[0] == seat else ()
         obj.hand_sizes = PENDING
         obj.counter_counts = counters
     elif phase == KEEP:

@@ -82,6 +82,9 @@ from arena.games.lovat.turns import EVENTS, NO_PASSES, LovatTurns
 _read_events = EVENTS.reader()
 """``LovatState.events`` (and what ``log`` reads, whatever ``events`` is replaced by)."""
 
+NO_CARDS: dict[int, tuple[tuple[()], ...]] = {players: ((),) * players for players in VARIANTS}
+"""By player count, an empty tuple per seat: ``after_deal`` makes the face-down piles from it by a C-level map."""
+
 KEEP_FACTS = (0, 0, False, None)
 """``turn_facts`` during the keep: what observations report as turn, round, die_round and active (L-5)."""
 
@@ -129,14 +132,14 @@ class LovatState(LovatTurns, GameState):
         self.dealer = dealer
         self.first = (dealer + 1) % players
         # C-level map passes rather than comprehensions: a game's every deal comes through here.
-        self.misdeals = tuple(map(tuple, misdeals))
+        self.misdeals = tuple(map(tuple, misdeals)) if misdeals else ()
         self.dealt = list(hands) if presorted else list(map(tuple, map(sorted, hands)))  # type: ignore[arg-type]
         self.fixed = fixed_parts(variant, dealer, self.first, self.misdeals, self.dealt)
         self.keeps = [None] * players
         self.hands = list(map(list, self.dealt))
         self.counters = (0,) * players
         self.points = ((),) * players
-        self.face_down = [[] for _ in range(players)]
+        self.face_down = list(map(list, NO_CARDS[players]))
         self.phase = KEEP
         self.turn = 0
         self.turn_facts = KEEP_FACTS  # turn 0, round 0, no die round, nobody active
@@ -146,8 +149,12 @@ class LovatState(LovatTurns, GameState):
         self.passed = NO_PASSES[players]
         self.declarations = self.plays = self.voids = ()
         self.history = ()
-        self._events = [("misdeal", dealer, number, list(seats)) for number, seats in enumerate(self.misdeals, 1)]
-        self._events.append(("deal", dealer, self.first, players, variant.dealt))
+        deal = ("deal", dealer, self.first, players, variant.dealt)
+        if misdeals:
+            self._events = [("misdeal", dealer, number, list(seats)) for number, seats in enumerate(self.misdeals, 1)]
+            self._events.append(deal)
+        else:
+            self._events = [deal]
         return self
 
     def clone(self) -> LovatState:

@@ -50,6 +50,14 @@ OTHERS: dict[int, tuple[tuple[int, ...], ...]] = {
 The order of the declarations, of the plays after the active player's, and of a void turn's discards:
 a table rather than a comprehension on every turn."""
 
+PLAY_ORDER: dict[tuple[bool, ...], tuple[tuple[int, ...], ...]] = {
+    passes: tuple((active, *[other for other in OTHERS[len(passes)][active] if not passes[other]])
+                  for active in range(len(passes)))
+    for passes in PASSED
+}
+"""``PLAY_ORDER[passes][active]``: who plays this turn, in order: the active player, then each other seat that did
+not pass, clockwise from the active player's left (L-10 (3), (4)); a look-up rather than a comprehension."""
+
 DECIDED: tuple[dict[str, tuple[tuple[int, str]]], ...] = tuple(
     {word: ((seat, word),) for word in (PASS, PLAY_DECISION, COUNTER, "card")} for seat in range(max(VARIANTS))
 )
@@ -237,11 +245,8 @@ class LovatTurns:
         del queue[0]
         if not queue:
             # L-10 (3), (4): the active player plays first, then each non-passer clockwise from its left
-            players = self.players
-            active = (self.first + self.turn) % players
-            passes = self.passed
             self.phase = PLAY
-            self.queue = [active, *[other for other in OTHERS[players][active] if not passes[other]]]
+            self.queue = list(PLAY_ORDER[self.passed][self.turn_facts[3]])  # type: ignore[index]  # the active seat
 
     def _play(self, seat: int, card_id: str) -> None:
         """L-10 (3), (4): show a card; after the last one, L-13 decides the turn."""
