@@ -401,7 +401,7 @@ KINDS = ("tuple of card id", "once each", "was not dealt", "were not dealt", "le
 
 
 def test_the_keep_rule_words_every_keep_as_the_plain_check_does() -> None:
-    # keep_problem checks a tuple of exact strings for order by one pass (rules._EXACT_STR): every keep, legal
+    # keep_problem checks a tuple of exact strings (by identity of their types) for order in one pass: every keep, legal
     # or broken in any part, exact strings or not, must get the plain check's answer.
     from arena.games.lovat.rules import keep_problem
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from itertools import repeat
-from operator import itemgetter, lt
+from operator import is_, itemgetter, lt
 from typing import Any
 
 from arena.games.base import InvalidSetup
@@ -146,7 +146,7 @@ def _admits(n1: int, n2: int, n3: int, variant: Variant) -> bool:
 def keep_problem(cards: Any, dealt: Sequence[str], variant: Variant) -> str | None:
     """Why ``cards`` is not a legal keep from ``dealt`` (L-5), or None if it is."""
     # C-level passes (map, set, itemgetter) rather than generators: every keep of every game is checked here.
-    if type(cards) is tuple and _EXACT_STR.issuperset(map(type, cards)):
+    if type(cards) is tuple and all(map(is_, map(type, cards), repeat(str))):  # identity tests: no code of theirs runs
         # Strings of the exact type (every keep an agent makes from its dealt cards) compare and hash as strings:
         # listed once each and sorted ascending is then strictly ascending, found without a set or a sort.
         ordered = all(map(lt, cards, cards[1:]))
@@ -167,9 +167,6 @@ def keep_problem(cards: Any, dealt: Sequence[str], variant: Variant) -> str | No
         return f"it has {len(cards)} cards; a keep has {variant.min_keep} to {variant.max_keep} cards (L-5)"
     return None
 
-
-_EXACT_STR = frozenset({str})
-"""``keep_problem``'s test that every id of a keep is a ``str`` itself (no subclass): no set is built for it."""
 
 _ADMITTING: dict[int, tuple[Variant, frozenset[tuple[int, int, int]]]] = {
     players: (variant, frozenset(
