@@ -7,6 +7,7 @@ draw, a deal or an error: seeded games, agents and recorded matches replay only 
 from __future__ import annotations
 
 import random
+from itertools import combinations
 from typing import Any
 
 import pytest
@@ -14,6 +15,7 @@ import pytest
 from arena.games.base import InvalidSetup
 from arena.games.chance import Chance, randbelow
 from arena.games.interface import uniform_random_action
+from arena.games.lazy import PENDING
 from arena.games.lorum import GAME as LORUM
 from arena.games.lovat import GAME as LOVAT
 from arena.games.lovat.deck import CARD_IDS, LEVEL, LEVEL_COUNT
@@ -194,8 +196,6 @@ def test_chance_seeds_its_generator_exactly_as_random_does(seed: Any) -> None:
 def test_keep_counts_match_counting_every_subset() -> None:
     # count_keeps builds its table by shifting flat layers (keeps._count_by_levels): each cell must be the
     # number of subsets of the first i cards with that level sum and size, for any order of levels.
-    from itertools import combinations
-
     from arena.games.lovat.keeps import count_keeps
 
     rng = random.Random(12)
@@ -237,8 +237,9 @@ def reference_keep(cards: list[str], level_sum: int, min_size: int, max_size: in
 
 
 def test_the_random_keep_bisects_to_the_keeps_a_walk_over_every_card_draws() -> None:
-    # random_keep finds each kept card by bisecting a column of the count table (keeps._keep_plan): the same
-    # keep, from the same single draw, as testing every card in turn.
+    # random_keep finds each kept card by bisecting a column of the count table (keeps._walk) or, for a hand
+    # sorted by level, by its block and ranks (keeps._blocks): the same keep, from the same single draw, as
+    # testing every card in turn.
     rng = random.Random(13)
     for trial in range(400):
         variant = VARIANTS[3 + trial % 4]
@@ -252,3 +253,185 @@ def test_the_random_keep_bisects_to_the_keeps_a_walk_over_every_card_draws() -> 
         assert [random_keep(hand, *bounds, ours) for _ in range(3)] == [
             reference_keep(hand, *bounds, theirs) for _ in range(3)]
         assert ours.getstate() == theirs.getstate()
+
+
+def test_a_hand_sorted_by_level_draws_by_blocks_the_keep_the_walk_draws() -> None:
+    # keeps._blocks ranks a size's keeps by their level-3 cards, then level-2, then level-1 cards: the walk's
+    # order whenever levels do not fall along the hand, whatever the order of ids within a level, for any
+    # bounds (keeps of no card or one card included).
+    rng = random.Random(14)
+    by_level = {level: [card for card in CARD_IDS if LEVEL[card] == level] for level in (1, 2, 3)}
+    drawn = 0
+    for _ in range(600):
+        counts = [rng.randrange(0, 7), rng.randrange(0, 6), rng.randrange(0, 5)]
+        hand = [card for level, count in zip((1, 2, 3), counts) for card in rng.sample(by_level[level], count)]
+        level_sum = rng.randrange(0, 16)
+        low = rng.randrange(0, 6)
+        high = low + rng.randrange(0, 8)
+        if not any(sum(LEVEL[card] for card in keep) == level_sum
+                   for size in range(low, min(high, len(hand)) + 1) for keep in combinations(hand, size)):
+            with pytest.raises(ValueError, match="no keep"):
+                random_keep(hand, level_sum, low, high, random.Random(1))
+            continue
+        seed = rng.getrandbits(32)
+        ours, theirs = random.Random(seed), random.Random(seed)
+        assert [random_keep(hand, level_sum, low, high, ours) for _ in range(3)] == [
+            reference_keep(hand, level_sum, low, high, theirs) for _ in range(3)], (hand, level_sum, low, high)
+        assert ours.getstate() == theirs.getstate()
+        drawn += 1
+    assert drawn > 200
+
+
+def plain_observation(state: Any, seat: int) -> Any:
+    """A Lovat observation as it was built before ``observe`` stored its fields itself: every field computed from
+    the state and handed to ``lazy_constructor``'s build."""
+    from arena.games.lovat.observation import _build
+    from arena.games.lovat.rules import KEEP, OVER
+
+    players, variant, phase, turn, counters = state.players, state.variant, state.phase, state.turn, state.counters
+    round_ = turn // players
+    if phase in (KEEP, OVER):
+        legal, active, die_round = (), None, False
+        hand_sizes = (variant.dealt,) * players if phase == KEEP else (0,) * players
+        counter_counts = (0,) * players if phase == KEEP else counters
+    else:
+        legal, active, die_round = state.legal_actions(seat), (state.first + turn) % players, round_ == variant.rounds - 1
+        hand_sizes, counter_counts = PENDING, counters
+    return _build(state.fixed[seat], phase, legal, turn, round_, die_round, active, state.colour, state.die,
+                  tuple(state.hands[seat]), counters[seat], state.keeps[seat], hand_sizes, counter_counts, state.points,
+                  state.passed, state.declarations, state.plays, state.voids, state.history)
+
+
+@pytest.mark.parametrize("players", sorted(VARIANTS))
+def test_a_lovat_observation_stores_what_the_lazy_build_stores(players: int) -> None:
+    # observe fills the observation itself (observation._Store) and reads turn, round, die round and active from
+    # the state's turn_facts: every seat's observation, at every decision of every phase, must be the one the
+    # plain build makes, down to which field is still pending.
+    from arena.games.lovat.observation import LovatObservation
+
+    raw_hand_sizes = LovatObservation.__dict__["hand_sizes"].get
+    rng = random.Random(15)
+    phases = set()
+    for seed in range(25):
+        state = LOVAT.new_state(seed, {"players": players})
+        while True:
+            for seat in range(players):
+                ours, plain = state.observation(seat), plain_observation(state, seat)
+                assert type(ours) is type(plain) is LovatObservation
+                assert (raw_hand_sizes(ours, None) is PENDING) == (raw_hand_sizes(plain, None) is PENDING)
+                assert ours == plain and ours.to_json() == plain.to_json() and hash(ours) == hash(plain)
+                phases.add(ours.phase)
+            if state.is_over():
+                break
+            for seat in state.to_move():
+                state.apply(seat, LOVAT.info.random_action(state.observation(seat), rng))
+    assert phases == {"keep", "colour", "declare", "play", "void", "over"}
+
+
+class Named(str):
+    """A str subclass: a card id the plain keep check accepts (isinstance), though not of the exact type."""
+
+
+def keep_attempts(state: Any, seat: int, rng: random.Random) -> list[Any]:
+    """A legal keep for ``seat`` and keeps that break each part of the rule (L-5) or the action's form."""
+    observation = state.observation(seat)
+    keep = random_keep(observation.dealt, observation.level_sum, observation.min_size, observation.max_size, rng)
+    other = next(card for card in CARD_IDS if card not in observation.dealt)
+    return [keep, list(keep), keep[::-1], keep + keep[:1], keep[:-1], tuple(map(Named, keep)), (other, *keep[1:]),
+            tuple(sorted(observation.dealt)), (*keep[:-1], 5), ("L9-99", *keep[1:]), "L1-01", None, ()]
+
+
+@pytest.mark.parametrize("players", sorted(VARIANTS))
+def test_apply_takes_a_keep_exactly_when_the_plain_check_does(players: int) -> None:
+    # apply's keep path (a seat still to keep, keep_problem None) skips _problem: every attempt must be taken,
+    # or refused with _problem's own message, as the plain check says, and a taken keep leave the state the
+    # plain transition leaves.
+    from arena.games.base import IllegalAction
+
+    rng = random.Random(16)
+    who: Any  # the seat, or a bool or float standing for it
+    for seed in range(20):
+        state = LOVAT.new_state(seed, {"players": players})
+        for seat in rng.sample(range(players), players):
+            for attempt in [*keep_attempts(state, seat, rng), *keep_attempts(state, (seat + 1) % players, rng)]:
+                for who in (seat, True if seat == 1 else seat, float(seat)):
+                    ours, plain = state.clone(), state.clone()
+                    problem = plain._problem(who, attempt)
+                    if problem is None:
+                        ours.apply(who, attempt)
+                        plain._keep(who, attempt)
+                        assert ours.observation(seat) == plain.observation(seat) and ours.events() == plain.events()
+                        assert (ours.keeps, ours.hands, ours.counters, ours.queue) == (
+                            plain.keeps, plain.hands, plain.counters, plain.queue)
+                    else:
+                        with pytest.raises(IllegalAction) as refused:
+                            ours.apply(who, attempt)
+                        assert str(refused.value) == problem
+            legal = keep_attempts(state, seat, rng)[0]
+            state.apply(seat, legal)
+            if state.phase == "keep":
+                with pytest.raises(IllegalAction, match="has already kept"):
+                    state.apply(seat, legal)
+        assert state.phase != "keep"
+
+
+def plain_keep_problem(cards: Any, dealt: Any, variant: Any) -> str | None:
+    """``rules.keep_problem`` as it was before keeps of exact strings were checked without a set and a sort."""
+    from itertools import repeat
+    from operator import itemgetter
+
+    if not isinstance(cards, tuple) or not all(map(isinstance, cards, repeat(str))):
+        return "a keep is a tuple of card id strings"
+    if list(cards) != sorted(set(cards)):
+        return f"a keep lists its card ids once each, sorted ascending: {tuple(sorted(set(cards)))!r}"
+    dealt_set = set(dealt)
+    if not dealt_set.issuperset(cards):
+        missing = [card_id for card_id in cards if card_id not in dealt_set]
+        return f"{', '.join(missing)} {'was' if len(missing) == 1 else 'were'} not dealt to this seat"
+    total = sum(itemgetter(*cards)(LEVEL)) if len(cards) > 1 else sum(map(LEVEL.__getitem__, cards))
+    if total != variant.level_sum:
+        return f"its levels sum to {total}; a keep's levels must sum to exactly {variant.level_sum} (L-5)"
+    if not variant.min_keep <= len(cards) <= variant.max_keep:
+        return f"it has {len(cards)} cards; a keep has {variant.min_keep} to {variant.max_keep} cards (L-5)"
+    return None
+
+
+KINDS = ("tuple of card id", "once each", "was not dealt", "were not dealt", "levels sum", "cards; a keep has")
+"""A phrase of each way a keep can break the rule (L-5)."""
+
+
+def test_the_keep_rule_words_every_keep_as_the_plain_check_does() -> None:
+    # keep_problem checks a tuple of exact strings (by identity of their types) for order in one pass: every keep, legal
+    # or broken in any part, exact strings or not, must get the plain check's answer.
+    from arena.games.lovat.rules import keep_problem
+
+    rng = random.Random(17)
+    seen: set[str | None] = set()
+    for trial in range(300):
+        variant = VARIANTS[3 + trial % 4]
+        state = LOVAT.new_state(trial, {"players": variant.players})
+        for seat in range(variant.players):
+            dealt = state.dealt[seat]
+            attempts = keep_attempts(state, seat, rng)
+            attempts += [tuple(sorted(rng.sample(dealt, rng.randrange(0, len(dealt) + 1)))) for _ in range(4)]
+            foreign = [card for card in CARD_IDS if card not in dealt]
+            attempts += [(), (dealt[0],), tuple(Named(card) for card in reversed(dealt[:3])), (dealt[0], dealt[0]),
+                         tuple(sorted([*rng.sample(foreign, 2), *dealt[:4]]))]
+            for attempt in attempts:
+                expected = plain_keep_problem(attempt, dealt, variant)
+                assert keep_problem(attempt, dealt, variant) == expected, (attempt, dealt)
+                seen.add(None if expected is None else next(kind for kind in KINDS if kind in expected))
+    assert seen == {None, *KINDS}
+
+
+def test_the_random_keep_asks_an_rng_of_another_class_for_its_draw() -> None:
+    # random_keep draws its ticket inline only for random.Random itself; another class's randrange is asked.
+    class Last(random.Random):
+        def randrange(self, *args: Any, **kwargs: Any) -> int:
+            return int(args[0]) - 1
+
+    variant = VARIANTS[3]
+    for seed in range(20):
+        hand = LOVAT.new_state(seed, {"players": 3}).dealt[0]
+        bounds = (variant.level_sum, variant.min_keep, variant.max_keep)
+        assert random_keep(hand, *bounds, Last(1)) == reference_keep(list(hand), *bounds, Last(1))

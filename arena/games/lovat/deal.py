@@ -43,7 +43,7 @@ def shuffled_deal(chance: Chance, variant: Variant, dealer: int) -> list[tuple[s
     """L-3: shuffle the full deck and deal one card at a time clockwise from the dealer's left."""
     # Shuffling the card indices 0..79 draws exactly what shuffling the ids would (a shuffle's draws depend only
     # on the length), and indices sort faster than ids, in the same order (CARD_IDS is sorted, checked below).
-    deck = list(range(len(CARD_IDS)))
+    deck = list(_INDICES)
     chance.shuffle(deck)  # the same draws as chance.rng.shuffle(deck), faster
     players = variant.players
     first = (dealer + 1) % players
@@ -52,6 +52,9 @@ def shuffled_deal(chance: Chance, variant: Variant, dealer: int) -> list[tuple[s
     # itemgetter(*indices)(CARD_IDS) names a hand in one C-level call (every hand has more than one card).
     return [itemgetter(*sorted(deck[(seat - first) % players : dealt : players]))(CARD_IDS) for seat in range(players)]
 
+
+_INDICES = tuple(range(len(CARD_IDS)))
+"""The card indices in deck order: a new deck is a copy of it (a list copy, rather than a list filled from a range)."""
 
 if list(CARD_IDS) != sorted(CARD_IDS):
     raise AssertionError("shuffled_deal sorts card indices for ids: CARD_IDS must be in sorted order")

@@ -10,10 +10,12 @@ import functools
 import random
 from bisect import bisect_right
 from collections.abc import Sequence
+from itertools import accumulate, combinations
 from operator import add as _add
 from operator import itemgetter
+from typing import Any
 
-from arena.games.chance import randbelow
+from arena.games.chance import RANDBELOW_MATCHES
 from arena.games.lovat.deck import LEVEL
 
 KeepCounts = tuple[tuple[tuple[int, ...], ...], ...]
@@ -56,11 +58,66 @@ def _flat_layers(levels: tuple[int, ...], level_sum: int) -> tuple[tuple[int, ..
 
 
 @functools.lru_cache(maxsize=4096)
-def _keep_plan(
-    levels: tuple[int, ...], level_sum: int, min_size: int, max_size: int
-) -> tuple[int, tuple[int, ...], tuple[tuple[int, ...], ...], int]:
+def _keep_plan(levels: tuple[int, ...], level_sum: int, min_size: int, max_size: int) -> tuple[Any, ...]:
     """What ``random_keep`` needs of a hand shape: the number of keeps, the running totals of keeps by size from
-    ``min_size`` on, every cell's column (``column[i]`` = ``ways[i]``'s cell), and the width of a layer."""
+    ``min_size`` on, and how to find the keep of a ticket within its size: by size, the blocks of a hand sorted
+    by level (``_blocks``), or else the walk's columns (``_walk_plan``)."""
+    if len(levels) > BLOCK_CARDS or levels != tuple(sorted(levels)):
+        return _walk_plan(levels, level_sum, min_size, max_size)
+    sizes = range(min_size, min(max_size, len(levels)) + 1)
+    by_size = tuple(_blocks(levels.count(1), levels.count(2), levels.count(3), level_sum, size) for size in sizes)
+    running = tuple(accumulate(starts[-1] for starts, _ in by_size)) if by_size else ()
+    return (running[-1] if running else 0), running, by_size, None
+
+
+def _blocks(ones: int, twos: int, threes: int, level_sum: int, size: int) -> tuple[Any, ...]:
+    """The keeps of ``size`` cards from a hand sorted by level, in the order of the walk of ``_walk_plan``.
+
+    That walk orders a size's keeps colexicographically (a keep without the last card first, then those
+    with it, and so on down).  The level-3 cards come last in a sorted hand, so the keeps fall into blocks,
+    one per set of level-3 cards in colex order (numeric order of its bit mask); a block's keeps take the
+    same number of level-2 cards (``a2 + 2 * a3 = level_sum - size``) and of level-1 cards, and are ordered by
+    their level-2 cards' colex rank, then their level-1 cards'.  Returns the first ticket of every block
+    (and, last, the number of keeps) and per block (level-1 choices, level-2 choices, level-3 positions,
+    number of level-1 choices), every choice a tuple of positions in the hand.
+    """
+    starts, blocks, total = [], [], 0
+    for mask in range(1 << threes):
+        three_count = mask.bit_count()
+        two_count = level_sum - size - 2 * three_count
+        one_count = size - two_count - three_count
+        if not (0 <= two_count <= twos and 0 <= one_count <= ones):
+            continue
+        one_choices, two_choices = _colex(ones, one_count, 0), _colex(twos, two_count, ones)
+        starts.append(total)
+        blocks.append((one_choices, two_choices,
+                       tuple(ones + twos + bit for bit in range(threes) if mask >> bit & 1), len(one_choices)))
+        total += len(one_choices) * len(two_choices)
+    starts.append(total)
+    return tuple(starts), tuple(blocks)
+
+
+BLOCK_CARDS = 16
+"""The most cards a hand drawn from by blocks may hold (a dealt hand holds 12 or 14): a block lists its choices
+of level-1 and level-2 cards, up to C(16, 8) = 12,870 of them."""
+
+
+@functools.cache  # bounded: a hand of at most BLOCK_CARDS cards never asks for count + offset past it
+def _colex(count: int, chosen: int, offset: int) -> tuple[tuple[int, ...], ...]:
+    """Every way to choose ``chosen`` of ``count`` positions (from ``offset`` on), in colex order.
+
+    Each choice lists its positions from the highest down.  ``combinations`` over the positions taken from the
+    highest down yields the choices in lexicographic order of those lists, which is colex order from the last
+    choice to the first: reversed, it is the order wanted, all in C.
+    """
+    return tuple(reversed(tuple(combinations(range(offset + count - 1, offset - 1, -1), chosen))))
+
+
+def _walk_plan(
+    levels: tuple[int, ...], level_sum: int, min_size: int, max_size: int
+) -> tuple[int, tuple[int, ...], None, tuple[tuple[tuple[int, ...], ...], int]]:
+    """``_keep_plan`` for a hand in any order: the running totals, and every cell's column of the count table
+    (``column[i]`` = ``ways[i]``'s cell) with the width of a layer, for the walk back through the cards."""
     layers = _flat_layers(levels, level_sum)
     width = len(levels) + 1
     row = level_sum * width  # the last layer's cells of sum level_sum: keeps of every size
@@ -68,7 +125,7 @@ def _keep_plan(
     for size in range(min_size, min(max_size, len(levels)) + 1):
         total += layers[-1][row + size]
         running.append(total)
-    return total, tuple(running), tuple(zip(*layers)), width  # tuples: shared by every caller
+    return total, tuple(running), None, (tuple(zip(*layers)), width)  # tuples: shared by every caller
 
 
 def random_keep(
@@ -77,21 +134,44 @@ def random_keep(
     """A keep drawn uniformly among all legal keeps, without enumerating subsets.
 
     Counts keeps by (cards considered, level sum, size), draws the size in
-    proportion to the number of keeps of that size, then walks back through the
-    cards deciding each one in proportion to the completions on either side.
+    proportion to the number of keeps of that size, then the keep of that size
+    with the ticket's rank in the order of a walk back through the cards that
+    decides each one in proportion to the completions on either side.
     """
     # One C-level look-up of every level (a map over LEVEL.__getitem__ costs twice as much); it returns a bare
     # value, not a tuple, for a single card.
     levels = _levels(*cards)(LEVEL) if len(cards) > 1 else tuple(map(LEVEL.__getitem__, cards))
-    total, running, columns, width = _keep_plan(levels, level_sum, min_size, max_size)
+    total, running, by_size, walk = _keep_plan(levels, level_sum, min_size, max_size)
     if total == 0:
         raise ValueError(f"no keep of {list(cards)} has levels summing to {level_sum} with {min_size}-{max_size} cards")
-    ticket = randbelow(rng, total)  # rng.randrange(total), inlined
+    if type(rng) is _INLINED:  # rng.randrange(total), inlined: chance.randbelow's loop, without its call
+        bits = total.bit_length()
+        ticket = rng.getrandbits(bits)
+        while ticket >= total:
+            ticket = rng.getrandbits(bits)
+    else:
+        ticket = rng.randrange(total)
     # The size: the first whose running total passes the ticket; the ticket then counts within that size.
     index = bisect_right(running, ticket)
-    size = min_size + index
     if index:
         ticket -= running[index - 1]
+    if walk is None:  # a hand sorted by level (every dealt hand): the keep's block, then its rank in the block
+        starts, blocks = by_size[index]
+        block = bisect_right(starts, ticket) - 1
+        one_choices, two_choices, threes, one_count = blocks[block]
+        two_rank, one_rank = divmod(ticket - starts[block], one_count)
+        positions = one_choices[one_rank] + two_choices[two_rank] + threes
+        if len(positions) > 1:
+            return tuple(sorted(itemgetter(*positions)(cards)))
+        return tuple(cards[position] for position in positions)
+    return _walk(cards, levels, level_sum, min_size + index, ticket, *walk)
+
+
+def _walk(
+    cards: Sequence[str], levels: tuple[int, ...], level_sum: int, size: int, ticket: int,
+    columns: tuple[tuple[int, ...], ...], width: int,
+) -> tuple[str, ...]:
+    """The keep of ``size`` cards of rank ``ticket`` in the walk back through ``cards``, in any order."""
     chosen = []
     remaining_sum = level_sum
     # Walking back from the last card, card c is in the keep when the ticket reaches ways[c][remaining_sum][size]
@@ -108,6 +188,10 @@ def random_keep(
         size -= 1
     return tuple(sorted(chosen))
 
+
+_INLINED = random.Random if RANDBELOW_MATCHES else None
+"""The generator class whose ``randrange`` the draw in ``random_keep`` reproduces (``chance.RANDBELOW_MATCHES``
+checked it at import), or None if it does not."""
 
 _levels = itemgetter
 """``_levels(*cards)(LEVEL)``: the cards' levels as a tuple (for two cards or more) in one C-level call."""

@@ -19,13 +19,25 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from arena.games.lazy import PENDING, LazyObservation, fixed_part, lazy_constructor
-from arena.games.lovat.rules import DECLARATIONS, DECLARE, GAME_ID, KEEP, OVER, PLAY, VOID, Variant
+from arena.games.lovat.deck import COLOURS
+from arena.games.lovat.rules import (
+    COLOUR,
+    DECLARATIONS,
+    DECLARE,
+    GAME_ID,
+    KEEP,
+    OVER,
+    PLAY,
+    VARIANTS,
+    VOID,
+    Variant,
+)
 
 if TYPE_CHECKING:
     from arena.games.lovat.state import LovatState
 
 TurnRecord = tuple[Any, ...]
-"""``(turn, active, void, die, colour, declarations, plays, void_discards, winner)``; see ``LovatState.turn_record``."""
+"""``(turn, active, void, die, colour, declarations, plays, void_discards, winner)``; see ``LovatState._end_turn``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +78,15 @@ class LovatObservation(LazyObservation):
     max_size: int  # most cards in a keep (L-5)
 
 
+KEEP_COUNTS: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {
+    players: ((variant.dealt,) * players, (0,) * players) for players, variant in VARIANTS.items()
+}
+"""By player count, every seat's public hand size and counter count during the keep: the deal's (L-5)."""
+
+EMPTY_HANDS: dict[int, tuple[int, ...]] = {players: (0,) * players for players in VARIANTS}
+"""By player count, every seat's hand size once the game is over (L-15)."""
+
+
 def observe(state: LovatState, seat: int) -> LovatObservation:
     """The observation of ``seat`` in ``state``: own private cards plus the public record, nothing else."""
     players = state.players
@@ -74,44 +95,54 @@ def observe(state: LovatState, seat: int) -> LovatObservation:
         isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < players
     ):
         raise ValueError(f"seat {seat!r} does not exist: a {players}-player Lovat game has seats 0..{players - 1}")
-    variant = state.variant
     phase = state.phase
-    turn = state.turn
-    round_ = turn // players
     counters = state.counters
     hand = tuple(state.hands[seat])
-    legal: tuple[Any, ...]
-    hand_sizes: Any  # a tuple, or PENDING
-    if phase == PLAY:
+    # Every field, stored as lazy_constructor's build stores them (_Store, below); hand_sizes may be PENDING.
+    obj = _Store()
+    obj._fixed = state.fixed[seat]
+    obj.phase = phase
+    if phase == DECLARE:  # the commonest phase: legal_actions' DECLARE case, without its call
         queue = state.queue
-        legal = hand if queue and queue[0] == seat else ()
-        active = (state.first + turn) % players
-        die_round = round_ == variant.rounds - 1
-        hand_sizes, counter_counts = PENDING, counters  # hand sizes: see _hand_sizes
-    elif phase == DECLARE:  # the commonest phase: legal_actions' DECLARE case, without its call
+        obj.legal = DECLARATIONS[counters[seat] > 0][len(hand) > 0] if queue and queue[0] == seat else ()  # L-11
+        obj.hand_sizes = PENDING  # see _hand_sizes
+        obj.counter_counts = counters
+    elif phase == PLAY:
         queue = state.queue
-        legal = DECLARATIONS[counters[seat] > 0][len(hand) > 0] if queue and queue[0] == seat else ()  # L-11
-        active = (state.first + turn) % players
-        die_round = round_ == variant.rounds - 1
-        hand_sizes, counter_counts = PENDING, counters
+        obj.legal = hand if queue and queue[0] == seat else ()
+        obj.hand_sizes = PENDING
+        obj.counter_counts = counters
+    elif phase == COLOUR:  # legal_actions' COLOUR case, without its call
+        queue = state.queue
+        obj.legal = COLOURS if queue and queue[0] == seat else ()
+        obj.hand_sizes = PENDING
+        obj.counter_counts = counters
     elif phase == KEEP:
         # L-5: secret, simultaneous keeps. Public counts stay at the deal until everyone has kept.
-        legal, active, die_round = (), None, False
-        hand_sizes, counter_counts = (variant.dealt,) * players, (0,) * players
+        obj.legal = ()
+        obj.hand_sizes, obj.counter_counts = KEEP_COUNTS[players]
     elif phase == OVER:
-        legal, active, die_round = (), None, False
-        hand_sizes, counter_counts = (0,) * players, counters  # L-15: every hand is empty
+        obj.legal = ()
+        obj.hand_sizes = EMPTY_HANDS[players]  # L-15: every hand is empty
+        obj.counter_counts = counters
     else:
-        legal = state.legal_actions(seat)
-        active = (state.first + turn) % players
-        die_round = round_ == variant.rounds - 1
-        hand_sizes, counter_counts = PENDING, counters
-    # Field order of LovatObservation (checked against the dataclass at import, see lazy_constructor).
-    return _build(
-        state.fixed[seat], phase, legal, turn, round_, die_round, active, state.colour, state.die, hand,
-        counters[seat], state.keeps[seat], hand_sizes, counter_counts, state.points, state.passed,
-        state.declarations, state.plays, state.voids, state.history,
-    )
+        obj.legal = state.legal_actions(seat)
+        obj.hand_sizes = PENDING
+        obj.counter_counts = counters
+    obj.turn, obj.round, obj.die_round, obj.active = state.turn_facts
+    obj.colour = state.colour
+    obj.die = state.die
+    obj.hand = hand
+    obj.counters = counters[seat]
+    obj.keep = state.keeps[seat]
+    obj.point_cards = state.points
+    obj.passes = state.passed
+    obj.declarations = state.declarations
+    obj.plays = state.plays
+    obj.void_discards = state.voids
+    obj.history = state.history
+    obj.__class__ = LovatObservation
+    return obj
 
 
 def fixed_parts(
@@ -158,6 +189,18 @@ every observation of that seat shares it (``arena/games/lazy.py``)."""
 
 _new_fixed = tuple.__new__
 
+_RAW_HAND_SIZES = LovatObservation.__dict__["hand_sizes"]
+"""The slot of ``hand_sizes`` as the dataclass made it, before ``lazy_constructor`` wraps it in a ``LazySlot``."""
+
 _build = lazy_constructor(LovatObservation, {"hand_sizes": _hand_sizes}, LovatFixed, snapshot=False)
 """``LovatObservation(*fields)`` from the seat's ``LovatFixed`` and the other fields (``hand_sizes`` possibly
-``PENDING``: it is computed from public fields, so no snapshot is kept)."""
+``PENDING``: it is computed from public fields, so no snapshot is kept).  What ``observe`` builds, one call
+fewer: it stores the same fields itself (``_Store``), and tests/games holds the two equal."""
+
+_Store = type("_LovatObservationStore", (LovatObservation,), {
+    "__slots__": (), "__init__": object.__init__, "__setattr__": object.__setattr__,
+    "__delattr__": object.__delattr__, "hand_sizes": _RAW_HAND_SIZES,
+})
+"""What ``observe`` fills, as ``lazy_constructor``'s builder does: a ``LovatObservation`` with ``object``'s plain
+``__setattr__`` (a slot store each, where the frozen dataclass's costs a call) and ``hand_sizes``' raw slot
+(``PENDING`` stored as is); it adds no slots, so ``__class__`` assignment then makes it a ``LovatObservation``."""

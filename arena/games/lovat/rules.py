@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from itertools import repeat
-from operator import itemgetter
+from operator import is_, itemgetter, lt
 from typing import Any
 
 from arena.games.base import InvalidSetup
@@ -146,9 +146,15 @@ def _admits(n1: int, n2: int, n3: int, variant: Variant) -> bool:
 def keep_problem(cards: Any, dealt: Sequence[str], variant: Variant) -> str | None:
     """Why ``cards`` is not a legal keep from ``dealt`` (L-5), or None if it is."""
     # C-level passes (map, set, itemgetter) rather than generators: every keep of every game is checked here.
-    if not isinstance(cards, tuple) or not all(map(isinstance, cards, repeat(str))):
+    if type(cards) is tuple and all(map(is_, map(type, cards), repeat(str))):  # identity tests: no code of theirs runs
+        # Strings of the exact type (every keep an agent makes from its dealt cards) compare and hash as strings:
+        # listed once each and sorted ascending is then strictly ascending, found without a set or a sort.
+        ordered = all(map(lt, cards, cards[1:]))
+    elif not isinstance(cards, tuple) or not all(map(isinstance, cards, repeat(str))):
         return "a keep is a tuple of card id strings"
-    if list(cards) != sorted(set(cards)):
+    else:
+        ordered = list(cards) == sorted(set(cards))
+    if not ordered:
         return f"a keep lists its card ids once each, sorted ascending: {tuple(sorted(set(cards)))!r}"
     dealt_set = set(dealt)
     if not dealt_set.issuperset(cards):

@@ -82,6 +82,12 @@ from arena.games.lovat.turns import EVENTS, NO_PASSES, LovatTurns
 _read_events = EVENTS.reader()
 """``LovatState.events`` (and what ``log`` reads, whatever ``events`` is replaced by)."""
 
+NO_CARDS: dict[int, tuple[tuple[()], ...]] = {players: ((),) * players for players in VARIANTS}
+"""By player count, an empty tuple per seat: ``after_deal`` makes the face-down piles from it by a C-level map."""
+
+KEEP_FACTS = (0, 0, False, None)
+"""``turn_facts`` during the keep: what observations report as turn, round, die_round and active (L-5)."""
+
 _ONE_SEAT: tuple[tuple[int], ...] = tuple((seat,) for seat in range(6))
 """``(seat,)`` for every seat: ``to_move`` returns these shared tuples rather than building one per call."""
 
@@ -126,24 +132,29 @@ class LovatState(LovatTurns, GameState):
         self.dealer = dealer
         self.first = (dealer + 1) % players
         # C-level map passes rather than comprehensions: a game's every deal comes through here.
-        self.misdeals = tuple(map(tuple, misdeals))
+        self.misdeals = tuple(map(tuple, misdeals)) if misdeals else ()
         self.dealt = list(hands) if presorted else list(map(tuple, map(sorted, hands)))  # type: ignore[arg-type]
         self.fixed = fixed_parts(variant, dealer, self.first, self.misdeals, self.dealt)
         self.keeps = [None] * players
         self.hands = list(map(list, self.dealt))
         self.counters = (0,) * players
         self.points = ((),) * players
-        self.face_down = [[] for _ in range(players)]
+        self.face_down = list(map(list, NO_CARDS[players]))
         self.phase = KEEP
         self.turn = 0
+        self.turn_facts = KEEP_FACTS  # turn 0, round 0, no die round, nobody active
         self.colour = None
         self.die = None
         self.queue = list(range(players))
         self.passed = NO_PASSES[players]
         self.declarations = self.plays = self.voids = ()
         self.history = ()
-        self._events = [("misdeal", dealer, number, list(seats)) for number, seats in enumerate(self.misdeals, 1)]
-        self._events.append(("deal", dealer, self.first, players, variant.dealt))
+        deal = ("deal", dealer, self.first, players, variant.dealt)
+        if misdeals:
+            self._events = [("misdeal", dealer, number, list(seats)) for number, seats in enumerate(self.misdeals, 1)]
+            self._events.append(deal)
+        else:
+            self._events = [deal]
         return self
 
     def clone(self) -> LovatState:
@@ -164,6 +175,7 @@ class LovatState(LovatTurns, GameState):
         twin.face_down = [list(cards) for cards in self.face_down]
         twin.phase = self.phase
         twin.turn = self.turn
+        twin.turn_facts = self.turn_facts
         twin.colour = self.colour
         twin.die = self.die
         twin.queue = list(self.queue)
@@ -273,24 +285,28 @@ class LovatState(LovatTurns, GameState):
     def apply(self, seat: int, action: Action) -> None:
         phase = self.phase
         queue = self.queue
-        # Fast path: the common legal single-seat decision, checked exactly as ``legal_actions`` would.
-        # Anything else (the keep, a bool or int-subclass seat, a str subclass, an illegal action) goes
-        # through ``_problem`` below, which also words the error.
-        if type(seat) is int and type(action) is str and queue and seat == queue[0]:
-            if phase == PLAY:
-                if action in self.hands[seat]:
-                    self._play(seat, action)
+        # Fast paths: the common legal single-seat decision, checked exactly as ``legal_actions`` would, and a
+        # legal keep of a seat still to keep, checked as ``_problem`` would.  Anything else (a bool or int-subclass
+        # seat, a str subclass, an illegal action) goes through ``_problem`` below, which also words the error.
+        if type(seat) is int:
+            if type(action) is str and queue and seat == queue[0]:
+                if phase == PLAY:
+                    if action in self.hands[seat]:
+                        self._play(seat, action)
+                        return
+                elif phase == DECLARE:
+                    if action in DECLARATIONS[self.counters[seat] > 0][len(self.hands[seat]) > 0]:  # L-11
+                        self._declare(seat, action)
+                        return
+                elif phase == COLOUR:
+                    if action in COLOURS:
+                        self._name_colour(seat, action)
+                        return
+                elif phase == VOID and (action in self.hands[seat] or (action == COUNTER and self.counters[seat])):
+                    self._void_discard(seat, action)
                     return
-            elif phase == DECLARE:
-                if action in DECLARATIONS[self.counters[seat] > 0][len(self.hands[seat]) > 0]:  # L-11
-                    self._declare(seat, action)
-                    return
-            elif phase == COLOUR:
-                if action in COLOURS:
-                    self._name_colour(seat, action)
-                    return
-            elif phase == VOID and (action in self.hands[seat] or (action == COUNTER and self.counters[seat])):
-                self._void_discard(seat, action)
+            elif phase == KEEP and seat in queue and keep_problem(action, self.dealt[seat], self.variant) is None:
+                self._keep(seat, action)  # type: ignore[arg-type]  # keep_problem: a tuple of card ids (L-5)
                 return
         problem = self._problem(seat, action)
         if problem:

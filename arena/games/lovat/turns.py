@@ -50,6 +50,14 @@ OTHERS: dict[int, tuple[tuple[int, ...], ...]] = {
 The order of the declarations, of the plays after the active player's, and of a void turn's discards:
 a table rather than a comprehension on every turn."""
 
+PLAY_ORDER: dict[tuple[bool, ...], tuple[tuple[int, ...], ...]] = {
+    passes: tuple((active, *[other for other in OTHERS[len(passes)][active] if not passes[other]])
+                  for active in range(len(passes)))
+    for passes in PASSED
+}
+"""``PLAY_ORDER[passes][active]``: who plays this turn, in order: the active player, then each other seat that did
+not pass, clockwise from the active player's left (L-10 (3), (4)); a look-up rather than a comprehension."""
+
 DECIDED: tuple[dict[str, tuple[tuple[int, str]]], ...] = tuple(
     {word: ((seat, word),) for word in (PASS, PLAY_DECISION, COUNTER, "card")} for seat in range(max(VARIANTS))
 )
@@ -85,7 +93,7 @@ class LovatTurns:
     __slots__ = (
         "_events", "chance", "colour", "counters", "dealer", "dealt", "declarations", "die", "face_down", "first",
         "fixed", "hands", "history", "keeps", "misdeals", "passed", "phase", "players", "plays", "points", "queue",
-        "turn", "variant", "voids",
+        "turn", "turn_facts", "variant", "voids",
     )
 
     players: int
@@ -103,6 +111,7 @@ class LovatTurns:
     face_down: list[list[str]]  # per seat, hand cards discarded face down on void turns (private, L-12)
     phase: str  # one of PHASES
     turn: int  # 0-based turn index; equals variant.turns once the game is over
+    turn_facts: tuple[int, int, bool, int | None]  # what observations report as turn, round, die_round, active
     colour: str | None  # this turn's colour, once named or rolled
     die: str | None  # this turn's die face, if rolled
     queue: list[int]  # seats still to decide in this step, in order (keep: ascending)
@@ -110,12 +119,18 @@ class LovatTurns:
     declarations: tuple[tuple[int, str], ...]  # this turn's (seat, "pass" | "play"), in order
     plays: tuple[tuple[int, str], ...]  # this turn's (seat, card id), in order
     voids: tuple[tuple[int, str], ...]  # this void turn's (seat, "counter" | "card"), in order
-    history: tuple[tuple[Any, ...], ...]  # completed turns, public (see ``turn_record``)
+    history: tuple[tuple[Any, ...], ...]  # completed turns, public (the records of ``_end_turn``)
     _events: list[Event]  # public events as stored tuples (``EVENTS``; ``LovatState.events`` makes the dicts)
 
     def level_sums(self) -> tuple[int, ...]:
         """Per seat, the level sum of the point cards (the L-16 tie-break)."""
-        return tuple(sum(LEVEL[card_id] for card_id in cards) for cards in self.points)
+        return tuple([sum(map(LEVEL.__getitem__, cards)) for cards in self.points])
+
+    def _standings(self) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+        """L-16: per seat, the score (points), the level sum of the point cards, and the rank by both."""
+        scores = tuple(map(len, self.points))
+        level_sums = self.level_sums()
+        return scores, level_sums, competition_ranks(list(zip(scores, level_sums)))
 
     def result(self) -> Result:
         """L-16: score = points; rank by (points, level sum of point cards), equal keys share a rank."""
@@ -123,9 +138,7 @@ class LovatTurns:
             raise GameError(
                 f"the Lovat game is not over (turn {self.turn} of {self.variant.turns}, phase {self.phase})"
             )
-        scores = tuple(len(cards) for cards in self.points)
-        level_sums = self.level_sums()
-        ranks = competition_ranks(list(zip(scores, level_sums)))
+        scores, level_sums, ranks = self._standings()
         return Result(
             scores=scores,
             ranks=ranks,
@@ -140,13 +153,16 @@ class LovatTurns:
         """L-5: the keep becomes the hand, the rest counters; after the last keep, L-8 and the first turn."""
         self.keeps[seat] = keep
         self.hands[seat] = list(keep)
-        self._add_counters(seat, self.variant.dealt - len(keep))  # from none
-        self.queue.remove(seat)
-        if self.queue:
+        counters = list(self.counters)  # _add_counters(seat, ...) written out: the seat's counters go from none
+        counters[seat] = self.variant.dealt - len(keep)
+        self.counters = tuple(counters)
+        queue = self.queue
+        queue.remove(seat)
+        if queue:
             return  # L-5: keeps are secret and simultaneous; no event until everyone has kept
-        self._events.append(("keep_done", [len(hand) for hand in self.hands], list(self.counters)))
+        self._events.append(("keep_done", list(map(len, self.hands)), counters))
         discard = self.variant.discard  # L-8: a count, not a choice
-        self.counters = tuple(count - discard for count in self.counters)
+        self.counters = tuple([count - discard for count in counters])
         self._events.append(("counter_discard", discard, list(self.counters)))
         self._check_invariant()
         self._start_turn()
@@ -157,16 +173,19 @@ class LovatTurns:
         self.die = None
         self.passed = NO_PASSES[self.players]
         self.declarations = self.plays = self.voids = ()
-        if self.turn == self.variant.turns:  # L-15
+        turn = self.turn
+        players = self.players
+        if turn == self.variant.turns:  # L-15
             self.phase = OVER
             self.queue = []
-            result = self.result()
-            self._events.append(
-                ("game_over", list(result.scores), list(result.details["level_sums"]), list(result.ranks))
-            )
+            self.turn_facts = (turn, turn // players, False, None)
+            scores, level_sums, ranks = self._standings()  # what result() reports, without building it
+            self._events.append(("game_over", list(scores), list(level_sums), list(ranks)))
             return
-        players = self.players
-        active = (self.first + self.turn) % players
+        active = (self.first + turn) % players
+        round_ = turn // players
+        die_round = round_ == self.variant.rounds - 1
+        self.turn_facts = (turn, round_, die_round, active)
         if not self.hands[active]:
             # L-12: void turn. No colour, no die: the active player discards a counter and all point cards.
             if self.counters[active] < 1:
@@ -176,14 +195,13 @@ class LovatTurns:
             points = list(self.points)
             points[active] = ()
             self.points = tuple(points)
-            self._events.append(("void_turn", self.turn, self.turn // players, active, lost, self.counters[active]))
+            self._events.append(("void_turn", turn, round_, active, lost, self.counters[active]))
             self.phase = VOID
             self.queue = list(OTHERS[players][active])
             return
         self.phase = COLOUR
         self.queue = [active]
-        round_ = self.turn // players
-        if round_ == self.variant.rounds - 1:  # L-14: the die on every turn of the last round
+        if die_round:  # L-14: the die on every turn of the last round
             face = self.chance.scripted("die")
             if face is None:
                 face = FACES[randbelow(self.chance.rng, 6)]  # rng.randrange(6), inlined
@@ -193,7 +211,7 @@ class LovatTurns:
             else:
                 self.chance.record("die", face)
             self.die = face
-            self._events.append(("die", self.turn, round_, active, face))
+            self._events.append(("die", turn, round_, active, face))
             if face != BLANK:
                 self.colour = face
                 self._begin_declare(active)
@@ -227,11 +245,8 @@ class LovatTurns:
         del queue[0]
         if not queue:
             # L-10 (3), (4): the active player plays first, then each non-passer clockwise from its left
-            players = self.players
-            active = (self.first + self.turn) % players
-            passes = self.passed
             self.phase = PLAY
-            self.queue = [active, *[other for other in OTHERS[players][active] if not passes[other]]]
+            self.queue = list(PLAY_ORDER[self.passed][self.turn_facts[3]])  # type: ignore[index]  # the active seat
 
     def _play(self, seat: int, card_id: str) -> None:
         """L-10 (3), (4): show a card; after the last one, L-13 decides the turn."""
@@ -276,34 +291,22 @@ class LovatTurns:
             self._end_turn(None, True)  # L-12: nobody wins a void turn
 
     def _end_turn(self, winner: int | None, void: bool) -> None:
-        """Archive the turn publicly, check the invariant at the end of a round, start the next turn."""
-        self.history += (self.turn_record(winner, void),)
-        self.turn += 1
+        """Archive the turn publicly, check the invariant at the end of a round, start the next turn.
+
+        The turn's public record is ``(turn, active, void, die, colour, declarations, plays, void_discards,
+        winner)`` with declarations ``((seat, "pass" | "play"), ...)``, plays ``((seat, card id), ...)`` and
+        void_discards ``((seat, "counter" | "card"), ...)``, each in the order they happened.
+        """
+        turn = self.turn
+        self.history += ((turn, self.turn_facts[3], void, self.die, self.colour, self.declarations, self.plays,
+                          self.voids, winner),)
+        self.turn = turn = turn + 1
         # Once a round (so also at the end of the game), not after every turn: the check reads every hand
         # (about a quarter of a decision's cost, every turn, at six players), and a broken count still
         # surfaces within the round; tests/lovat/test_lovat_properties.py checks it after every decision.
-        if self.turn % self.players == 0:
+        if turn % self.players == 0:
             self._check_invariant()
         self._start_turn()
-
-    def turn_record(self, winner: int | None, void: bool) -> tuple[Any, ...]:
-        """The public record of the current turn.
-
-        ``(turn, active, void, die, colour, declarations, plays, void_discards, winner)`` with
-        declarations ``((seat, "pass" | "play"), ...)``, plays ``((seat, card id), ...)`` and
-        void_discards ``((seat, "counter" | "card"), ...)``, each in the order they happened.
-        """
-        return (
-            self.turn,
-            (self.first + self.turn) % self.players,
-            void,
-            self.die,
-            self.colour,
-            self.declarations,
-            self.plays,
-            self.voids,
-            winner,
-        )
 
     def _add_counters(self, seat: int, change: int) -> None:
         """Add ``change`` to ``seat``'s counters (a new tuple: observations and clones share the old one)."""
