@@ -2,7 +2,8 @@
 
 The sampler (``arena.games.lorum.sampler``) already keeps to the public facts (voids,
 must-beat); ``history_likelihood`` weighs a sampled deal by an opponent model, the
-rollout policy with mistakes, and ``WorldChain`` draws deals in proportion to that weight.
+rollout policy with mistakes, and ``WorldChain`` draws deals in proportion to that weight
+(``History`` computes it seat by seat, from one replay of the public record per move).
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ class History:
         me = observation.seat
         self.others = [seat for seat in range(PLAYERS) if seat != me]
         plays = deal_plays(observation)
-        later = [0] * PLAYERS  # per seat: the cards it played from each decision on (filled backwards)
+        later = [0] * PLAYERS  # per seat: the cards it plays from the current decision on (all, to start with)
         for seat, name in plays:
             later[seat] |= 1 << INDEX[name]
         # Per seat: (position, hand played from that position on, the decision) for every call and card.
