@@ -37,9 +37,8 @@ See ``docs/agents/search-lorum.md`` for the measured strength and speed.
 
 from __future__ import annotations
 
-import math
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, cast
 
 from arena.agent import Agent
@@ -51,7 +50,7 @@ from arena.games.lorum.state import PLAYERS
 from arena_agents.lorum import BELOW_MASKS
 from arena_agents.search.common import BUDGET_OPTIONS, Budget, SearchStats, check_options, determinized_search, move_rng
 from arena_agents.search.lorum_beliefs import MAX_WORLDS, WorldChain, deal_plays
-from arena_agents.search.lorum_sim import PlayoutDeal, play_out, rollout_call, rollout_card
+from arena_agents.search.lorum_sim import PlayoutDeal, play_out
 from arena_agents.search.lorum_value import deal_value
 
 DEFAULT_ITERATIONS = 240
@@ -65,9 +64,6 @@ against the move's budget: +0.007 pairwise share against greedy, 155 seeds, docs
 
 BID_WORLDS = 240
 """At most this many worlds for the bid (``MAX_WORLDS`` for a card)."""
-
-LOOKAHEAD = 1
-"""The seat's own card decisions after the candidate that a playout searches (``look_ahead``)."""
 
 OPTIONS = BUDGET_OPTIONS
 """The options the agent accepts."""
@@ -101,33 +97,6 @@ def card_candidates(deal: PlayoutDeal, trick: int) -> list[int]:
     return chosen
 
 
-def look_ahead(deal: PlayoutDeal, me: int, depth: int, score: Callable[[tuple[int, ...]], float]) -> float:
-    """Finish ``deal`` in place by the rollout policy, except ``me``'s next ``depth`` card decisions; its value.
-
-    At each of those decisions (with more than one candidate, ``card_candidates``) every
-    candidate is tried by a playout of its own in this world and the best value is kept:
-    the seat will search there too, so a playout in which it plays the rollout policy's
-    card undervalues the positions where its own later choice matters.
-    """
-    if not depth:
-        return score(play_out(deal))
-    while deal.contract is None:
-        who = deal.to_act
-        deal.bid(who, rollout_call(deal, who))
-    while not deal.over:
-        if deal.to_act == me:
-            cards = card_candidates(deal, deal.trick_cards)
-            if len(cards) > 1:
-                best = -math.inf
-                for card in cards:
-                    branch = deal.copy()
-                    branch.play(card)
-                    best = max(best, look_ahead(branch, me, depth - 1, score))
-                return best
-        deal.play(rollout_card(deal))
-    return score(deal.chip_changes())
-
-
 class SearchLorumAgent(Agent):
     """Determinized Monte Carlo search over the current deal's chips and standing (see the module docstring)."""
 
@@ -135,7 +104,6 @@ class SearchLorumAgent(Agent):
         super().__init__(seat=seat, game=game, players=players, seed=seed, options=options)
         check_options(self.options, OPTIONS, "search")
         self.budget = Budget.from_options(self.options, DEFAULT_ITERATIONS)
-        self.lookahead = LOOKAHEAD
         self.stats: dict[str, Any] = {}  # the last decision's search figures (SearchStats.to_json), {} if none
 
     def act(self, observation: Observation) -> Action:
@@ -160,18 +128,13 @@ class SearchLorumAgent(Agent):
         balances = observation.balances
         remaining = observation.deals - observation.deal  # deals still to come after this one
 
-        depth = 0 if observation.phase == "bid" else self.lookahead
-
-        def score(changes: tuple[int, ...]) -> float:
-            return deal_value(me, balances, changes, remaining)
-
         def playout(world: PlayoutDeal, action: Action, _rng: random.Random) -> float:
             deal = world.copy()
             if deal.contract is None:
                 deal.bid(me, cast(str, action))
             else:
                 deal.play(INDEX[cast(str, action)])
-            return look_ahead(deal, me, depth, score)
+            return deal_value(me, balances, play_out(deal), remaining)
 
         rng = move_rng(self.seed, observation.deal, len(observation.bids), len(observation.played))
         # Only the others' cards this deal tell much about their hands (the policy's bids are rare): once they
