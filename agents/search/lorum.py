@@ -54,7 +54,7 @@ from arena_agents.search.lorum_sim import PlayoutDeal, play_out
 from arena_agents.search.lorum_value import deal_value
 
 DEFAULT_ITERATIONS = 240
-"""Playouts per move by default: about 14 ms mean and at most about 60 ms of CPU a move (a bid) against greedy
+"""Playouts per move by default: about 12 ms mean and at most about 60 ms of CPU a move (a bid) against greedy
 agents (docs/agents/search-lorum.md)."""
 
 BID_FACTOR = 3

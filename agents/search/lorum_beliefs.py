@@ -2,7 +2,8 @@
 
 The sampler (``arena.games.lorum.sampler``) already keeps to the public facts (voids,
 must-beat); ``history_likelihood`` weighs a sampled deal by an opponent model, the
-rollout policy with mistakes, and ``WorldChain`` draws deals in proportion to that weight.
+rollout policy with mistakes, and ``WorldChain`` draws deals in proportion to that weight
+(``History`` computes it seat by seat, from one replay of the public record per move).
 """
 
 from __future__ import annotations
@@ -38,30 +39,74 @@ weighing a world costs more than its playouts, and more worlds add time but, mea
 def history_likelihood(observation: LorumObservation, hands: list[int], epsilon: float = MODEL_EPSILON) -> float:
     """How well a world with ``hands`` explains the other seats' calls and cards this deal.
 
-    The deal is replayed from its start (the sampled hands plus the cards played);
-    every decision of another seat with a choice counts 1 when the rollout policy,
+    Every decision of another seat with a choice counts 1 when the rollout policy,
     in that seat's place, would have made it and ``epsilon`` when not.  So worlds
     in which the others' play looks sensible weigh more, yet none is ruled out.
     """
-    me = observation.seat
-    dealt = list(hands)
-    plays = deal_plays(observation)
-    for seat, name in plays:
-        dealt[seat] |= 1 << INDEX[name]
-    deal = PlayoutDeal.start(observation.dealer, dealt, observation.pot)
-    weight = 1.0
-    for seat, call in observation.bids:
-        if seat != me and rollout_call(deal, seat) != call:
-            weight *= epsilon
-        deal.bid(seat, call)
-    for seat, name in plays:
-        card = INDEX[name]
-        if seat != me:
+    record = History(observation)
+    return record.weight(sum(record.departures(seat, hands[seat]) for seat in record.others), epsilon)
+
+
+class History:
+    """The public record of the deal so far, replayed once, to weigh many worlds against it.
+
+    The rollout policy decides from the deciding seat's own hand and public facts only, so
+    a world's likelihood is a product over the other seats, each factor a function of that
+    seat's hand alone: ``departures(seat, hand)`` counts the seat's decisions with a choice
+    that the policy would have made differently had it held ``hand`` (plus the cards it has
+    played since).  A chain step that swaps a card between two seats re-weighs those two.
+    """
+
+    def __init__(self, observation: LorumObservation) -> None:
+        me = observation.seat
+        self.others = [seat for seat in range(PLAYERS) if seat != me]
+        plays = deal_plays(observation)
+        later = [0] * PLAYERS  # per seat: the cards it plays from the current decision on (all, to start with)
+        for seat, name in plays:
+            later[seat] |= 1 << INDEX[name]
+        # Per seat: (position, hand played from that position on, the decision) for every call and card.
+        self.calls: list[list[tuple[PlayoutDeal, int, str]]] = [[] for _ in range(PLAYERS)]
+        self.cards: list[list[tuple[PlayoutDeal, int, int]]] = [[] for _ in range(PLAYERS)]
+        self.known: dict[tuple[int, int], int] = {}  # (seat, hand): departures, as a chain revisits hands
+        deal = PlayoutDeal.start(observation.dealer, [0] * PLAYERS, observation.pot)
+        for seat, call in observation.bids:
+            if seat != me:
+                self.calls[seat].append((deal.copy(), later[seat], call))
+            deal.bid(seat, call)
+        for seat, name in plays:
+            card = INDEX[name]
+            if seat != me:
+                self.cards[seat].append((deal.copy(), later[seat], card))
+            later[seat] ^= 1 << card
+            deal.hands[seat] |= 1 << card  # so that ``play`` can take it out again
+            deal.play(card)
+            deal.hands[seat] = 0
+
+    def departures(self, seat: int, hand: int) -> int:
+        """How many of ``seat``'s decisions with a choice the rollout policy would not have made holding ``hand``."""
+        known = self.known.get((seat, hand))
+        if known is not None:
+            return known
+        count = 0
+        for deal, played, call in self.calls[seat]:
+            deal.hands[seat] = hand | played
+            if rollout_call(deal, seat) != call:
+                count += 1
+        for deal, played, card in self.cards[seat]:
+            deal.hands[seat] = hand | played
             legal = deal.legal()
             if legal & (legal - 1) and rollout_card(deal) != card:
-                weight *= epsilon
-        deal.play(card)
-    return weight
+                count += 1
+        self.known[seat, hand] = count
+        return count
+
+    @staticmethod
+    def weight(departures: int, epsilon: float) -> float:
+        """The likelihood of a world with this many departures: ``epsilon`` to that power."""
+        weight = 1.0
+        for _ in range(departures):
+            weight *= epsilon  # multiplied out, not ``**``: the same float whatever the order of the factors
+        return weight
 
 
 def deal_plays(observation: LorumObservation) -> list[tuple[int, str]]:
@@ -95,16 +140,21 @@ class WorldChain:
         self.epsilon = epsilon
         self.thin = thin
         self.excluded = excluded_cards(observation)
-        self.others = [seat for seat in range(PLAYERS) if seat != observation.seat]
+        self.history = History(observation)
+        self.others = self.history.others
         self.hands = sample_hidden_hands(observation, rng)
-        self.likelihood = history_likelihood(observation, self.hands, epsilon)
+        self.departures = [self.history.departures(seat, self.hands[seat]) for seat in range(PLAYERS)]
+        self.likelihood = History.weight(sum(self.departures), epsilon)
         for _ in range(burn_in):
             self.step(rng)
 
     def step(self, rng: random.Random) -> None:
         """One proposal, accepted or not."""
+        departures = self.departures[:]
         if rng.randrange(FRESH_DRAWS) == 0:
             hands = sample_hidden_hands(self.observation, rng)
+            for seat in self.others:
+                departures[seat] = self.history.departures(seat, hands[seat])
         else:
             a, b = rng.sample(self.others, 2)
             if not self.hands[a] or not self.hands[b]:
@@ -116,9 +166,11 @@ class WorldChain:
             hands = self.hands[:]
             hands[a] ^= 1 << x | 1 << y
             hands[b] ^= 1 << x | 1 << y
-        likelihood = history_likelihood(self.observation, hands, self.epsilon)
+            departures[a] = self.history.departures(a, hands[a])
+            departures[b] = self.history.departures(b, hands[b])
+        likelihood = History.weight(sum(departures), self.epsilon)
         if likelihood >= self.likelihood or rng.random() * self.likelihood < likelihood:
-            self.hands, self.likelihood = hands, likelihood
+            self.hands, self.likelihood, self.departures = hands, likelihood, departures
 
     def draw(self, rng: random.Random) -> list[int]:
         """The chain's next world (``thin`` steps on)."""

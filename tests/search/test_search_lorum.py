@@ -15,7 +15,7 @@ from arena.games.lorum.sampler import sample_hidden_hands
 from arena_agents.lorum import GreedyLorumAgent, RandomLorumAgent
 from arena_agents.search.common import Budget, determinized_search, move_rng
 from arena_agents.search.lorum import BID_FACTOR, BID_WORLDS, DEFAULT_ITERATIONS, SearchLorumAgent, card_candidates
-from arena_agents.search.lorum_beliefs import MAX_WORLDS, WorldChain, history_likelihood
+from arena_agents.search.lorum_beliefs import MAX_WORLDS, History, WorldChain, deal_plays, history_likelihood
 from arena_agents.search.lorum_sim import PlayoutDeal, rollout_call, rollout_card
 from arena_agents.search.lorum_value import RANK_WEIGHT, SPREAD, deal_value, standing
 
@@ -176,6 +176,38 @@ def test_history_likelihood_is_one_when_the_others_played_the_rollout_policy():
         assert history_likelihood(observation, list(state.hands), 0.1) == 1.0
         other = sample_hidden_hands(observation, rng)
         assert 0.0 < history_likelihood(observation, other, 0.1) <= 1.0
+
+
+def replayed_departures(observation, hands: list[int]) -> int:
+    """The other seats' departures from the rollout policy, by replaying the whole deal with every hand."""
+    dealt = list(hands)
+    for seat, name in deal_plays(observation):
+        dealt[seat] |= 1 << INDEX[name]
+    deal = PlayoutDeal.start(observation.dealer, dealt, observation.pot)
+    count = 0
+    for seat, call in observation.bids:
+        count += seat != observation.seat and rollout_call(deal, seat) != call
+        deal.bid(seat, call)
+    for seat, name in deal_plays(observation):
+        legal = deal.legal()
+        count += seat != observation.seat and bool(legal & (legal - 1)) and rollout_card(deal) != INDEX[name]
+        deal.play(INDEX[name])
+    return count
+
+
+def test_the_history_weighs_a_world_seat_by_seat_as_a_whole_replay_does():
+    """``History``'s per-seat departures add up to those of a replay of the deal from its start."""
+    for seed in range(40):
+        state = random_position(seed, deals=1)
+        if state.is_over():
+            continue
+        observation = state.observation(state.to_move()[0])
+        history = History(observation)
+        rng = random.Random(seed)
+        for hands in (list(state.hands), sample_hidden_hands(observation, rng), sample_hidden_hands(observation, rng)):
+            departures = sum(history.departures(seat, hands[seat]) for seat in history.others)
+            assert departures == replayed_departures(observation, hands)
+            assert history_likelihood(observation, hands, 0.1) == pytest.approx(0.1**departures)
 
 
 def policy_position(seed: int) -> Any:
