@@ -30,16 +30,16 @@ def test_clock_draws_on_the_bank_only_beyond_the_move_limit() -> None:
 
 @pytest.mark.parametrize("mode", ["trusted", "isolated"])
 def test_the_bank_absorbs_slow_moves_until_it_runs_out(registry: Registry, host: AgentHost, mode: str) -> None:
-    # 0.3 s per decision against 0.1 s per move and a 0.5 s bank: two decisions draw 0.4 s of the bank
-    # (leaving room for 50 ms of scheduling jitter each), the third would overdraw it.
-    limits = Limits(move_seconds=0.1, bank_seconds=0.5, startup_seconds=2.0, memory_mb=64)
+    # 0.6 s per decision against 0.1 s per move and a 1.2 s bank: two decisions draw 1.0 s of the bank
+    # (leaving room for 100 ms of scheduling jitter each on a loaded machine), the third would overdraw it.
+    limits = Limits(move_seconds=0.1, bank_seconds=1.2, startup_seconds=2.0, memory_mb=64)
     match = play(registry, host, "lorum", NAMES, seed=3, isolation=["trusted", mode, "trusted", "trusted"],
-                 limits=limits, options={SLOW_SEAT: {"after": 0, "seconds": 0.3}})
+                 limits=limits, options={SLOW_SEAT: {"after": 0, "seconds": 0.6}})
     [fault] = match.record["faults"]
     assert fault["kind"] == "timeout"
     assert fault["move"] == decision_moves(match.record, SLOW_SEAT)[2]
     # The message says what that decision had: the move time plus what two slow decisions left of the bank.
-    assert re.search(r"all this decision had: \d\.\d\d s \(0\.1 s per move plus 0\.[01]\d s left of the 0\.5 s bank\)",
+    assert re.search(r"all this decision had: \d\.\d\d s \(0\.1 s per move plus 0\.[0-2]\d s left of the 1\.2 s bank\)",
                      fault["message"]), fault["message"]
 
 
