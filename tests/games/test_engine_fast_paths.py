@@ -24,6 +24,7 @@ from arena.games.lovat.rules import (
     VARIANTS,
     admits_keep,
     keep_compositions,
+    keep_problem,
     level_counts,
     sorted_level_counts,
     stuck_seats,
@@ -375,6 +376,47 @@ def test_apply_takes_a_keep_exactly_when_the_plain_check_does(players: int) -> N
         assert state.phase != "keep"
 
 
+class Counted(str):
+    """A str subclass that counts every comparison and hash the engine asks of it (an agent's own code)."""
+
+    calls = 0
+
+    def __hash__(self) -> int:
+        Counted.calls += 1
+        return str.__hash__(self)
+
+    def __eq__(self, other: object) -> bool:
+        Counted.calls += 1
+        return str.__eq__(self, other)
+
+    def __lt__(self, other: str) -> bool:
+        Counted.calls += 1
+        return str.__lt__(self, other)
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_a_keep_of_an_agents_strings_is_checked_once(reverse: bool) -> None:
+    # An agent's str subclass runs its own code when compared: apply must ask it exactly what one keep check
+    # asks (asked twice, it could answer the second time otherwise, L-5), whether the keep is taken or refused.
+    from arena.games.base import IllegalAction
+
+    state = LOVAT.new_state(3, {"players": 3})
+    observation = state.observation(0)
+    keep = random_keep(observation.dealt, observation.level_sum, observation.min_size, observation.max_size,
+                       random.Random(3))
+    attempt = tuple(map(Counted, keep[::-1] if reverse else keep))
+    Counted.calls = 0
+    keep_problem(attempt, state.dealt[0], state.variant)
+    one_check = Counted.calls
+    Counted.calls = 0
+    if reverse:
+        with pytest.raises(IllegalAction, match="tried keep"):
+            state.apply(0, attempt)
+    else:
+        state.apply(0, attempt)
+    assert one_check > 0 and Counted.calls == one_check
+
+
 def plain_keep_problem(cards: Any, dealt: Any, variant: Any) -> str | None:
     """``rules.keep_problem`` as it was before keeps of exact strings were checked without a set and a sort."""
     from itertools import repeat
@@ -403,8 +445,6 @@ KINDS = ("tuple of card id", "once each", "was not dealt", "were not dealt", "le
 def test_the_keep_rule_words_every_keep_as_the_plain_check_does() -> None:
     # keep_problem checks a tuple of exact strings (by identity of their types) for order in one pass: every keep, legal
     # or broken in any part, exact strings or not, must get the plain check's answer.
-    from arena.games.lovat.rules import keep_problem
-
     rng = random.Random(17)
     seen: set[str | None] = set()
     for trial in range(300):

@@ -125,7 +125,7 @@ def observe(state: LovatState, seat: int) -> LovatObservation:
         obj.legal = ()
         obj.hand_sizes = EMPTY_HANDS[players]  # L-15: every hand is empty
         obj.counter_counts = counters
-    else:
+    else:  # VOID, the one phase left (L-12)
         obj.legal = state.legal_actions(seat)
         obj.hand_sizes = PENDING
         obj.counter_counts = counters
