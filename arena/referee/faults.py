@@ -86,20 +86,38 @@ def is_action_shaped(action: Any) -> bool:
 
 
 def check_action(game: Game, observation: Observation, action: Any) -> Action:
-    """Return ``action`` (a list becomes a tuple) if it is legal for ``observation``; else raise an ``illegal`` Fault.
+    """``action`` as plain values (``exact_action``) if it is legal for ``observation``; else an ``illegal`` Fault.
 
     Works from the observation alone (``Game.action_error``), so the isolated
     referee, the conformance kit and the trusted referee share one check.
     """
-    if isinstance(action, list):
-        action = tuple(action)
-    if not is_action_shaped(action):
+    exact = exact_action(action)
+    if exact is None:
         raise Fault(ILLEGAL, f"returned {type(action).__name__} {_short(action)}, not an action "
                              "(a string, or a tuple of strings such as a keep)")
-    problem = game.action_error(observation, action)
+    problem = game.action_error(observation, exact)
     if problem is not None:
-        raise Fault(ILLEGAL, f"illegal action {_short(action)}: {problem}")
-    return action
+        raise Fault(ILLEGAL, f"illegal action {_short(exact)}: {problem}")
+    return exact
+
+
+def exact_action(action: Any) -> Action | None:
+    """``action`` made of plain values (a ``str``, or a ``tuple`` of ``str``; a list counts as a tuple), or None.
+
+    Read through the built-in types' own methods: an in-process agent's str, tuple or list subclass runs none of
+    its code here nor, since only copies go on, in the engine's checks, the state or other seats' observations.
+    """
+    if isinstance(action, str):
+        return str.__str__(action)  # a subclass's characters as an exact str, whatever the subclass defines
+    if isinstance(action, tuple):
+        items = list(tuple.__iter__(action))
+    elif isinstance(action, list):
+        items = list(list.__iter__(action))
+    else:
+        return None
+    if not all(issubclass(type(item), str) for item in items):
+        return None
+    return tuple(map(str.__str__, items))
 
 
 def _short(value: Any) -> str:

@@ -154,3 +154,53 @@ def test_an_exception_whose_message_cannot_be_read_is_still_described() -> None:
     except Unreadable as error:
         described = describe_exception(error)
     assert described.startswith("Unreadable: (its message could not be read) (at test_referee_faults.py:")
+
+
+class Sly(str):
+    """An in-process agent's card id: counts every call of the code it defines, and would pass as any card."""
+
+    calls = 0
+
+    def __eq__(self, other: object) -> bool:
+        Sly.calls += 1
+        return True
+
+    def __hash__(self) -> int:
+        Sly.calls += 1
+        return 0
+
+    def __lt__(self, other: str) -> bool:
+        Sly.calls += 1
+        return True
+
+
+class SlyTuple(tuple):
+    """A keep whose iteration, called by anyone but the built-in tuple, yields other cards."""
+
+    def __iter__(self) -> Any:
+        Sly.calls += 1
+        return iter(("L1-01",) * len(self))
+
+
+def test_the_engine_gets_exact_strings_and_the_agents_code_never_runs() -> None:
+    # A trusted (in-process) agent's str or tuple subclass runs none of its code in the checks, and only exact
+    # copies go on to the engine, the state and the other seats' observations (L-5 keeps, plays alike).
+    from arena.games.lovat import GAME
+    from arena.referee.faults import Fault, check_action
+
+    state = GAME.new_state(5, {"players": 4})
+    observation = state.observation(0)
+    Sly.calls = 0
+    card = Sly(observation.dealt[0])
+    with pytest.raises(Fault, match="illegal action"):
+        check_action(GAME, observation, card)  # a single card is no keep, however it compares
+    assert Sly.calls == 0
+    from arena_agents.lovat import GreedyLovatAgent
+
+    legal = GreedyLovatAgent(seat=0, game=GAME.info, players=4, seed=0, options={}).act(observation)
+    for sly in (tuple(map(Sly, legal)), SlyTuple(map(Sly, legal)), list(map(Sly, legal))):
+        exact = check_action(GAME, observation, sly)
+        assert exact == legal and type(exact) is tuple and all(type(card) is str for card in exact)
+    assert Sly.calls == 0
+    with pytest.raises(Fault, match="not an action"):
+        check_action(GAME, observation, (legal[0], 5))
