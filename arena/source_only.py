@@ -28,6 +28,7 @@ import importlib.util
 import os
 import sys
 import threading
+import zipimport
 from collections.abc import Sequence
 from importlib.machinery import ModuleSpec
 from pathlib import Path
@@ -94,7 +95,10 @@ class SourceOnlyFinder:
             spec = find(fullname, path, target) if find is not None else None
             if spec is not None:
                 origin = spec.origin
-                if origin and origin.endswith(SOURCE_SUFFIXES) and self.covers(origin):
+                # A module inside a zip the plugin ships (the zip is hashed as a file) keeps zipimport's loader:
+                # there is no source file to read, and zipimport never runs a cache from outside the zip.
+                if origin and origin.endswith(SOURCE_SUFFIXES) and self.covers(origin) \
+                        and not isinstance(spec.loader, zipimport.zipimporter):
                     spec.loader = SourceOnlyLoader(fullname, origin)
                 return spec
         return None

@@ -32,7 +32,7 @@ from typing import Any
 
 from arena.options import OptionError
 from arena.plugins import DEFAULT_PLUGINS_DIR, Registry, load_registry
-from arena.provenance import ProvenanceError, files_hash, plugin_source, source_root
+from arena.provenance import ProvenanceError, files_hash, source_root
 from arena.tournament.cluster import ClusterError, probe
 from arena.tournament.config import TournamentConfig
 from arena.tournament.errors import TournamentError
@@ -164,7 +164,7 @@ def entry_versions(config: TournamentConfig, registry: Registry, plugins_dir: Pa
         if plugin not in hashes:
             source = registry.sources.get(plugin)  # what this registry loads: the hash covers what runs
             try:
-                hashes[plugin] = files_hash(source_root(source) if source else plugin_source(plugin, plugins_dir))
+                hashes[plugin] = files_hash(source_root(source) if source else None)  # every plugin the registry loads has a source
             except ProvenanceError as error:
                 raise TournamentError(f"entry {entry.name!r}: {error}") from None
         versions[entry.name] = {"agent": spec.name, "plugin": plugin, "version": spec.version,

@@ -122,6 +122,22 @@ def test_bytecode_without_a_source_still_loads(tmp_path: Path, finder: SourceOnl
     assert importlib.import_module("plug.bare").FACE == "cache"
 
 
+def test_a_module_in_a_zip_inside_the_root_still_imports(tmp_path: Path, finder: SourceOnlyFinder) -> None:
+    # A zip the plugin ships is hashed as a file; its modules keep zipimport's loader (no file to read from).
+    import zipfile
+
+    (tmp_path / "plug").mkdir()
+    with zipfile.ZipFile(tmp_path / "plug" / "vendored.zip", "w") as archive:
+        archive.writestr("vend.py", 'FACE = "zipped"\n')
+    finder.protect(tmp_path / "plug")
+    sys.path.insert(0, str(tmp_path / "plug" / "vendored.zip"))
+    try:
+        assert importlib.import_module("vend").FACE == "zipped"
+    finally:
+        sys.path.remove(str(tmp_path / "plug" / "vendored.zip"))
+        sys.modules.pop("vend", None)
+
+
 def test_load_file_gives_a_drop_ins_first_module_the_source_loader(tmp_path: Path) -> None:
     two_faced(tmp_path / "drop" / "__init__.py")
     spec = source_only.load_file("arena_plugins.drop_test", tmp_path / "drop" / "__init__.py", package=True)
