@@ -164,7 +164,7 @@ def entry_versions(config: TournamentConfig, registry: Registry, plugins_dir: Pa
         if plugin not in hashes:
             source = registry.sources.get(plugin)  # what this registry loads: the hash covers what runs
             try:
-                hashes[plugin] = files_hash(source_root(source) if source else None)  # every plugin the registry loads has a source
+                hashes[plugin] = files_hash(source_root(source) if source else None)
             except ProvenanceError as error:
                 raise TournamentError(f"entry {entry.name!r}: {error}") from None
         versions[entry.name] = {"agent": spec.name, "plugin": plugin, "version": spec.version,

@@ -15,7 +15,7 @@ from operator import add as _add
 from operator import itemgetter
 from typing import Any
 
-from arena.games.chance import RANDBELOW_MATCHES
+from arena.games.chance import randbelow
 from arena.games.lovat.deck import LEVEL
 
 KeepCounts = tuple[tuple[tuple[int, ...], ...], ...]
@@ -140,17 +140,11 @@ def random_keep(
     """
     # One C-level look-up of every level (a map over LEVEL.__getitem__ costs twice as much); it returns a bare
     # value, not a tuple, for a single card.
-    levels = _levels(*cards)(LEVEL) if len(cards) > 1 else tuple(map(LEVEL.__getitem__, cards))
+    levels = itemgetter(*cards)(LEVEL) if len(cards) > 1 else tuple(map(LEVEL.__getitem__, cards))
     total, running, by_size, walk = _keep_plan(levels, level_sum, min_size, max_size)
     if total == 0:
         raise ValueError(f"no keep of {list(cards)} has levels summing to {level_sum} with {min_size}-{max_size} cards")
-    if type(rng) is _INLINED:  # rng.randrange(total), inlined: chance.randbelow's loop, without its call
-        bits = total.bit_length()
-        ticket = rng.getrandbits(bits)
-        while ticket >= total:
-            ticket = rng.getrandbits(bits)
-    else:
-        ticket = rng.randrange(total)
+    ticket = randbelow(rng, total)  # rng.randrange(total)
     # The size: the first whose running total passes the ticket; the ticket then counts within that size.
     index = bisect_right(running, ticket)
     if index:
@@ -187,11 +181,3 @@ def _walk(
         remaining_sum -= levels[below]
         size -= 1
     return tuple(sorted(chosen))
-
-
-_INLINED = random.Random if RANDBELOW_MATCHES else None
-"""The generator class whose ``randrange`` the draw in ``random_keep`` reproduces (``chance.RANDBELOW_MATCHES``
-checked it at import), or None if it does not."""
-
-_levels = itemgetter
-"""``_levels(*cards)(LEVEL)``: the cards' levels as a tuple (for two cards or more) in one C-level call."""

@@ -122,19 +122,8 @@ def admits_keep(cards: Sequence[str], variant: Variant, *, presorted: bool = Fal
 
 
 def stuck_seats(hands: Sequence[Sequence[str]], variant: Variant) -> tuple[int, ...]:
-    """The seats whose hand, sorted by id, admits no legal keep (L-6): ``admits_keep(presorted=True)`` for every
-    hand of a deal, in one loop (two calls fewer per hand: every deal of every game is checked here)."""
-    admitting = _ADMITTING.get(variant.players)
-    if admitting is None or admitting[0] is not variant:
-        return tuple(seat for seat, hand in enumerate(hands) if not admits_keep(hand, variant, presorted=True))
-    table = admitting[1]
-    stuck = []
-    for seat, hand in enumerate(hands):
-        ones = bisect_left(hand, "L2")  # sorted_level_counts, written out
-        below_three = bisect_left(hand, "L3", ones)
-        if (ones, below_three - ones, len(hand) - below_three) not in table:
-            stuck.append(seat)
-    return tuple(stuck)
+    """The seats whose hand, sorted by id, admits no legal keep (L-6): ``admits_keep(presorted=True)`` per hand."""
+    return tuple(seat for seat, hand in enumerate(hands) if not admits_keep(hand, variant, presorted=True))
 
 
 @cache

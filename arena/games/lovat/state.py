@@ -192,19 +192,17 @@ class LovatState(LovatTurns, GameState):
     @property
     def active(self) -> int | None:
         """The active player's seat, or None during the keep and once the game is over."""
-        if self.phase in (KEEP, OVER):
-            return None
-        return (self.first + self.turn) % self.players
+        return self.turn_facts[3]
 
     @property
     def round(self) -> int:
         """0-based round of the current turn (``variant.rounds`` once over)."""
-        return self.turn // self.players
+        return self.turn_facts[1]
 
     @property
     def die_round(self) -> bool:
         """Whether the current turn is in the last round, where the die is used (L-14)."""
-        return self.phase not in (KEEP, OVER) and self.round == self.variant.rounds - 1
+        return self.turn_facts[2]
 
     def to_move(self) -> tuple[int, ...]:
         if self.phase == KEEP:
