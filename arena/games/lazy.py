@@ -134,8 +134,19 @@ def lazy_constructor(
     namespace: dict[str, Any] = {"builder": builder, "cls": cls}
     exec(source, namespace)  # generated from the dataclass's own field names
     build: Callable[..., Any] = namespace["build"]
+    vars(build)["builder"] = builder  # for builder_of
     _check(cls, build, fields, lazy, fixed, snapshot)
     return build
+
+
+def builder_of(build: Callable[..., Any]) -> type[Any]:
+    """The private subclass a ``lazy_constructor`` build fills, for a game that stores the fields itself.
+
+    Filled field by field (the lazy ones raw, ``PENDING`` as is), an instance becomes a ``cls`` by ``__class__``
+    assignment, exactly as ``build`` makes one.
+    """
+    builder: type[Any] = vars(build)["builder"]
+    return builder
 
 
 def _share_fixed(cls: type, fixed: Any, fields: list[str]) -> None:

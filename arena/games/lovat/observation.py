@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from arena.games.lazy import PENDING, LazyObservation, fixed_part, lazy_constructor
+from arena.games.lazy import PENDING, LazyObservation, builder_of, fixed_part, lazy_constructor
 from arena.games.lovat.deck import COLOURS
 from arena.games.lovat.rules import (
     COLOUR,
@@ -189,18 +189,11 @@ every observation of that seat shares it (``arena/games/lazy.py``)."""
 
 _new_fixed = tuple.__new__
 
-_RAW_HAND_SIZES = LovatObservation.__dict__["hand_sizes"]
-"""The slot of ``hand_sizes`` as the dataclass made it, before ``lazy_constructor`` wraps it in a ``LazySlot``."""
-
 _build = lazy_constructor(LovatObservation, {"hand_sizes": _hand_sizes}, LovatFixed, snapshot=False)
 """``LovatObservation(*fields)`` from the seat's ``LovatFixed`` and the other fields (``hand_sizes`` possibly
 ``PENDING``: it is computed from public fields, so no snapshot is kept).  What ``observe`` builds, one call
 fewer: it stores the same fields itself (``_Store``), and tests/games holds the two equal."""
 
-_Store = type("_LovatObservationStore", (LovatObservation,), {
-    "__slots__": (), "__init__": object.__init__, "__setattr__": object.__setattr__,
-    "__delattr__": object.__delattr__, "hand_sizes": _RAW_HAND_SIZES,
-})
-"""What ``observe`` fills, as ``lazy_constructor``'s builder does: a ``LovatObservation`` with ``object``'s plain
-``__setattr__`` (a slot store each, where the frozen dataclass's costs a call) and ``hand_sizes``' raw slot
-(``PENDING`` stored as is); it adds no slots, so ``__class__`` assignment then makes it a ``LovatObservation``."""
+_Store = builder_of(_build)
+"""What ``observe`` fills: ``_build``'s own builder (a ``LovatObservation`` with ``object``'s plain ``__setattr__``
+and ``hand_sizes``' raw slot, so ``PENDING`` is stored as is), then made a ``LovatObservation``."""
