@@ -125,7 +125,7 @@ class WorldChain:
     each card may be held by its new seat) or, one time in ``FRESH_DRAWS``, a new uniform
     draw; both proposals are symmetric under the uniform prior, so a move is accepted
     with probability ``min(1, new likelihood / old likelihood)``.  The worlds it returns
-    are ``thin`` steps apart, after ``burn_in`` steps from its first draw.
+    are ``CHAIN_STEPS`` steps apart, after ``BURN_IN`` steps from its first draw.
     """
 
     def __init__(
@@ -133,26 +133,25 @@ class WorldChain:
         observation: LorumObservation,
         rng: random.Random,
         epsilon: float = MODEL_EPSILON,
-        thin: int = CHAIN_STEPS,
-        burn_in: int = BURN_IN,
     ) -> None:
         self.observation = observation
         self.epsilon = epsilon
-        self.thin = thin
         self.excluded = excluded_cards(observation)
         self.history = History(observation)
         self.others = self.history.others
         self.hands = sample_hidden_hands(observation, rng)
-        self.departures = [self.history.departures(seat, self.hands[seat]) for seat in range(PLAYERS)]
+        self.departures = [0] * PLAYERS  # the searching seat's own decisions are never weighed
+        for seat in self.others:
+            self.departures[seat] = self.history.departures(seat, self.hands[seat])
         self.likelihood = History.weight(sum(self.departures), epsilon)
-        for _ in range(burn_in):
+        for _ in range(BURN_IN):
             self.step(rng)
 
     def step(self, rng: random.Random) -> None:
         """One proposal, accepted or not."""
-        departures = self.departures[:]
         if rng.randrange(FRESH_DRAWS) == 0:
             hands = sample_hidden_hands(self.observation, rng)
+            departures = self.departures[:]
             for seat in self.others:
                 departures[seat] = self.history.departures(seat, hands[seat])
         else:
@@ -166,6 +165,7 @@ class WorldChain:
             hands = self.hands[:]
             hands[a] ^= 1 << x | 1 << y
             hands[b] ^= 1 << x | 1 << y
+            departures = self.departures[:]
             departures[a] = self.history.departures(a, hands[a])
             departures[b] = self.history.departures(b, hands[b])
         likelihood = History.weight(sum(departures), self.epsilon)
@@ -173,7 +173,7 @@ class WorldChain:
             self.hands, self.likelihood, self.departures = hands, likelihood, departures
 
     def draw(self, rng: random.Random) -> list[int]:
-        """The chain's next world (``thin`` steps on)."""
-        for _ in range(self.thin):
+        """The chain's next world (``CHAIN_STEPS`` steps on)."""
+        for _ in range(CHAIN_STEPS):
             self.step(rng)
         return self.hands[:]
