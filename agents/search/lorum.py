@@ -2,7 +2,7 @@
 
 At each decision with more than one legal action the agent
 
-1. samples hidden deals consistent with its observation (``sampler.sample_hidden_hands``:
+1. samples hidden deals consistent with its observation (``sampler.HiddenHands``:
    uniform over the deals that fit the public voids and must-beat facts).  Once the
    others have played cards this deal, the worlds come instead from ``WorldChain``, a
    Metropolis chain over such deals that draws each in proportion to how well it explains
@@ -45,7 +45,7 @@ from arena.agent import Agent
 from arena.games.base import Action, GameInfo, Observation
 from arena.games.lorum.cards import ABOVE_MASKS, DECK, FULL_DECK_MASK, INDEX, POINTS, indices_of, mask_of
 from arena.games.lorum.observation import LorumObservation
-from arena.games.lorum.sampler import sample_hidden_hands
+from arena.games.lorum.sampler import HiddenHands
 from arena.games.lorum.state import PLAYERS
 from arena_agents.lorum import BELOW_MASKS
 from arena_agents.search.common import BUDGET_OPTIONS, Budget, SearchStats, check_options, determinized_search, move_rng
@@ -140,11 +140,11 @@ class SearchLorumAgent(Agent):
         # Only the others' cards this deal tell much about their hands (the policy's bids are rare): once they
         # have played, the worlds come from a chain that draws them in proportion to how well they explain it.
         informative = any(seat != me for seat, _card in deal_plays(observation))
-        chain = WorldChain(observation, rng) if informative else None
+        worlds = WorldChain(observation, rng) if informative else HiddenHands(observation)
 
         def sample(rng: random.Random) -> PlayoutDeal:
             deal = template.copy()
-            deal.hands = sample_hidden_hands(observation, rng) if chain is None else chain.draw(rng)
+            deal.hands = worlds.draw(rng)
             return deal
 
         budget, max_worlds = self.budget, MAX_WORLDS

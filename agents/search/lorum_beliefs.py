@@ -12,7 +12,7 @@ import random
 
 from arena.games.lorum.cards import INDEX, indices_of
 from arena.games.lorum.observation import LorumObservation
-from arena.games.lorum.sampler import excluded_cards, sample_hidden_hands
+from arena.games.lorum.sampler import HiddenHands, excluded_cards
 from arena.games.lorum.state import PLAYERS
 from arena_agents.search.lorum_sim import PlayoutDeal, rollout_call, rollout_card
 
@@ -134,12 +134,12 @@ class WorldChain:
         rng: random.Random,
         epsilon: float = MODEL_EPSILON,
     ) -> None:
-        self.observation = observation
         self.epsilon = epsilon
         self.excluded = excluded_cards(observation)
         self.history = History(observation)
         self.others = self.history.others
-        self.hands = sample_hidden_hands(observation, rng)
+        self.uniform = HiddenHands(observation)  # the prior, prepared once for the chain's fresh draws
+        self.hands = self.uniform.draw(rng)
         self.departures = [0] * PLAYERS  # the searching seat's own decisions are never weighed
         for seat in self.others:
             self.departures[seat] = self.history.departures(seat, self.hands[seat])
@@ -150,7 +150,7 @@ class WorldChain:
     def step(self, rng: random.Random) -> None:
         """One proposal, accepted or not."""
         if rng.randrange(FRESH_DRAWS) == 0:
-            hands = sample_hidden_hands(self.observation, rng)
+            hands = self.uniform.draw(rng)
             departures = self.departures[:]
             for seat in self.others:
                 departures[seat] = self.history.departures(seat, hands[seat])

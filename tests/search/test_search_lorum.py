@@ -11,7 +11,6 @@ import pytest
 from arena.games.base import Action
 from arena.games.lorum import GAME
 from arena.games.lorum.cards import DECK, INDEX, RANKS, SUITS, indices_of, mask_of
-from arena.games.lorum.sampler import sample_hidden_hands
 from arena_agents.lorum import GreedyLorumAgent, RandomLorumAgent
 from arena_agents.search.common import Budget, determinized_search, move_rng
 from arena_agents.search.lorum import BID_FACTOR, BID_WORLDS, DEFAULT_ITERATIONS, SearchLorumAgent, card_candidates
@@ -438,8 +437,10 @@ def test_the_worlds_the_search_plays_out_respect_voids_must_beat_and_hand_sizes(
 
     sampled: list[list[int]] = []
 
-    def recording(observation, rng):
-        hands = sample_hidden_hands(observation, rng)
+    uniform = search_lorum.HiddenHands.draw
+
+    def recording(sampler, rng):
+        hands = uniform(sampler, rng)
         sampled.append(hands)
         return hands
 
@@ -450,7 +451,7 @@ def test_the_worlds_the_search_plays_out_respect_voids_must_beat_and_hand_sizes(
         sampled.append(hands)
         return hands
 
-    monkeypatch.setattr(search_lorum, "sample_hidden_hands", recording)
+    monkeypatch.setattr(search_lorum.HiddenHands, "draw", recording)
     monkeypatch.setattr(search_lorum.WorldChain, "draw", recording_draw)
     checked = facts = small = 0
     for seed in range(60):

@@ -173,32 +173,50 @@ def split_weights(observation: LorumObservation) -> list[tuple[tuple[Group, ...]
     return [(groups, split, weight) for split, weight in zip(splits, weights)]
 
 
+class HiddenHands:
+    """The uniform sampler of the hands consistent with one observation, prepared once for many draws.
+
+    The unseen cards' groups by the seats that may hold them and the admissible splits depend on the
+    observation alone; a search drawing many worlds for one decision works them out once here.
+    ``GameError`` (one line) for an observation no deal fits.
+    """
+
+    def __init__(self, observation: LorumObservation) -> None:
+        self.by_allowed, self.keys, self.groups, sizes = _groups(observation)
+        self.splits, self.cumulative = _splits(self.groups, sizes)
+        if not self.splits:
+            raise GameError("inconsistent observation: no deal of the unseen cards fits the public constraints")
+        self.seat = observation.seat
+        self.hand = mask_of(observation.hand)
+
+    def draw(self, rng: random.Random) -> list[int]:
+        """Uniformly sample the current hands (masks, by seat)."""
+        cumulative = self.cumulative
+        draw = rng.randrange(cumulative[-1])
+        low, high = 0, len(cumulative) - 1
+        while low < high:  # the first split whose cumulative weight exceeds the draw
+            mid = (low + high) // 2
+            if cumulative[mid] > draw:
+                high = mid
+            else:
+                low = mid + 1
+        split = self.splits[low]
+        hands = [0] * PLAYERS
+        hands[self.seat] = self.hand
+        for (seats, _n), numbers, key in zip(self.groups, split, self.keys):
+            cards = list(self.by_allowed[key])
+            rng.shuffle(cards)
+            position = 0
+            for seat, x in zip(seats, numbers):
+                for card in cards[position : position + x]:
+                    hands[seat] |= 1 << card
+                position += x
+        return hands
+
+
 def sample_hidden_hands(observation: LorumObservation, rng: random.Random) -> list[int]:
     """Uniformly sample the current hands (masks, by seat) consistent with ``observation``."""
-    by_allowed, keys, groups, sizes = _groups(observation)
-    splits, cumulative = _splits(groups, sizes)
-    if not splits:
-        raise GameError("inconsistent observation: no deal of the unseen cards fits the public constraints")
-    draw = rng.randrange(cumulative[-1])
-    low, high = 0, len(cumulative) - 1
-    while low < high:  # the first split whose cumulative weight exceeds the draw
-        mid = (low + high) // 2
-        if cumulative[mid] > draw:
-            high = mid
-        else:
-            low = mid + 1
-    split = splits[low]
-    hands = [0] * PLAYERS
-    hands[observation.seat] = mask_of(observation.hand)
-    for (seats, _n), numbers, key in zip(groups, split, keys):
-        cards = list(by_allowed[key])
-        rng.shuffle(cards)
-        position = 0
-        for seat, x in zip(seats, numbers):
-            for card in cards[position : position + x]:
-                hands[seat] |= 1 << card
-            position += x
-    return hands
+    return HiddenHands(observation).draw(rng)
 
 
 def sample_state(observation: LorumObservation, rng: random.Random) -> LorumState:
