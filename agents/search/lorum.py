@@ -11,7 +11,9 @@ At each decision with more than one legal action the agent
    as the policy does dominate;
 2. in each world plays every candidate out: the candidate, then the rest of the
    current deal (remaining calls and all tricks) by a fast rollout policy in which
-   every seat decides from its own hand and the public cards only;
+   every seat decides from its own hand and the public cards only, except that after a
+   card the seat's own later cards (void discards apart) are each chosen by playing out
+   its candidates in that world (``play_out_searching``), as it will search there too;
 3. scores a playout by the seat's chip change over the current deal (settled by the
    engine's own ``settle_regular`` / ``settle_contract``, so pot, splits and contract
    stakes count exactly as in the game) plus what that change does to its expected
@@ -38,19 +40,19 @@ See ``docs/agents/search-lorum.md`` for the measured strength and speed.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, cast
 
 from arena.agent import Agent
 from arena.games.base import Action, GameInfo, Observation
-from arena.games.lorum.cards import ABOVE_MASKS, DECK, FULL_DECK_MASK, INDEX, POINTS, indices_of, mask_of
+from arena.games.lorum.cards import ABOVE_MASKS, DECK, FULL_DECK_MASK, INDEX, POINTS, SUIT_MASKS, indices_of, mask_of
 from arena.games.lorum.observation import LorumObservation
 from arena.games.lorum.sampler import HiddenHands
 from arena.games.lorum.state import PLAYERS
 from arena_agents.lorum import BELOW_MASKS
 from arena_agents.search.common import BUDGET_OPTIONS, Budget, SearchStats, check_options, determinized_search, move_rng
 from arena_agents.search.lorum_beliefs import MAX_WORLDS, WorldChain, deal_plays
-from arena_agents.search.lorum_sim import PlayoutDeal, play_out
+from arena_agents.search.lorum_sim import PlayoutDeal, play_out, rollout_call, rollout_card
 from arena_agents.search.lorum_value import deal_value
 
 DEFAULT_ITERATIONS = 240
@@ -97,6 +99,38 @@ def card_candidates(deal: PlayoutDeal, trick: int) -> list[int]:
     return chosen
 
 
+def play_out_searching(deal: PlayoutDeal, me: int, value: Callable[[tuple[int, ...]], float]) -> float:
+    """Finish ``deal`` in place and return its ``value``: the rollout policy, except at ``me``'s card decisions.
+
+    At each of those with a choice (``card_candidates``) that is not a void discard,
+    ``me`` plays out every candidate by the rollout policy in this world and plays the
+    best.  In the game the seat searches again at each of its decisions, so a playout in
+    which it plays the rollout policy's card undervalues the positions where its later
+    choice matters.  This look-ahead sees the world's hands, which the seat will not, so
+    a void discard keeps the policy's (the costliest card first): a point card kept in
+    hand can always be placed safely by a player who sees every hand, and valued that way
+    the search would keep the green Ober instead of dropping it on a trick it cannot win.
+    """
+    while deal.contract is None:
+        who = deal.to_act
+        deal.bid(who, rollout_call(deal, who))
+    while not deal.over:
+        if deal.to_act == me and not (deal.in_trick and not deal.hands[me] & SUIT_MASKS[deal.led]):
+            cards = card_candidates(deal, deal.trick_cards)
+            if len(cards) > 1:
+                deal.play(max(cards, key=lambda card: value(play_out(_after(deal, card)))))
+                continue
+        deal.play(rollout_card(deal))
+    return value(deal.chip_changes())
+
+
+def _after(deal: PlayoutDeal, card: int) -> PlayoutDeal:
+    """A copy of ``deal`` with ``card`` played."""
+    branch = deal.copy()
+    branch.play(card)
+    return branch
+
+
 class SearchLorumAgent(Agent):
     """Determinized Monte Carlo search over the current deal's chips and standing (see the module docstring)."""
 
@@ -119,8 +153,7 @@ class SearchLorumAgent(Agent):
         if observation.phase == "bid":
             candidates: list[Action] = list(observation.legal)
         else:
-            trick = mask_of([name for _seat, name in observation.trick])
-            candidates = [DECK[card] for card in card_candidates(template, trick)]
+            candidates = [DECK[card] for card in card_candidates(template, template.trick_cards)]
         if len(candidates) == 1:  # one legal action, or several that are all the same
             self.stats = SearchStats().to_json()
             return candidates[0]
@@ -128,13 +161,16 @@ class SearchLorumAgent(Agent):
         balances = observation.balances
         remaining = observation.deals - observation.deal  # deals still to come after this one
 
+        def value(changes: tuple[int, ...]) -> float:
+            return deal_value(me, balances, changes, remaining)
+
         def playout(world: PlayoutDeal, action: Action, _rng: random.Random) -> float:
             deal = world.copy()
-            if deal.contract is None:
+            if deal.contract is None:  # the bid: the seat's cards are played by the rollout policy
                 deal.bid(me, cast(str, action))
-            else:
-                deal.play(INDEX[cast(str, action)])
-            return deal_value(me, balances, play_out(deal), remaining)
+                return value(play_out(deal))
+            deal.play(INDEX[cast(str, action)])
+            return play_out_searching(deal, me, value)
 
         rng = move_rng(self.seed, observation.deal, len(observation.bids), len(observation.played))
         # Only the others' cards this deal tell much about their hands (the policy's bids are rare): once they

@@ -52,6 +52,7 @@ class PlayoutDeal:
         "to_act",
         "trick_points",
         "tricks",
+        "trick_cards",
         "tricks_won",
     )
 
@@ -68,6 +69,7 @@ class PlayoutDeal:
     best: int  # highest led-suit card in the current trick
     best_seat: int  # who played it
     trick_points: int  # card points in the current trick
+    trick_cards: int  # the cards in the current trick (mask)
     tricks: int  # completed tricks this deal
     points: list[int]  # card points taken per seat (S-9)
     tricks_won: list[int]  # tricks taken per seat
@@ -93,9 +95,10 @@ class PlayoutDeal:
         deal.over = False
         deal.in_trick = len(observation.trick)
         deal.led = deal.best = deal.best_seat = _NONE
-        deal.trick_points = 0
+        deal.trick_points = deal.trick_cards = 0
         for seat, name in observation.trick:
             card = INDEX[name]
+            deal.trick_cards |= 1 << card
             if deal.best == _NONE:
                 deal.led, deal.best, deal.best_seat = card >> 3, card, seat
             elif card >> 3 == deal.led and card < deal.best:  # a smaller index is a higher card
@@ -115,7 +118,7 @@ class PlayoutDeal:
         deal.contract = None
         deal.bidder = _NONE
         deal.to_act = (dealer + 1) % PLAYERS
-        deal.in_trick = deal.trick_points = deal.tricks = 0
+        deal.in_trick = deal.trick_points = deal.trick_cards = deal.tricks = 0
         deal.led = deal.best = deal.best_seat = _NONE
         deal.points = [0] * PLAYERS
         deal.tricks_won = [0] * PLAYERS
@@ -139,6 +142,7 @@ class PlayoutDeal:
         twin.best = self.best
         twin.best_seat = self.best_seat
         twin.trick_points = self.trick_points
+        twin.trick_cards = self.trick_cards
         twin.tricks = self.tricks
         twin.points = self.points[:]
         twin.tricks_won = self.tricks_won[:]
@@ -204,6 +208,7 @@ class PlayoutDeal:
         else:
             self.known_out[seat] |= SUIT_MASKS[self.led]  # S-6: void in the led suit
         self.trick_points += POINTS[card]
+        self.trick_cards |= bit
         self.in_trick += 1
         if self.in_trick < PLAYERS:
             self.to_act = (seat + 1) % PLAYERS
@@ -212,7 +217,7 @@ class PlayoutDeal:
         self.points[winner] += self.trick_points
         self.tricks_won[winner] += 1
         self.tricks += 1
-        self.in_trick = self.trick_points = 0
+        self.in_trick = self.trick_points = self.trick_cards = 0
         self.led = self.best = self.best_seat = _NONE
         self.to_act = winner
         if (
