@@ -56,8 +56,8 @@ from arena_agents.search.lorum_sim import PlayoutDeal, play_out, rollout_call, r
 from arena_agents.search.lorum_value import deal_value
 
 DEFAULT_ITERATIONS = 240
-"""Playouts per move by default: about 12 ms mean and at most about 60 ms of CPU a move (a bid) against greedy
-agents (docs/agents/search-lorum.md)."""
+"""Playouts per move by default: about 23 ms mean and at most about 150 ms of CPU a move against greedy agents
+(docs/agents/search-lorum.md)."""
 
 BID_FACTOR = 3
 """The bid searches this many times the playouts of a move, over up to ``BID_WORLDS`` worlds: once a deal, it
