@@ -2,7 +2,8 @@
 
 The Lorum search's simulator: just enough of the rules to play the current deal out
 and settle it (several times faster than driving ``LorumState``; a test checks it
-against the engine), and the fast heuristic every seat follows in playouts.
+against the engine), and the fast heuristic the seats follow in playouts (all of them, but for the
+searching seat's own later cards after a card decision: ``lorum.play_out_searching``).
 """
 
 from __future__ import annotations
@@ -50,9 +51,9 @@ class PlayoutDeal:
         "points",
         "pot",
         "to_act",
+        "trick_cards",
         "trick_points",
         "tricks",
-        "trick_cards",
         "tricks_won",
     )
 
@@ -239,7 +240,8 @@ class PlayoutDeal:
 
 # ------------------------------------------------------------ rollout policy
 #
-# A fast heuristic every seat follows in playouts.  It sees only what that seat
+# A fast heuristic the seats follow in playouts (the searching seat's later cards after a
+# card decision apart, ``lorum.play_out_searching``).  It sees only what that seat
 # would see: its own hand, the cards played and the public voids (``known_out``).
 # The bids reuse the greedy agent's safe-hand tests; the card play is written for
 # card masks (the greedy agent's ``_View`` works on observations, too slow here).
@@ -257,7 +259,7 @@ def rollout_call(deal: PlayoutDeal, seat: int) -> str:
 
 
 def rollout_card(deal: PlayoutDeal) -> int:
-    """The card the seat to move plays in a playout (deterministic: playouts differ by their worlds)."""
+    """The rollout policy's card for the seat to move (deterministic: playouts differ by their worlds)."""
     legal = deal.legal()
     if not legal & (legal - 1):
         return legal.bit_length() - 1  # a single legal card
