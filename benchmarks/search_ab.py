@@ -3,7 +3,7 @@
 For every seed the same deal (Lovat: one game; Lorum: ``--deals`` deals) is played
 ``1 + 2 * players`` times: once by ``players`` greedy agents (the baseline table), then for
 every seat r once with the candidate in seat r and once with the current agent in seat r,
-greedy agents in the other seats.  The same seed gives the same cards (and, for the same
+greedy agents in the other seats (or ``--opponent``'s).  The same seed gives the same cards (and, for the same
 decisions, the same die rolls), so per seed the two agents are compared on exactly the
 same hands against exactly the same opponents.  Per seed, averaged over the seats:
 
@@ -21,6 +21,11 @@ and ``--current-options`` are JSON objects passed as the agents' options.
 
     .venv/bin/python benchmarks/search_ab.py lorum --candidate-options '{"iterations": 480}' --seeds 40
     PYTHONPATH=plugins .venv/bin/python benchmarks/search_ab.py lovat --candidate my_search:MySearch --players 5
+
+``--opponent module:Class`` seats another agent in place of greedy, in the baseline table and around
+both agents, e.g. the example plugin's heuristic once installed (``pip install -e plugins/example-agent``):
+
+    .venv/bin/python benchmarks/search_ab.py lorum --opponent arena_example_agent.agents:ExampleLorumAgent
 """
 
 from __future__ import annotations
@@ -92,12 +97,11 @@ def play(
     return [players - rank for rank in result.ranks], list(result.scores), times
 
 
-def one_seed(args: tuple[int, str, dict[str, Any], Spec, Spec]) -> dict[str, Any]:
-    """The per-seed figures: rank and score gains of both agents over greedy, and their move times."""
-    seed, game_name, options, candidate, current = args
+def one_seed(args: tuple[int, str, dict[str, Any], Spec, Spec, Spec]) -> dict[str, Any]:
+    """The per-seed figures: rank and score gains of both agents over the opponent, and their move times."""
+    seed, game_name, options, candidate, current, greedy = args
     game = load_game(game_name)
     players = int(options.get("players", 4))
-    greedy: Spec = (GREEDY[game_name], {})
     base_ranks, base_scores, _ = play(game, seed, options, [greedy] * players, -1)
     out: dict[str, Any] = {}
     for label, spec in (("candidate", candidate), ("current", current)):
@@ -115,9 +119,9 @@ def one_seed(args: tuple[int, str, dict[str, Any], Spec, Spec]) -> dict[str, Any
 
 def parse_spec(game: str, path: str, options: str, parser: argparse.ArgumentParser) -> Spec:
     """An agent from the command line, or a one-line error naming the bad argument."""
-    path = SEARCH[game] if path == "search" else path
+    path = SEARCH[game] if path == "search" else GREEDY[game] if path == "greedy" else path
     if ":" not in path:
-        parser.error(f"an agent is module:Class or 'search', not {path!r}")
+        parser.error(f"an agent is module:Class, 'search' or 'greedy', not {path!r}")
     try:
         load_class(path)
     except (ImportError, AttributeError) as error:
@@ -143,6 +147,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--candidate-options", default="{}", help="JSON object of the candidate's options")
     parser.add_argument("--current", default="search", help="module:Class, or 'search' (default)")
     parser.add_argument("--current-options", default="{}", help="JSON object of the current agent's options")
+    parser.add_argument("--opponent", default="greedy", help="module:Class in the other seats, or 'greedy' (default)")
     parser.add_argument("--players", type=int, default=4, help="Lovat: players (3-6); Lorum is always 4")
     parser.add_argument("--deals", type=int, default=4, help="Lorum: deals per game (4: everyone deals once)")
     parser.add_argument("--seeds", type=int, default=40, help="number of seeds (duplicate deal sets)")
@@ -156,8 +161,10 @@ def main(argv: list[str] | None = None) -> None:
     options = {"players": args.players} if args.game == "lovat" else {"deals": args.deals}
     candidate = parse_spec(args.game, args.candidate, args.candidate_options, parser)
     current = parse_spec(args.game, args.current, args.current_options, parser)
+    opponent = parse_spec(args.game, args.opponent, "{}", parser)
+    against = "greedy" if opponent[0] == GREEDY[args.game] else opponent[0]
     seeds = range(args.first_seed, args.first_seed + args.seeds)
-    work = [(seed, args.game, options, candidate, current) for seed in seeds]
+    work = [(seed, args.game, options, candidate, current, opponent) for seed in seeds]
     start = time.perf_counter()
     results: list[dict[str, Any]] = []
     with ProcessPoolExecutor(args.jobs) if args.jobs > 1 else _Serial() as pool:
@@ -168,10 +175,10 @@ def main(argv: list[str] | None = None) -> None:
     players = args.players if args.game == "lovat" else 4
     unit = "points" if args.game == "lovat" else "chips"
     print(f"{args.game}, {players} players, {options}: seeds {args.first_seed}..{args.first_seed + args.seeds - 1}, "
-          f"each in {players} seats against greedy ({args.seeds * players} games per agent)")
+          f"each in {players} seats against {against} ({args.seeds * players} games per agent)")
     for label, spec in (("candidate", candidate), ("current", current)):
         times = [t for result in results for t in result[label]["times"]]
-        print(f"  {label} {spec[0]} {json.dumps(spec[1])}: rank gain over greedy "
+        print(f"  {label} {spec[0]} {json.dumps(spec[1])}: rank gain over {against} "
               f"{mean_interval([r[label]['rank'] for r in results], 'ranks')}; score gain "
               f"{mean_interval([r[label]['score'] for r in results], unit, digits=2)}; CPU per decision "
               f"mean {statistics.mean(times):.1f} ms, max {max(times):.0f} ms over {len(times)}")

@@ -16,13 +16,29 @@ def test_the_same_agent_against_itself_ties_exactly_on_every_seed(capsys: pytest
     assert out.count("CPU per decision mean") == 2
 
 
+def test_another_opponent_takes_greedys_seats_and_is_named(capsys: pytest.CaptureFixture[str]) -> None:
+    """Greedy as the current agent gains exactly nothing over greedy, and something over random ones."""
+    base = ["lorum", "--deals", "1", "--seeds", "2", "--candidate-options", '{"iterations": 8}', "--current", "greedy"]
+    greedy = "current arena_agents.lorum:GreedyLorumAgent {}: rank gain over"
+    level = "+0.000 ranks (95% CI +0.000 .. +0.000)"
+    main(base)
+    assert f"{greedy} greedy {level}" in capsys.readouterr().out
+    opponent = "arena_agents.lorum:RandomLorumAgent"
+    main([*base, "--opponent", opponent])
+    out = capsys.readouterr().out
+    assert f"seeds 1000..1001, each in 4 seats against {opponent} (8 games per agent)" in out
+    assert f"{greedy} {opponent} " in out
+    assert f"{greedy} {opponent} {level}" not in out
+
+
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
         (["lovat", "--players", "7"], "--players: Lovat is played by 3 to 6 players, not 7"),
-        (["lorum", "--candidate", "nowhere"], "an agent is module:Class or 'search', not 'nowhere'"),
+        (["lorum", "--candidate", "nowhere"], "an agent is module:Class, 'search' or 'greedy', not 'nowhere'"),
         (["lorum", "--candidate", "arena_agents.lorum:Missing"], "cannot load agent 'arena_agents.lorum:Missing'"),
         (["lorum", "--current-options", "[1]"], "agent options must be a JSON object, not '[1]'"),
+        (["lorum", "--opponent", "arena_agents.lorum:Missing"], "cannot load agent 'arena_agents.lorum:Missing'"),
     ],
 )
 def test_bad_arguments_are_named_in_one_line(
