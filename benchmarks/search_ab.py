@@ -50,7 +50,7 @@ SEARCH = {"lovat": "arena_agents.search.lovat:SearchLovatAgent", "lorum": "arena
 """The first-party search agent of each game, as ``module:Class``."""
 
 GREEDY = {"lovat": "arena_agents.lovat:GreedyLovatAgent", "lorum": "arena_agents.lorum:GreedyLorumAgent"}
-"""The greedy agent of each game: every other seat."""
+"""The greedy agent of each game: every other seat unless ``--opponent`` names another."""
 
 Spec = tuple[str, dict[str, Any]]
 """An agent: ``module:Class`` and its options."""
@@ -99,15 +99,15 @@ def play(
 
 def one_seed(args: tuple[int, str, dict[str, Any], Spec, Spec, Spec]) -> dict[str, Any]:
     """The per-seed figures: rank and score gains of both agents over the opponent, and their move times."""
-    seed, game_name, options, candidate, current, greedy = args
+    seed, game_name, options, candidate, current, opponent = args
     game = load_game(game_name)
     players = int(options.get("players", 4))
-    base_ranks, base_scores, _ = play(game, seed, options, [greedy] * players, -1)
+    base_ranks, base_scores, _ = play(game, seed, options, [opponent] * players, -1)
     out: dict[str, Any] = {}
     for label, spec in (("candidate", candidate), ("current", current)):
         ranks, scores, times = [], [], []
         for seat in range(players):
-            seats = [greedy] * players
+            seats = [opponent] * players
             seats[seat] = spec
             rank_points, score, moves = play(game, seed, options, seats, seat)
             ranks.append(rank_points[seat] - base_ranks[seat])
@@ -143,9 +143,9 @@ def main(argv: list[str] | None = None) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("game", choices=sorted(SEARCH))
-    parser.add_argument("--candidate", default="search", help="module:Class, or 'search' (default)")
+    parser.add_argument("--candidate", default="search", help="module:Class, 'search' (default) or 'greedy'")
     parser.add_argument("--candidate-options", default="{}", help="JSON object of the candidate's options")
-    parser.add_argument("--current", default="search", help="module:Class, or 'search' (default)")
+    parser.add_argument("--current", default="search", help="module:Class, 'search' (default) or 'greedy'")
     parser.add_argument("--current-options", default="{}", help="JSON object of the current agent's options")
     parser.add_argument("--opponent", default="greedy", help="module:Class in the other seats, or 'greedy' (default)")
     parser.add_argument("--players", type=int, default=4, help="Lovat: players (3-6); Lorum is always 4")
