@@ -1,22 +1,23 @@
 """A candidate search agent against the current one on duplicate deals, each alone among greedy agents (paired).
 
-For every seed the same deal (Lovat: one game; Lorum: ``--deals`` deals) is played
-``1 + 2 * players`` times: once by ``players`` greedy agents (the baseline table), then for
-every seat r once with the candidate in seat r and once with the current agent in seat r,
-greedy agents in the other seats (or ``--opponent``'s).  The same seed gives the same cards (and, for the same
+The other seats are greedy agents unless ``--opponent`` names another agent.  For every seed
+the same deal (Lovat: one game; Lorum: ``--deals`` deals) is played ``1 + 2 * players`` times:
+once by ``players`` opponents (the baseline table), then for every seat r once with the
+candidate in seat r and once with the current agent in seat r, opponents in the other
+seats.  The same seed gives the same cards (and, for the same
 decisions, the same die rolls), so per seed the two agents are compared on exactly the
 same hands against exactly the same opponents.  Per seed, averaged over the seats:
 
 * ``rank gain``: the agent's rank points (``players - rank``, L-16 / S-17 competition ranks)
-  minus the greedy agent's in the same seat of the baseline table, for each agent;
+  minus the opponent's in the same seat of the baseline table, for each agent;
 * ``paired``: the candidate's rank points minus the current agent's (the figure that decides);
 * the same for the score (Lovat points, Lorum chips).
 
 Seeds are independent, so each 95% interval is mean +- 1.96 standard errors over seeds.
 Also reported: each agent's CPU time per decision with a choice (mean and max).
 
-An agent is ``module:Class`` (importable, e.g. from a drop-in file on ``PYTHONPATH``) or
-``search`` for the registered first-party search agent of the game; ``--candidate-options``
+An agent is ``module:Class`` (importable, e.g. from a drop-in file on ``PYTHONPATH``), or
+``search`` / ``greedy`` for the first-party search / greedy agent of the game; ``--candidate-options``
 and ``--current-options`` are JSON objects passed as the agents' options.
 
     .venv/bin/python benchmarks/search_ab.py lorum --candidate-options '{"iterations": 480}' --seeds 40
@@ -117,21 +118,23 @@ def one_seed(args: tuple[int, str, dict[str, Any], Spec, Spec, Spec]) -> dict[st
     return out
 
 
-def parse_spec(game: str, path: str, options: str, parser: argparse.ArgumentParser) -> Spec:
-    """An agent from the command line, or a one-line error naming the bad argument."""
+def parse_spec(flag: str, game: str, path: str, options: str, parser: argparse.ArgumentParser) -> Spec:
+    """The agent given by ``flag``, or a one-line error naming the flag and what is wrong with it."""
     path = SEARCH[game] if path == "search" else GREEDY[game] if path == "greedy" else path
     if ":" not in path:
-        parser.error(f"an agent is module:Class, 'search' or 'greedy', not {path!r}")
+        parser.error(f"{flag}: an agent is module:Class, 'search' or 'greedy', not {path!r}")
     try:
-        load_class(path)
-    except (ImportError, AttributeError) as error:
-        parser.error(f"cannot load agent {path!r}: {error}")
+        agent_class = load_class(path)
+    except (ImportError, AttributeError, ValueError, TypeError) as error:
+        parser.error(f"{flag}: cannot load agent {path!r}: {error}")
+    if not (isinstance(agent_class, type) and issubclass(agent_class, Agent)):
+        parser.error(f"{flag}: {path!r} is not an agent class (a subclass of arena.agent.Agent)")
     try:
         parsed = json.loads(options)
     except json.JSONDecodeError as error:
-        parser.error(f"agent options must be a JSON object, not {options!r}: {error}")
+        parser.error(f"{flag}-options: agent options must be a JSON object, not {options!r}: {error}")
     if not isinstance(parsed, dict):
-        parser.error(f"agent options must be a JSON object, not {options!r}")
+        parser.error(f"{flag}-options: agent options must be a JSON object, not {options!r}")
     return path, parsed
 
 
@@ -147,7 +150,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--candidate-options", default="{}", help="JSON object of the candidate's options")
     parser.add_argument("--current", default="search", help="module:Class, 'search' (default) or 'greedy'")
     parser.add_argument("--current-options", default="{}", help="JSON object of the current agent's options")
-    parser.add_argument("--opponent", default="greedy", help="module:Class in the other seats, or 'greedy' (default)")
+    parser.add_argument("--opponent", default="greedy",
+                        help="the agent in the other seats: module:Class, 'greedy' (default) or 'search'")
     parser.add_argument("--players", type=int, default=4, help="Lovat: players (3-6); Lorum is always 4")
     parser.add_argument("--deals", type=int, default=4, help="Lorum: deals per game (4: everyone deals once)")
     parser.add_argument("--seeds", type=int, default=40, help="number of seeds (duplicate deal sets)")
@@ -159,9 +163,9 @@ def main(argv: list[str] | None = None) -> None:
     if args.game == "lovat" and not 3 <= args.players <= 6:
         parser.error(f"--players: Lovat is played by 3 to 6 players, not {args.players}")
     options = {"players": args.players} if args.game == "lovat" else {"deals": args.deals}
-    candidate = parse_spec(args.game, args.candidate, args.candidate_options, parser)
-    current = parse_spec(args.game, args.current, args.current_options, parser)
-    opponent = parse_spec(args.game, args.opponent, "{}", parser)
+    candidate = parse_spec("--candidate", args.game, args.candidate, args.candidate_options, parser)
+    current = parse_spec("--current", args.game, args.current, args.current_options, parser)
+    opponent = parse_spec("--opponent", args.game, args.opponent, "{}", parser)
     against = "greedy" if opponent[0] == GREEDY[args.game] else opponent[0]
     seeds = range(args.first_seed, args.first_seed + args.seeds)
     work = [(seed, args.game, options, candidate, current, opponent) for seed in seeds]

@@ -37,8 +37,10 @@ def test_another_opponent_takes_greedys_seats_and_is_named(capsys: pytest.Captur
         (["lovat", "--players", "7"], "--players: Lovat is played by 3 to 6 players, not 7"),
         (["lorum", "--candidate", "nowhere"], "an agent is module:Class, 'search' or 'greedy', not 'nowhere'"),
         (["lorum", "--candidate", "arena_agents.lorum:Missing"], "cannot load agent 'arena_agents.lorum:Missing'"),
-        (["lorum", "--current-options", "[1]"], "agent options must be a JSON object, not '[1]'"),
-        (["lorum", "--opponent", "arena_agents.lorum:Missing"], "cannot load agent 'arena_agents.lorum:Missing'"),
+        (["lorum", "--current-options", "[1]"], "--current-options: agent options must be a JSON object, not '[1]'"),
+        (["lorum", "--opponent", "arena_agents.lorum:Missing"], "--opponent: cannot load agent 'arena_agents.lorum:Missing'"),
+        (["lorum", "--opponent", ":X"], "--opponent: cannot load agent ':X'"),
+        (["lorum", "--opponent", "json:dumps"], "--opponent: 'json:dumps' is not an agent class"),
     ],
 )
 def test_bad_arguments_are_named_in_one_line(
