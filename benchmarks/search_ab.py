@@ -45,12 +45,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from arena.agent import Agent
 from arena.games.base import Game
+from arena_agents.plugin import FIRST_PARTY
 from benchmarks.common import mean_interval
 
-SEARCH = {"lovat": "arena_agents.search.lovat:SearchLovatAgent", "lorum": "arena_agents.search.lorum:SearchLorumAgent"}
-"""The first-party search agent of each game, as ``module:Class``."""
+NAMED = {
+    name: {"lovat": f"arena_agents.{lovat_module}:{lovat_class}", "lorum": f"arena_agents.{lorum_module}:{lorum_class}"}
+    for name, lovat_module, lovat_class, lorum_module, lorum_class in FIRST_PARTY
+}
+"""The first-party agents by name (``greedy``, ``search``), each game's class as ``module:Class``."""
 
-GREEDY = {"lovat": "arena_agents.lovat:GreedyLovatAgent", "lorum": "arena_agents.lorum:GreedyLorumAgent"}
+GREEDY = NAMED["greedy"]
 """The greedy agent of each game: every other seat unless ``--opponent`` names another."""
 
 Spec = tuple[str, dict[str, Any]]
@@ -120,7 +124,7 @@ def one_seed(args: tuple[int, str, dict[str, Any], Spec, Spec, Spec]) -> dict[st
 
 def parse_spec(flag: str, game: str, path: str, options: str, parser: argparse.ArgumentParser) -> Spec:
     """The agent given by ``flag``, or a one-line error naming the flag and what is wrong with it."""
-    path = SEARCH[game] if path == "search" else GREEDY[game] if path == "greedy" else path
+    path = NAMED[path][game] if path in NAMED else path
     if ":" not in path:
         parser.error(f"{flag}: an agent is module:Class, 'search' or 'greedy', not {path!r}")
     try:
@@ -145,7 +149,7 @@ def main(argv: list[str] | None = None) -> None:
         epilog=__doc__.split("\n\n", 1)[1],
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("game", choices=sorted(SEARCH))
+    parser.add_argument("game", choices=sorted(GREEDY))
     parser.add_argument("--candidate", default="search", help="module:Class, 'search' (default) or 'greedy'")
     parser.add_argument("--candidate-options", default="{}", help="JSON object of the candidate's options")
     parser.add_argument("--current", default="search", help="module:Class, 'search' (default) or 'greedy'")

@@ -52,7 +52,7 @@ from arena.games.lorum.state import PLAYERS
 from arena_agents.lorum import BELOW_MASKS
 from arena_agents.search.common import BUDGET_OPTIONS, Budget, SearchStats, check_options, determinized_search, move_rng
 from arena_agents.search.lorum_beliefs import MAX_WORLDS, WorldChain, deal_plays
-from arena_agents.search.lorum_sim import PlayoutDeal, play_out, rollout_call, rollout_card
+from arena_agents.search.lorum_sim import PlayoutDeal, play_out, rollout_card
 from arena_agents.search.lorum_value import deal_value
 
 DEFAULT_ITERATIONS = 240
@@ -74,19 +74,20 @@ OPTIONS = BUDGET_OPTIONS
 # ------------------------------------------------------------------ the agent
 
 
-def card_candidates(deal: PlayoutDeal, trick: int) -> list[int]:
+def card_candidates(deal: PlayoutDeal, trick: int | None = None) -> list[int]:
     """The legal cards of the seat to move, one per class of interchangeable cards.
 
     Two cards of one suit are interchangeable when every card still in play
     between them is in the same hand (so they beat and lose to exactly the same
     cards of the others) and they carry the same points (S-9).  ``trick`` is the
-    mask of the cards already in the current trick: they are still in play, since
+    mask of the cards already in the current trick (``deal.trick_cards`` unless
+    given otherwise): they are still in play, since
     whether our card goes over or under them decides who takes the trick (the
     ``Ka`` and ``9a`` of a hand that also holds ``Oa`` are not interchangeable
     over a ``10a``).  The highest card of each class stands for it.
     """
     hand = deal.hands[deal.to_act]
-    live = FULL_DECK_MASK & ~deal.played | trick
+    live = FULL_DECK_MASK & ~deal.played | (deal.trick_cards if trick is None else trick)
     chosen: list[int] = []
     for card in indices_of(deal.legal()):
         if not any(
@@ -100,7 +101,7 @@ def card_candidates(deal: PlayoutDeal, trick: int) -> list[int]:
 
 
 def play_out_searching(deal: PlayoutDeal, me: int, value: Callable[[tuple[int, ...]], float]) -> float:
-    """Finish ``deal`` in place and return its ``value``: the rollout policy, except at ``me``'s card decisions.
+    """Finish ``deal`` (its contract fixed) in place and return its ``value``: the rollout policy, but for ``me``.
 
     At each of those with a choice (``card_candidates``) that is not a void discard,
     ``me`` plays out every candidate by the rollout policy in this world and plays the
@@ -111,12 +112,9 @@ def play_out_searching(deal: PlayoutDeal, me: int, value: Callable[[tuple[int, .
     hand can always be placed safely by a player who sees every hand, and valued that way
     the search would keep the green Ober instead of dropping it on a trick it cannot win.
     """
-    while deal.contract is None:
-        who = deal.to_act
-        deal.bid(who, rollout_call(deal, who))
     while not deal.over:
         if deal.to_act == me and not (deal.in_trick and not deal.hands[me] & SUIT_MASKS[deal.led]):
-            cards = card_candidates(deal, deal.trick_cards)
+            cards = card_candidates(deal)
             if len(cards) > 1:
                 deal.play(max(cards, key=lambda card: value(play_out(_after(deal, card)))))
                 continue
@@ -153,7 +151,7 @@ class SearchLorumAgent(Agent):
         if observation.phase == "bid":
             candidates: list[Action] = list(observation.legal)
         else:
-            candidates = [DECK[card] for card in card_candidates(template, template.trick_cards)]
+            candidates = [DECK[card] for card in card_candidates(template)]
         if len(candidates) == 1:  # one legal action, or several that are all the same
             self.stats = SearchStats().to_json()
             return candidates[0]
@@ -165,12 +163,11 @@ class SearchLorumAgent(Agent):
             return deal_value(me, balances, changes, remaining)
 
         def playout(world: PlayoutDeal, action: Action, _rng: random.Random) -> float:
-            deal = world.copy()
-            if deal.contract is None:  # the bid: the seat's cards are played by the rollout policy
+            if world.contract is None:  # the bid: the seat's cards are played by the rollout policy
+                deal = world.copy()
                 deal.bid(me, cast(str, action))
                 return value(play_out(deal))
-            deal.play(INDEX[cast(str, action)])
-            return play_out_searching(deal, me, value)
+            return play_out_searching(_after(world, INDEX[cast(str, action)]), me, value)
 
         rng = move_rng(self.seed, observation.deal, len(observation.bids), len(observation.played))
         # Only the others' cards this deal tell much about their hands (the policy's bids are rare): once they

@@ -44,7 +44,7 @@ def history_likelihood(observation: LorumObservation, hands: list[int], epsilon:
     in which the others' play looks sensible weigh more, yet none is ruled out.
     """
     record = History(observation)
-    return record.weight(sum(record.departures(seat, hands[seat]) for seat in record.others), epsilon)
+    return record.weight(sum(record.all_departures(hands)), epsilon)
 
 
 class History:
@@ -58,7 +58,7 @@ class History:
     """
 
     def __init__(self, observation: LorumObservation) -> None:
-        me = observation.seat
+        me = self.me = observation.seat
         self.others = [seat for seat in range(PLAYERS) if seat != me]
         plays = deal_plays(observation)
         later = [0] * PLAYERS  # per seat: the cards it plays from the current decision on (all, to start with)
@@ -100,6 +100,10 @@ class History:
         self.known[seat, hand] = count
         return count
 
+    def all_departures(self, hands: list[int]) -> list[int]:
+        """Every seat's ``departures`` with ``hands`` (0 for the searching seat, whose decisions are not weighed)."""
+        return [0 if seat == self.me else self.departures(seat, hand) for seat, hand in enumerate(hands)]
+
     @staticmethod
     def weight(departures: int, epsilon: float) -> float:
         """The likelihood of a world with this many departures: ``epsilon`` to that power."""
@@ -140,9 +144,7 @@ class WorldChain:
         self.others = self.history.others
         self.uniform = HiddenHands(observation)  # the prior, prepared once for the chain's fresh draws
         self.hands = self.uniform.draw(rng)
-        self.departures = [0] * PLAYERS  # the searching seat's own decisions are never weighed
-        for seat in self.others:
-            self.departures[seat] = self.history.departures(seat, self.hands[seat])
+        self.departures = self.history.all_departures(self.hands)
         self.likelihood = History.weight(sum(self.departures), epsilon)
         for _ in range(BURN_IN):
             self.step(rng)
@@ -151,9 +153,7 @@ class WorldChain:
         """One proposal, accepted or not."""
         if rng.randrange(FRESH_DRAWS) == 0:
             hands = self.uniform.draw(rng)
-            departures = self.departures[:]
-            for seat in self.others:
-                departures[seat] = self.history.departures(seat, hands[seat])
+            departures = self.history.all_departures(hands)
         else:
             a, b = rng.sample(self.others, 2)
             if not self.hands[a] or not self.hands[b]:
