@@ -265,7 +265,7 @@ def run_add(args: argparse.Namespace) -> int:
             options = {key: spec.options.parse(key, text, game.info.name)
                        for key, text in parse_assignments(args.option, "--option")}
             entry = AgentEntry(name=args.entry, plugin=spec.name, options=options, isolation=args.isolation)
-            version = entry_versions(_with(config, entry), loaded, args.plugins_dir)[entry.name]
+            version = entry_versions(_with(config, entry), loaded)[entry.name]
         except (OptionError, TournamentError) as error:
             raise CliError(str(error)) from None
         twin = same_agent(ladder, store.store.versions(), entry, version)

@@ -100,7 +100,7 @@ def run_ladder(
                               f"'arena ladder add {name} ENTRY --plugin AGENT'")
         manager = load_registry(plugins_dir=plugins_dir)
         try:
-            versions = entry_versions(playing, manager.registry, plugins_dir)
+            versions = entry_versions(playing, manager.registry)
         except TournamentError as error:
             raise LadderError(str(error)) from None
         check_versions(current, store.store.versions(), versions)  # the ladder's rule: as each entry joined

@@ -107,11 +107,12 @@ def exact_action(action: Any) -> Action | None:
     Read through the built-in types' own methods: an in-process agent's str, tuple or list subclass runs none of
     its code here nor, since only copies go on, in the engine's checks, the state or other seats' observations.
     """
-    if isinstance(action, str):
+    kind = type(action)  # not isinstance, which reads an object's own __class__
+    if issubclass(kind, str):
         return str.__str__(action)  # a subclass's characters as an exact str, whatever the subclass defines
-    if isinstance(action, tuple):
+    if issubclass(kind, tuple):
         items = list(tuple.__iter__(action))
-    elif isinstance(action, list):
+    elif issubclass(kind, list):
         items = list(list.__iter__(action))
     else:
         return None

@@ -107,7 +107,7 @@ def run_tournament(
     path = store_path(leaderboards, config.name)
     address = address or os.environ.get("RAY_ADDRESS") or None
     manager = load_registry(plugins_dir=plugins_dir)
-    versions = entry_versions(config, manager.registry, plugins_dir)  # checks every entry's options first
+    versions = entry_versions(config, manager.registry)  # checks every entry's options first
     if address is not None:
         try:
             probe(address)  # before the store is touched: a dead or wrong address changes nothing
@@ -141,8 +141,7 @@ def run_tournament(
     )
 
 
-def entry_versions(config: TournamentConfig, registry: Registry, plugins_dir: Path | str | None
-                   ) -> dict[str, dict[str, str]]:
+def entry_versions(config: TournamentConfig, registry: Registry) -> dict[str, dict[str, str]]:
     """Each entry's agent, plugin, version and plugin files hash; ``TournamentError`` for an entry that cannot play.
 
     Checks that every entry's agent is installed, plays the game and accepts the entry's options (as the

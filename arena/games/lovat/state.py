@@ -283,9 +283,9 @@ class LovatState(LovatTurns, GameState):
     def apply(self, seat: int, action: Action) -> None:
         phase = self.phase
         queue = self.queue
-        # Fast paths: the common legal single-seat decision, checked exactly as ``legal_actions`` would, and any
-        # keep of a seat still to keep, checked (once) and worded as ``_problem`` would.  Anything else (a bool or
-        # int-subclass seat, a str subclass, an illegal action) goes through ``_problem`` below, which words the error.
+        # Fast paths: the common legal single-seat decision, checked exactly as ``legal_actions`` would.  Anything
+        # else (a keep, a bool or int-subclass seat, a str subclass, an illegal action) goes through ``_problem``
+        # below, which checks it once and words the error.
         if type(seat) is int:
             if type(action) is str and queue and seat == queue[0]:
                 if phase == PLAY:
@@ -303,14 +303,6 @@ class LovatState(LovatTurns, GameState):
                 elif phase == VOID and (action in self.hands[seat] or (action == COUNTER and self.counters[seat])):
                     self._void_discard(seat, action)
                     return
-            elif phase == KEEP and seat in queue:
-                # One check per attempt: an agent's str subclass must not be asked twice (it could answer
-                # differently the second time), and _problem's message is this same answer.
-                problem = keep_problem(action, self.dealt[seat], self.variant)
-                if problem is None:
-                    self._keep(seat, action)  # type: ignore[arg-type]  # keep_problem: a tuple of card ids (L-5)
-                    return
-                raise IllegalAction(f"seat {seat} tried keep {action!r}: {problem}")
         problem = self._problem(seat, action)
         if problem:
             raise IllegalAction(problem)

@@ -153,13 +153,12 @@ class LovatTurns:
         """L-5: the keep becomes the hand, the rest counters; after the last keep, L-8 and the first turn."""
         self.keeps[seat] = keep
         self.hands[seat] = list(keep)
-        counters = list(self.counters)  # _add_counters(seat, ...) written out: the seat's counters go from none
-        counters[seat] = self.variant.dealt - len(keep)
-        self.counters = tuple(counters)
+        self._add_counters(seat, self.variant.dealt - len(keep))  # from none: counters start at 0 until the keep
         queue = self.queue
         queue.remove(seat)
         if queue:
             return  # L-5: keeps are secret and simultaneous; no event until everyone has kept
+        counters = list(self.counters)
         self._events.append(("keep_done", list(map(len, self.hands)), counters))
         discard = self.variant.discard  # L-8: a count, not a choice
         self.counters = tuple([count - discard for count in counters])
