@@ -6,14 +6,17 @@ At each decision with more than one legal action the agent
    uniform over the deals that fit the public voids and must-beat facts).  Once the
    others have played cards this deal, the worlds come instead from ``WorldChain``, a
    Metropolis chain over such deals that draws each in proportion to how well it explains
-   their play (``history_likelihood``: a seat's card counts 1 if the rollout policy would
-   have played it there, else ``MODEL_EPSILON``), so worlds in which the others played
-   as the policy does dominate;
+   their play (a seat's card counts 1 if its style's rules would have played it there,
+   else ``MODEL_EPSILON``), so worlds in which the others played as modelled dominate.
+   Each other seat is modelled by one of ``lorum_sim.STYLES`` (the rollout policy, or
+   the ducking rule of a simpler player), drawn with each world from what the seat has
+   shown: this deal's play, and the deals of the game that ended (``StyleMemory``);
 2. in each world plays every candidate out: the candidate, then the rest of the
-   current deal (remaining calls and all tricks) by a fast rollout policy in which
-   every seat decides from its own hand and the public cards only, except that after a
-   card the seat's own later cards (void discards apart) are each chosen by playing out
-   its candidates in that world (``play_out_searching``), as it will search there too;
+   current deal (remaining calls and all tricks) by fast rules in which every seat
+   decides from its own hand and the public cards only (the others by their styles,
+   the seat by the rollout policy), except that after a card the seat's own later cards
+   (void discards apart) are each chosen by playing out its candidates in that world
+   (``play_out_searching``), as it will search there too;
 3. scores a playout by the seat's chip change over the current deal (settled by the
    engine's own ``settle_regular`` / ``settle_contract``, so pot, splits and contract
    stakes count exactly as in the game) plus what that change does to its expected
@@ -28,8 +31,10 @@ play or in the current trick, the same points) are searched once.
 
 Playouts run on ``lorum_sim.PlayoutDeal``, a bare simulator of one deal on card masks (several
 times faster than driving ``LorumState``); a test checks it against the engine.  The opponent
-model is ``lorum_beliefs``, the value of a playout ``lorum_value``, the search loop
-``common.determinized_search``.
+model is ``lorum_beliefs`` and ``lorum_styles``, the value of a playout ``lorum_value``, the
+search loop ``common.determinized_search``.  The agent remembers the others' styles from one
+deal to the next, so its moves depend on the observations it has been given this game, in
+order, as well as on its seed.
 
 Options (``self.options``): ``iterations`` playouts per move (default
 ``DEFAULT_ITERATIONS``, deterministic for a seed), and/or ``ms`` milliseconds per move
@@ -51,8 +56,9 @@ from arena.games.lorum.sampler import HiddenHands
 from arena.games.lorum.state import PLAYERS
 from arena_agents.lorum import BELOW_MASKS
 from arena_agents.search.common import BUDGET_OPTIONS, Budget, SearchStats, check_options, determinized_search, move_rng
-from arena_agents.search.lorum_beliefs import MAX_WORLDS, WorldChain, deal_plays
-from arena_agents.search.lorum_sim import PlayoutDeal, play_out, rollout_card
+from arena_agents.search.lorum_beliefs import MAX_WORLDS, WorldChain, deal_plays, draw_styles
+from arena_agents.search.lorum_sim import CARD_RULES, PlayoutDeal, play_out
+from arena_agents.search.lorum_styles import StyleMemory
 from arena_agents.search.lorum_value import deal_value
 
 DEFAULT_ITERATIONS = 240
@@ -101,7 +107,7 @@ def card_candidates(deal: PlayoutDeal, trick: int | None = None) -> list[int]:
 
 
 def play_out_searching(deal: PlayoutDeal, me: int, value: Callable[[tuple[int, ...]], float]) -> float:
-    """Finish ``deal`` (its contract fixed) in place and return its ``value``: the rollout policy, but for ``me``.
+    """Finish ``deal`` (its contract fixed) in place and return its ``value``: each seat by its style, but for ``me``.
 
     At each of those with a choice (``card_candidates``) that is not a void discard,
     ``me`` plays out every candidate by the rollout policy in this world and plays the
@@ -112,13 +118,14 @@ def play_out_searching(deal: PlayoutDeal, me: int, value: Callable[[tuple[int, .
     hand can always be placed safely by a player who sees every hand, and valued that way
     the search would keep the green Ober instead of dropping it on a trick it cannot win.
     """
+    styles = deal.styles  # ``me`` on the rollout policy
     while not deal.over:
         if deal.to_act == me and not (deal.in_trick and not deal.hands[me] & SUIT_MASKS[deal.led]):
             cards = card_candidates(deal)
             if len(cards) > 1:
                 deal.play(max(cards, key=lambda card: value(play_out(_after(deal, card)))))
                 continue
-        deal.play(rollout_card(deal))
+        deal.play(CARD_RULES[styles[deal.to_act]](deal))
     return value(deal.chip_changes())
 
 
@@ -137,6 +144,7 @@ class SearchLorumAgent(Agent):
         check_options(self.options, OPTIONS, "search")
         self.budget = Budget.from_options(self.options, DEFAULT_ITERATIONS)
         self.stats: dict[str, Any] = {}  # the last decision's search figures (SearchStats.to_json), {} if none
+        self.styles = StyleMemory()  # the rules the other seats have been playing this game
 
     def act(self, observation: Observation) -> Action:
         """The legal action with the best mean value over sampled deals (chips plus standing, ``deal_value``)."""
@@ -144,6 +152,7 @@ class SearchLorumAgent(Agent):
             raise TypeError(f"SearchLorumAgent needs a LorumObservation, not {type(observation).__name__}")
         if not observation.legal:
             raise ValueError(f"seat {self.seat} has no legal action: it is seat {observation.to_move}'s turn")
+        self.styles.learn(observation)
         me = self.seat
         own = [0] * PLAYERS
         own[me] = mask_of(observation.hand)
@@ -170,15 +179,27 @@ class SearchLorumAgent(Agent):
             return play_out_searching(_after(world, INDEX[cast(str, action)]), me, value)
 
         rng = move_rng(self.seed, observation.deal, len(observation.bids), len(observation.played))
-        # Only the others' cards this deal tell much about their hands (the policy's bids are rare): once they
-        # have played, the worlds come from a chain that draws them in proportion to how well they explain it.
-        informative = any(seat != me for seat, _card in deal_plays(observation))
-        worlds = WorldChain(observation, rng) if informative else HiddenHands(observation)
+        prior = self.styles.prior()
+        # Only the others' cards this deal tell much about their hands and styles (the policy's bids are rare):
+        # once they have played, the worlds come from a chain that draws them in proportion to how well they
+        # explain it; before, the hands are uniform and the styles drawn from what the past deals showed.
+        if any(seat != me for seat, _card in deal_plays(observation)):
+            chain = WorldChain(observation, rng, prior=prior)
 
-        def sample(rng: random.Random) -> PlayoutDeal:
-            deal = template.copy()
-            deal.hands = worlds.draw(rng)
-            return deal
+            def sample(rng: random.Random) -> PlayoutDeal:
+                deal = template.copy()
+                deal.hands = chain.draw(rng)
+                deal.styles = chain.styles
+                return deal
+
+        else:
+            uniform = HiddenHands(observation)
+
+            def sample(rng: random.Random) -> PlayoutDeal:
+                deal = template.copy()
+                deal.hands = uniform.draw(rng)
+                deal.styles = draw_styles(prior, me, rng)
+                return deal
 
         budget, max_worlds = self.budget, MAX_WORLDS
         if observation.phase == "bid" and budget.iterations is not None:

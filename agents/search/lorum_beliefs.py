@@ -4,17 +4,27 @@ The sampler (``arena.games.lorum.sampler``) already keeps to the public facts (v
 must-beat); ``history_likelihood`` weighs a sampled deal by an opponent model, the
 rollout policy with mistakes, and ``WorldChain`` draws deals in proportion to that weight
 (``History`` computes it seat by seat, from one replay of the public record per move).
+The model may give each other seat one of several rules (``lorum_sim.STYLES``): the chain
+then draws each seat's style along with the hands, from a prior the agent learns over the
+game (``lorum_styles.StyleMemory``) times how well that style explains the seat's play.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 from arena.games.lorum.cards import INDEX, indices_of
 from arena.games.lorum.observation import LorumObservation
 from arena.games.lorum.sampler import HiddenHands, excluded_cards
 from arena.games.lorum.state import PLAYERS
-from arena_agents.search.lorum_sim import PlayoutDeal, rollout_call, rollout_card
+from arena_agents.search.lorum_sim import CALL_RULES, CARD_RULES, STYLES, PlayoutDeal
+
+StylePrior = Sequence[tuple[float, ...]]
+"""Per seat: the prior weight of each style (index as in ``STYLES``; the searching seat's is not read)."""
+
+ROLLOUT_ONLY: StylePrior = [(1.0,) + (0.0,) * (len(STYLES) - 1)] * PLAYERS
+"""Every seat plays the rollout policy: the prior when nothing else is known."""
 
 MODEL_EPSILON = 0.01
 """Relative likelihood of a call or card the rollout policy would not have chosen (1 when it would).  With
@@ -52,9 +62,10 @@ class History:
 
     The rollout policy decides from the deciding seat's own hand and public facts only, so
     a world's likelihood is a product over the other seats, each factor a function of that
-    seat's hand alone: ``departures(seat, hand)`` counts the seat's decisions with a choice
-    that the policy would have made differently had it held ``hand`` (plus the cards it has
-    played since).  A chain step that swaps a card between two seats re-weighs those two.
+    seat's hand alone: ``departures(seat, hand, style)`` counts the seat's decisions with a
+    choice that the style's rules would have made differently had it held ``hand`` (plus the
+    cards it has played since).  A chain step that swaps a card between two seats re-weighs
+    those two; one that changes a seat's style re-weighs that one.
     """
 
     def __init__(self, observation: LorumObservation) -> None:
@@ -67,7 +78,7 @@ class History:
         # Per seat: (position, hand played from that position on, the decision) for every call and card.
         self.calls: list[list[tuple[PlayoutDeal, int, str]]] = [[] for _ in range(PLAYERS)]
         self.cards: list[list[tuple[PlayoutDeal, int, int]]] = [[] for _ in range(PLAYERS)]
-        self.known: dict[tuple[int, int], int] = {}  # (seat, hand): departures, as a chain revisits hands
+        self.known: dict[tuple[int, int, int], int] = {}  # (seat, hand, style): departures; a chain revisits
         deal = PlayoutDeal.start(observation.dealer, [0] * PLAYERS, observation.pot)
         for seat, call in observation.bids:
             if seat != me:
@@ -82,27 +93,33 @@ class History:
             deal.play(card)
             deal.hands[seat] = 0
 
-    def departures(self, seat: int, hand: int) -> int:
-        """How many of ``seat``'s decisions with a choice the rollout policy would not have made holding ``hand``."""
-        known = self.known.get((seat, hand))
+    def departures(self, seat: int, hand: int, style: int = 0) -> int:
+        """How many of ``seat``'s decisions with a choice ``style`` (default the rollout policy) would not have
+        made holding ``hand``."""
+        known = self.known.get((seat, hand, style))
         if known is not None:
             return known
+        call_rule, card_rule = CALL_RULES[style], CARD_RULES[style]
         count = 0
         for deal, played, call in self.calls[seat]:
             deal.hands[seat] = hand | played
-            if rollout_call(deal, seat) != call:
+            if call_rule(deal, seat) != call:
                 count += 1
         for deal, played, card in self.cards[seat]:
             deal.hands[seat] = hand | played
             legal = deal.legal()
-            if legal & (legal - 1) and rollout_card(deal) != card:
+            if legal & (legal - 1) and card_rule(deal) != card:
                 count += 1
-        self.known[seat, hand] = count
+        self.known[seat, hand, style] = count
         return count
 
-    def all_departures(self, hands: list[int]) -> list[int]:
-        """Every seat's ``departures`` with ``hands`` (0 for the searching seat, whose decisions are not weighed)."""
-        return [0 if seat == self.me else self.departures(seat, hand) for seat, hand in enumerate(hands)]
+    def all_departures(self, hands: list[int], styles: list[int] | None = None) -> list[int]:
+        """Every seat's ``departures`` with ``hands`` and ``styles`` (default: all the rollout policy); 0 for the
+        searching seat, whose decisions are not weighed."""
+        return [
+            0 if seat == self.me else self.departures(seat, hand, styles[seat] if styles else 0)
+            for seat, hand in enumerate(hands)
+        ]
 
     @staticmethod
     def weight(departures: int, epsilon: float) -> float:
@@ -121,15 +138,21 @@ def deal_plays(observation: LorumObservation) -> list[tuple[int, str]]:
 
 
 class WorldChain:
-    """A Metropolis chain over the hidden deals, whose states are drawn in proportion to ``history_likelihood``.
+    """A Metropolis chain over the hidden deals, drawn in proportion to how well they explain the others' play.
 
-    The sampler's uniform draw over the deals that fit the public facts is the prior;
-    the chain's target is that prior times the likelihood of the others' play.  A step
-    proposes either swapping one card between two other seats' hands (allowed only when
-    each card may be held by its new seat) or, one time in ``FRESH_DRAWS``, a new uniform
+    The sampler's uniform draw over the deals that fit the public facts is the prior of
+    the hands; ``prior`` (per seat, a weight for each style; default: every seat the
+    rollout policy) that of the styles.  A seat's hand weighs the sum over its styles of
+    the style's prior times ``epsilon`` to the number of its decisions the style would
+    not have made (``History.departures``), and a world the product over the other seats:
+    the styles are summed out, so the chain moves over hands alone.  A step proposes
+    either swapping one card between two other seats' hands (allowed only when each
+    card may be held by its new seat) or, one time in ``FRESH_DRAWS``, a new uniform
     draw; both proposals are symmetric under the uniform prior, so a move is accepted
-    with probability ``min(1, new likelihood / old likelihood)``.  The worlds it returns
-    are ``CHAIN_STEPS`` steps apart, after ``BURN_IN`` steps from its first draw.
+    with probability ``min(1, new weight / old weight)``.  The worlds it returns are
+    ``CHAIN_STEPS`` steps apart, after ``BURN_IN`` steps from its first draw; each comes
+    with styles drawn for its hands (``styles``: a seat's style in proportion to its
+    prior times how well it explains the seat's play with that hand).
     """
 
     def __init__(
@@ -137,23 +160,42 @@ class WorldChain:
         observation: LorumObservation,
         rng: random.Random,
         epsilon: float = MODEL_EPSILON,
+        prior: StylePrior = ROLLOUT_ONLY,
     ) -> None:
         self.epsilon = epsilon
+        self.prior = prior
         self.excluded = excluded_cards(observation)
         self.history = History(observation)
         self.others = self.history.others
+        self.me = observation.seat
         self.uniform = HiddenHands(observation)  # the prior, prepared once for the chain's fresh draws
         self.hands = self.uniform.draw(rng)
-        self.departures = self.history.all_departures(self.hands)
-        self.likelihood = History.weight(sum(self.departures), epsilon)
+        self.styles = [0] * PLAYERS  # the styles of the world ``draw`` returned last
+        self.weights = self.seat_weights(self.hands)
+        self.likelihood = _product(self.weights)
         for _ in range(BURN_IN):
             self.step(rng)
+
+    def style_weights(self, seat: int, hand: int) -> list[float]:
+        """Each style's prior times its likelihood of ``seat``'s play holding ``hand``."""
+        return [
+            weight * History.weight(self.history.departures(seat, hand, style), self.epsilon) if weight else 0.0
+            for style, weight in enumerate(self.prior[seat])
+        ]
+
+    def seat_weight(self, seat: int, hand: int) -> float:
+        """How well ``hand`` explains ``seat``'s play, its styles summed out (1 for the searching seat)."""
+        return 1.0 if seat == self.me else sum(self.style_weights(seat, hand))
+
+    def seat_weights(self, hands: list[int]) -> list[float]:
+        """``seat_weight`` of every seat's hand."""
+        return [self.seat_weight(seat, hand) for seat, hand in enumerate(hands)]
 
     def step(self, rng: random.Random) -> None:
         """One proposal, accepted or not."""
         if rng.randrange(FRESH_DRAWS) == 0:
             hands = self.uniform.draw(rng)
-            departures = self.history.all_departures(hands)
+            weights = self.seat_weights(hands)
         else:
             a, b = rng.sample(self.others, 2)
             if not self.hands[a] or not self.hands[b]:
@@ -165,15 +207,37 @@ class WorldChain:
             hands = self.hands[:]
             hands[a] ^= 1 << x | 1 << y
             hands[b] ^= 1 << x | 1 << y
-            departures = self.departures[:]
-            departures[a] = self.history.departures(a, hands[a])
-            departures[b] = self.history.departures(b, hands[b])
-        likelihood = History.weight(sum(departures), self.epsilon)
+            weights = self.weights[:]
+            weights[a] = self.seat_weight(a, hands[a])
+            weights[b] = self.seat_weight(b, hands[b])
+        likelihood = _product(weights)
         if likelihood >= self.likelihood or rng.random() * self.likelihood < likelihood:
-            self.hands, self.likelihood, self.departures = hands, likelihood, departures
+            self.hands, self.likelihood, self.weights = hands, likelihood, weights
 
     def draw(self, rng: random.Random) -> list[int]:
-        """The chain's next world (``CHAIN_STEPS`` steps on)."""
+        """The chain's next world's hands (``CHAIN_STEPS`` steps on; its styles are then in ``styles``)."""
         for _ in range(CHAIN_STEPS):
             self.step(rng)
+        self.styles = [0] * PLAYERS
+        for seat in self.others:
+            self.styles[seat] = _choose(self.style_weights(seat, self.hands[seat]), rng)
         return self.hands[:]
+
+
+def _product(weights: list[float]) -> float:
+    """The product of ``weights``, multiplied out in seat order (the same float for the same weights)."""
+    product = 1.0
+    for weight in weights:
+        product *= weight
+    return product
+
+
+def _choose(weights: list[float] | tuple[float, ...], rng: random.Random) -> int:
+    """An index drawn in proportion to ``weights``; no draw when only one is positive."""
+    possible = [index for index, weight in enumerate(weights) if weight > 0]
+    return possible[0] if len(possible) == 1 else rng.choices(range(len(weights)), weights)[0]
+
+
+def draw_styles(prior: StylePrior, me: int, rng: random.Random) -> list[int]:
+    """Every other seat's style drawn from ``prior`` (``me`` on the rollout policy)."""
+    return [0 if seat == me else _choose(weights, rng) for seat, weights in enumerate(prior)]

@@ -1,15 +1,21 @@
-"""``PlayoutDeal``: the rest of one Lorum deal on card masks, and the rollout policy that plays it out.
+"""``PlayoutDeal``: the rest of one Lorum deal on card masks, and the rules the seats follow in playouts.
 
 The Lorum search's simulator: just enough of the rules to play the current deal out
 and settle it (several times faster than driving ``LorumState``; a test checks it
-against the engine), and the fast heuristic the seats follow in playouts (all of them, but for the
-searching seat's own later cards after a card decision: ``lorum.play_out_searching``).
+against the engine), and the fast heuristics the seats follow in playouts.  Each other
+seat plays one of the ``STYLES`` (the deal's ``styles`` say which): the rollout policy,
+which plays like the greedy agent, or the ducking rule of a simpler player.  The
+searching seat plays the rollout policy, but for its own later cards after a card
+decision (``lorum.play_out_searching``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from arena.games.lorum.cards import (
     ABOVE_MASKS,
+    DECK,
     FULL_DECK_MASK,
     INDEX,
     POINTS,
@@ -50,6 +56,7 @@ class PlayoutDeal:
         "played",
         "points",
         "pot",
+        "styles",
         "to_act",
         "trick_cards",
         "trick_points",
@@ -75,6 +82,7 @@ class PlayoutDeal:
     points: list[int]  # card points taken per seat (S-9)
     tricks_won: list[int]  # tricks taken per seat
     pot: int  # the pot before this deal is settled (S-10)
+    styles: list[int]  # per seat: the index in STYLES of the rule it follows (shared by copies, never changed)
     over: bool  # the deal has ended (all tricks, or a contract decided early)
 
     @classmethod
@@ -93,6 +101,7 @@ class PlayoutDeal:
         deal.points = list(observation.points)
         deal.tricks_won = list(observation.tricks_won)
         deal.pot = observation.pot
+        deal.styles = ROLLOUT_STYLES
         deal.over = False
         deal.in_trick = len(observation.trick)
         deal.led = deal.best = deal.best_seat = _NONE
@@ -124,6 +133,7 @@ class PlayoutDeal:
         deal.points = [0] * PLAYERS
         deal.tricks_won = [0] * PLAYERS
         deal.pot = pot
+        deal.styles = ROLLOUT_STYLES
         deal.over = False
         return deal
 
@@ -148,6 +158,7 @@ class PlayoutDeal:
         twin.points = self.points[:]
         twin.tricks_won = self.tricks_won[:]
         twin.pot = self.pot
+        twin.styles = self.styles
         twin.over = self.over
         return twin
 
@@ -360,11 +371,70 @@ def _has_played(deal: PlayoutDeal, seat: int) -> bool:
     return (seat - leader) % PLAYERS < deal.in_trick
 
 
+# ------------------------------------------------------------- ducking rule
+#
+# A simpler player's rule, the one ``plugins/example-agent`` plays and docs/writing-agents.md's
+# reader is likely to write first: never bid; in a regular game lead the lowest card of the
+# shortest suit and follow with the highest card that still loses the trick, whatever its
+# points (void: the highest card held); chase a big bidder, feed a small one.  Ties go to
+# the card whose name sorts first, as a name-based agent's ``min`` and ``max`` would.
+
+
+def ducking_call(deal: PlayoutDeal, seat: int) -> str:
+    """Never bid."""
+    return PASS
+
+
+def ducking_card(deal: PlayoutDeal) -> int:
+    """The ducking rule's card for the seat to move (see the comment above)."""
+    legal = deal.legal()
+    if not legal & (legal - 1):
+        return legal.bit_length() - 1
+    cards = indices_of(legal)
+    seat, contract, bidder = deal.to_act, deal.contract, deal.bidder
+    if contract == BIG and seat == bidder:
+        return min(cards, key=lambda c: c & 7)  # our own big: the highest card
+    if contract == BIG:
+        if not deal.in_trick:
+            return min(cards, key=_rank_and_name)
+        winners = [c for c in cards if c >> 3 == deal.led and c & 7 < deal.best & 7]
+        return min(winners, key=_rank_and_name) if winners else max(cards, key=_rank_and_name)
+    if not deal.in_trick:  # the lowest card of the shortest suit
+        hand = deal.hands[seat]
+        return max(cards, key=lambda c: (-(hand & SUIT_MASKS[c >> 3]).bit_count(), c & 7, DECK[c]))
+    losing = [c for c in cards if c >> 3 != deal.led or c & 7 > deal.best & 7]
+    if not losing:
+        return min(cards, key=_rank_and_name)  # forced over: the highest
+    # A small contract's other seats (and its bidder) duck with the lowest losing card, else the highest.
+    return (max if contract == SMALL else min)(losing, key=_rank_and_name)
+
+
+def _rank_and_name(card: int) -> tuple[int, str]:
+    """Sort key: the rank (0 for the ace), then the card's name."""
+    return card & 7, DECK[card]
+
+
+# ------------------------------------------------------------------- styles
+
+STYLES: tuple[str, ...] = ("rollout", "ducking")
+"""The rules another seat may follow in a playout, by index (``PlayoutDeal.styles``)."""
+
+CALL_RULES: tuple[Callable[[PlayoutDeal, int], str], ...] = (rollout_call, ducking_call)
+"""Each style's bid, by style index."""
+
+CARD_RULES: tuple[Callable[[PlayoutDeal], int], ...] = (rollout_card, ducking_card)
+"""Each style's card, by style index."""
+
+ROLLOUT_STYLES = [0] * PLAYERS
+"""Every seat on the rollout policy (a deal's ``styles`` until told otherwise; never changed)."""
+
+
 def play_out(deal: PlayoutDeal) -> tuple[int, ...]:
-    """Finish ``deal`` in place by the rollout policy and return every seat's chip change."""
+    """Finish ``deal`` in place, every seat by its style's rules, and return every seat's chip change."""
+    styles = deal.styles
     while deal.contract is None:
         who = deal.to_act
-        deal.bid(who, rollout_call(deal, who))
+        deal.bid(who, CALL_RULES[styles[who]](deal, who))
     while not deal.over:
-        deal.play(rollout_card(deal))
+        deal.play(CARD_RULES[styles[deal.to_act]](deal))
     return deal.chip_changes()

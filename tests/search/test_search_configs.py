@@ -53,3 +53,18 @@ def test_gauntlet_configs_put_the_candidate_and_the_current_search_against_the_s
         others = tuple("*" if name == candidate else name for name in match.seats)
         seen[candidate].add((match.block, match.rotation, match.deal_seed, others))
     assert seen["search"] == seen["candidate"] and len(seen["search"]) == config.blocks * config.seats  # like for like
+
+
+def test_the_example_field_config_puts_search_and_greedy_against_three_example_agents() -> None:
+    """``configs/search-vs-example-lorum.toml``: the two candidates meet the same field of ``example`` agents."""
+    agents = AGENTS | {"example": {"lovat", "lorum"}}
+    config = load_config(CONFIGS / "search-vs-example-lorum.toml", GAMES, agents, agent_options=OPTIONS)
+    entries = {entry.name: entry for entry in config.agents}
+    assert list(config.candidates) == ["search", "greedy"]
+    assert entries["search"].plugin == "search" and not entries["search"].options
+    assert {entries[name].plugin for name in entries if name not in config.candidates} == {"example"}
+    seen: dict[str, set[tuple]] = {name: set() for name in config.candidates}
+    for match in config.schedule().iter_matches():
+        (candidate,) = [name for name in match.seats if name in config.candidates]
+        seen[candidate].add((match.deal_seed, tuple("*" if name == candidate else name for name in match.seats)))
+    assert seen["search"] == seen["greedy"] and len(seen["search"]) == config.blocks * config.seats

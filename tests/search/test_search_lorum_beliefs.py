@@ -116,4 +116,4 @@ def test_the_chain_weighs_each_world_it_moves_to_as_a_fresh_weighing_does():
         chain = WorldChain(observation, rng, epsilon=0.3)
         for _ in range(30):
             chain.step(rng)
-            assert chain.likelihood == history_likelihood(observation, chain.hands, 0.3)
+            assert chain.likelihood == pytest.approx(history_likelihood(observation, chain.hands, 0.3), rel=1e-12)

@@ -1,0 +1,76 @@
+"""``StyleMemory``: which rules (``lorum_sim.STYLES``) each other seat has been playing this game.
+
+A Lorum observation shows the current deal's cards only, so what a seat did in earlier
+deals is remembered by the agent: when a deal ends, its last observation is weighed
+against every style (``deal_evidence``), and the sums of those log-likelihoods are the
+prior of the next deal's worlds (``prior``).  So a seat that played the ducking rule in
+the first deal is modelled by it from the first card of the second, where the chain
+alone would need several of the seat's cards to tell.  The prior's spread is capped at
+``MAX_PRIOR_ODDS``, so a seat that changes its play is followed within a deal.
+"""
+
+from __future__ import annotations
+
+import math
+
+from arena.games.lorum.cards import FULL_DECK_MASK, indices_of, mask_of
+from arena.games.lorum.observation import LorumObservation
+from arena.games.lorum.sampler import excluded_cards
+from arena.games.lorum.state import PLAYERS
+from arena_agents.search.lorum_beliefs import MODEL_EPSILON, History, StylePrior
+from arena_agents.search.lorum_sim import STYLES
+
+MAX_PRIOR_ODDS = 1e4
+"""The most one style may outweigh another in the prior: two decisions against it (at ``MODEL_EPSILON``)."""
+
+
+def deal_evidence(observation: LorumObservation, epsilon: float = MODEL_EPSILON) -> dict[int, list[float]]:
+    """Per other seat whose hand is known but for at most one card: the log-likelihood of its play under each style.
+
+    ``observation`` is the seat's last of a deal.  A seat's hand at each of its decisions
+    is the cards it played from there on plus what it still holds: nothing, or one of
+    the cards it may hold that nobody has shown (each equally likely).  Seats holding
+    more (a contract that ended early) are left out: their hands are too uncertain to
+    judge their play by.
+    """
+    history = History(observation)
+    excluded = excluded_cards(observation)
+    unseen = FULL_DECK_MASK & ~mask_of(observation.played) & ~mask_of(observation.hand)
+    evidence: dict[int, list[float]] = {}
+    for seat in history.others:
+        held = observation.hand_sizes[seat]
+        if held > 1:
+            continue
+        hands = [0] if held == 0 else [1 << card for card in indices_of(unseen & ~excluded[seat])]
+        if not hands:  # cannot happen in a consistent observation; nothing to learn from it if it does
+            continue
+        evidence[seat] = [
+            math.log(sum(History.weight(history.departures(seat, hand, style), epsilon) for hand in hands) / len(hands))
+            for style in range(len(STYLES))
+        ]
+    return evidence
+
+
+class StyleMemory:
+    """The styles of the other seats, learned from the deals of this game the agent has seen end."""
+
+    def __init__(self) -> None:
+        self.log_likelihood = [[0.0] * len(STYLES) for _ in range(PLAYERS)]
+        self.last: LorumObservation | None = None  # the latest observation of the deal in progress
+
+    def learn(self, observation: LorumObservation) -> None:
+        """Take in the agent's next observation; once a new deal has begun, weigh the last one's play."""
+        last = self.last
+        if last is not None and last.deal != observation.deal and last.phase == "play":
+            for seat, weights in deal_evidence(last).items():
+                for style, weight in enumerate(weights):
+                    self.log_likelihood[seat][style] += weight
+        self.last = observation
+
+    def prior(self) -> StylePrior:
+        """Per seat, each style's weight: its likelihood over the past deals, relative to the best, at least
+        ``1 / MAX_PRIOR_ODDS``."""
+        floor = -math.log(MAX_PRIOR_ODDS)
+        return [
+            tuple(math.exp(max(value - max(values), floor)) for value in values) for values in self.log_likelihood
+        ]
