@@ -57,7 +57,7 @@ from arena.games.lorum.state import PLAYERS
 from arena_agents.lorum import BELOW_MASKS
 from arena_agents.search.common import BUDGET_OPTIONS, Budget, SearchStats, check_options, determinized_search, move_rng
 from arena_agents.search.lorum_beliefs import MAX_WORLDS, WorldChain, deal_plays, draw_styles
-from arena_agents.search.lorum_sim import CARD_RULES, PlayoutDeal, play_out
+from arena_agents.search.lorum_sim import CARD_RULES, PlayoutDeal, play_out, rollout_card
 from arena_agents.search.lorum_styles import StyleMemory
 from arena_agents.search.lorum_value import deal_value
 
@@ -80,7 +80,7 @@ OPTIONS = BUDGET_OPTIONS
 # ------------------------------------------------------------------ the agent
 
 
-def card_candidates(deal: PlayoutDeal, trick: int | None = None) -> list[int]:
+def card_candidates(deal: PlayoutDeal, trick: int | None = None, first: int | None = None) -> list[int]:
     """The legal cards of the seat to move, one per class of interchangeable cards.
 
     Two cards of one suit are interchangeable when every card still in play
@@ -90,16 +90,21 @@ def card_candidates(deal: PlayoutDeal, trick: int | None = None) -> list[int]:
     given otherwise): they are still in play, since
     whether our card goes over or under them decides who takes the trick (the
     ``Ka`` and ``9a`` of a hand that also holds ``Oa`` are not interchangeable
-    over a ``10a``).  The highest card of each class stands for it.
+    over a ``10a``).  The highest card of each class stands for it, but for the legal
+    card ``first``, which comes first and stands for its own class.
     """
     hand = deal.hands[deal.to_act]
     live = FULL_DECK_MASK & ~deal.played | (deal.trick_cards if trick is None else trick)
+    order = indices_of(deal.legal())
+    if first is not None:
+        order.remove(first)
+        order.insert(0, first)
     chosen: list[int] = []
-    for card in indices_of(deal.legal()):
+    for card in order:
         if not any(
             other >> 3 == card >> 3
             and POINTS[other] == POINTS[card]
-            and not ABOVE_MASKS[card] & BELOW_MASKS[other] & live & ~hand
+            and not ABOVE_MASKS[max(card, other)] & BELOW_MASKS[min(card, other)] & live & ~hand  # between them
             for other in chosen
         ):
             chosen.append(card)
@@ -160,7 +165,9 @@ class SearchLorumAgent(Agent):
         if observation.phase == "bid":
             candidates: list[Action] = list(observation.legal)
         else:
-            candidates = [DECK[card] for card in card_candidates(template)]
+            # Exact ties go to the first candidate: the rollout policy's card, so that a position every world
+            # calls lost (or won) whatever the seat plays is played as the policy plays it.
+            candidates = [DECK[card] for card in card_candidates(template, first=rollout_card(template))]
         if len(candidates) == 1:  # one legal action, or several that are all the same
             self.stats = SearchStats().to_json()
             return candidates[0]

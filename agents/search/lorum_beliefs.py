@@ -65,7 +65,7 @@ class History:
     seat's hand alone: ``departures(seat, hand, style)`` counts the seat's decisions with a
     choice that the style's rules would have made differently had it held ``hand`` (plus the
     cards it has played since).  A chain step that swaps a card between two seats re-weighs
-    those two; one that changes a seat's style re-weighs that one.
+    those two (every style of each).
     """
 
     def __init__(self, observation: LorumObservation) -> None:
@@ -113,13 +113,10 @@ class History:
         self.known[seat, hand, style] = count
         return count
 
-    def all_departures(self, hands: list[int], styles: list[int] | None = None) -> list[int]:
-        """Every seat's ``departures`` with ``hands`` and ``styles`` (default: all the rollout policy); 0 for the
-        searching seat, whose decisions are not weighed."""
-        return [
-            0 if seat == self.me else self.departures(seat, hand, styles[seat] if styles else 0)
-            for seat, hand in enumerate(hands)
-        ]
+    def all_departures(self, hands: list[int]) -> list[int]:
+        """Every seat's ``departures`` from the rollout policy with ``hands`` (0 for the searching seat, whose
+        decisions are not weighed)."""
+        return [0 if seat == self.me else self.departures(seat, hand) for seat, hand in enumerate(hands)]
 
     @staticmethod
     def weight(departures: int, epsilon: float) -> float:
@@ -233,9 +230,11 @@ def _product(weights: list[float]) -> float:
 
 
 def _choose(weights: list[float] | tuple[float, ...], rng: random.Random) -> int:
-    """An index drawn in proportion to ``weights``; no draw when only one is positive."""
+    """An index drawn in proportion to ``weights``; no draw when at most one is positive (0 when none is)."""
     possible = [index for index, weight in enumerate(weights) if weight > 0]
-    return possible[0] if len(possible) == 1 else rng.choices(range(len(weights)), weights)[0]
+    if len(possible) < 2:
+        return possible[0] if possible else 0
+    return rng.choices(range(len(weights)), weights)[0]
 
 
 def draw_styles(prior: StylePrior, me: int, rng: random.Random) -> list[int]:
