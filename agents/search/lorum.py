@@ -115,7 +115,7 @@ def play_out_searching(deal: PlayoutDeal, me: int, value: Callable[[tuple[int, .
     """Finish ``deal`` (its contract fixed) in place and return its ``value``: each seat by its style, but for ``me``.
 
     At each of those with a choice (``card_candidates``) that is not a void discard,
-    ``me`` plays out every candidate by the rollout policy in this world and plays the
+    ``me`` plays out every candidate (each seat by its style) in this world and plays the
     best.  In the game the seat searches again at each of its decisions, so a playout in
     which it plays the rollout policy's card undervalues the positions where its later
     choice matters.  This look-ahead sees the world's hands, which the seat will not, so
@@ -149,7 +149,7 @@ class SearchLorumAgent(Agent):
         check_options(self.options, OPTIONS, "search")
         self.budget = Budget.from_options(self.options, DEFAULT_ITERATIONS)
         self.stats: dict[str, Any] = {}  # the last decision's search figures (SearchStats.to_json), {} if none
-        self.styles = StyleMemory()  # the rules the other seats have been playing this game
+        self.style_memory = StyleMemory()  # the rules the other seats have been playing this game
 
     def act(self, observation: Observation) -> Action:
         """The legal action with the best mean value over sampled deals (chips plus standing, ``deal_value``)."""
@@ -157,7 +157,7 @@ class SearchLorumAgent(Agent):
             raise TypeError(f"SearchLorumAgent needs a LorumObservation, not {type(observation).__name__}")
         if not observation.legal:
             raise ValueError(f"seat {self.seat} has no legal action: it is seat {observation.to_move}'s turn")
-        self.styles.learn(observation)
+        self.style_memory.learn(observation)
         me = self.seat
         own = [0] * PLAYERS
         own[me] = mask_of(observation.hand)
@@ -186,7 +186,7 @@ class SearchLorumAgent(Agent):
             return play_out_searching(_after(world, INDEX[cast(str, action)]), me, value)
 
         rng = move_rng(self.seed, observation.deal, len(observation.bids), len(observation.played))
-        prior = self.styles.prior()
+        prior = self.style_memory.prior()
         # Only the others' cards this deal tell much about their hands and styles (the policy's bids are rare):
         # once they have played, the worlds come from a chain that draws them in proportion to how well they
         # explain it; before, the hands are uniform and the styles drawn from what the past deals showed.

@@ -7,6 +7,7 @@ and must agree with a replay of the whole deal, step after step of the chain.
 
 from __future__ import annotations
 
+import math
 import random
 import statistics
 from typing import Any
@@ -16,8 +17,8 @@ import pytest
 from arena.games.lorum import GAME
 from arena.games.lorum.cards import DECK, INDEX, indices_of, mask_of
 from arena.games.lorum.sampler import sample_hidden_hands
-from arena_agents.search.lorum_beliefs import History, WorldChain, deal_plays, history_likelihood
-from arena_agents.search.lorum_sim import PlayoutDeal, rollout_call, rollout_card
+from arena_agents.search.lorum_beliefs import ROLLOUT_ONLY, History, WorldChain, deal_plays, history_likelihood
+from arena_agents.search.lorum_sim import STYLES, PlayoutDeal, rollout_call, rollout_card
 from tests.search.test_search_lorum import facts_from_the_tricks, random_position
 
 
@@ -105,15 +106,27 @@ def test_the_world_chain_draws_worlds_that_explain_the_others_play_better_than_u
     assert statistics.mean(chained) > 2 * statistics.mean(uniform)  # measured: 0.81 against 0.09
 
 
-def test_the_chain_weighs_each_world_it_moves_to_as_a_fresh_weighing_does():
-    """After every step the chain's likelihood is its current world's, weighed from scratch (its bookkeeping)."""
+@pytest.mark.parametrize("prior", [ROLLOUT_ONLY, [(1.0, 0.5), (0.3, 1.0), (1.0, 1.0), (0.2, 1.0)]])
+def test_the_chain_weighs_each_world_it_moves_to_as_a_fresh_weighing_does(prior) -> None:
+    """After every step the chain's likelihood is its current world's, weighed from scratch (its bookkeeping): per
+    other seat, the sum over the styles of the style's prior times epsilon to the seat's departures from it."""
     for seed in range(40):
         state = random_position(seed, deals=1)
         if state.is_over():
             continue
         observation = state.observation(state.to_move()[0])
         rng = random.Random(seed)
-        chain = WorldChain(observation, rng, epsilon=0.3)
+        chain = WorldChain(observation, rng, epsilon=0.3, prior=prior)
+        history = History(observation)
         for _ in range(30):
             chain.step(rng)
-            assert chain.likelihood == pytest.approx(history_likelihood(observation, chain.hands, 0.3), rel=1e-12)
+            weight = math.prod(
+                sum(
+                    prior[seat][style] * 0.3 ** history.departures(seat, chain.hands[seat], style)
+                    for style in range(len(STYLES))
+                )
+                for seat in history.others
+            )
+            assert chain.likelihood == pytest.approx(weight, rel=1e-12)
+            if prior is ROLLOUT_ONLY:  # the rollout policy's likelihood alone
+                assert chain.likelihood == pytest.approx(history_likelihood(observation, chain.hands, 0.3), rel=1e-12)

@@ -154,27 +154,6 @@ def test_styles_are_drawn_from_the_prior_and_never_for_the_searching_seat() -> N
     assert sum(styles[3] for styles in drawn) / len(drawn) == pytest.approx(0.75, abs=0.03)
 
 
-def test_the_chain_weighs_each_world_with_the_styles_summed_out() -> None:
-    """With styles in doubt the chain's weight after every step is its world's, weighed from scratch: per seat
-    the sum over the styles of the prior times epsilon to the departures."""
-    prior = [(1.0, 0.5), (0.3, 1.0), (1.0, 1.0), (0.2, 1.0)]
-    for seed in range(30):
-        state = random_position(seed, deals=1)
-        if state.is_over():
-            continue
-        observation = state.observation(state.to_move()[0])
-        rng = random.Random(seed)
-        chain = WorldChain(observation, rng, epsilon=0.3, prior=prior)
-        history = History(observation)
-        for _ in range(30):
-            chain.step(rng)
-            weight = math.prod(
-                sum(prior[seat][style] * 0.3 ** history.departures(seat, chain.hands[seat], style) for style in (0, 1))
-                for seat in history.others
-            )
-            assert chain.likelihood == pytest.approx(weight)
-
-
 def test_the_chain_draws_each_seats_style_in_proportion_to_how_well_it_explains_the_seats_play() -> None:
     """Given a world's hands, a seat's style is drawn with odds prior times epsilon to the departures; the
     searching seat is always on the rollout policy."""
@@ -226,5 +205,5 @@ def test_the_search_remembers_the_styles_over_a_game() -> None:
     while not state.is_over():
         (seat,) = state.to_move()
         state.apply(seat, agents[seat].act(state.observation(seat)))
-    prior = agents[0].styles.prior()
+    prior = agents[0].style_memory.prior()
     assert all(prior[seat][ROLLOUT] == 1.0 and prior[seat][DUCKING] < 0.01 for seat in (1, 2, 3))
