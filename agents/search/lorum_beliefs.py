@@ -1,9 +1,10 @@
 """What the Lorum search believes about the hidden hands: how well a sampled deal explains the others' play.
 
 The sampler (``arena.games.lorum.sampler``) already keeps to the public facts (voids,
-must-beat); ``history_likelihood`` weighs a sampled deal by an opponent model, the
-rollout policy with mistakes, and ``WorldChain`` draws deals in proportion to that weight
-(``History`` computes it seat by seat, from one replay of the public record per move).
+must-beat); ``WorldChain`` draws deals in proportion to how well they explain the others'
+play under an opponent model, rules with mistakes (``History`` computes that seat by seat,
+from one replay of the public record per move; ``history_likelihood``, the weight under
+the rollout policy alone, is the tests' plain reference for it).
 The model may give each other seat one of several rules (``lorum_sim.STYLES``): the chain
 then draws each seat's style along with the hands, from a prior the agent learns over the
 game (``lorum_styles.StyleMemory``) times how well that style explains the seat's play.

@@ -11,7 +11,7 @@ decision (``lorum.play_out_searching``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from arena.games.lorum.cards import (
     ABOVE_MASKS,
@@ -82,7 +82,7 @@ class PlayoutDeal:
     points: list[int]  # card points taken per seat (S-9)
     tricks_won: list[int]  # tricks taken per seat
     pot: int  # the pot before this deal is settled (S-10)
-    styles: list[int]  # per seat: the index in STYLES of the rule it follows (shared by copies, never changed)
+    styles: Sequence[int]  # per seat: the index in STYLES of the rule it follows (shared by copies, never changed)
     over: bool  # the deal has ended (all tricks, or a contract decided early)
 
     @classmethod
@@ -376,7 +376,8 @@ def _has_played(deal: PlayoutDeal, seat: int) -> bool:
 # A simpler player's rule, the one ``plugins/example-agent`` plays and docs/writing-agents.md's
 # reader is likely to write first: never bid; in a regular game lead the lowest card of the
 # shortest suit and follow with the highest card that still loses the trick, whatever its
-# points (void: the highest card held); chase a big bidder, feed a small one.  Ties go to
+# points (void: the highest card held); in a small game the lowest instead; chase a big
+# bidder, else throw the lowest card.  Ties go to
 # the card whose name sorts first, as a name-based agent's ``min`` and ``max`` would.
 
 
@@ -425,8 +426,8 @@ CALL_RULES: tuple[Callable[[PlayoutDeal, int], str], ...] = (rollout_call, ducki
 CARD_RULES: tuple[Callable[[PlayoutDeal], int], ...] = (rollout_card, ducking_card)
 """Each style's card, by style index."""
 
-ROLLOUT_STYLES = [0] * PLAYERS
-"""Every seat on the rollout policy (a deal's ``styles`` until told otherwise; never changed)."""
+ROLLOUT_STYLES = (0,) * PLAYERS
+"""Every seat on the rollout policy (a deal's ``styles`` until told otherwise)."""
 
 
 def play_out(deal: PlayoutDeal) -> tuple[int, ...]:

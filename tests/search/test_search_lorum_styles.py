@@ -7,6 +7,7 @@ seat plays which, and ``WorldChain`` draws each world's styles with its hands.
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 import sys
@@ -15,12 +16,21 @@ from typing import Any
 
 import pytest
 
+import arena_agents.search.lorum as lorum_module
 from arena.games.lorum import GAME
 from arena.games.lorum.cards import DECK, mask_of
 from arena_agents.lorum import GreedyLorumAgent, RandomLorumAgent
-from arena_agents.search.lorum import SearchLorumAgent
+from arena_agents.search.lorum import SearchLorumAgent, play_out_searching
 from arena_agents.search.lorum_beliefs import ROLLOUT_ONLY, History, WorldChain, draw_styles
-from arena_agents.search.lorum_sim import CALL_RULES, CARD_RULES, STYLES, PlayoutDeal, ducking_call, ducking_card
+from arena_agents.search.lorum_sim import (
+    CALL_RULES,
+    CARD_RULES,
+    STYLES,
+    PlayoutDeal,
+    ducking_call,
+    ducking_card,
+    play_out,
+)
 from arena_agents.search.lorum_styles import MAX_PRIOR_ODDS, STARTING_PRIOR, StyleMemory, deal_evidence
 from tests.search.test_search_lorum import make, random_position
 
@@ -207,3 +217,68 @@ def test_the_search_remembers_the_styles_over_a_game() -> None:
         state.apply(seat, agents[seat].act(state.observation(seat)))
     prior = agents[0].style_memory.prior()
     assert all(prior[seat][ROLLOUT] == 1.0 and prior[seat][DUCKING] < 0.01 for seat in (1, 2, 3))
+
+
+def own_chips(seat: int, changes: tuple[int, ...]) -> float:
+    """A playout's value for ``seat``: its chip change."""
+    return changes[seat]
+
+
+def test_the_playouts_play_each_other_seat_by_its_style(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In a playout every seat's card is its style's (the searching seat's later own cards in a card's playouts
+    apart, which it searches): the ducking seats' cards are the ducking rule's even where the policy differs."""
+    checked: dict[str, int] = {"cards": 0, "unlike the policy": 0}
+    main: dict[str, Any] = {}  # the deal being played out (not the copies its candidates are tried on), and me
+    play = PlayoutDeal.play
+
+    def checked_play(deal: PlayoutDeal, card: int) -> None:
+        if main and deal is main["deal"] and deal.to_act != main["me"]:
+            assert card == CARD_RULES[deal.styles[deal.to_act]](deal)
+            checked["cards"] += 1
+            checked["unlike the policy"] += card != CARD_RULES[ROLLOUT](deal)
+        play(deal, card)
+
+    monkeypatch.setattr(PlayoutDeal, "play", checked_play)
+    for seed in range(60):
+        state = random_position(seed, deals=1)
+        if state.is_over() or state.phase == "bid":
+            continue
+        (me,) = state.to_move()
+        deal = PlayoutDeal.from_observation(state.observation(me), list(state.hands))
+        deal.styles = [ROLLOUT if seat == me else (seat + seed) % 2 for seat in range(4)]
+        main.update(deal=deal.copy(), me=me)
+        play_out_searching(main["deal"], me, functools.partial(own_chips, me))
+        main.update(deal=deal.copy(), me=-1)  # the plain playout: every seat by its style
+        play_out(main["deal"])
+        main.clear()
+    assert checked["cards"] > 300 and checked["unlike the policy"] > 20, checked
+
+
+def test_the_search_plays_its_worlds_with_the_styles_it_has_learned(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An agent sure that the others duck, among ducking seats, plays out worlds in which they duck, before they
+    have played a card this deal (drawn from the prior) and after (from the chain); one sure that they play the
+    policy, among seats that do, worlds in which they play it."""
+    drawn: list[list[int]] = []
+    search = lorum_module.determinized_search
+
+    def recording(candidates, sample, playout, budget, rng, max_worlds=None):
+        def recorded(rng):
+            world = sample(rng)
+            drawn.append(list(world.styles))
+            return world
+
+        return search(candidates, recorded, playout, budget, rng, max_worlds=max_worlds)
+
+    monkeypatch.setattr(lorum_module, "determinized_search", recording)
+    for sure, expected in ((DUCKING, 1.0), (ROLLOUT, 0.0)):
+        drawn.clear()
+        for observation, _hands in ruled_game(3, [ROLLOUT, sure, sure, sure], deals=1):
+            if len(observation.legal) < 2:
+                continue
+            agent = make(SearchLorumAgent, 0, 3, {"iterations": 24})
+            agent.style_memory.log_likelihood = [[0.0, -30.0] if sure == ROLLOUT else [-30.0, 0.0]] * 4
+            agent.act(observation)
+        assert len(drawn) > 50
+        assert all(world[0] == ROLLOUT for world in drawn)
+        share = sum(world[seat] for world in drawn for seat in (1, 2, 3)) / (3 * len(drawn))
+        assert share == pytest.approx(expected, abs=0.01)
