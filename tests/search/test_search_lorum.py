@@ -10,8 +10,19 @@ import pytest
 
 from arena.games.base import Action
 from arena.games.lorum import GAME
-from arena.games.lorum.cards import DECK, INDEX, RANKS, SUIT_MASKS, SUITS, indices_of, mask_of
-from arena_agents.lorum import GreedyLorumAgent, RandomLorumAgent
+from arena.games.lorum.cards import (
+    ABOVE_MASKS,
+    DECK,
+    FULL_DECK_MASK,
+    INDEX,
+    POINTS,
+    RANKS,
+    SUIT_MASKS,
+    SUITS,
+    indices_of,
+    mask_of,
+)
+from arena_agents.lorum import BELOW_MASKS, GreedyLorumAgent, RandomLorumAgent
 from arena_agents.search.common import Budget, determinized_search, move_rng
 from arena_agents.search.lorum import (
     BID_FACTOR,
@@ -166,6 +177,14 @@ def test_the_rollout_policys_card_comes_first_and_stands_for_its_own_class():
         for first in indices_of(deal.legal()):
             ordered = card_candidates(deal, first=first)
             assert ordered[0] == first and len(ordered) == len(plain)
+            # The same classes: ``first`` stands in for the one card of ``plain`` in its class, the rest are kept.
+            dropped = set(plain) - set(ordered)
+            assert set(ordered) - set(plain) <= {first} and len(dropped) == (first not in plain)
+            for card in dropped:  # the same suit and points, and no card of the others' still in play between
+                low, high = max(card, first), min(card, first)
+                between = ABOVE_MASKS[low] & BELOW_MASKS[high] & (FULL_DECK_MASK & ~deal.played | deal.trick_cards)
+                assert card >> 3 == first >> 3 and POINTS[card] == POINTS[first]
+                assert not between & ~deal.hands[seat]
             checked += 1
     assert checked > 100  # measured: 150
 
