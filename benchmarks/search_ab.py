@@ -94,12 +94,19 @@ def play(
         for seat in list(state.to_move()):
             observation = state.observation(seat)
             start = time.thread_time()
-            action = agents[seat].act(observation)
-            if seat == timed and len(observation.legal) != 1:
-                times.append((time.thread_time() - start) * 1000.0)
-            state.apply(seat, action)
+            try:
+                action = agents[seat].act(observation)
+                if seat == timed and len(observation.legal) != 1:
+                    times.append((time.thread_time() - start) * 1000.0)
+                state.apply(seat, action)
+            except Exception as error:  # an agent that does not play this game: one line, not a traceback
+                raise AgentFailed(f"{seats[seat][0]} failed in seat {seat} of seed {seed}: {error!r}") from None
     result = state.result()
     return [players - rank for rank in result.ranks], list(result.scores), times
+
+
+class AgentFailed(Exception):
+    """An agent raised, or made an illegal move, in one of the games (say, a class written for the other game)."""
 
 
 def one_seed(args: tuple[int, str, dict[str, Any], Spec, Spec, Spec]) -> dict[str, Any]:
@@ -175,10 +182,14 @@ def main(argv: list[str] | None = None) -> None:
     work = [(seed, args.game, options, candidate, current, opponent) for seed in seeds]
     start = time.perf_counter()
     results: list[dict[str, Any]] = []
-    with ProcessPoolExecutor(args.jobs) if args.jobs > 1 else _Serial() as pool:
-        for index, result in enumerate(pool.map(one_seed, work), start=1):
-            results.append(result)
-            print(f"\r{index}/{len(work)} seeds", end="", file=sys.stderr, flush=True)
+    try:
+        with ProcessPoolExecutor(args.jobs) if args.jobs > 1 else _Serial() as pool:
+            for index, result in enumerate(pool.map(one_seed, work), start=1):
+                results.append(result)
+                print(f"\r{index}/{len(work)} seeds", end="", file=sys.stderr, flush=True)
+    except AgentFailed as error:
+        print(file=sys.stderr)
+        parser.exit(1, f"{parser.prog}: error: {error}\n")
     print(file=sys.stderr)
     players = args.players if args.game == "lovat" else 4
     unit = "points" if args.game == "lovat" else "chips"

@@ -50,3 +50,13 @@ def test_bad_arguments_are_named_in_one_line(
         main(arguments)
     assert stop.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_an_agent_for_the_other_game_fails_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    """A class written for Lovat seated in Lorum: the first game it fails names it, the seat and seed, no traceback."""
+    with pytest.raises(SystemExit) as stop:
+        main(["lorum", "--opponent", "arena_agents.lovat:GreedyLovatAgent", "--seeds", "2", "--deals", "1"])
+    assert stop.value.code == 1
+    err = capsys.readouterr().err
+    assert ": error: arena_agents.lovat:GreedyLovatAgent failed in seat 0 of seed 1000: " in err.splitlines()[-1]
+    assert "Traceback" not in err
