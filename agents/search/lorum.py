@@ -45,7 +45,7 @@ See ``docs/agents/search-lorum.md`` for the measured strength and speed.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
 from arena.agent import Agent
@@ -54,7 +54,6 @@ from arena.games.lorum.cards import ABOVE_MASKS, DECK, FULL_DECK_MASK, INDEX, PO
 from arena.games.lorum.observation import LorumObservation
 from arena.games.lorum.sampler import HiddenHands
 from arena.games.lorum.state import PLAYERS
-from arena_agents.lorum import BELOW_MASKS
 from arena_agents.search.common import BUDGET_OPTIONS, Budget, SearchStats, check_options, determinized_search, move_rng
 from arena_agents.search.lorum_beliefs import MAX_WORLDS, WorldChain, deal_plays, draw_styles
 from arena_agents.search.lorum_sim import CARD_RULES, PlayoutDeal, play_out, rollout_card
@@ -104,7 +103,7 @@ def card_candidates(deal: PlayoutDeal, trick: int | None = None, first: int | No
         if not any(
             other >> 3 == card >> 3
             and POINTS[other] == POINTS[card]
-            and not ABOVE_MASKS[max(card, other)] & BELOW_MASKS[min(card, other)] & live & ~hand  # between them
+            and not (ABOVE_MASKS[card] ^ ABOVE_MASKS[other]) & live & ~hand  # between them (and the higher, in hand)
             for other in chosen
         ):
             chosen.append(card)
@@ -193,20 +192,19 @@ class SearchLorumAgent(Agent):
         if any(seat != me for seat, _card in deal_plays(observation)):
             chain = WorldChain(observation, rng, prior=prior)
 
-            def sample(rng: random.Random) -> PlayoutDeal:
-                deal = template.copy()
-                deal.hands = chain.draw(rng)
-                deal.styles = chain.styles
-                return deal
+            def hidden(rng: random.Random) -> tuple[list[int], Sequence[int]]:
+                return chain.draw(rng), chain.styles  # the styles of the world just drawn
 
         else:
             uniform = HiddenHands(observation)
 
-            def sample(rng: random.Random) -> PlayoutDeal:
-                deal = template.copy()
-                deal.hands = uniform.draw(rng)
-                deal.styles = draw_styles(prior, me, rng)
-                return deal
+            def hidden(rng: random.Random) -> tuple[list[int], Sequence[int]]:
+                return uniform.draw(rng), draw_styles(prior, me, rng)
+
+        def sample(rng: random.Random) -> PlayoutDeal:
+            deal = template.copy()
+            deal.hands, deal.styles = hidden(rng)
+            return deal
 
         budget, max_worlds = self.budget, MAX_WORLDS
         if observation.phase == "bid" and budget.iterations is not None:

@@ -12,6 +12,7 @@ game (``lorum_styles.StyleMemory``) times how well that style explains the seat'
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Sequence
 
@@ -55,7 +56,7 @@ def history_likelihood(observation: LorumObservation, hands: list[int], epsilon:
     in which the others' play looks sensible weigh more, yet none is ruled out.
     """
     record = History(observation)
-    return record.weight(sum(record.all_departures(hands)), epsilon)
+    return record.weight(sum(record.departures(seat, hands[seat]) for seat in record.others), epsilon)
 
 
 class History:
@@ -70,7 +71,7 @@ class History:
     """
 
     def __init__(self, observation: LorumObservation) -> None:
-        me = self.me = observation.seat
+        me = observation.seat
         self.others = [seat for seat in range(PLAYERS) if seat != me]
         plays = deal_plays(observation)
         later = [0] * PLAYERS  # per seat: the cards it plays from the current decision on (all, to start with)
@@ -113,11 +114,6 @@ class History:
                 count += 1
         self.known[seat, hand, style] = count
         return count
-
-    def all_departures(self, hands: list[int]) -> list[int]:
-        """Every seat's ``departures`` from the rollout policy with ``hands`` (0 for the searching seat, whose
-        decisions are not weighed)."""
-        return [0 if seat == self.me else self.departures(seat, hand) for seat, hand in enumerate(hands)]
 
     @staticmethod
     def weight(departures: int, epsilon: float) -> float:
@@ -169,8 +165,8 @@ class WorldChain:
         self.uniform = HiddenHands(observation)  # the prior, prepared once for the chain's fresh draws
         self.hands = self.uniform.draw(rng)
         self.styles = [0] * PLAYERS  # the styles of the world ``draw`` returned last
-        self.weights = self.seat_weights(self.hands)
-        self.likelihood = _product(self.weights)
+        self.split = self.seat_splits(self.hands)  # per seat, ``style_weights`` of its current hand
+        self.likelihood = math.prod(sum(weights) for weights in self.split)
         for _ in range(BURN_IN):
             self.step(rng)
 
@@ -181,19 +177,20 @@ class WorldChain:
             for style, weight in enumerate(self.prior[seat])
         ]
 
-    def seat_weight(self, seat: int, hand: int) -> float:
-        """How well ``hand`` explains ``seat``'s play, its styles summed out (1 for the searching seat)."""
-        return 1.0 if seat == self.me else sum(self.style_weights(seat, hand))
+    def seat_split(self, seat: int, hand: int) -> list[float]:
+        """``style_weights`` of ``seat`` holding ``hand`` (``[1.0]`` for the searching seat, whose play is not
+        weighed); their sum is how well the hand explains the seat's play, its styles summed out."""
+        return [1.0] if seat == self.me else self.style_weights(seat, hand)
 
-    def seat_weights(self, hands: list[int]) -> list[float]:
-        """``seat_weight`` of every seat's hand."""
-        return [self.seat_weight(seat, hand) for seat, hand in enumerate(hands)]
+    def seat_splits(self, hands: list[int]) -> list[list[float]]:
+        """``seat_split`` of every seat's hand."""
+        return [self.seat_split(seat, hand) for seat, hand in enumerate(hands)]
 
     def step(self, rng: random.Random) -> None:
         """One proposal, accepted or not."""
         if rng.randrange(FRESH_DRAWS) == 0:
             hands = self.uniform.draw(rng)
-            weights = self.seat_weights(hands)
+            split = self.seat_splits(hands)
         else:
             a, b = rng.sample(self.others, 2)
             if not self.hands[a] or not self.hands[b]:
@@ -205,32 +202,22 @@ class WorldChain:
             hands = self.hands[:]
             hands[a] ^= 1 << x | 1 << y
             hands[b] ^= 1 << x | 1 << y
-            weights = self.weights[:]
-            weights[a] = self.seat_weight(a, hands[a])
-            weights[b] = self.seat_weight(b, hands[b])
-        likelihood = _product(weights)
+            split = self.split[:]
+            split[a] = self.seat_split(a, hands[a])
+            split[b] = self.seat_split(b, hands[b])
+        likelihood = math.prod(sum(weights) for weights in split)
         if likelihood >= self.likelihood or rng.random() * self.likelihood < likelihood:
-            self.hands, self.likelihood, self.weights = hands, likelihood, weights
+            self.hands, self.likelihood, self.split = hands, likelihood, split
 
     def draw(self, rng: random.Random) -> list[int]:
         """The chain's next world's hands (``CHAIN_STEPS`` steps on; its styles are then in ``styles``)."""
         for _ in range(CHAIN_STEPS):
             self.step(rng)
-        self.styles = [0] * PLAYERS
-        for seat in self.others:
-            self.styles[seat] = _choose(self.style_weights(seat, self.hands[seat]), rng)
+        self.styles = draw_styles(self.split, self.me, rng)
         return self.hands[:]
 
 
-def _product(weights: list[float]) -> float:
-    """The product of ``weights``, multiplied out in seat order (the same float for the same weights)."""
-    product = 1.0
-    for weight in weights:
-        product *= weight
-    return product
-
-
-def _choose(weights: list[float] | tuple[float, ...], rng: random.Random) -> int:
+def _choose(weights: Sequence[float], rng: random.Random) -> int:
     """An index drawn in proportion to ``weights``; no draw when at most one is positive (0 when none is)."""
     possible = [index for index, weight in enumerate(weights) if weight > 0]
     if len(possible) < 2:
@@ -238,6 +225,6 @@ def _choose(weights: list[float] | tuple[float, ...], rng: random.Random) -> int
     return rng.choices(range(len(weights)), weights)[0]
 
 
-def draw_styles(prior: StylePrior, me: int, rng: random.Random) -> list[int]:
-    """Every other seat's style drawn from ``prior`` (``me`` on the rollout policy)."""
+def draw_styles(prior: Sequence[Sequence[float]], me: int, rng: random.Random) -> list[int]:
+    """Every other seat's style drawn in proportion to its weights in ``prior`` (``me`` on the rollout policy)."""
     return [0 if seat == me else _choose(weights, rng) for seat, weights in enumerate(prior)]
