@@ -162,8 +162,8 @@ def test_memory_is_bounded_for_the_whole_tree(root: str) -> None:
             pid = os.fork()
             if pid == 0:
                 block = bytearray(b"\1") * (40 << 20)
-                os.write(out, b"+")
-                time.sleep(0.5)
+                time.sleep(1.0)  # hold the block while the others allocate theirs
+                os.write(out, b"=")  # only a child that held its 40 MB to the end says so
                 os._exit(len(block) & 0)
             children.append(pid)
         for pid in children:
@@ -171,7 +171,9 @@ def test_memory_is_bounded_for_the_whole_tree(root: str) -> None:
         return 0
 
     run = run_seat(body, root, policy=policy)
-    assert run.output.count(b"+") < 4, "not every 40 MB child may live at once under 64 MB"
+    # Not "how many allocated": a child may finish allocating and be killed when the next one grows, so all
+    # four can allocate in turn under the limit. None may keep its block alongside the others.
+    assert run.output.count(b"=") < 4, "not every 40 MB child may live at once under 64 MB"
     assert run.referee_reap["memory_exceeded"] is True
     assert run.referee_reap["maxrss_kb"] <= 64 * 1024
 
