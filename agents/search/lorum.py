@@ -8,9 +8,10 @@ At each decision with more than one legal action the agent
    Metropolis chain over such deals that draws each in proportion to how well it explains
    their play (a seat's card counts 1 if its style's rules would have played it there,
    else ``MODEL_EPSILON``), so worlds in which the others played as modelled dominate.
-   Each other seat is modelled by one of ``lorum_sim.STYLES`` (the rollout policy, or
-   the ducking rule of a simpler player), drawn with each world from what the seat has
-   shown: this deal's play, and the deals of the game that ended (``StyleMemory``);
+   Each other seat is modelled by a style: for its calls, leads, follows and void
+   discards, each one of ``lorum_sim.FAMILIES`` (the rollout policy, or the ducking or
+   cautious rule of a simpler player), drawn with each world from what the seat has shown:
+   this deal's play, and the deals of the game that ended (``StyleMemory``);
 2. in each world plays every candidate out: the candidate, then the rest of the
    current deal (remaining calls and all tricks) by fast rules in which every seat
    decides from its own hand and the public cards only (the others by their styles,
@@ -56,7 +57,7 @@ from arena.games.lorum.sampler import HiddenHands
 from arena.games.lorum.state import PLAYERS
 from arena_agents.search.common import BUDGET_OPTIONS, Budget, SearchStats, check_options, determinized_search, move_rng
 from arena_agents.search.lorum_beliefs import MAX_WORLDS, WorldChain, deal_plays, draw_styles
-from arena_agents.search.lorum_sim import CARD_RULES, PlayoutDeal, play_out, rollout_card
+from arena_agents.search.lorum_sim import PlayoutDeal, Style, card_rule, play_out, rollout_card
 from arena_agents.search.lorum_styles import StyleMemory
 from arena_agents.search.lorum_value import deal_value
 
@@ -122,14 +123,14 @@ def play_out_searching(deal: PlayoutDeal, me: int, value: Callable[[tuple[int, .
     hand can always be placed safely by a player who sees every hand, and valued that way
     the search would keep the green Ober instead of dropping it on a trick it cannot win.
     """
-    styles = deal.styles  # ``me`` on the rollout policy
+    rules = [card_rule(style) for style in deal.styles]  # ``me`` on the rollout policy
     while not deal.over:
         if deal.to_act == me and not (deal.in_trick and not deal.hands[me] & SUIT_MASKS[deal.led]):
             cards = card_candidates(deal)
             if len(cards) > 1:
                 deal.play(max(cards, key=lambda card: value(play_out(_after(deal, card)))))
                 continue
-        deal.play(CARD_RULES[styles[deal.to_act]](deal))
+        deal.play(rules[deal.to_act](deal))
     return value(deal.chip_changes())
 
 
@@ -192,13 +193,13 @@ class SearchLorumAgent(Agent):
         if any(seat != me for seat, _card in deal_plays(observation)):
             chain = WorldChain(observation, rng, prior=prior)
 
-            def hidden(rng: random.Random) -> tuple[list[int], Sequence[int]]:
+            def hidden(rng: random.Random) -> tuple[list[int], Sequence[Style]]:
                 return chain.draw(rng), chain.styles  # the styles of the world just drawn
 
         else:
             uniform = HiddenHands(observation)
 
-            def hidden(rng: random.Random) -> tuple[list[int], Sequence[int]]:
+            def hidden(rng: random.Random) -> tuple[list[int], Sequence[Style]]:
                 return uniform.draw(rng), draw_styles(prior, me, rng)
 
         def sample(rng: random.Random) -> PlayoutDeal:

@@ -5,9 +5,11 @@ must-beat); ``WorldChain`` draws deals in proportion to how well they explain th
 play under an opponent model, rules with mistakes (``History`` computes that seat by seat,
 from one replay of the public record per move; ``history_likelihood``, the weight under
 the rollout policy alone, is the tests' plain reference for it).
-The model may give each other seat one of several rules (``lorum_sim.STYLES``): the chain
-then draws each seat's style along with the hands, from a prior the agent learns over the
-game (``lorum_styles.StyleMemory``) times how well that style explains the seat's play.
+The model gives each other seat a style (``lorum_sim.Style``): for each kind of decision one
+of several families of rules (``lorum_sim.FAMILIES``).  The chain draws each seat's style
+along with the hands, from a prior the agent learns over the game
+(``lorum_styles.StyleMemory``) times how well each family explains the seat's decisions of
+its kind.
 """
 
 from __future__ import annotations
@@ -20,13 +22,27 @@ from arena.games.lorum.cards import INDEX, indices_of
 from arena.games.lorum.observation import LorumObservation
 from arena.games.lorum.sampler import HiddenHands, excluded_cards
 from arena.games.lorum.state import PLAYERS
-from arena_agents.search.lorum_sim import CALL_RULES, CARD_RULES, STYLES, PlayoutDeal
+from arena_agents.search.lorum_sim import (
+    CALL,
+    CALL_RULES,
+    CARD_RULES,
+    FAMILIES,
+    KINDS,
+    ROLLOUT_STYLE,
+    PlayoutDeal,
+    Style,
+    card_kind,
+)
 
-StylePrior = Sequence[tuple[float, ...]]
-"""Per seat: the prior weight of each style (index as in ``STYLES``; the searching seat's is not read)."""
+StylePrior = Sequence[Sequence[Sequence[float]]]
+"""Per seat, per kind of decision (``KINDS``): the prior weight of each family (index as in ``FAMILIES``; the
+searching seat's is not read)."""
 
-ROLLOUT_ONLY: StylePrior = [(1.0,) + (0.0,) * (len(STYLES) - 1)] * PLAYERS
+ROLLOUT_ONLY: StylePrior = [[(1.0,) + (0.0,) * (len(FAMILIES) - 1)] * len(KINDS)] * PLAYERS
 """Every seat plays the rollout policy: the prior when nothing else is known."""
+
+Departures = tuple[int, ...]
+"""Per kind of decision: how many of a seat's decisions of that kind a family would have made otherwise."""
 
 MODEL_EPSILON = 0.01
 """Relative likelihood of a call or card the rollout policy would not have chosen (1 when it would).  With
@@ -56,7 +72,7 @@ def history_likelihood(observation: LorumObservation, hands: list[int], epsilon:
     in which the others' play looks sensible weigh more, yet none is ruled out.
     """
     record = History(observation)
-    return record.weight(sum(record.departures(seat, hands[seat]) for seat in record.others), epsilon)
+    return record.weight(sum(sum(record.departures(seat, hands[seat])) for seat in record.others), epsilon)
 
 
 class History:
@@ -64,10 +80,10 @@ class History:
 
     The rollout policy decides from the deciding seat's own hand and public facts only, so
     a world's likelihood is a product over the other seats, each factor a function of that
-    seat's hand alone: ``departures(seat, hand, style)`` counts the seat's decisions with a
-    choice that the style's rules would have made differently had it held ``hand`` (plus the
-    cards it has played since).  A chain step that swaps a card between two seats re-weighs
-    those two (every style of each).
+    seat's hand alone: ``departures(seat, hand, family)`` counts, by kind, the seat's decisions
+    with a choice that the family's rules would have made differently had it held ``hand`` (plus
+    the cards it has played since).  A chain step that swaps a card between two seats re-weighs
+    those two (every family of each).
     """
 
     def __init__(self, observation: LorumObservation) -> None:
@@ -79,8 +95,8 @@ class History:
             later[seat] |= 1 << INDEX[name]
         # Per seat: (position, hand played from that position on, the decision) for every call and card.
         self.calls: list[list[tuple[PlayoutDeal, int, str]]] = [[] for _ in range(PLAYERS)]
-        self.cards: list[list[tuple[PlayoutDeal, int, int]]] = [[] for _ in range(PLAYERS)]
-        self.known: dict[tuple[int, int, int], int] = {}  # (seat, hand, style): departures; a chain revisits
+        self.cards: list[list[tuple[PlayoutDeal, int, int, int]]] = [[] for _ in range(PLAYERS)]  # ..., kind
+        self.known: dict[tuple[int, int, int], Departures] = {}  # (seat, hand, family): departures; a chain revisits
         deal = PlayoutDeal.start(observation.dealer, [0] * PLAYERS, observation.pot)
         for seat, call in observation.bids:
             if seat != me:
@@ -89,31 +105,31 @@ class History:
         for seat, name in plays:
             card = INDEX[name]
             if seat != me:
-                self.cards[seat].append((deal.copy(), later[seat], card))
+                self.cards[seat].append((deal.copy(), later[seat], card, card_kind(deal, card)))
             later[seat] ^= 1 << card
             deal.hands[seat] |= 1 << card  # so that ``play`` can take it out again
             deal.play(card)
             deal.hands[seat] = 0
 
-    def departures(self, seat: int, hand: int, style: int = 0) -> int:
-        """How many of ``seat``'s decisions with a choice ``style`` (default the rollout policy) would not have
-        made holding ``hand``."""
-        known = self.known.get((seat, hand, style))
+    def departures(self, seat: int, hand: int, family: int = 0) -> Departures:
+        """Per kind of decision: how many of ``seat``'s decisions with a choice ``family`` (default the rollout
+        policy) would not have made holding ``hand``."""
+        known = self.known.get((seat, hand, family))
         if known is not None:
             return known
-        call_rule, card_rule = CALL_RULES[style], CARD_RULES[style]
-        count = 0
+        call_rule, card_rule = CALL_RULES[family], CARD_RULES[family]
+        counts = [0] * len(KINDS)
         for deal, played, call in self.calls[seat]:
             deal.hands[seat] = hand | played
             if call_rule(deal, seat) != call:
-                count += 1
-        for deal, played, card in self.cards[seat]:
+                counts[CALL] += 1
+        for deal, played, card, kind in self.cards[seat]:
             deal.hands[seat] = hand | played
             legal = deal.legal()
             if legal & (legal - 1) and card_rule(deal) != card:
-                count += 1
-        self.known[seat, hand, style] = count
-        return count
+                counts[kind] += 1
+        self.known[seat, hand, family] = found = tuple(counts)
+        return found
 
     @staticmethod
     def weight(departures: int, epsilon: float) -> float:
@@ -135,18 +151,19 @@ class WorldChain:
     """A Metropolis chain over the hidden deals, drawn in proportion to how well they explain the others' play.
 
     The sampler's uniform draw over the deals that fit the public facts is the prior of
-    the hands; ``prior`` (per seat, a weight for each style; default: every seat the
-    rollout policy) that of the styles.  A seat's hand weighs the sum over its styles of
-    the style's prior times ``epsilon`` to the number of its decisions the style would
-    not have made (``History.departures``), and a world the product over the other seats:
-    the styles are summed out, so the chain moves over hands alone.  A step proposes
+    the hands; ``prior`` (per seat and kind of decision, a weight for each family; default:
+    every seat the rollout policy) that of the styles.  A seat's hand weighs, for each kind,
+    the sum over the families of the family's prior times ``epsilon`` to the number of the
+    seat's decisions of that kind the family would not have made (``History.departures``);
+    the seat's weight is the product over the kinds, and a world's the product over the
+    other seats: the styles are summed out, so the chain moves over hands alone.  A step proposes
     either swapping one card between two other seats' hands (allowed only when each
     card may be held by its new seat) or, one time in ``FRESH_DRAWS``, a new uniform
     draw; both proposals are symmetric under the uniform prior, so a move is accepted
     with probability ``min(1, new weight / old weight)``.  The worlds it returns are
     ``CHAIN_STEPS`` steps apart, after ``BURN_IN`` steps from its first draw; each comes
-    with styles drawn for its hands (``styles``: a seat's style in proportion to its
-    prior times how well it explains the seat's play with that hand).
+    with styles drawn for its hands (``styles``: a seat's family for each kind in proportion
+    to its prior times how well it explains the seat's decisions of that kind with that hand).
     """
 
     def __init__(
@@ -164,25 +181,29 @@ class WorldChain:
         self.me = observation.seat
         self.uniform = HiddenHands(observation)  # the prior, prepared once for the chain's fresh draws
         self.hands = self.uniform.draw(rng)
-        self.styles = [0] * PLAYERS  # the styles of the world ``draw`` returned last
+        self.styles: list[Style] = [ROLLOUT_STYLE] * PLAYERS  # the styles of the world ``draw`` returned last
         self.split = self.seat_splits(self.hands)  # per seat, ``style_weights`` of its current hand
-        self.likelihood = math.prod(sum(weights) for weights in self.split)
+        self.likelihood = math.prod(map(seat_weight, self.split))
         for _ in range(BURN_IN):
             self.step(rng)
 
-    def style_weights(self, seat: int, hand: int) -> list[float]:
-        """Each style's prior times its likelihood of ``seat``'s play holding ``hand``."""
+    def style_weights(self, seat: int, hand: int) -> list[list[float]]:
+        """Per kind, each family's prior times its likelihood of ``seat``'s decisions of that kind holding
+        ``hand``."""
+        departures = [self.history.departures(seat, hand, family) if any(column) else ()
+                      for family, column in enumerate(zip(*self.prior[seat], strict=True))]
         return [
-            weight * History.weight(self.history.departures(seat, hand, style), self.epsilon) if weight else 0.0
-            for style, weight in enumerate(self.prior[seat])
+            [weight * History.weight(departures[family][kind], self.epsilon) if weight else 0.0
+             for family, weight in enumerate(weights)]
+            for kind, weights in enumerate(self.prior[seat])
         ]
 
-    def seat_split(self, seat: int, hand: int) -> list[float]:
-        """``style_weights`` of ``seat`` holding ``hand`` (``[1.0]`` for the searching seat, whose play is not
-        weighed); their sum is how well the hand explains the seat's play, its styles summed out."""
-        return [1.0] if seat == self.me else self.style_weights(seat, hand)
+    def seat_split(self, seat: int, hand: int) -> list[list[float]]:
+        """``style_weights`` of ``seat`` holding ``hand`` (``[[1.0]]`` for the searching seat, whose play is not
+        weighed); ``seat_weight`` of it is how well the hand explains the seat's play, its styles summed out."""
+        return [[1.0]] if seat == self.me else self.style_weights(seat, hand)
 
-    def seat_splits(self, hands: list[int]) -> list[list[float]]:
+    def seat_splits(self, hands: list[int]) -> list[list[list[float]]]:
         """``seat_split`` of every seat's hand."""
         return [self.seat_split(seat, hand) for seat, hand in enumerate(hands)]
 
@@ -205,7 +226,7 @@ class WorldChain:
             split = self.split[:]
             split[a] = self.seat_split(a, hands[a])
             split[b] = self.seat_split(b, hands[b])
-        likelihood = math.prod(sum(weights) for weights in split)
+        likelihood = math.prod(map(seat_weight, split))
         if likelihood >= self.likelihood or rng.random() * self.likelihood < likelihood:
             self.hands, self.likelihood, self.split = hands, likelihood, split
 
@@ -225,6 +246,13 @@ def _choose(weights: Sequence[float], rng: random.Random) -> int:
     return rng.choices(range(len(weights)), weights)[0]
 
 
-def draw_styles(prior: Sequence[Sequence[float]], me: int, rng: random.Random) -> list[int]:
-    """Every other seat's style drawn in proportion to its weights in ``prior`` (``me`` on the rollout policy)."""
-    return [0 if seat == me else _choose(weights, rng) for seat, weights in enumerate(prior)]
+def seat_weight(split: Sequence[Sequence[float]]) -> float:
+    """A seat's weight from its ``WorldChain.style_weights``: per kind the families summed, the kinds multiplied."""
+    return math.prod(map(sum, split))
+
+
+def draw_styles(prior: StylePrior, me: int, rng: random.Random) -> list[Style]:
+    """Every other seat's family for each kind drawn in proportion to its weights in ``prior`` (``me`` on the
+    rollout policy)."""
+    return [ROLLOUT_STYLE if seat == me else tuple(_choose(weights, rng) for weights in kinds)
+            for seat, kinds in enumerate(prior)]

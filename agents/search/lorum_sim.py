@@ -3,15 +3,17 @@
 The Lorum search's simulator: just enough of the rules to play the current deal out
 and settle it (several times faster than driving ``LorumState``; a test checks it
 against the engine), and the fast heuristics the seats follow in playouts.  Each other
-seat plays one of the ``STYLES`` (the deal's ``styles`` say which): the rollout policy,
-which plays like the greedy agent, or the ducking rule of a simpler player.  The
-searching seat plays the rollout policy, but for its own later cards after a card
-decision (``lorum.play_out_searching``).
+seat plays a ``Style`` (the deal's ``styles`` say which): for each kind of decision (its
+calls, leads, follows and void discards) one of the ``FAMILIES`` of rules: the rollout
+policy, which plays like the greedy agent, or the ducking or the cautious rule of simpler
+players.  The searching seat plays the rollout policy, but for its own later cards after
+a card decision (``lorum.play_out_searching``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import cache
 
 from arena.games.lorum.cards import (
     ABOVE_MASKS,
@@ -82,7 +84,7 @@ class PlayoutDeal:
     points: list[int]  # card points taken per seat (S-9)
     tricks_won: list[int]  # tricks taken per seat
     pot: int  # the pot before this deal is settled (S-10)
-    styles: Sequence[int]  # per seat: the index in STYLES of the rule it follows (shared by copies, never changed)
+    styles: Sequence[Style]  # per seat: the families it follows (shared by copies, never changed)
     over: bool  # the deal has ended (all tricks, or a contract decided early)
 
     @classmethod
@@ -381,8 +383,8 @@ def _has_played(deal: PlayoutDeal, seat: int) -> bool:
 # the card whose name sorts first, as a name-based agent's ``min`` and ``max`` would.
 
 
-def ducking_call(deal: PlayoutDeal, seat: int) -> str:
-    """Never bid."""
+def pass_call(deal: PlayoutDeal, seat: int) -> str:
+    """Never bid (the ducking and the cautious rule)."""
     return PASS
 
 
@@ -415,19 +417,84 @@ def _rank_and_name(card: int) -> tuple[int, str]:
     return card & 7, DECK[card]
 
 
+# ------------------------------------------------------------ cautious rule
+#
+# Another rule a first agent often follows: never bid; lead the lowest card of the longest
+# suit; follow with the lowest card, but as the last player of a regular trick that it must
+# take anyway, with its highest card of the fewest points; void, shed the costliest card (the
+# most points, then the highest).  In a big contract, bidder or not, it plays its highest card.
+# Ties go to the card whose name sorts last.
+
+
+def cautious_card(deal: PlayoutDeal) -> int:
+    """The cautious rule's card for the seat to move (see the comment above)."""
+    legal = deal.legal()
+    if not legal & (legal - 1):
+        return legal.bit_length() - 1
+    cards = indices_of(legal)
+    if deal.contract == BIG:
+        return min(cards, key=_rank_and_name)
+    if not deal.in_trick:
+        hand = deal.hands[deal.to_act]
+        return max(cards, key=lambda c: ((hand & SUIT_MASKS[c >> 3]).bit_count(), c & 7, DECK[c]))
+    if cards[0] >> 3 != deal.led:
+        return max(cards, key=lambda c: (POINTS[c], -(c & 7), DECK[c]))
+    if deal.in_trick == PLAYERS - 1 and deal.contract != SMALL and not any(c & 7 > deal.best & 7 for c in cards):
+        return max(cards, key=lambda c: (-POINTS[c], -(c & 7), DECK[c]))
+    return max(cards, key=_rank_and_name)
+
+
 # ------------------------------------------------------------------- styles
+#
+# A seat's style names a family of rules for each kind of decision: its calls, its leads, its
+# cards when it can follow suit and its cards when it cannot.  So a seat that leads like one
+# rule and follows like another is still modelled, and each kind is learned from its own
+# decisions (``lorum_beliefs``, ``lorum_styles``).
 
-STYLES: tuple[str, ...] = ("rollout", "ducking")
-"""The rules another seat may follow in a playout, by index (``PlayoutDeal.styles``)."""
+FAMILIES: tuple[str, ...] = ("rollout", "ducking", "cautious")
+"""The families of rules another seat may follow, by index."""
 
-CALL_RULES: tuple[Callable[[PlayoutDeal, int], str], ...] = (rollout_call, ducking_call)
-"""Each style's bid, by style index."""
+CALL_RULES: tuple[Callable[[PlayoutDeal, int], str], ...] = (rollout_call, pass_call, pass_call)
+"""Each family's bid, by family index."""
 
-CARD_RULES: tuple[Callable[[PlayoutDeal], int], ...] = (rollout_card, ducking_card)
-"""Each style's card, by style index."""
+CARD_RULES: tuple[Callable[[PlayoutDeal], int], ...] = (rollout_card, ducking_card, cautious_card)
+"""Each family's card, by family index."""
 
-ROLLOUT_STYLES = (0,) * PLAYERS
+KINDS: tuple[str, ...] = ("call", "lead", "follow", "void")
+"""The kinds of decision a style gives a family each (a ``Style`` is indexed by these)."""
+
+CALL, LEAD, FOLLOW, VOID = range(len(KINDS))
+
+Style = tuple[int, ...]
+"""A seat's family for each of ``KINDS``."""
+
+ROLLOUT_STYLE: Style = (0,) * len(KINDS)
+"""The rollout policy for every kind of decision."""
+
+ROLLOUT_STYLES = (ROLLOUT_STYLE,) * PLAYERS
 """Every seat on the rollout policy (a deal's ``styles`` until told otherwise)."""
+
+
+def card_kind(deal: PlayoutDeal, card: int) -> int:
+    """The kind of the decision that played ``card`` (the seat to move's, before it is played)."""
+    if not deal.in_trick:
+        return LEAD
+    return FOLLOW if card >> 3 == deal.led else VOID
+
+
+@cache
+def card_rule(style: Style) -> Callable[[PlayoutDeal], int]:
+    """The card a seat of ``style`` plays: its lead, follow or void family's, whichever the position asks for."""
+    lead, follow, void = (CARD_RULES[family] for family in style[LEAD:])
+    if lead is follow is void:
+        return lead
+
+    def mixed(deal: PlayoutDeal) -> int:
+        if not deal.in_trick:
+            return lead(deal)
+        return follow(deal) if deal.hands[deal.to_act] & SUIT_MASKS[deal.led] else void(deal)
+
+    return mixed
 
 
 def play_out(deal: PlayoutDeal) -> tuple[int, ...]:
@@ -435,7 +502,8 @@ def play_out(deal: PlayoutDeal) -> tuple[int, ...]:
     styles = deal.styles
     while deal.contract is None:
         who = deal.to_act
-        deal.bid(who, CALL_RULES[styles[who]](deal, who))
+        deal.bid(who, CALL_RULES[styles[who][CALL]](deal, who))
+    rules = [card_rule(style) for style in styles]
     while not deal.over:
-        deal.play(CARD_RULES[styles[deal.to_act]](deal))
+        deal.play(rules[deal.to_act](deal))
     return deal.chip_changes()

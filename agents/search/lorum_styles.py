@@ -1,13 +1,13 @@
-"""``StyleMemory``: which rules (``lorum_sim.STYLES``) each other seat has been playing this game.
+"""``StyleMemory``: which rules (``lorum_sim.FAMILIES``) each other seat has been following this game.
 
 A Lorum observation shows the current deal's cards only, so what a seat did in earlier
 deals is remembered by the agent: when a deal ends, its last observation is weighed
-against every style (``deal_evidence``), and the sums of those log-likelihoods are the
-prior of the next deal's worlds (``prior``).  So a seat that played the ducking rule in
-the first deal is modelled by it from the first card of the second, where the chain
-alone would need several of the seat's cards to tell.  Before any deal has ended the prior
-is ``STARTING_PRIOR``; its spread is capped at ``MAX_PRIOR_ODDS``, so a seat that changes its
-play is followed within a deal.
+against every family, kind of decision by kind (``deal_evidence``), and the sums of those
+log-likelihoods are the prior of the next deal's worlds (``prior``).  So a seat that
+followed suit by the ducking rule in the first deal is modelled by it from the first card
+of the second, where the chain alone would need several of the seat's cards to tell.  Before
+any deal has ended the prior is ``STARTING_PRIOR`` for every kind; its spread is capped at
+``MAX_PRIOR_ODDS``, so a seat that changes its play is followed within a deal.
 """
 
 from __future__ import annotations
@@ -19,19 +19,21 @@ from arena.games.lorum.observation import LorumObservation
 from arena.games.lorum.sampler import excluded_cards
 from arena.games.lorum.state import PLAYERS
 from arena_agents.search.lorum_beliefs import MODEL_EPSILON, History, StylePrior
-from arena_agents.search.lorum_sim import STYLES
+from arena_agents.search.lorum_sim import FAMILIES, KINDS
 
 MAX_PRIOR_ODDS = 1e4
 """The most one style may outweigh another in the prior: two decisions against it (at ``MODEL_EPSILON``)."""
 
-STARTING_PRIOR = (1.0, 0.1)
-"""Each style's weight before any deal has ended: a seat is taken to play like greedy (the rollout policy) until
-its play shows otherwise; one decision against it outweighs this.  Against a level start, paired on seeds
-9100-9199: +0.044 rank points among greedy agents, -0.072 among ``example`` agents (docs/agents/search-lorum.md)."""
+STARTING_PRIOR = (1.0, 0.1, 0.1)
+"""Each family's weight, for every kind of decision, before any deal has ended: a seat is taken to play like
+greedy (the rollout policy) until its play shows otherwise; one decision against it outweighs this.  With the
+first two families alone, against a level start, paired on seeds 9100-9199: +0.044 rank points among greedy
+agents, -0.072 among ``example`` agents (docs/agents/search-lorum.md)."""
 
 
-def deal_evidence(observation: LorumObservation, epsilon: float = MODEL_EPSILON) -> dict[int, list[float]]:
-    """Per other seat whose hand is known but for at most one card: the log-likelihood of its play under each style.
+def deal_evidence(observation: LorumObservation, epsilon: float = MODEL_EPSILON) -> dict[int, list[list[float]]]:
+    """Per other seat whose hand is known but for at most one card, per kind of decision: the log-likelihood of its
+    decisions of that kind under each family.
 
     ``observation`` is the seat's last of a deal.  A seat's hand at each of its decisions
     is the cards it played from there on plus what it still holds: nothing, or one of
@@ -42,7 +44,7 @@ def deal_evidence(observation: LorumObservation, epsilon: float = MODEL_EPSILON)
     history = History(observation)
     excluded = excluded_cards(observation)
     unseen = FULL_DECK_MASK & ~mask_of(observation.played) & ~mask_of(observation.hand)
-    evidence: dict[int, list[float]] = {}
+    evidence: dict[int, list[list[float]]] = {}
     for seat in history.others:
         held = observation.hand_sizes[seat]
         if held > 1:
@@ -50,9 +52,11 @@ def deal_evidence(observation: LorumObservation, epsilon: float = MODEL_EPSILON)
         hands = [0] if held == 0 else [1 << card for card in indices_of(unseen & ~excluded[seat])]
         if not hands:  # cannot happen in a consistent observation; nothing to learn from it if it does
             continue
+        departures = [[history.departures(seat, hand, family) for hand in hands] for family in range(len(FAMILIES))]
         evidence[seat] = [
-            math.log(sum(History.weight(history.departures(seat, hand, style), epsilon) for hand in hands) / len(hands))
-            for style in range(len(STYLES))
+            [math.log(sum(History.weight(each[kind], epsilon) for each in by_hand) / len(hands))
+             for by_hand in departures]
+            for kind in range(len(KINDS))
         ]
     return evidence
 
@@ -61,22 +65,26 @@ class StyleMemory:
     """The styles of the other seats, learned from the deals of this game the agent has seen end."""
 
     def __init__(self) -> None:
-        self.log_likelihood = [[math.log(weight) for weight in STARTING_PRIOR] for _ in range(PLAYERS)]
+        start = [math.log(weight) for weight in STARTING_PRIOR]
+        # Per seat, per kind of decision, per family: the starting prior's log plus the past deals' log-likelihoods.
+        self.log_likelihood = [[start[:] for _ in KINDS] for _ in range(PLAYERS)]
         self.last: LorumObservation | None = None  # the latest observation of the deal in progress
 
     def learn(self, observation: LorumObservation) -> None:
         """Take in the agent's next observation; once a new deal has begun, weigh the last one's play."""
         last = self.last
         if last is not None and last.deal != observation.deal and last.phase == "play":
-            for seat, weights in deal_evidence(last).items():
-                for style, weight in enumerate(weights):
-                    self.log_likelihood[seat][style] += weight
+            for seat, kinds in deal_evidence(last).items():
+                for kind, weights in enumerate(kinds):
+                    for family, weight in enumerate(weights):
+                        self.log_likelihood[seat][kind][family] += weight
         self.last = observation
 
     def prior(self) -> StylePrior:
-        """Per seat, each style's weight: ``STARTING_PRIOR`` times its likelihood over the past deals, relative to
-        the best, at least ``1 / MAX_PRIOR_ODDS``."""
+        """Per seat and kind, each family's weight: ``STARTING_PRIOR`` times its likelihood over the past deals,
+        relative to the best, at least ``1 / MAX_PRIOR_ODDS``."""
         floor = -math.log(MAX_PRIOR_ODDS)
         return [
-            tuple(math.exp(max(value - max(values), floor)) for value in values) for values in self.log_likelihood
+            [tuple(math.exp(max(value - max(values), floor)) for value in values) for values in kinds]
+            for kinds in self.log_likelihood
         ]

@@ -18,7 +18,7 @@ from arena.games.lorum import GAME
 from arena.games.lorum.cards import DECK, INDEX, indices_of, mask_of
 from arena.games.lorum.sampler import sample_hidden_hands
 from arena_agents.search.lorum_beliefs import ROLLOUT_ONLY, History, WorldChain, deal_plays, history_likelihood
-from arena_agents.search.lorum_sim import STYLES, PlayoutDeal, rollout_call, rollout_card
+from arena_agents.search.lorum_sim import FAMILIES, KINDS, PlayoutDeal, rollout_call, rollout_card
 from tests.search.test_search_lorum import facts_from_the_tricks, random_position
 
 
@@ -69,7 +69,7 @@ def test_the_history_weighs_a_world_seat_by_seat_as_a_whole_replay_does():
         history = History(observation)
         rng = random.Random(seed)
         for hands in (list(state.hands), sample_hidden_hands(observation, rng), sample_hidden_hands(observation, rng)):
-            departures = sum(history.departures(seat, hands[seat]) for seat in history.others)
+            departures = sum(sum(history.departures(seat, hands[seat])) for seat in history.others)
             assert departures == replayed_departures(observation, hands)
             assert history_likelihood(observation, hands, 0.1) == pytest.approx(0.1**departures)
 
@@ -106,10 +106,14 @@ def test_the_world_chain_draws_worlds_that_explain_the_others_play_better_than_u
     assert statistics.mean(chained) > 2 * statistics.mean(uniform)  # measured: 0.81 against 0.09
 
 
-@pytest.mark.parametrize("prior", [ROLLOUT_ONLY, [(1.0, 0.5), (0.3, 1.0), (1.0, 1.0), (0.2, 1.0)]])
+MIXED_PRIOR = [[(1.0, 0.5, 0.0), (0.3, 1.0, 0.2), (1.0, 1.0, 1.0), (0.2, 0.0, 1.0)]] * 4
+
+
+@pytest.mark.parametrize("prior", [ROLLOUT_ONLY, MIXED_PRIOR])
 def test_the_chain_weighs_each_world_it_moves_to_as_a_fresh_weighing_does(prior) -> None:
     """After every step the chain's likelihood is its current world's, weighed from scratch (its bookkeeping): per
-    other seat, the sum over the styles of the style's prior times epsilon to the seat's departures from it."""
+    other seat, the product over the kinds of decision of the sum over the families of the family's prior times
+    epsilon to the seat's departures from it in that kind."""
     for seed in range(40):
         state = random_position(seed, deals=1)
         if state.is_over():
@@ -122,10 +126,11 @@ def test_the_chain_weighs_each_world_it_moves_to_as_a_fresh_weighing_does(prior)
             chain.step(rng)
             weight = math.prod(
                 sum(
-                    prior[seat][style] * 0.3 ** history.departures(seat, chain.hands[seat], style)
-                    for style in range(len(STYLES))
+                    prior[seat][kind][family] * 0.3 ** history.departures(seat, chain.hands[seat], family)[kind]
+                    for family in range(len(FAMILIES))
                 )
                 for seat in history.others
+                for kind in range(len(KINDS))
             )
             assert chain.likelihood == pytest.approx(weight, rel=1e-12)
             if prior is ROLLOUT_ONLY:  # the rollout policy's likelihood alone
