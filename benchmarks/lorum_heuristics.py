@@ -1,19 +1,23 @@
-"""Two hand-written Lorum heuristics the search's opponent model was not built from, to measure it against.
+"""Hand-written Lorum heuristics to measure the search's opponent model against, written on card names.
 
-The search models the other seats by the families of rules in ``agents/search/lorum_sim.py``
-(the rollout policy, the ducking and the cautious rule).  A gain measured only against those
-rules says little about a field of agents written by others, so these two play otherwise:
+The search models the other seats by families of rules in ``agents/search/lorum_sim.py``
+(the rollout policy, the ducking and the cautious rule), chosen kind of decision by kind
+(leads, follows, void discards).  A gain measured only against those rules whole says
+little about a field of agents written by others, so besides ``CautiousLorumAgent``, the
+cautious rule as a plugin author would write it (tests check the model against it), there
+are two more:
 
-* ``MixedLorumAgent`` combines parts of the families: it leads like the ducking rule (the
-  lowest card of the shortest suit), follows with its lowest card like the cautious rule
-  (but also as the last player to a trick) and, void, sheds its highest card whatever its
-  points;
-* ``PointShyLorumAgent`` matches none of them: it leads its lowest card of the fewest points,
-  ducks under the winner with its point cards first, then its lowest, and forced over plays
-  its highest card.
+* ``MixedLorumAgent`` combines parts of the families as no family does whole: it leads like
+  the ducking rule (the lowest card of the shortest suit), follows with its lowest card like
+  the cautious rule (but also as the last player to a trick) and, void, sheds its highest
+  card whatever its points, as the ducking rule does.  Only the choice kind by kind models it;
+* ``PointShyLorumAgent`` leads and follows like no family: it leads its lowest card of the
+  fewest points and ducks under the winner with its point cards first, then its lowest card;
+  forced over it plays its highest.  Its void discards (the most points, then the highest card)
+  are the cautious rule's.
 
-Both never bid; in a big contract they play their highest card, in a small one their lowest.
-Use them as ``benchmarks/search_ab.py lorum --opponent benchmarks.lorum_heuristics:PointShyLorumAgent``.
+The three never bid and play their highest card in a big contract.  Use them as
+``benchmarks/search_ab.py lorum --opponent benchmarks.lorum_heuristics:PointShyLorumAgent``.
 """
 
 from __future__ import annotations
@@ -34,9 +38,39 @@ def points(card: str) -> int:
     return POINTS[INDEX[card]]
 
 
+def suit_lengths(hand: tuple[str, ...]) -> dict[str, int]:
+    """How many cards of each suit ``hand`` holds."""
+    return {suit: sum(card[-1] == suit for card in hand) for suit in "aghb"}
+
+
 def _position(observation: Observation) -> tuple[LorumObservation, list[str]]:
     assert isinstance(observation, LorumObservation)
     return observation, [str(action) for action in observation.legal]
+
+
+class CautiousLorumAgent(Agent):
+    """The cautious rule: never bids; leads the lowest card of its longest suit; follows with its lowest card, but
+    as the last player of a regular trick it must take anyway with its highest card of the fewest points; void,
+    sheds the costliest card (the most points, then the highest); in a big contract, bidder or not, plays its
+    highest card.  Ties go to the name that sorts last (in a big contract, first)."""
+
+    def act(self, observation: Observation) -> Action:
+        """The rule's action."""
+        obs, legal = _position(observation)
+        if obs.phase == "bid":
+            return "pass"
+        if obs.contract == "big":
+            return min(legal, key=lambda card: (rank(card), card))
+        if not obs.trick:
+            length = suit_lengths(obs.hand)
+            return max(legal, key=lambda card: (length[card[-1]], rank(card), card))
+        led = obs.trick[0][1][-1]
+        if legal[0][-1] != led:
+            return max(legal, key=lambda card: (points(card), -rank(card), card))
+        best = min(rank(card) for _seat, card in obs.trick if card[-1] == led)
+        if len(obs.trick) == 3 and obs.contract != "small" and not any(rank(card) > best for card in legal):
+            return max(legal, key=lambda card: (-points(card), -rank(card), card))
+        return max(legal, key=lambda card: (rank(card), card))
 
 
 class MixedLorumAgent(Agent):
@@ -50,7 +84,7 @@ class MixedLorumAgent(Agent):
         if obs.contract == "big":
             return min(legal, key=lambda card: (rank(card), card))
         if not obs.trick:
-            length = {suit: sum(card[-1] == suit for card in obs.hand) for suit in "aghb"}
+            length = suit_lengths(obs.hand)
             return max(legal, key=lambda card: (-length[card[-1]], rank(card), card))
         if legal[0][-1] != obs.trick[0][1][-1]:
             return min(legal, key=lambda card: (rank(card), card))

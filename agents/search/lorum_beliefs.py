@@ -182,12 +182,12 @@ class WorldChain:
         self.uniform = HiddenHands(observation)  # the prior, prepared once for the chain's fresh draws
         self.hands = self.uniform.draw(rng)
         self.styles: list[Style] = [ROLLOUT_STYLE] * PLAYERS  # the styles of the world ``draw`` returned last
-        self.split = self.seat_splits(self.hands)  # per seat, ``style_weights`` of its current hand
+        self.split = self.seat_splits(self.hands)  # per seat, ``family_weights`` of its current hand
         self.likelihood = math.prod(map(seat_weight, self.split))
         for _ in range(BURN_IN):
             self.step(rng)
 
-    def style_weights(self, seat: int, hand: int) -> list[list[float]]:
+    def family_weights(self, seat: int, hand: int) -> list[list[float]]:
         """Per kind, each family's prior times its likelihood of ``seat``'s decisions of that kind holding
         ``hand``."""
         departures = [self.history.departures(seat, hand, family) if any(column) else ()
@@ -199,9 +199,9 @@ class WorldChain:
         ]
 
     def seat_split(self, seat: int, hand: int) -> list[list[float]]:
-        """``style_weights`` of ``seat`` holding ``hand`` (``[[1.0]]`` for the searching seat, whose play is not
+        """``family_weights`` of ``seat`` holding ``hand`` (``[[1.0]]`` for the searching seat, whose play is not
         weighed); ``seat_weight`` of it is how well the hand explains the seat's play, its styles summed out."""
-        return [[1.0]] if seat == self.me else self.style_weights(seat, hand)
+        return [[1.0]] if seat == self.me else self.family_weights(seat, hand)
 
     def seat_splits(self, hands: list[int]) -> list[list[list[float]]]:
         """``seat_split`` of every seat's hand."""
@@ -247,7 +247,7 @@ def _choose(weights: Sequence[float], rng: random.Random) -> int:
 
 
 def seat_weight(split: Sequence[Sequence[float]]) -> float:
-    """A seat's weight from its ``WorldChain.style_weights``: per kind the families summed, the kinds multiplied."""
+    """A seat's weight from its ``WorldChain.family_weights``: per kind the families summed, the kinds multiplied."""
     return math.prod(map(sum, split))
 
 

@@ -423,7 +423,7 @@ def _rank_and_name(card: int) -> tuple[int, str]:
 # suit; follow with the lowest card, but as the last player of a regular trick that it must
 # take anyway, with its highest card of the fewest points; void, shed the costliest card (the
 # most points, then the highest).  In a big contract, bidder or not, it plays its highest card.
-# Ties go to the card whose name sorts last.
+# Ties go to the card whose name sorts last (in a big contract, first).
 
 
 def cautious_card(deal: PlayoutDeal) -> int:
@@ -464,6 +464,7 @@ KINDS: tuple[str, ...] = ("call", "lead", "follow", "void")
 """The kinds of decision a style gives a family each (a ``Style`` is indexed by these)."""
 
 CALL, LEAD, FOLLOW, VOID = range(len(KINDS))
+"""The index of each kind of decision in ``KINDS`` (and in a ``Style``)."""
 
 Style = tuple[int, ...]
 """A seat's family for each of ``KINDS``."""

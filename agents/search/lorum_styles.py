@@ -22,13 +22,15 @@ from arena_agents.search.lorum_beliefs import MODEL_EPSILON, History, StylePrior
 from arena_agents.search.lorum_sim import FAMILIES, KINDS
 
 MAX_PRIOR_ODDS = 1e4
-"""The most one style may outweigh another in the prior: two decisions against it (at ``MODEL_EPSILON``)."""
+"""The most one family may outweigh another for a kind in the prior: two decisions against it (at
+``MODEL_EPSILON``)."""
 
 STARTING_PRIOR = (1.0, 0.1, 0.1)
 """Each family's weight, for every kind of decision, before any deal has ended: a seat is taken to play like
-greedy (the rollout policy) until its play shows otherwise; one decision against it outweighs this.  With the
-first two families alone, against a level start, paired on seeds 9100-9199: +0.044 rank points among greedy
-agents, -0.072 among ``example`` agents (docs/agents/search-lorum.md)."""
+greedy (the rollout policy) until its play shows otherwise; one decision against it outweighs this.  For calls,
+where the ducking and the cautious rule both never bid, never bidding so starts at 0.2.  Measured with the
+first two families alone (not again with three): against a level start, paired on seeds 9100-9199, +0.044 rank
+points among greedy agents, -0.072 among ``example`` agents (docs/agents/search-lorum.md)."""
 
 
 def deal_evidence(observation: LorumObservation, epsilon: float = MODEL_EPSILON) -> dict[int, list[list[float]]]:
@@ -39,7 +41,9 @@ def deal_evidence(observation: LorumObservation, epsilon: float = MODEL_EPSILON)
     is the cards it played from there on plus what it still holds: nothing, or one of
     the cards it may hold that nobody has shown (each equally likely).  Seats holding
     more (a contract that ended early) are left out: their hands are too uncertain to
-    judge their play by.
+    judge their play by.  The unknown card is averaged out kind by kind, where the exact
+    weight would average the product over the kinds (it is the same card for each): with at
+    most one unknown card the two differ little.
     """
     history = History(observation)
     excluded = excluded_cards(observation)
