@@ -22,6 +22,8 @@ The three never bid and play their highest card in a big contract.  Use them as
 
 from __future__ import annotations
 
+from abc import abstractmethod
+
 from arena.agent import Agent
 from arena.games.base import Action, Observation
 from arena.games.lorum.cards import INDEX, POINTS, RANKS
@@ -43,24 +45,37 @@ def suit_lengths(hand: tuple[str, ...]) -> dict[str, int]:
     return {suit: sum(card[-1] == suit for card in hand) for suit in "aghb"}
 
 
-def _position(observation: Observation) -> tuple[LorumObservation, list[str]]:
-    assert isinstance(observation, LorumObservation)
-    return observation, [str(action) for action in observation.legal]
+def by_rank(card: str) -> tuple[int, str]:
+    """Sort key: the rank (0 for the ace), then the name; ``min`` of it is the highest card."""
+    return rank(card), card
 
 
-class CautiousLorumAgent(Agent):
-    """The cautious rule: never bids; leads the lowest card of its longest suit; follows with its lowest card, but
-    as the last player of a regular trick it must take anyway with its highest card of the fewest points; void,
-    sheds the costliest card (the most points, then the highest); in a big contract, bidder or not, plays its
-    highest card.  Ties go to the name that sorts last (in a big contract, first)."""
+class NeverBidding(Agent):
+    """What the three share: never bid, and in a big contract, bidder or not, play the highest card."""
 
     def act(self, observation: Observation) -> Action:
-        """The rule's action."""
-        obs, legal = _position(observation)
-        if obs.phase == "bid":
+        """Pass in the bidding; the highest card in a big contract; else ``card``."""
+        assert isinstance(observation, LorumObservation)
+        legal = [str(action) for action in observation.legal]
+        if observation.phase == "bid":
             return "pass"
-        if obs.contract == "big":
-            return min(legal, key=lambda card: (rank(card), card))
+        if observation.contract == "big":
+            return min(legal, key=by_rank)
+        return self.card(observation, legal)
+
+    @abstractmethod
+    def card(self, obs: LorumObservation, legal: list[str]) -> str:
+        """The card to play from ``legal`` in a regular or small game."""
+
+
+class CautiousLorumAgent(NeverBidding):
+    """The cautious rule: leads the lowest card of its longest suit; follows with its lowest card, but as the last
+    player of a regular trick it must take anyway with its highest card of the fewest points; void, sheds the
+    costliest card (the most points, then the highest).  Ties go to the name that sorts last (in a big contract,
+    first)."""
+
+    def card(self, obs: LorumObservation, legal: list[str]) -> str:
+        """The rule's card."""
         if not obs.trick:
             length = suit_lengths(obs.hand)
             return max(legal, key=lambda card: (length[card[-1]], rank(card), card))
@@ -70,46 +85,36 @@ class CautiousLorumAgent(Agent):
         best = min(rank(card) for _seat, card in obs.trick if card[-1] == led)
         if len(obs.trick) == 3 and obs.contract != "small" and not any(rank(card) > best for card in legal):
             return max(legal, key=lambda card: (-points(card), -rank(card), card))
-        return max(legal, key=lambda card: (rank(card), card))
+        return max(legal, key=by_rank)
 
 
-class MixedLorumAgent(Agent):
+class MixedLorumAgent(NeverBidding):
     """Leads like the ducking rule, follows like the cautious rule, sheds its highest card when void."""
 
-    def act(self, observation: Observation) -> Action:
-        """The heuristic's action."""
-        obs, legal = _position(observation)
-        if obs.phase == "bid":
-            return "pass"
-        if obs.contract == "big":
-            return min(legal, key=lambda card: (rank(card), card))
+    def card(self, obs: LorumObservation, legal: list[str]) -> str:
+        """The heuristic's card."""
         if not obs.trick:
             length = suit_lengths(obs.hand)
             return max(legal, key=lambda card: (-length[card[-1]], rank(card), card))
         if legal[0][-1] != obs.trick[0][1][-1]:
-            return min(legal, key=lambda card: (rank(card), card))
-        return max(legal, key=lambda card: (rank(card), card))
+            return min(legal, key=by_rank)
+        return max(legal, key=by_rank)
 
 
-class PointShyLorumAgent(Agent):
+class PointShyLorumAgent(NeverBidding):
     """Leads low and pointless, ducks with its point cards first (see the module docstring)."""
 
-    def act(self, observation: Observation) -> Action:
-        """The heuristic's action."""
-        obs, legal = _position(observation)
-        if obs.phase == "bid":
-            return "pass"
-        if obs.contract == "big":
-            return min(legal, key=lambda card: (rank(card), card))
+    def card(self, obs: LorumObservation, legal: list[str]) -> str:
+        """The heuristic's card."""
         if not obs.trick:
             return min(legal, key=lambda card: (points(card), -rank(card), card))
         led = obs.trick[0][1][-1]
         if legal[0][-1] != led:
             return max(legal, key=lambda card: (points(card), -rank(card), card))
         if obs.contract == "small":
-            return max(legal, key=lambda card: (rank(card), card))
+            return max(legal, key=by_rank)
         best = min(rank(card) for _seat, card in obs.trick if card[-1] == led)
         under = [card for card in legal if rank(card) > best]
         if under:
             return max(under, key=lambda card: (points(card), rank(card), card))
-        return min(legal, key=lambda card: (rank(card), card))
+        return min(legal, key=by_rank)
