@@ -96,7 +96,7 @@ class History:
         # Per seat: (position, hand played from that position on, the decision) for every call and card.
         self.calls: list[list[tuple[PlayoutDeal, int, str]]] = [[] for _ in range(PLAYERS)]
         self.cards: list[list[tuple[PlayoutDeal, int, int, int]]] = [[] for _ in range(PLAYERS)]  # ..., kind
-        self.known: dict[tuple[int, int, int], Departures] = {}  # (seat, hand, family): departures; a chain revisits
+        self.known: dict[tuple[int, int], tuple[Departures, ...]] = {}  # (seat, hand): every family's; a chain revisits
         deal = PlayoutDeal.start(observation.dealer, [0] * PLAYERS, observation.pot)
         for seat, call in observation.bids:
             if seat != me:
@@ -114,21 +114,28 @@ class History:
     def departures(self, seat: int, hand: int, family: int = 0) -> Departures:
         """Per kind of decision: how many of ``seat``'s decisions with a choice ``family`` (default the rollout
         policy) would not have made holding ``hand``."""
-        known = self.known.get((seat, hand, family))
+        return self.all_departures(seat, hand)[family]
+
+    def all_departures(self, seat: int, hand: int) -> tuple[Departures, ...]:
+        """``departures`` of every family, from one replay of the seat's decisions holding ``hand``."""
+        known = self.known.get((seat, hand))
         if known is not None:
             return known
-        call_rule, card_rule = CALL_RULES[family], CARD_RULES[family]
-        counts = [0] * len(KINDS)
+        counts = [[0] * len(KINDS) for _ in FAMILIES]
         for deal, played, call in self.calls[seat]:
             deal.hands[seat] = hand | played
-            if call_rule(deal, seat) != call:
-                counts[CALL] += 1
+            for family, call_rule in enumerate(CALL_RULES):
+                if call_rule(deal, seat) != call:
+                    counts[family][CALL] += 1
         for deal, played, card, kind in self.cards[seat]:
             deal.hands[seat] = hand | played
             legal = deal.legal()
-            if legal & (legal - 1) and card_rule(deal) != card:
-                counts[kind] += 1
-        self.known[seat, hand, family] = found = tuple(counts)
+            if not legal & (legal - 1):
+                continue
+            for family, card_rule in enumerate(CARD_RULES):
+                if card_rule(deal) != card:
+                    counts[family][kind] += 1
+        self.known[seat, hand] = found = tuple(map(tuple, counts))
         return found
 
     @staticmethod
@@ -190,8 +197,7 @@ class WorldChain:
     def family_weights(self, seat: int, hand: int) -> list[list[float]]:
         """Per kind, each family's prior times its likelihood of ``seat``'s decisions of that kind holding
         ``hand``."""
-        departures = [self.history.departures(seat, hand, family) if any(column) else ()
-                      for family, column in enumerate(zip(*self.prior[seat], strict=True))]
+        departures = self.history.all_departures(seat, hand)
         return [
             [weight * History.weight(departures[family][kind], self.epsilon) if weight else 0.0
              for family, weight in enumerate(weights)]

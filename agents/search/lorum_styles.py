@@ -56,10 +56,10 @@ def deal_evidence(observation: LorumObservation, epsilon: float = MODEL_EPSILON)
         hands = [0] if held == 0 else [1 << card for card in indices_of(unseen & ~excluded[seat])]
         if not hands:  # cannot happen in a consistent observation; nothing to learn from it if it does
             continue
-        departures = [[history.departures(seat, hand, family) for hand in hands] for family in range(len(FAMILIES))]
+        by_hand = [history.all_departures(seat, hand) for hand in hands]
         evidence[seat] = [
-            [math.log(sum(History.weight(each[kind], epsilon) for each in by_hand) / len(hands))
-             for by_hand in departures]
+            [math.log(sum(History.weight(each[family][kind], epsilon) for each in by_hand) / len(hands))
+             for family in range(len(FAMILIES))]
             for kind in range(len(KINDS))
         ]
     return evidence
