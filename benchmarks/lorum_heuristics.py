@@ -26,28 +26,18 @@ from abc import abstractmethod
 
 from arena.agent import Agent
 from arena.games.base import Action, Observation
-from arena.games.lorum.cards import INDEX, POINTS, RANKS
+from arena.games.lorum.cards import SUITS, points, rank_number, suit
 from arena.games.lorum.observation import LorumObservation
-
-
-def rank(card: str) -> int:
-    """0 for the ace, 7 for the seven."""
-    return RANKS.index(card[:-1])
-
-
-def points(card: str) -> int:
-    """The card's points (S-9)."""
-    return POINTS[INDEX[card]]
 
 
 def suit_lengths(hand: tuple[str, ...]) -> dict[str, int]:
     """How many cards of each suit ``hand`` holds."""
-    return {suit: sum(card[-1] == suit for card in hand) for suit in "aghb"}
+    return {letter: sum(suit(card) == letter for card in hand) for letter in SUITS}
 
 
 def by_rank(card: str) -> tuple[int, str]:
     """Sort key: the rank (0 for the ace), then the name; ``min`` of it is the highest card."""
-    return rank(card), card
+    return rank_number(card), card
 
 
 class NeverBidding(Agent):
@@ -78,13 +68,13 @@ class CautiousLorumAgent(NeverBidding):
         """The rule's card."""
         if not obs.trick:
             length = suit_lengths(obs.hand)
-            return max(legal, key=lambda card: (length[card[-1]], rank(card), card))
-        led = obs.trick[0][1][-1]
-        if legal[0][-1] != led:
-            return max(legal, key=lambda card: (points(card), -rank(card), card))
-        best = min(rank(card) for _seat, card in obs.trick if card[-1] == led)
-        if len(obs.trick) == 3 and obs.contract != "small" and not any(rank(card) > best for card in legal):
-            return max(legal, key=lambda card: (-points(card), -rank(card), card))
+            return max(legal, key=lambda card: (length[suit(card)], rank_number(card), card))
+        led = suit(obs.trick[0][1])
+        if suit(legal[0]) != led:
+            return max(legal, key=lambda card: (points(card), -rank_number(card), card))
+        best = min(rank_number(card) for _seat, card in obs.trick if suit(card) == led)
+        if len(obs.trick) == 3 and obs.contract != "small" and not any(rank_number(card) > best for card in legal):
+            return max(legal, key=lambda card: (-points(card), -rank_number(card), card))
         return max(legal, key=by_rank)
 
 
@@ -95,8 +85,8 @@ class MixedLorumAgent(NeverBidding):
         """The heuristic's card."""
         if not obs.trick:
             length = suit_lengths(obs.hand)
-            return max(legal, key=lambda card: (-length[card[-1]], rank(card), card))
-        if legal[0][-1] != obs.trick[0][1][-1]:
+            return max(legal, key=lambda card: (-length[suit(card)], rank_number(card), card))
+        if suit(legal[0]) != suit(obs.trick[0][1]):
             return min(legal, key=by_rank)
         return max(legal, key=by_rank)
 
@@ -107,14 +97,14 @@ class PointShyLorumAgent(NeverBidding):
     def card(self, obs: LorumObservation, legal: list[str]) -> str:
         """The heuristic's card."""
         if not obs.trick:
-            return min(legal, key=lambda card: (points(card), -rank(card), card))
-        led = obs.trick[0][1][-1]
-        if legal[0][-1] != led:
-            return max(legal, key=lambda card: (points(card), -rank(card), card))
+            return min(legal, key=lambda card: (points(card), -rank_number(card), card))
+        led = suit(obs.trick[0][1])
+        if suit(legal[0]) != led:
+            return max(legal, key=lambda card: (points(card), -rank_number(card), card))
         if obs.contract == "small":
             return max(legal, key=by_rank)
-        best = min(rank(card) for _seat, card in obs.trick if card[-1] == led)
-        under = [card for card in legal if rank(card) > best]
+        best = min(rank_number(card) for _seat, card in obs.trick if suit(card) == led)
+        under = [card for card in legal if rank_number(card) > best]
         if under:
-            return max(under, key=lambda card: (points(card), rank(card), card))
+            return max(under, key=lambda card: (points(card), rank_number(card), card))
         return min(legal, key=by_rank)
