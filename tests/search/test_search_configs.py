@@ -2,6 +2,7 @@
 
 * ``configs/strength-*.toml``: one table holding search, greedy and random at the player count in the name;
 * ``configs/gauntlet-search-*.toml``: the current search and a candidate, each against the same all-greedy field.
+* ``configs/search-vs-example-*.toml``: search and greedy, each against the same field of the example plugin's agents.
 """
 
 from __future__ import annotations
@@ -55,10 +56,12 @@ def test_gauntlet_configs_put_the_candidate_and_the_current_search_against_the_s
     assert seen["search"] == seen["candidate"] and len(seen["search"]) == config.blocks * config.seats  # like for like
 
 
-def test_the_example_field_config_puts_search_and_greedy_against_three_example_agents() -> None:
-    """``configs/search-vs-example-lorum.toml``: the two candidates meet the same field of ``example`` agents."""
+@pytest.mark.parametrize("path", sorted(CONFIGS.glob("search-vs-example-*.toml")), ids=lambda p: p.name)
+def test_the_example_field_configs_put_search_and_greedy_against_example_agents(path: Path) -> None:
+    """``configs/search-vs-example-*.toml``: the two candidates meet the same field of ``example`` agents."""
     agents = AGENTS | {"example": {"lovat", "lorum"}}
-    config = load_config(CONFIGS / "search-vs-example-lorum.toml", GAMES, agents, agent_options=OPTIONS)
+    config = load_config(path, GAMES, agents, agent_options=OPTIONS)
+    assert config.name == path.stem and config.game == path.stem.rsplit("-", 1)[-1]
     entries = {entry.name: entry for entry in config.agents}
     assert list(config.candidates) == ["search", "greedy"]
     assert entries["search"].plugin == "search" and not entries["search"].options
