@@ -12,18 +12,19 @@ idea of how to play Lovat, using only the observation and the public deck table:
 * ``HoarderLovatAgent`` keeps as many cards as it can (few counters), so it plays most
   turns: it passes only to save a card for its own turns or on a colour where it is weak;
 * ``SniperLovatAgent`` keeps as few cards as it can, the strongest, and declares play only
-  with a card that beats nearly everything in the colour.
+  with a card that cannot lose: the colour's strongest card (50; the next in any colour is 37).
 
 All three follow the same table manners as greedy: on their own turn with nobody else
-playing they give up their weakest card, and they never let their hand fall below the
-number of their own turns to come (a void turn loses every point, L-12).  Use them as
+playing they give up their weakest card, they never let their hand fall below the number
+of their own turns to come (a void turn loses every point, L-12), and on another seat's
+void turn they discard as greedy does.  Use them as
 ``benchmarks/search_ab.py lovat --opponent benchmarks.lovat_heuristics:CountingLovatAgent``.
 """
 
 from __future__ import annotations
 
 import itertools
-from abc import abstractmethod
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 
 from arena.agent import Agent
@@ -71,7 +72,7 @@ def own_turns_left(obs: LovatObservation) -> int:
     return sum(1 for turn in range(obs.turn + 1, obs.turns) if (obs.first_player + turn) % obs.players == obs.seat)
 
 
-class TableManners(Agent):
+class TableManners(Agent, ABC):
     """What the three share: the keep and the declaration are theirs; the forced and obvious cases are not."""
 
     def act(self, observation: Observation) -> Action:
@@ -197,10 +198,11 @@ class HoarderLovatAgent(TableManners):
 
 
 class SniperLovatAgent(TableManners):
-    """Keeps few strong cards and plays only with a card that beats nearly everything."""
+    """Keeps few strong cards and plays only with a card that cannot lose."""
 
-    sure_strength = 38
-    """Declare play with a card at least this strong in the colour."""
+    sure_strength = 50
+    """Declare play with a card this strong in the colour: the strongest any card is in any colour, so it cannot
+    lose (the next strongest in every colour is 37)."""
 
     def keep_score(self, keep: tuple[str, ...]) -> tuple[float, ...]:
         """The fewest cards, then the greatest summed best strength."""

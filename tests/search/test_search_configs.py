@@ -62,6 +62,8 @@ def test_the_example_field_configs_put_search_and_greedy_against_example_agents(
     agents = AGENTS | {"example": {"lovat", "lorum"}}
     config = load_config(path, GAMES, agents, agent_options=OPTIONS)
     assert config.name == path.stem and config.game == path.stem.rsplit("-", 1)[-1]
+    if config.game == "lovat":
+        assert config.game_options["players"] == 3  # the hardest count for the search
     entries = {entry.name: entry for entry in config.agents}
     assert list(config.candidates) == ["search", "greedy"]
     assert entries["search"].plugin == "search" and not entries["search"].options
