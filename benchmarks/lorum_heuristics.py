@@ -16,7 +16,10 @@ are two more:
   forced over it plays its highest.  Its void discards (the most points, then the highest card)
   are the cautious rule's.
 
-The three never bid and play their highest card in a big contract.  Use them as
+The three never bid and play their highest card in a big contract.  ``BoldLorumAgent`` bids
+as no family does, on hands that are likely, not sure, to make the contract: small with no
+ace and at most two other court cards, big with three aces or more; it plays the cards by the
+cautious rule, as bidder of a small contract its lowest card.  Use them as
 ``benchmarks/search_ab.py lorum --opponent benchmarks.lorum_heuristics:PointShyLorumAgent``.
 """
 
@@ -108,3 +111,23 @@ class PointShyLorumAgent(NeverBidding):
         if under:
             return max(under, key=lambda card: (points(card), rank_number(card), card))
         return min(legal, key=by_rank)
+
+
+class BoldLorumAgent(CautiousLorumAgent):
+    """Bids on likely hands, not only safe ones (see the module docstring); plays by the cautious rule."""
+
+    def act(self, observation: Observation) -> Action:
+        """Small or big on a likely hand; as bidder of a small contract its lowest card; else the cautious rule."""
+        assert isinstance(observation, LorumObservation)
+        obs = observation
+        if obs.phase == "bid":
+            aces = sum(rank_number(card) == 0 for card in obs.hand)
+            courts = sum(1 <= rank_number(card) <= 3 for card in obs.hand)
+            if aces >= 3 and "big" in obs.legal:
+                return "big"
+            if not aces and courts <= 2 and "small" in obs.legal:
+                return "small"
+            return "pass"
+        if obs.contract == "small" and obs.bidder == obs.seat:
+            return max((str(action) for action in obs.legal), key=by_rank)
+        return super().act(obs)

@@ -3,7 +3,8 @@ modelled, kind of decision by kind, exactly as far as their docstrings say and n
 
 The point-shy heuristic is there to be unlike the families of ``lorum_sim`` in its leads and
 follows, the mixed one to be like them only kind by kind; a test checks both, so that a
-measurement against them means what the docs say.
+measurement against them means what the docs say.  The bold bidder calls contracts on hands
+no family would call on; a test checks its calls.
 """
 
 from __future__ import annotations
@@ -12,10 +13,10 @@ import pytest
 
 from arena.agent import Agent
 from arena.games.lorum import GAME
-from arena.games.lorum.cards import DECK, mask_of
+from arena.games.lorum.cards import DECK, mask_of, rank_number
 from arena_agents.lorum import RandomLorumAgent
 from arena_agents.search.lorum_sim import CARD_RULES, FAMILIES, FOLLOW, LEAD, VOID, PlayoutDeal, card_kind
-from benchmarks.lorum_heuristics import MixedLorumAgent, PointShyLorumAgent
+from benchmarks.lorum_heuristics import BoldLorumAgent, MixedLorumAgent, PointShyLorumAgent
 from tests.search.test_search_lorum import make
 
 DUCKING, CAUTIOUS = FAMILIES.index("ducking"), FAMILIES.index("cautious")
@@ -64,3 +65,29 @@ def test_a_heuristic_is_modelled_kind_by_kind_as_far_as_it_says_and_no_further(a
                 assert departures > 0.1 * len(mine), (kind, FAMILIES[family], departures, len(mine))
     for family, rule in enumerate(CARD_RULES):  # and no family plays like it whole
         assert sum(DECK[rule(deal)] != card for deal, _kind, card in seen) > 0.1 * len(seen), FAMILIES[family]
+
+
+def test_the_bold_bidder_bids_on_likely_hands_and_plays_its_own_small_contract_low() -> None:
+    """Small with no ace and at most two other court cards, big with three aces or more, else pass; as bidder of a
+    small contract its lowest legal card (S-8 may force it over)."""
+    calls: dict[str, int] = {}
+    own_small = 0
+    for seed in range(40):
+        state = GAME.new_state(seed, {"deals": 4})
+        agents = [make(BoldLorumAgent, seat, seed + seat) for seat in range(4)]
+        while not state.is_over():
+            (seat,) = state.to_move()
+            obs = state.observation(seat)
+            action = agents[seat].act(obs)
+            assert action in obs.legal
+            if obs.phase == "bid":
+                aces = sum(rank_number(card) == 0 for card in obs.hand)
+                courts = sum(1 <= rank_number(card) <= 3 for card in obs.hand)
+                expected = "big" if aces >= 3 else "small" if not aces and courts <= 2 else "pass"
+                assert action == (expected if expected in obs.legal else "pass"), (obs.hand, action)
+                calls[str(action)] = calls.get(str(action), 0) + 1
+            elif obs.contract == "small" and obs.bidder == seat:
+                assert rank_number(str(action)) == max(rank_number(str(card)) for card in obs.legal)
+                own_small += 1
+            state.apply(seat, action)
+    assert calls.get("small", 0) > 5 and calls.get("big", 0) > 5 and own_small > 5, (calls, own_small)
