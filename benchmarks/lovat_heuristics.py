@@ -29,13 +29,8 @@ from collections.abc import Sequence
 
 from arena.agent import Agent
 from arena.games.base import Action, Observation
-from arena.games.lovat.deck import CARD_IDS, COLOUR_INDEX, COLOURS, LEVEL, STRENGTH
+from arena.games.lovat.deck import CARD_IDS, COLOURS, LEVEL, STRENGTH, strength
 from arena.games.lovat.observation import LovatObservation
-
-
-def strength_in(card: str, colour: str) -> int:
-    """A card's strength in ``colour``."""
-    return STRENGTH[card][COLOUR_INDEX[colour]]
 
 
 def best_strength(card: str) -> int:
@@ -116,9 +111,9 @@ class TableManners(Agent, ABC):
         """The card to show: the cheapest that beats the cards shown (the strongest when leading), else the weakest."""
         colour = str(obs.colour)
         if not obs.plays:
-            return max(cards, key=lambda card: (strength_in(card, colour), -best_strength(card), card))
-        to_beat = max(strength_in(card, colour) for _seat, card in obs.plays)
-        winners = [card for card in cards if strength_in(card, colour) > to_beat]
+            return max(cards, key=lambda card: (strength(card, colour), -best_strength(card), card))
+        to_beat = max(strength(card, colour) for _seat, card in obs.plays)
+        winners = [card for card in cards if strength(card, colour) > to_beat]
         return weakest(winners or cards)
 
 
@@ -132,13 +127,13 @@ class CountingLovatAgent(TableManners):
         """Most likely winners (best strength 30 or more), then the most cards."""
         return (sum(best_strength(card) >= 30 for card in keep), len(keep), sum(map(best_strength, keep)))
 
-    def chance(self, obs: LovatObservation, strength: int, rivals: int) -> float:
-        """Rough chance that none of ``rivals`` seats' hands holds an unseen card stronger than ``strength``."""
+    def chance(self, obs: LovatObservation, ours: int, rivals: int) -> float:
+        """Rough chance that none of ``rivals`` seats' hands holds an unseen card stronger than ``ours``."""
         pool = unseen(obs)
         if not pool or not rivals:
             return 1.0
         colour = str(obs.colour)
-        stronger = sum(strength_in(card, colour) > strength for card in pool) / len(pool)
+        stronger = sum(strength(card, colour) > ours for card in pool) / len(pool)
         held = sum(obs.hand_sizes[seat] for seat in range(obs.players) if seat != obs.seat)
         # each rival card is one of the unseen cards; the rivals hold about held/(players-1) each
         per_rival = held / max(1, obs.players - 1)
@@ -157,27 +152,27 @@ class CountingLovatAgent(TableManners):
         pool = unseen(obs)
 
         def beaten_by(colour: str) -> tuple[int, int]:
-            best = max(strength_in(card, colour) for card in obs.hand)
-            return -sum(strength_in(card, colour) > best for card in pool), best
+            best = max(strength(card, colour) for card in obs.hand)
+            return -sum(strength(card, colour) > best for card in pool), best
 
         return max(COLOURS, key=beaten_by)
 
     def plays(self, obs: LovatObservation) -> bool:
         """Play when its best card in the colour probably beats whatever the other seats could show."""
-        best = max(strength_in(card, str(obs.colour)) for card in obs.hand)
+        best = max(strength(card, str(obs.colour)) for card in obs.hand)
         rivals = max(1, (obs.players - 1) // 2)  # not every seat will play: count about half
         return self.chance(obs, best, rivals) >= self.confidence
 
     def card(self, obs: LovatObservation, cards: list[str]) -> str:
         """The cheapest card that beats the cards shown and probably holds; else the weakest."""
         colour = str(obs.colour)
-        to_beat = max((strength_in(card, colour) for _seat, card in obs.plays), default=-1)
+        to_beat = max((strength(card, colour) for _seat, card in obs.plays), default=-1)
         rivals = self.rivals_to_come(obs)
         holding = [
             card
             for card in cards
-            if strength_in(card, colour) > to_beat
-            and self.chance(obs, strength_in(card, colour), rivals) >= self.confidence
+            if strength(card, colour) > to_beat
+            and self.chance(obs, strength(card, colour), rivals) >= self.confidence
         ]
         return weakest(holding or cards)
 
@@ -194,7 +189,7 @@ class HoarderLovatAgent(TableManners):
 
     def plays(self, obs: LovatObservation) -> bool:
         """Play unless its best card in the colour is weak."""
-        return max(strength_in(card, str(obs.colour)) for card in obs.hand) >= self.weak_colour
+        return max(strength(card, str(obs.colour)) for card in obs.hand) >= self.weak_colour
 
 
 class SniperLovatAgent(TableManners):
@@ -210,7 +205,7 @@ class SniperLovatAgent(TableManners):
 
     def plays(self, obs: LovatObservation) -> bool:
         """Play only with a card at least ``sure_strength`` in the colour."""
-        return max(strength_in(card, str(obs.colour)) for card in obs.hand) >= self.sure_strength
+        return max(strength(card, str(obs.colour)) for card in obs.hand) >= self.sure_strength
 
 
 HEURISTICS: dict[str, type[TableManners]] = {
