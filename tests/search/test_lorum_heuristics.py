@@ -16,7 +16,7 @@ from arena.games.lorum import GAME
 from arena.games.lorum.cards import DECK, mask_of, rank_number
 from arena_agents.lorum import RandomLorumAgent
 from arena_agents.search.lorum_sim import CARD_RULES, FAMILIES, FOLLOW, LEAD, VOID, PlayoutDeal, card_kind
-from benchmarks.lorum_heuristics import BoldLorumAgent, MixedLorumAgent, PointShyLorumAgent
+from benchmarks.lorum_heuristics import BoldLorumAgent, CautiousLorumAgent, MixedLorumAgent, PointShyLorumAgent
 from tests.search.test_search_lorum import make
 
 DUCKING, CAUTIOUS = FAMILIES.index("ducking"), FAMILIES.index("cautious")
@@ -40,7 +40,12 @@ def decisions(agent_class: type[Agent]) -> list[tuple[PlayoutDeal, int, str]]:
             observation = state.observation(seat)
             action = agents[seat].act(observation)
             assert action in observation.legal
-            if seat and observation.phase == "play" and observation.contract == "regular" and len(observation.legal) > 1:
+            if (
+                seat
+                and observation.phase == "play"
+                and observation.contract == "regular"
+                and len(observation.legal) > 1
+            ):
                 own = [0] * 4
                 own[seat] = mask_of(observation.hand)
                 deal = PlayoutDeal.from_observation(observation, own)
@@ -57,8 +62,11 @@ def test_a_heuristic_is_modelled_kind_by_kind_as_far_as_it_says_and_no_further(a
         assert len(mine) > 30, (kind, len(mine))  # measured: 50 to 187 a kind
         for family, rule in enumerate(CARD_RULES):
             # The mixed heuristic follows low also as the last player, where the cautious rule does not.
-            departures = sum(DECK[rule(deal)] != card for deal, card in mine
-                             if not (agent_class is MixedLorumAgent and kind == FOLLOW and deal.in_trick == 3))
+            departures = sum(
+                DECK[rule(deal)] != card
+                for deal, card in mine
+                if not (agent_class is MixedLorumAgent and kind == FOLLOW and deal.in_trick == 3)
+            )
             if family == claim:
                 assert departures == 0, (kind, FAMILIES[family])
             elif claim is None:
@@ -68,13 +76,14 @@ def test_a_heuristic_is_modelled_kind_by_kind_as_far_as_it_says_and_no_further(a
 
 
 def test_the_bold_bidder_bids_on_likely_hands_and_plays_its_own_small_contract_low() -> None:
-    """Small with no ace and at most two other court cards, big with three aces or more, else pass; as bidder of a
-    small contract its lowest legal card (S-8 may force it over)."""
+    """Big with three aces and two kings, small with no ace and at most one of K, O, U, else pass; as bidder of a
+    small contract its lowest legal card on the led suit (S-8 may force it over), the cautious rule when void."""
     calls: dict[str, int] = {}
-    own_small = 0
-    for seed in range(40):
+    own_small = void = 0
+    for seed in range(150):
         state = GAME.new_state(seed, {"deals": 4})
         agents = [make(BoldLorumAgent, seat, seed + seat) for seat in range(4)]
+        cautious = [make(CautiousLorumAgent, seat, seed + seat) for seat in range(4)]
         while not state.is_over():
             (seat,) = state.to_move()
             obs = state.observation(seat)
@@ -82,12 +91,18 @@ def test_the_bold_bidder_bids_on_likely_hands_and_plays_its_own_small_contract_l
             assert action in obs.legal
             if obs.phase == "bid":
                 aces = sum(rank_number(card) == 0 for card in obs.hand)
-                courts = sum(1 <= rank_number(card) <= 3 for card in obs.hand)
-                expected = "big" if aces >= 3 else "small" if not aces and courts <= 2 else "pass"
+                kings = sum(rank_number(card) == 1 for card in obs.hand)
+                courts = sum(card[0] in "KOU" for card in obs.hand)
+                expected = "big" if aces >= 3 and kings >= 2 else "small" if not aces and courts <= 1 else "pass"
                 assert action == (expected if expected in obs.legal else "pass"), (obs.hand, action)
                 calls[str(action)] = calls.get(str(action), 0) + 1
             elif obs.contract == "small" and obs.bidder == seat:
-                assert rank_number(str(action)) == max(rank_number(str(card)) for card in obs.legal)
-                own_small += 1
+                if obs.trick and str(obs.legal[0])[-1] != obs.trick[0][1][-1]:
+                    assert action == cautious[seat].act(obs)
+                    void += 1
+                else:
+                    assert rank_number(str(action)) == max(rank_number(str(card)) for card in obs.legal)
+                    own_small += 1
             state.apply(seat, action)
-    assert calls.get("small", 0) > 5 and calls.get("big", 0) > 5 and own_small > 5, (calls, own_small)
+    # measured: 25 small and 11 big calls, 115 own small-contract cards on the led suit and 45 void
+    assert calls["small"] > 10 and calls["big"] > 5 and own_small > 50 and void > 20, (calls, own_small, void)
