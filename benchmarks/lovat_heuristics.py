@@ -31,11 +31,7 @@ from arena.agent import Agent
 from arena.games.base import Action, Observation
 from arena.games.lovat.deck import CARD_IDS, COLOURS, LEVEL, STRENGTH, strength
 from arena.games.lovat.observation import LovatObservation
-
-
-def best_strength(card: str) -> int:
-    """A card's strength in its best colour."""
-    return max(STRENGTH[card])
+from arena_agents.lovat import best_strength
 
 
 def weakest(cards: Sequence[str]) -> str:
@@ -60,6 +56,11 @@ def unseen(obs: LovatObservation) -> list[str]:
         seen.update(card for _seat, card in record[6])
     seen.update(card for _seat, card in obs.plays)
     return [card for card in CARD_IDS if card not in seen]
+
+
+def best_in_colour(obs: LovatObservation) -> int:
+    """The strength of the seat's best card in the turn's colour."""
+    return max(strength(card, str(obs.colour)) for card in obs.hand)
 
 
 def own_turns_left(obs: LovatObservation) -> int:
@@ -127,9 +128,9 @@ class CountingLovatAgent(TableManners):
         """Most likely winners (best strength 30 or more), then the most cards."""
         return (sum(best_strength(card) >= 30 for card in keep), len(keep), sum(map(best_strength, keep)))
 
-    def chance(self, obs: LovatObservation, ours: int, rivals: int) -> float:
-        """Rough chance that none of ``rivals`` seats' hands holds an unseen card stronger than ``ours``."""
-        pool = unseen(obs)
+    def chance(self, obs: LovatObservation, pool: Sequence[str], ours: int, rivals: int) -> float:
+        """Rough chance that none of ``rivals`` seats' hands holds a card of ``pool`` (the unseen cards) stronger than
+        ``ours``."""
         if not pool or not rivals:
             return 1.0
         colour = str(obs.colour)
@@ -159,20 +160,19 @@ class CountingLovatAgent(TableManners):
 
     def plays(self, obs: LovatObservation) -> bool:
         """Play when its best card in the colour probably beats whatever the other seats could show."""
-        best = max(strength(card, str(obs.colour)) for card in obs.hand)
         rivals = max(1, (obs.players - 1) // 2)  # not every seat will play: count about half
-        return self.chance(obs, best, rivals) >= self.confidence
+        return self.chance(obs, unseen(obs), best_in_colour(obs), rivals) >= self.confidence
 
     def card(self, obs: LovatObservation, cards: list[str]) -> str:
         """The cheapest card that beats the cards shown and probably holds; else the weakest."""
         colour = str(obs.colour)
         to_beat = max((strength(card, colour) for _seat, card in obs.plays), default=-1)
-        rivals = self.rivals_to_come(obs)
+        rivals, pool = self.rivals_to_come(obs), unseen(obs)
         holding = [
             card
             for card in cards
             if strength(card, colour) > to_beat
-            and self.chance(obs, strength(card, colour), rivals) >= self.confidence
+            and self.chance(obs, pool, strength(card, colour), rivals) >= self.confidence
         ]
         return weakest(holding or cards)
 
@@ -189,7 +189,7 @@ class HoarderLovatAgent(TableManners):
 
     def plays(self, obs: LovatObservation) -> bool:
         """Play unless its best card in the colour is weak."""
-        return max(strength(card, str(obs.colour)) for card in obs.hand) >= self.weak_colour
+        return best_in_colour(obs) >= self.weak_colour
 
 
 class SniperLovatAgent(TableManners):
@@ -205,7 +205,7 @@ class SniperLovatAgent(TableManners):
 
     def plays(self, obs: LovatObservation) -> bool:
         """Play only with a card at least ``sure_strength`` in the colour."""
-        return max(strength(card, str(obs.colour)) for card in obs.hand) >= self.sure_strength
+        return best_in_colour(obs) >= self.sure_strength
 
 
 HEURISTICS: dict[str, type[TableManners]] = {

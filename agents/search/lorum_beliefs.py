@@ -199,8 +199,7 @@ class WorldChain:
         ``hand``."""
         departures = self.history.all_departures(seat, hand)
         return [
-            [weight * History.weight(departures[family][kind], self.epsilon) if weight else 0.0
-             for family, weight in enumerate(weights)]
+            [weight * History.weight(departures[family][kind], self.epsilon) for family, weight in enumerate(weights)]
             for kind, weights in enumerate(self.prior[seat])
         ]
 

@@ -140,19 +140,7 @@ def test_the_counter_counts_the_rivals_still_to_show_a_card() -> None:
 
 def random_observations(players: int, seeds: int) -> list[LovatObservation]:
     """Every observation of random players in ``seeds`` games: many void turns (L-12), every kind of decision."""
-    found = []
-    for seed in range(seeds):
-        state = GAME.new_state(seed, {"players": players})
-        agents = [
-            RandomLovatAgent(seat=seat, game=GAME.info, players=players, seed=seed, options={})
-            for seat in range(players)
-        ]
-        while not state.is_over():
-            for seat in state.to_move():
-                observation = state.observation(seat)
-                found.append(observation)
-                state.apply(seat, agents[seat].act(observation))
-    return found
+    return [obs for seed in range(seeds) for obs, _action, _greedy in play(RandomLovatAgent, players, seed)]
 
 
 DEPARTS = {
