@@ -1,8 +1,10 @@
 """Registers the first-party agents through the same hook any plugin uses.
 
-Each first-party agent name plays both games; the factory picks the
-implementation for the game being played.  The random agent plays every game
-by the policy each game declares (``arena.substitute``).
+``greedy`` and ``search`` play both games; the factory picks the implementation
+for the game being played.  The reference heuristics (``agents/heuristics/``)
+play one game each: opponents of other styles than greedy's, to measure an agent
+against a field it was not tuned on.  The random agent plays every game by the
+policy each game declares (``arena.substitute``).
 """
 
 from __future__ import annotations
@@ -65,13 +67,35 @@ SEARCH_OPTIONS = AgentOptions((
 OPTIONS = {"greedy": NO_OPTIONS, "search": SEARCH_OPTIONS}
 """What each first-party agent accepts (greedy: nothing)."""
 
+HEURISTICS: tuple[tuple[str, str, str, str, str], ...] = (
+    ("counting", "lovat", "heuristics.lovat", "CountingLovatAgent",
+     "Counts the unseen cards: keeps likely winners, plays a turn when its best card probably holds."),
+    ("hoarder", "lovat", "heuristics.lovat", "HoarderLovatAgent",
+     "Keeps as many cards as the rules allow and plays every turn unless weak in the colour."),
+    ("sniper", "lovat", "heuristics.lovat", "SniperLovatAgent",
+     "Keeps few strong cards and plays a turn only with a card that cannot lose."),
+    ("cautious", "lorum", "heuristics.lorum", "CautiousLorumAgent",
+     "Never bids; leads low from its longest suit, follows low, sheds its costliest card when void."),
+    ("mixed", "lorum", "heuristics.lorum", "MixedLorumAgent",
+     "Never bids; leads the lowest card of its shortest suit, follows low, sheds its highest card when void."),
+    ("point-shy", "lorum", "heuristics.lorum", "PointShyLorumAgent",
+     "Never bids; leads its lowest card of fewest points, ducks with its point cards first."),
+    ("bold", "lorum", "heuristics.lorum", "BoldLorumAgent",
+     "Bids on hands that usually make the contract; otherwise plays like cautious."),
+)
+"""(agent name, game, module under ``arena_agents``, class, description): the reference heuristics, no options."""
+
 
 @hookimpl
 def arena_register_agents(register: Callable[[AgentSpec], None]) -> None:
-    """Register `greedy` and `search` for both games, and `random` (``arena.substitute``) for every game."""
+    """Register `greedy` and `search` for both games, the reference heuristics for theirs, and `random`
+    (``arena.substitute``) for every game."""
     register(RANDOM)
     for name, lovat_module, lovat_class, lorum_module, lorum_class in FIRST_PARTY:
         factory = _by_game({"lovat": _implementation(lovat_module, lovat_class),
                             "lorum": _implementation(lorum_module, lorum_class)})
         register(AgentSpec(name=name, games=("lovat", "lorum"), factory=factory, description=DESCRIPTIONS[name],
                            version=__version__, options=OPTIONS[name]))
+    for name, game, module, class_name, description in HEURISTICS:
+        register(AgentSpec(name=name, games=(game,), factory=_by_game({game: _implementation(module, class_name)}),
+                           description=description, version=__version__))

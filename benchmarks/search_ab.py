@@ -23,8 +23,9 @@ and ``--current-options`` are JSON objects passed as the agents' options.
     .venv/bin/python benchmarks/search_ab.py lorum --candidate-options '{"iterations": 480}' --seeds 40
     PYTHONPATH=plugins .venv/bin/python benchmarks/search_ab.py lovat --candidate my_search:MySearch --players 5
 
-``--opponent module:Class`` seats another agent in place of greedy, in the baseline table and around
-both agents, e.g. the example plugin's heuristic once installed (``pip install -e plugins/example-agent``):
+``--opponent`` seats another agent in place of greedy, in the baseline table and around both agents: a
+reference heuristic by name (``--opponent sniper``: ``agents/heuristics/``) or any ``module:Class``, e.g. the
+example plugin's heuristic once installed (``pip install -e plugins/example-agent``):
 
     .venv/bin/python benchmarks/search_ab.py lorum --opponent arena_example_agent.agents:ExampleLorumAgent
 """
@@ -45,14 +46,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from arena.agent import Agent
 from arena.games.base import Game
-from arena_agents.plugin import FIRST_PARTY
+from arena_agents.plugin import FIRST_PARTY, HEURISTICS
 from benchmarks.common import mean_interval
 
 NAMED = {
     name: {"lovat": f"arena_agents.{lovat_module}:{lovat_class}", "lorum": f"arena_agents.{lorum_module}:{lorum_class}"}
     for name, lovat_module, lovat_class, lorum_module, lorum_class in FIRST_PARTY
-}
-"""The first-party agents by name (``greedy``, ``search``), each game's class as ``module:Class``."""
+} | {name: {game: f"arena_agents.{module}:{class_name}"} for name, game, module, class_name, _ in HEURISTICS}
+"""The first-party agents by name (``greedy``, ``search``, the reference heuristics), each game's class as
+``module:Class``."""
 
 GREEDY = NAMED["greedy"]
 """The greedy agent of each game: every other seat unless ``--opponent`` names another."""
@@ -131,9 +133,13 @@ def one_seed(args: tuple[int, str, dict[str, Any], Spec, Spec, Spec]) -> dict[st
 
 def parse_spec(flag: str, game: str, path: str, options: str, parser: argparse.ArgumentParser) -> Spec:
     """The agent given by ``flag``, or a one-line error naming the flag and what is wrong with it."""
-    path = NAMED[path][game] if path in NAMED else path
+    if path in NAMED:
+        if game not in NAMED[path]:
+            parser.error(f"{flag}: agent {path!r} plays {', '.join(NAMED[path])}, not {game}")
+        path = NAMED[path][game]
     if ":" not in path:
-        parser.error(f"{flag}: an agent is module:Class, 'search' or 'greedy', not {path!r}")
+        parser.error(f"{flag}: an agent is module:Class or a first-party agent's name ({', '.join(NAMED)}), "
+                     f"not {path!r}")
     try:
         agent_class = load_class(path)
     except (ImportError, AttributeError, ValueError, TypeError) as error:
@@ -162,7 +168,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--current", default="search", help="module:Class, 'search' (default) or 'greedy'")
     parser.add_argument("--current-options", default="{}", help="JSON object of the current agent's options")
     parser.add_argument("--opponent", default="greedy",
-                        help="the agent in the other seats: module:Class, 'greedy' (default) or 'search'")
+                        help="the agent in the other seats: module:Class or a first-party agent's name "
+                             "('greedy', the default; 'search'; a reference heuristic such as 'sniper')")
     parser.add_argument("--players", type=int, default=4, help="Lovat: players (3-6); Lorum is always 4")
     parser.add_argument("--deals", type=int, default=4, help="Lorum: deals per game (4: everyone deals once)")
     parser.add_argument("--seeds", type=int, default=40, help="number of seeds (duplicate deal sets)")
@@ -177,7 +184,7 @@ def main(argv: list[str] | None = None) -> None:
     candidate = parse_spec("--candidate", args.game, args.candidate, args.candidate_options, parser)
     current = parse_spec("--current", args.game, args.current, args.current_options, parser)
     opponent = parse_spec("--opponent", args.game, args.opponent, "{}", parser)
-    against = "greedy" if opponent[0] == GREEDY[args.game] else opponent[0]
+    against = args.opponent if args.opponent in NAMED else opponent[0]
     seeds = range(args.first_seed, args.first_seed + args.seeds)
     work = [(seed, args.game, options, candidate, current, opponent) for seed in seeds]
     start = time.perf_counter()

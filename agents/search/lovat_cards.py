@@ -7,6 +7,7 @@ the underscored names are internal to this package.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Sequence
 
 from arena.games.lovat.deck import CARD_IDS, COLOURS, LEVEL, STRENGTH
@@ -51,6 +52,14 @@ def _turns_after(seat: int, turn: int, first: int, players: int, turns: int) -> 
     """How many turns after ``turn`` (of ``turns``) have ``seat`` active, the first player being ``first``."""
     remaining = turns - turn - 1 - (seat - first - turn - 1) % players  # from the seat's next active turn on
     return 0 if remaining <= 0 else (remaining - 1) // players + 1
+
+
+@functools.cache
+def _turns_after_table(first: int, players: int, turns: int) -> tuple[tuple[int, ...], ...]:
+    """``_turns_after`` for every turn and seat of one game: ``table[turn][seat]`` (shared by its playouts)."""
+    return tuple(
+        tuple(_turns_after(seat, turn, first, players, turns) for seat in range(players)) for turn in range(turns)
+    )
 
 
 def _best_play(plays: Iterable[tuple[int, str]], colour: int) -> tuple[int, int, int]:

@@ -33,6 +33,7 @@ from arena_agents.search.lovat_cards import (
     _WEAK_KEY,
     _best_play,
     _turns_after,
+    _turns_after_table,
     _weakest,
 )
 
@@ -384,8 +385,10 @@ class Playout:
         weak_key = _WEAK_KEY.__getitem__
         declare_strength = GreedyLovatAgent.declare_strength
         die_declare_strength = GreedyLovatAgent.die_declare_strength
+        turns_after_table = _turns_after_table(first, players, turns)
         turn = self.turn
         while turn < turns:
+            turns_after = turns_after_table[turn]
             active = (first + turn) % players
             others = [(active + step) % players for step in range(1, players)]
             lead = hands[active]
@@ -394,7 +397,7 @@ class Playout:
                 points[active] = levels[active] = 0
                 for seat in others:
                     hand = hands[seat]
-                    if hand and (not counters[seat] or len(hand) > _turns_after(seat, turn, first, players, turns)):
+                    if hand and (not counters[seat] or len(hand) > turns_after[seat]):
                         hand.remove(min(hand, key=weak_key))
                     else:
                         counters[seat] -= 1
@@ -410,13 +413,14 @@ class Playout:
                     die_index += 1  # blank: the active player names the colour
                 colour = _BEST_COLOUR[max(lead, key=weak_key)]
             strength = _BY_COLOUR[colour]
+            strength_of = strength.__getitem__
             playing = []
             for seat in others:  # L-10 (2), L-11
                 hand = hands[seat]
                 if not counters[seat] or (
                     hand
-                    and len(hand) > _turns_after(seat, turn, first, players, turns)
-                    and max(strength[card] for card in hand) >= threshold
+                    and len(hand) > turns_after[seat]
+                    and max(map(strength_of, hand)) >= threshold
                 ):
                     playing.append(seat)
                 else:

@@ -29,13 +29,18 @@ def test_another_opponent_takes_greedys_seats_and_is_named(capsys: pytest.Captur
     assert f"seeds 1000..1001, each in 4 seats against {opponent} (8 games per agent)" in out
     assert f"{greedy} {opponent} " in out
     assert f"{greedy} {opponent} {level}" not in out
+    main([*base, "--opponent", "cautious"])  # a reference heuristic by name
+    out = capsys.readouterr().out
+    assert "each in 4 seats against cautious (8 games per agent)" in out and f"{greedy} cautious " in out
 
 
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
         (["lovat", "--players", "7"], "--players: Lovat is played by 3 to 6 players, not 7"),
-        (["lorum", "--candidate", "nowhere"], "an agent is module:Class, 'search' or 'greedy', not 'nowhere'"),
+        (["lorum", "--candidate", "nowhere"],
+         "--candidate: an agent is module:Class or a first-party agent's name (greedy, search, counting, "),
+        (["lorum", "--opponent", "sniper"], "--opponent: agent 'sniper' plays lovat, not lorum"),
         (["lorum", "--candidate", "arena_agents.lorum:Missing"], "cannot load agent 'arena_agents.lorum:Missing'"),
         (["lorum", "--current-options", "[1]"], "--current-options: agent options must be a JSON object, not '[1]'"),
         (["lorum", "--opponent", "arena_agents.lorum:Missing"], "--opponent: cannot load agent 'arena_agents.lorum:Missing'"),

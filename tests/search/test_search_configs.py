@@ -2,7 +2,8 @@
 
 * ``configs/strength-*.toml``: one table holding search, greedy and random at the player count in the name;
 * ``configs/gauntlet-search-*.toml``: the current search and a candidate, each against the same all-greedy field.
-* ``configs/search-vs-example-*.toml``: search and greedy, each against the same field of the example plugin's agents.
+* ``configs/search-vs-FIELD-GAME.toml``: search and greedy, each against the same field of FIELD agents (the
+  example plugin's, or a reference heuristic's).
 """
 
 from __future__ import annotations
@@ -15,11 +16,13 @@ from arena.games.lorum import GAME as LORUM
 from arena.games.lovat import GAME as LOVAT
 from arena.substitute import SUBSTITUTE
 from arena.tournament.config import load_config
-from arena_agents.plugin import FIRST_PARTY, OPTIONS
+from arena_agents.plugin import FIRST_PARTY, HEURISTICS, OPTIONS
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 GAMES = {"lovat": LOVAT.info, "lorum": LORUM.info}
-AGENTS = {name: {"lovat", "lorum"} for name, *_ in FIRST_PARTY} | {SUBSTITUTE: {"lovat", "lorum"}}
+AGENTS = {name: {"lovat", "lorum"} for name, *_ in FIRST_PARTY} | {SUBSTITUTE: {"lovat", "lorum"}} | {
+    name: {game} for name, game, *_ in HEURISTICS
+}
 
 
 def load(path: Path):
@@ -56,18 +59,28 @@ def test_gauntlet_configs_put_the_candidate_and_the_current_search_against_the_s
     assert seen["search"] == seen["candidate"] and len(seen["search"]) == config.blocks * config.seats  # like for like
 
 
-@pytest.mark.parametrize("path", sorted(CONFIGS.glob("search-vs-example-*.toml")), ids=lambda p: p.name)
-def test_the_example_field_configs_put_search_and_greedy_against_example_agents(path: Path) -> None:
-    """``configs/search-vs-example-*.toml``: the two candidates meet the same field of ``example`` agents."""
+FIELD_CONFIGS = sorted(CONFIGS.glob("search-vs-*.toml"))
+
+
+def test_the_field_configs_cover_the_example_and_the_strongest_heuristics() -> None:
+    assert {path.stem for path in FIELD_CONFIGS} == {
+        "search-vs-example-lovat", "search-vs-example-lorum", "search-vs-sniper-lovat", "search-vs-bold-lorum"
+    }
+
+
+@pytest.mark.parametrize("path", FIELD_CONFIGS, ids=lambda p: p.name)
+def test_the_field_configs_put_search_and_greedy_against_one_kind_of_agent(path: Path) -> None:
+    """``configs/search-vs-FIELD-GAME.toml``: the two candidates meet the same field of FIELD agents."""
+    field, game = path.stem.removeprefix("search-vs-").rsplit("-", 1)
     agents = AGENTS | {"example": {"lovat", "lorum"}}
     config = load_config(path, GAMES, agents, agent_options=OPTIONS)
-    assert config.name == path.stem and config.game == path.stem.rsplit("-", 1)[-1]
+    assert config.name == path.stem and config.game == game
     if config.game == "lovat":
         assert config.game_options["players"] == 3  # the hardest count for the search
     entries = {entry.name: entry for entry in config.agents}
     assert list(config.candidates) == ["search", "greedy"]
     assert entries["search"].plugin == "search" and not entries["search"].options
-    assert {entries[name].plugin for name in entries if name not in config.candidates} == {"example"}
+    assert {entries[name].plugin for name in entries if name not in config.candidates} == {field}
     seen: dict[str, set[tuple]] = {name: set() for name in config.candidates}
     for match in config.schedule().iter_matches():
         (candidate,) = [name for name in match.seats if name in config.candidates]

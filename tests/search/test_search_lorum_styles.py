@@ -2,7 +2,7 @@
 
 The search models each other seat by a style: for each kind of decision (calls, leads,
 follows, void discards) one of ``FAMILIES``: the rollout policy, the ducking rule of
-``plugins/example-agent`` or the cautious rule of ``benchmarks/lorum_heuristics``.  ``StyleMemory``
+``plugins/example-agent`` or the cautious rule of ``agents/heuristics/lorum.py``.  ``StyleMemory``
 learns from the deals that ended which seat plays which, and ``WorldChain`` draws each
 world's styles with its hands.
 """
@@ -43,7 +43,7 @@ from arena_agents.search.lorum_sim import (
     play_out,
 )
 from arena_agents.search.lorum_styles import MAX_PRIOR_ODDS, STARTING_PRIOR, StyleMemory, deal_evidence
-from benchmarks.lorum_heuristics import CautiousLorumAgent
+from arena_agents.heuristics.lorum import CautiousLorumAgent
 from tests.search.test_search_lorum import make, random_position
 
 EXAMPLE_SOURCE = Path(__file__).resolve().parents[2] / "plugins" / "example-agent" / "src"
@@ -95,7 +95,7 @@ def ruled_game(seed: int, styles: list[Style], deals: int = 2) -> list[tuple[Any
 def test_each_simpler_rule_plays_exactly_as_the_agent_it_models(family: str, example_agent: Any) -> None:
     """Every decision with a choice of the modelled agents in whole games (one random seat, so that big and small
     contracts come up): the rule makes the same one.  The ducking rule models ``plugins/example-agent``, the
-    cautious rule ``benchmarks.lorum_heuristics.CautiousLorumAgent``, each written on card names."""
+    cautious rule ``arena_agents.heuristics.lorum.CautiousLorumAgent``, each written on card names."""
     agent_class, card = {"ducking": (example_agent, ducking_card), "cautious": (CautiousLorumAgent, cautious_card)}[family]
     checked = {"regular": 0, "big": 0, "small": 0}
     for seed in range(24):

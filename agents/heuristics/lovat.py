@@ -17,8 +17,9 @@ idea of how to play Lovat, using only the observation and the public deck table:
 All three follow the same table manners as greedy: on their own turn with nobody else
 playing they give up their weakest card, they never let their hand fall below the number
 of their own turns to come (a void turn loses every point, L-12), and on another seat's
-void turn they discard as greedy does.  Use them as
-``benchmarks/search_ab.py lovat --opponent benchmarks.lovat_heuristics:CountingLovatAgent``.
+void turn they discard as greedy does.  They are registered as the agents ``counting``,
+``hoarder`` and ``sniper`` (``agents/plugin.py``): seat them in a config by name, or measure
+against them with ``benchmarks/search_ab.py lovat --opponent sniper``.
 """
 
 from __future__ import annotations
@@ -207,10 +208,3 @@ class SniperLovatAgent(TableManners):
         """Play only with a card at least ``sure_strength`` in the colour."""
         return best_in_colour(obs) >= self.sure_strength
 
-
-HEURISTICS: dict[str, type[TableManners]] = {
-    "counting": CountingLovatAgent,
-    "hoarder": HoarderLovatAgent,
-    "sniper": SniperLovatAgent,
-}
-"""The heuristics by short name."""

@@ -20,8 +20,10 @@ The three never bid and play their highest card in a big contract.  ``BoldLorumA
 on hands that usually make the contract, where greedy bids only on hands that cannot fail:
 small with no ace and at most one of K, O, U; big with three aces and two kings or more.  Four
 of them on seeds 0-149 made 17 of 26 small contracts and 6 of 11 big ones.  It plays by the
-cautious rule, and as bidder of a small contract its lowest card on the led suit.  Use them as
-``benchmarks/search_ab.py lorum --opponent benchmarks.lorum_heuristics:PointShyLorumAgent``.
+cautious rule, and as bidder of a small contract its lowest card on the led suit.  They are
+registered as the agents ``cautious``, ``mixed``, ``point-shy`` and ``bold`` (``agents/plugin.py``):
+seat them in a config by name, or measure against them with
+``benchmarks/search_ab.py lorum --opponent point-shy``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The Lovat heuristics of ``benchmarks/lovat_heuristics.py`` that the search is measured against: legal at every
+"""The Lovat heuristics of ``agents/heuristics/lovat.py`` that the search is measured against: legal at every
 player count, each keeping and declaring as its docstring says, and none of them greedy under another name.
 
 A measurement against them means something only if they are unlike greedy's rule, which the
@@ -17,8 +17,7 @@ from arena.games.lovat import GAME
 from arena.games.lovat.deck import CARD_IDS, COLOUR_INDEX, STRENGTH
 from arena.games.lovat.observation import LovatObservation
 from arena_agents.lovat import GreedyLovatAgent, RandomLovatAgent
-from benchmarks.lovat_heuristics import (
-    HEURISTICS,
+from arena_agents.heuristics.lovat import (
     CountingLovatAgent,
     HoarderLovatAgent,
     SniperLovatAgent,
@@ -27,6 +26,13 @@ from benchmarks.lovat_heuristics import (
     own_turns_left,
 )
 
+
+HEURISTICS: dict[str, type[Agent]] = {
+    "counting": CountingLovatAgent,
+    "hoarder": HoarderLovatAgent,
+    "sniper": SniperLovatAgent,
+}
+"""Each heuristic by the name it is registered under (``agents/plugin.py``; a test checks the registration)."""
 
 def play(agent_class: type[Agent], players: int, seed: int) -> list[tuple[LovatObservation, Action, Action]]:
     """A game of ``agent_class`` in every seat: each decision's (observation, action, greedy's action there)."""

@@ -1,4 +1,4 @@
-"""The Lorum heuristics of ``benchmarks/lorum_heuristics.py`` that measure the search's opponent model: legal, and
+"""The Lorum heuristics of ``agents/heuristics/lorum.py`` that measure the search's opponent model: legal, and
 modelled, kind of decision by kind, exactly as far as their docstrings say and no further.
 
 The point-shy heuristic is there to be unlike the families of ``lorum_sim`` in its leads and
@@ -16,7 +16,7 @@ from arena.games.lorum import GAME
 from arena.games.lorum.cards import DECK, mask_of, rank_number
 from arena_agents.lorum import RandomLorumAgent
 from arena_agents.search.lorum_sim import CARD_RULES, FAMILIES, FOLLOW, LEAD, VOID, PlayoutDeal, card_kind
-from benchmarks.lorum_heuristics import BoldLorumAgent, CautiousLorumAgent, MixedLorumAgent, PointShyLorumAgent
+from arena_agents.heuristics.lorum import BoldLorumAgent, CautiousLorumAgent, MixedLorumAgent, PointShyLorumAgent
 from tests.search.test_search_lorum import make
 
 DUCKING, CAUTIOUS = FAMILIES.index("ducking"), FAMILIES.index("cautious")
