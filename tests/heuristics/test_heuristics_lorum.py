@@ -14,9 +14,9 @@ import pytest
 from arena.agent import Agent
 from arena.games.lorum import GAME
 from arena.games.lorum.cards import DECK, mask_of, rank_number
+from arena_agents.heuristics.lorum import BoldLorumAgent, CautiousLorumAgent, MixedLorumAgent, PointShyLorumAgent
 from arena_agents.lorum import RandomLorumAgent
 from arena_agents.search.lorum_sim import CARD_RULES, FAMILIES, FOLLOW, LEAD, VOID, PlayoutDeal, card_kind
-from arena_agents.heuristics.lorum import BoldLorumAgent, CautiousLorumAgent, MixedLorumAgent, PointShyLorumAgent
 from tests.search.test_search_lorum import make
 
 DUCKING, CAUTIOUS = FAMILIES.index("ducking"), FAMILIES.index("cautious")

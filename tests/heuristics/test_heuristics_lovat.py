@@ -16,7 +16,6 @@ from arena.games.base import Action
 from arena.games.lovat import GAME
 from arena.games.lovat.deck import CARD_IDS, COLOUR_INDEX, STRENGTH
 from arena.games.lovat.observation import LovatObservation
-from arena_agents.lovat import GreedyLovatAgent, RandomLovatAgent
 from arena_agents.heuristics.lovat import (
     CountingLovatAgent,
     HoarderLovatAgent,
@@ -25,7 +24,7 @@ from arena_agents.heuristics.lovat import (
     legal_keeps,
     own_turns_left,
 )
-
+from arena_agents.lovat import GreedyLovatAgent, RandomLovatAgent
 
 HEURISTICS: dict[str, type[Agent]] = {
     "counting": CountingLovatAgent,

@@ -21,6 +21,7 @@ import pytest
 import arena_agents.search.lorum as lorum_module
 from arena.games.lorum import GAME
 from arena.games.lorum.cards import DECK, mask_of
+from arena_agents.heuristics.lorum import CautiousLorumAgent
 from arena_agents.lorum import GreedyLorumAgent, RandomLorumAgent
 from arena_agents.search.lorum import SearchLorumAgent, play_out_searching
 from arena_agents.search.lorum_beliefs import ROLLOUT_ONLY, History, WorldChain, draw_styles
@@ -43,7 +44,6 @@ from arena_agents.search.lorum_sim import (
     play_out,
 )
 from arena_agents.search.lorum_styles import MAX_PRIOR_ODDS, STARTING_PRIOR, StyleMemory, deal_evidence
-from arena_agents.heuristics.lorum import CautiousLorumAgent
 from tests.search.test_search_lorum import make, random_position
 
 EXAMPLE_SOURCE = Path(__file__).resolve().parents[2] / "plugins" / "example-agent" / "src"
