@@ -155,18 +155,22 @@ def replay(data: Mapping[str, Any], game: Game) -> Replay:
     actions: list[tuple[int, Action]] = []
     for index, entry in enumerate(data["actions"]):
         seat = entry["seat"]
-        action = action_from_json(entry["action"])
+        where = f"action {index} (seat {json.dumps(seat)}, {json.dumps(entry['action'])})"
+        try:
+            action = action_from_json(entry["action"])
+        except RecordError as error:
+            raise RecordError(f"{where}: {error}") from None
         if state.is_over():
-            raise RecordError(f"action {index} (seat {seat}, {json.dumps(entry['action'])}): the game is already over")
-        if not isinstance(seat, int) or seat not in state.to_move():
+            raise RecordError(f"{where}: the game is already over")
+        # bool is an int subclass: a seat written `true` must not pass for seat 1
+        if isinstance(seat, bool) or not isinstance(seat, int) or seat not in state.to_move():
             raise RecordError(
-                f"action {index} (seat {seat}, {json.dumps(entry['action'])}): "
-                f"not this seat's decision (waiting for seat {', '.join(map(str, state.to_move()))})"
+                f"{where}: not this seat's decision (waiting for seat {', '.join(map(str, state.to_move()))})"
             )
         try:
             state.apply(seat, action)
         except GameError as error:
-            raise RecordError(f"action {index} (seat {seat}, {json.dumps(entry['action'])}): {error}") from None
+            raise RecordError(f"{where}: {error}") from None
         actions.append((seat, action))
     if state.is_over():
         check_chance_used(data.get("chance", []), state.chance.log)

@@ -88,6 +88,40 @@ def test_replay_names_the_illegal_action(capsys: pytest.CaptureFixture[str], tmp
     assert len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize("bad", [None, 5, [1, 2]])
+def test_an_action_of_the_wrong_type_is_named_with_its_index(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, bad: Any
+) -> None:
+    record = tmp_path / "game.json"
+    run(capsys, "play", "lovat", "--players", "3", "--seed", "2", "--record", str(record))
+    data = json.loads(record.read_text())
+    seat = data["actions"][10]["seat"]
+    data["actions"][10]["action"] = bad
+    record.write_text(json.dumps(data))
+    status, out, err = run(capsys, "replay", str(record))
+    assert status == 1 and out == ""
+    assert err == (f"arena: error: {record}: action 10 (seat {seat}, {json.dumps(bad)}): "
+                   f"an action must be a string or a list of strings, not {json.dumps(bad)}\n")
+
+
+@pytest.mark.parametrize("game", ["lorum", "lovat"])
+@pytest.mark.parametrize("seat", [True, "1", 1.0])
+def test_a_seat_that_is_not_an_integer_is_refused_even_where_it_equals_one(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, game: str, seat: Any
+) -> None:
+    """``true`` and ``1.0`` compare equal to seat 1 in Python; a record must still say 1 (a hand-written typo)."""
+    record = tmp_path / "game.json"
+    run(capsys, "play", game, "--seed", "5", "--record", str(record))
+    data = json.loads(record.read_text())
+    index = next(i for i, entry in enumerate(data["actions"]) if entry["seat"] == 1)
+    data["actions"][index]["seat"] = seat
+    record.write_text(json.dumps(data))
+    status, out, err = run(capsys, "replay", str(record))
+    assert status == 1 and out == ""
+    assert err.startswith(f"arena: error: {record}: action {index} (seat {json.dumps(seat)}, ")
+    assert "not this seat's decision (waiting for seat " in err and len(err.strip().splitlines()) == 1
+
+
 def test_replay_detects_a_tampered_result(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     record = tmp_path / "game.json"
     run(capsys, "play", "lovat", "--seed", "4", "--record", str(record))

@@ -158,6 +158,15 @@ def test_s4_only_pass_after_big():
     assert (state.contract, state.bidder) == ("big", 1)
 
 
+def test_a_seat_that_is_not_an_integer_is_no_seat_even_where_it_equals_one():
+    state = new_game(3, OWNERS_K1)
+    state.apply(0, "pass")  # seat 1 to bid: True and 1.0 compare equal to 1, but neither is a seat
+    for seat in (True, 1.0):
+        with pytest.raises(IllegalAction, match=rf"seat {seat!r} does not exist: Lorum has seats 0..3"):
+            state.apply(seat, "pass")
+    state.apply(1, "pass")
+
+
 def test_bad_call_and_out_of_turn_are_illegal_with_clear_messages():
     state = new_game(3, OWNERS_K1)
     with pytest.raises(IllegalAction, match=r"seat 1 acted \('pass'\) out of turn: seat 0 is to bid in deal 1"):

@@ -252,6 +252,8 @@ class LorumState(GameState):
 
     def apply(self, seat: int, action: Action) -> None:
         """Apply a call or a card; raise ``IllegalAction`` naming what, who and what was expected."""
+        if isinstance(seat, bool) or not isinstance(seat, int):  # True == 1, but it is no seat
+            raise IllegalAction(f"seat {seat!r} does not exist: Lorum has seats 0..{PLAYERS - 1}")
         if self.to_act is None:
             raise IllegalAction(f"seat {seat} tried {action!r} but the game is over")
         if seat != self.to_act:
