@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from arena.sandbox import kernel
+from arena.sandbox import kernel, seccomp
 from arena.sandbox.capabilities import SandboxError, probe, require_level
 from arena.sandbox.policy import Policy
 
@@ -97,7 +97,8 @@ def confine(policy: Policy, *, require: str = "partial", temp_root: str | None =
     confinement, removes when this process ends; a host that passes its own
     removes it itself), where ``spawn_seat`` makes each
     seat's folder; no TCP bind or connect (ABI >= 4); signals and abstract
-    unix sockets scoped to the sandbox (ABI >= 6).  Descriptors already open
+    unix sockets scoped to the sandbox (ABI >= 6); no changing any file's
+    metadata, no kernel keyrings, no file locks (``seccomp``).  Descriptors already open
     (a socket to the referee) keep working.  ``SandboxError`` (before changing
     anything) when this machine's level is below ``require``.
     """
@@ -130,6 +131,8 @@ def confine(policy: Policy, *, require: str = "partial", temp_root: str | None =
         kernel.prctl(kernel.PR_SET_NO_NEW_PRIVS, 1)
         if capabilities.landlock_abi:
             kernel.landlock_restrict(capabilities.landlock_abi, granted)
+        if seccomp.supported():
+            seccomp.deny_side_channels()  # what Landlock leaves open: metadata, keyrings, locks
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # no core files with a seat's memory in them
     current = Confinement(level=level, landlock_abi=capabilities.landlock_abi, namespaces=namespaces,
                           temp_root=temp_root)

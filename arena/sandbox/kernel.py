@@ -72,9 +72,9 @@ def unshare(flags: int) -> None:
     _check(_libc.unshare(ctypes.c_int(flags)))
 
 
-def prctl(option: int, arg: int = 0) -> None:
-    """``prctl(option, arg, 0, 0, 0)``."""
-    _check(_libc.prctl(ctypes.c_int(option), ctypes.c_ulong(arg), ctypes.c_ulong(0), ctypes.c_ulong(0),
+def prctl(option: int, arg: int = 0, arg3: int = 0) -> None:
+    """``prctl(option, arg, arg3, 0, 0)`` (``arg3`` may be an address, such as a seccomp filter's)."""
+    _check(_libc.prctl(ctypes.c_int(option), ctypes.c_ulong(arg), ctypes.c_ulong(arg3), ctypes.c_ulong(0),
                        ctypes.c_ulong(0)))
 
 

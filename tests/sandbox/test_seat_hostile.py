@@ -7,6 +7,7 @@ error, not a result) and on what the referee saw after reap.
 from __future__ import annotations
 
 import ctypes
+import fcntl
 import importlib
 import os
 import shutil
@@ -15,6 +16,7 @@ import socket
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -276,6 +278,59 @@ def fork_until_refused(out: int) -> int:
         pass
     os.write(out, str(made).encode())
     return 0
+
+
+def test_no_file_metadata_keyring_or_lock_anywhere(root: str, tmp_path: Path) -> None:
+    """What Landlock does not mediate: a seat may read a file but not mark it (a memory across matches, a note to
+    a colluding seat, a rival's plugin locked out), nor keep a key in a kernel keyring, nor lock a file."""
+    need()
+    readable = tmp_path / "plugin" / "agent.py"  # a file the seat may read, as its plugin's own
+    readable.parent.mkdir()
+    readable.write_text("print('an agent')\n")
+    before = os.stat(readable)
+    policy = Policy((*sandbox.default_read_paths(), str(readable.parent)), memory_mb=256)
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def syscall(number: int, *args: object) -> int:
+        if libc.syscall(number, *args) < 0:
+            raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+        return 0
+
+    def lock(operation: Callable[[int], object]) -> object:
+        fd = os.open(readable, os.O_RDONLY)
+        try:
+            return operation(fd)
+        finally:
+            os.close(fd)
+
+    def own(change: Callable[[str], object]) -> object:
+        path = os.path.join(os.environ["TMPDIR"], "own.txt")
+        Path(path).write_text("x")
+        return change(path)
+
+    results = run_seat(lambda out: probe_all(out, {
+        "chmod": lambda: os.chmod(readable, 0o777),
+        "utime": lambda: os.utime(readable, (0, 0)),
+        "setxattr": lambda: os.setxattr(readable, "user.memory", b"the last deal"),
+        "removexattr": lambda: os.removexattr(readable, "user.memory"),
+        "chown": lambda: os.chown(readable, 0, 0),
+        "own_file_chmod": lambda: own(lambda path: os.chmod(path, 0o600)),
+        "own_file_xattr": lambda: own(lambda path: os.setxattr(path, "user.memory", b"x")),
+        "flock": lambda: lock(lambda fd: fcntl.flock(fd, fcntl.LOCK_SH)),
+        "posix_lock": lambda: lock(lambda fd: fcntl.lockf(fd, fcntl.LOCK_SH)),
+        "add_key": lambda: syscall(248 if os.uname().machine == "x86_64" else 217, b"user", b"memory",
+                                   b"the last deal", 13, -3),
+        "read": lambda: len(readable.read_bytes()) > 0,  # reading still works
+        "fcntl_flags": lambda: lock(lambda fd: fcntl.fcntl(fd, fcntl.F_GETFD)) is not None,  # not a lock
+    }), root, policy=policy).results()
+    for name in ("chmod", "utime", "setxattr", "removexattr", "chown", "own_file_chmod", "own_file_xattr",
+                 "flock", "posix_lock", "add_key"):
+        assert results[name].startswith("PermissionError") or results[name].startswith("OSError [Errno 1]"), \
+            f"{name}: {results[name]}"
+    assert results["read"] == "ok True" and results["fcntl_flags"] == "ok True"
+    after = os.stat(readable)
+    assert (after.st_mode, after.st_mtime_ns, after.st_uid) == (before.st_mode, before.st_mtime_ns, before.st_uid)
+    assert "user.memory" not in os.listxattr(readable)
 
 
 def test_a_fork_bomb_stops_at_max_processes(root: str) -> None:
