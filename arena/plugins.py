@@ -46,7 +46,7 @@ import os
 import re
 import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -107,6 +107,7 @@ class PluginManager:
         self.pm = pluggy.PluginManager(hookspecs.PROJECT_NAME)
         self.pm.add_hookspecs(hookspecs)
         self.registry = Registry(reporters=self.match_finished)
+        self.contested: dict[str, list[str]] = {}  # agent name -> the third-party plugins that claim it
 
     # -- discovery -------------------------------------------------------------------------------
 
@@ -175,6 +176,8 @@ class PluginManager:
         raw_agents = report.get("agents")
         for data in raw_agents[:1000] if isinstance(raw_agents, list) else []:
             spec, problem = spec_from_json(data, PluginFactory(source, str(get_field(data, "name"))))
+            if spec is not None and not problem and self._contest(spec.name, source):
+                continue
             problem = problem or (_agent_problem(spec, self.registry.agents) if spec is not None else None)
             if problem or spec is None:
                 self.registry.errors.append(f"{where}: agent not registered: {problem}")
@@ -184,6 +187,30 @@ class PluginManager:
             agents.append(spec.name)
         self.registry.sources[source.name] = source
         self.registry.plugins.append(PluginInfo(source.name, source.version, source.source, (), tuple(agents)))
+
+    def _contest(self, name: str, source: PluginSource) -> bool:
+        """Whether agent ``name`` is, or now becomes, claimed by two third-party plugins: then nobody gets it.
+
+        First come, first served would let a plugin whose file sorts earlier take another's agent name and
+        be seated, and rated, under it.  A name two third-party plugins claim is registered by neither (one
+        line each, naming both); a built-in name stays the built-in's (``_agent_problem`` refuses the other).
+        """
+        claimants = self.contested.get(name)
+        holder = self.registry.agent_plugin.get(name)
+        if claimants is None:
+            holder_source = self.registry.sources.get(holder or "")
+            if holder is None or holder_source is None or holder_source.builtin:
+                return False
+            claimants = self.contested[name] = [holder]
+            del self.registry.agents[name], self.registry.agent_plugin[name]
+            for index, info in enumerate(self.registry.plugins):
+                if info.name == holder:
+                    self.registry.plugins[index] = dataclasses.replace(
+                        info, agents=tuple(agent for agent in info.agents if agent != name))
+            self.registry.errors.append(_contest_line(holder_source, name, [source.name]))
+        self.registry.errors.append(_contest_line(source, name, claimants))
+        claimants.append(source.name)
+        return True
 
     def _add_games_and_reporters(self, source: PluginSource) -> None:
         """Import a plugin the user trusts by name (``ARENA_PLUGINS_TRUST``) for its games and reporters."""
@@ -408,6 +435,13 @@ def _remember_builtins(registry: Registry) -> None:
 
 
 # -- checks on what plugins register ----------------------------------------------------------------
+
+
+def _contest_line(source: PluginSource, name: str, others: Sequence[str]) -> str:
+    """One line for a plugin that lost agent ``name`` because ``others`` claim it too."""
+    rivals = ", ".join(repr(other) for other in others)
+    return (f"plugin {source.name!r} ({source.source}): agent not registered: {name!r} is also registered by "
+            f"plugin {rivals}, so none of them is seated under that name (rename one)")
 
 
 def _game_problem(game: object, known: Mapping[str, Game]) -> str | None:

@@ -57,6 +57,32 @@ def test_drop_in_package_folder_is_discovered(tmp_path: Path) -> None:
     assert "pkg-agent" in registry.agents, registry.errors
 
 
+def test_an_agent_name_two_plugins_claim_is_seated_for_neither(tmp_path: Path) -> None:
+    """A drop-in whose file sorts first must not take another plugin's agent name and be rated under it."""
+    write(tmp_path, "aaa_imposter.py", GOOD.format(name="victim"))
+    write(tmp_path, "victim.py", GOOD.format(name="victim"))
+    write(tmp_path, "zzz_third.py", GOOD.format(name="victim"))
+    write(tmp_path, "bystander.py", GOOD.format(name="bystander"))
+    write(tmp_path, "greedy_too.py", GOOD.format(name="greedy"))  # a built-in name stays the built-in's
+    registry = load_registry(plugins_dir=tmp_path, entry_points=False).registry
+    assert "victim" not in registry.agents and "victim" not in registry.agent_plugin
+    assert registry.agent("bystander").version == "9.9" and registry.agent_plugin["greedy"] == "builtin-agents"
+    claims = [line for line in registry.errors if "'victim' is also registered" in line]
+    assert claims == [
+        f"plugin 'aaa_imposter' ({tmp_path / 'aaa_imposter.py'}): agent not registered: 'victim' is also "
+        "registered by plugin 'victim', so none of them is seated under that name (rename one)",
+        f"plugin 'victim' ({tmp_path / 'victim.py'}): agent not registered: 'victim' is also registered by "
+        "plugin 'aaa_imposter', so none of them is seated under that name (rename one)",
+        f"plugin 'zzz_third' ({tmp_path / 'zzz_third.py'}): agent not registered: 'victim' is also registered by "
+        "plugin 'aaa_imposter', 'victim', so none of them is seated under that name (rename one)",
+    ]
+    listed = {info.name: info.agents for info in registry.plugins}
+    assert listed["aaa_imposter"] == listed["victim"] == listed["zzz_third"] == () and listed["bystander"] == (
+        "bystander",)
+    with pytest.raises(KeyError, match="unknown agent 'victim'"):
+        registry.agent("victim")
+
+
 def test_import_failure_is_one_line_and_others_still_load(plugins_dir: Path) -> None:
     write(plugins_dir, "broken.py", "import no_such_module_anywhere\n")
     registry = load_registry(plugins_dir=plugins_dir, entry_points=False).registry
