@@ -57,18 +57,27 @@ class ProvenanceError(ValueError):
     """A plugin's files cannot be hashed as they are: a link out of its folder, or a file that cannot be read."""
 
 
+HASHED_BYTES_MAX = 8 << 30
+"""The most a plugin's files may hold, all together (models included): hashing reads every byte, at every run."""
+
+
 def files_hash(source: Path | None) -> str:
     """A SHA-256 over the relative paths and contents of every file under ``source`` (or of the file itself),
     and over where each link inside it points.
 
     ``"unknown"`` when there is no source to read.  ``ProvenanceError`` (one line) for a link that leads out of
-    ``source`` or a file that cannot be read.
+    ``source``, a file that cannot be read, or files that hold more than ``HASHED_BYTES_MAX`` bytes.
     """
     if source is None:
         return "unknown"
     digest = hashlib.sha256()
     root = source if source.is_dir() else source.parent
-    for path in _files(source):
+    files = list(_files(source))
+    size = sum(path.lstat().st_size for path in files if not path.is_symlink())
+    if size > HASHED_BYTES_MAX:  # a sparse file of terabytes costs nothing to make and hours to read
+        raise ProvenanceError(f"{source}: its files hold {size / (1 << 30):.1f} GiB, more than the "
+                              f"{HASHED_BYTES_MAX >> 30} GiB the arena reads to hash a plugin's files")
+    for path in files:
         digest.update(str(path.relative_to(root)).encode() + b"\0")
         if path != source and path.is_symlink():  # which of its files a link names changes what is imported
             digest.update(b"-> " + os.readlink(path).encode() + b"\0")

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from arena.plugins import load_registry
-from arena.provenance import ProvenanceError, files_hash, plugin_source
+from arena.provenance import HASHED_BYTES_MAX, ProvenanceError, files_hash, plugin_source
 
 
 def plugin_folder(tmp_path: Path) -> Path:
@@ -108,3 +108,17 @@ def test_the_hash_covers_the_plugin_the_registry_loads_when_a_folder_and_a_file_
     assert plugin_source("dup", tmp_path) == loaded
     assert loaded == ((tmp_path / "dup").resolve() if registry.agent("dup-agent").description == "folder"
                       else (tmp_path / "dup.py").resolve())
+
+
+def test_files_too_large_to_hash_are_refused_in_one_line_without_reading_them(tmp_path: Path) -> None:
+    """A sparse file of terabytes costs nothing to make; hashing it would hold every run for hours."""
+    folder = plugin_folder(tmp_path)
+    with open(folder / "weights.bin", "wb") as sparse:
+        sparse.truncate(HASHED_BYTES_MAX)  # exactly the bound, with the sources on top
+    with pytest.raises(ProvenanceError) as refused:
+        files_hash(folder)
+    assert str(refused.value) == (f"{folder}: its files hold 8.0 GiB, more than the 8 GiB the arena reads to hash "
+                                  "a plugin's files")
+    with open(folder / "weights.bin", "wb") as sparse:
+        sparse.truncate(1 << 20)
+    assert len(files_hash(folder)) == 64  # within the bound: hashed
