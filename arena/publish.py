@@ -29,7 +29,7 @@ from arena.ratings.data import MatchOutcome
 from arena.site import build_site
 from arena.site.stats import history_method, rating_history
 from arena.tournament.config import DEFAULT_FAULT_SHARE
-from arena.tournament.store import DEFAULT_LEADERBOARDS, MatchRow, Store, store_path
+from arena.tournament.store import DEFAULT_LEADERBOARDS, MatchRow, Store, StoreError, store_path
 
 RATINGS_FILE = "ratings.json"
 """Every configured method's leaderboard side by side, beside the default method's files."""
@@ -139,7 +139,16 @@ def rate_stored(config: Any, leaderboards: Path | str, methods: Sequence[str] | 
 def rate_rows(config: Any, leaderboards: Path | str, rows: Sequence[MatchRow],
               versions: Mapping[str, Mapping[str, str]], methods: Sequence[str] | None = None,
               bootstrap: int = 0) -> tuple[Published, list[MatchOutcome]]:
-    """``rate_stored`` on the rows and entry versions already read from the tournament's store."""
+    """``rate_stored`` on the rows and entry versions already read from the tournament's store.
+
+    ``StoreError`` when a row seats an entry the store holds no version of: every entry the runner seats is
+    recorded first, so such a row was written by something else and must not be rated.
+    """
+    for row in rows:
+        strangers = [agent for agent in row.agents if agent not in versions]
+        if strangers:
+            raise StoreError(f"{store_path(leaderboards, config.name)}: match {row.id!r} seats {strangers[0]!r}, an "
+                             "entry the store holds no version of: the store was altered, so it is not rated")
     outcomes = [row.outcome() for row in rows]
     flagged = fault_flags(rows, getattr(config, "fault_share", DEFAULT_FAULT_SHARE))
     chosen = list(methods or config.ratings)

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from arena import __version__
 from arena.cli import cards, check_agent, common, doctor, ladder, listing, play, replay, results, run
+from arena.tournament.store import StoreError
 
 SUBCOMMANDS = (run, results, ladder, play, replay, cards, listing, check_agent, doctor)
 """Modules that each define ``add_parsers(subparsers)``."""
@@ -62,11 +63,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("arena: interrupted", file=sys.stderr)
         return 130
+    except StoreError as error:  # a store damaged or altered in a way found only while reading it
+        print(f"arena: error: {error}", file=sys.stderr)
+        return 1
     except BrokenPipeError:
         # The reader closed the pipe (`arena export ... | head`): normal. Point stdout at /dev/null so that
         # the interpreter's final flush cannot fail and print "Broken pipe" at exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except OSError as error:  # a file or folder the user's system refuses (permissions, a full disk, ...)
+        where = f"{error.filename}: " if error.filename else ""
+        print(f"arena: error: {where}{error.strerror or error}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -113,11 +113,17 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _config(args: argparse.Namespace) -> SimpleNamespace:
+    """The stored tournament's config, named by the folder asked for (a copied or renamed folder reads and
+    writes itself, never the folder its stored name points at)."""
     try:
         data = stored_config(args.leaderboards, args.name)
     except StoreError as error:
         raise CliError(str(error), status=1) from None
-    return SimpleNamespace(name=data["name"], game=data["game"], game_options=data["game_options"],
+    if not isinstance(data, dict) or not isinstance(data.get("game"), str) \
+            or not isinstance(data.get("game_options"), dict) or not isinstance(data.get("ratings"), list):
+        raise CliError(f"{store_path(args.leaderboards, args.name)}: the stored tournament config is missing or "
+                       "damaged (no game, game options or rating methods)", status=1)
+    return SimpleNamespace(name=args.name, game=data["game"], game_options=data["game_options"],
                            ratings=tuple(data["ratings"]),
                            fault_share=data.get("fault_share", DEFAULT_FAULT_SHARE),
                            seed=data.get("seed"), trusted_entries=lambda: _trusted_entries(data))

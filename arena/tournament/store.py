@@ -366,12 +366,11 @@ class Store:
             " think_seconds, wall_seconds FROM matches ORDER BY idx"
         )
         for row in cursor:
-            yield MatchRow(
-                idx=row[0], id=row[1], block_id=row[2], table_idx=row[3], block=row[4], rotation=row[5],
-                deal_seed=row[6], agents=tuple(json.loads(row[7])), scores=tuple(json.loads(row[8])),
-                ranks=tuple(json.loads(row[9])), faults=tuple(json.loads(row[10])),
-                think_seconds=tuple(json.loads(row[11])), wall_seconds=row[12],
-            )
+            try:
+                yield _match_row(row)
+            except (TypeError, ValueError, KeyError) as error:
+                raise StoreError(f"{self.path}: match {str(row[1])[:40]!r}: damaged row "
+                                 f"({' '.join(str(error).split())[:120]})") from None
 
     def outcomes(self) -> list[MatchOutcome]:
         """Every stored match as rating input."""
@@ -458,6 +457,28 @@ def _explain(path: Path, error: sqlite3.Error) -> str:
     if isinstance(error, sqlite3.DatabaseError) and not isinstance(error, sqlite3.OperationalError):
         return f"{path}: not a readable arena results store ({text}); move it away or give the tournament another name"
     return f"{path}: cannot use the results store: {text}"
+
+
+def _match_row(row: Sequence[Any]) -> MatchRow:
+    """One ``matches`` row, checked: ``ValueError`` or ``TypeError`` when it cannot be what the runner stored."""
+    agents, scores, ranks, faults, think = (tuple(json.loads(row[column])) for column in range(7, 12))
+    seats = len(agents)
+    if not seats or not all(isinstance(agent, str) for agent in agents):
+        raise ValueError("agents must be a non-empty list of names")
+    if len(scores) != seats or not all(isinstance(score, (int, float)) and not isinstance(score, bool)
+                                       for score in scores):
+        raise ValueError(f"{seats} agents need {seats} numeric scores, got {list(scores)[:8]}")
+    if len(ranks) != seats or not all(type(rank) is int and 1 <= rank <= seats for rank in ranks):
+        raise ValueError(f"{seats} agents need {seats} ranks from 1 to {seats}, got {list(ranks)[:8]}")
+    for fault in faults:
+        if type(fault.get("seat")) is not int or not 0 <= fault["seat"] < seats or not isinstance(fault["kind"], str):
+            raise ValueError(f"a fault must name a seat 0..{seats - 1} and a kind, got {str(fault)[:60]}")
+    if not all(type(value) is int for value in (row[0], row[3], row[4], row[5])) \
+            or not all(isinstance(value, str) for value in (row[1], row[2])):
+        raise ValueError("its place in the schedule is not what the runner stores")
+    return MatchRow(idx=row[0], id=row[1], block_id=row[2], table_idx=row[3], block=row[4], rotation=row[5],
+                    deal_seed=row[6], agents=agents, scores=scores, ranks=ranks, faults=faults, think_seconds=think,
+                    wall_seconds=row[12])
 
 
 def rows_for_export(rows: Sequence[MatchRow]) -> list[dict[str, Any]]:

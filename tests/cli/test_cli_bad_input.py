@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -129,3 +132,70 @@ def test_run_refuses_a_plugin_that_links_out_of_its_folder(capsys, tmp_path: Pat
                       "--plugins-dir", str(plugins))
     line = one_line(err)
     assert status == 1 and "entry 'linked':" in line and "linked/lib links out of the plugin's folder" in line
+
+
+@pytest.fixture
+def stored(capsys, tmp_path: Path) -> Path:
+    """The leaderboards folder of a finished one-block tournament ``t`` (greedy and random agents, Lovat)."""
+    config = tmp_path / "t.toml"
+    config.write_text(CONFIG.format(name="t", extra=""))
+    assert main(["run", str(config), "--workers", "1", "--json", "--leaderboards", str(tmp_path / "lb"),
+                 "--plugins-dir", str(tmp_path)]) == 0
+    capsys.readouterr()
+    return tmp_path / "lb"
+
+
+def test_a_copied_tournament_folder_reads_and_writes_itself(capsys, stored: Path) -> None:
+    """`arena publish COPY` must write the copy, and `arena leaderboard COPY` rate the copy's own matches."""
+    shutil.copytree(stored / "t", stored / "copy")
+    with sqlite3.connect(stored / "copy" / "results.sqlite") as db:
+        db.execute("DELETE FROM matches WHERE idx >= 2")
+    original = (stored / "t" / "leaderboard.json").read_bytes()
+    assert main(["leaderboard", "copy", "--leaderboards", str(stored), "--json"]) == 0
+    boards = json.loads(capsys.readouterr().out)
+    assert {row["games"] for board in boards.values() for row in board["rows"]} <= {1, 2}  # 2 matches, not 4
+    assert main(["publish", "copy", "--leaderboards", str(stored), "--plugins-dir", str(stored)]) == 0
+    assert (stored / "t" / "leaderboard.json").read_bytes() == original  # the original is left alone
+    assert json.loads((stored / "copy" / "leaderboard.json").read_text())["matches"] == 2
+    shutil.rmtree(stored / "t")
+    assert main(["leaderboard", "copy", "--leaderboards", str(stored)]) == 0  # the original's absence is no matter
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ("UPDATE matches SET ranks = '[1, 2]' WHERE idx = 1", "4 agents need 4 ranks from 1 to 4, got [1, 2]"),
+        ("UPDATE matches SET scores = '[\"x\", 0, 0, 0]' WHERE idx = 1", "4 agents need 4 numeric scores"),
+        ("UPDATE matches SET agents = '{not json' WHERE idx = 1", "damaged row"),
+        ("UPDATE matches SET faults = '[{\"seat\": 9, \"kind\": \"timeout\"}]' WHERE idx = 1",
+         "a fault must name a seat 0..3"),
+        ("UPDATE matches SET agents = '[\"mallory\", \"random\", \"random-2\", \"greedy-2\"]' WHERE idx = 1",
+         "seats 'mallory', an entry the store holds no version of"),
+        ("UPDATE meta SET value = '[]' WHERE key = 'config'", "the stored tournament config is missing or damaged"),
+        ("DELETE FROM meta WHERE key = 'config'", "the stored tournament config is missing or damaged"),
+    ],
+)
+@pytest.mark.parametrize("command", ["leaderboard", "publish", "export"])
+def test_a_damaged_or_altered_store_is_refused_in_one_line(capsys, stored: Path, change: str, message: str,
+                                                          command: str) -> None:
+    with sqlite3.connect(stored / "t" / "results.sqlite") as db:
+        db.execute(change)
+    if command == "export" and ("mallory" in message or "config" in message):
+        return  # the table is exported as stored: neither rates, nor reads the config
+    status, err = run(capsys, command, "t", "--leaderboards", str(stored), *(
+        ("--plugins-dir", str(stored)) if command == "publish" else ()))
+    assert status == 1 and message in one_line(err)
+
+
+def test_a_store_the_user_cannot_read_is_one_line(capsys, stored: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As a user whom the folder's mode shuts out would see it (root passes every mode check, so the refusal
+    is the system's answer, simulated)."""
+    path = stored / "t" / "results.sqlite"
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(os, "stat", refuse)
+    monkeypatch.setattr(sqlite3, "connect", refuse)
+    status, err = run(capsys, "leaderboard", "t", "--leaderboards", str(stored))
+    assert status == 1 and one_line(err) == f"arena: error: {path}: Permission denied"
