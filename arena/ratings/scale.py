@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import ndtr
+from scipy.stats import t as student_t
 
 from arena.ratings.bootstrap import percentile_intervals, superiority_from_samples
 from arena.ratings.table import RatingTable, make_table, z_value
@@ -87,11 +88,16 @@ def normal_intervals(rating: np.ndarray, covariance: np.ndarray, level: float) -
     return rating - z * sd, rating + z * sd
 
 
-def superiority_from_covariance(estimate: np.ndarray, covariance: np.ndarray) -> np.ndarray:
-    """Likelihood of superiority under the normal approximation.
+NUMERICAL_NOISE = 1e-9
+"""Gaps and spreads below this share of the estimates' size are rounding noise, not information."""
+
+
+def superiority_from_covariance(estimate: np.ndarray, covariance: np.ndarray, df: float | None = None) -> np.ndarray:
+    """Likelihood of superiority under the normal approximation (Student's t with ``df`` degrees of freedom).
 
     ``P[i, j] = Phi((x_i - x_j) / sqrt(var_i + var_j - 2 cov_ij))``, the probability that
     agent ``i`` is stronger than agent ``j``; 0.5 on the diagonal.  Invariant to the anchor.
+    A gap and a spread that are both rounding noise (every match drawn) give 0.5, not certainty.
     """
     x = np.asarray(estimate, dtype=float)
     s = np.asarray(covariance, dtype=float)
@@ -99,9 +105,12 @@ def superiority_from_covariance(estimate: np.ndarray, covariance: np.ndarray) ->
     with np.errstate(invalid="ignore"):  # an infinite variance (no interval) gives inf - inf on the diagonal
         spread = var[:, None] + var[None, :] - 2.0 * s
     gap = x[:, None] - x[None, :]
+    noise = NUMERICAL_NOISE * max(1.0, float(np.max(np.abs(x), initial=0.0)))
+    gap = np.where(np.abs(gap) <= noise, 0.0, gap)
+    spread = np.where(np.sqrt(np.clip(spread, 0.0, None)) <= noise, 0.0, spread)
     with np.errstate(divide="ignore", invalid="ignore"):
         z = gap / np.sqrt(np.clip(spread, 0.0, None))
-    p = ndtr(z)
+    p = ndtr(z) if df is None else student_t.cdf(z, df)
     # Zero spread: certain unless the gap is zero too.
     p = np.where(spread > 0, p, np.where(gap > 0, 1.0, np.where(gap < 0, 0.0, 0.5)))
     np.fill_diagonal(p, 0.5)

@@ -16,7 +16,9 @@ mean the bootstrap's spread is too small by about ``sqrt((k - 1) / k)`` and the 
 quantile too optimistic, which made the percentile interval cover about 90% with a few
 dozen blocks; so the interval is ``mean -+ t_{k-1} sd sqrt(k / (k - 1))`` (Student's t,
 ``k`` the blocks the agent played), and P(stronger) is the t probability of the gap over
-its bootstrap spread, corrected the same way (``k`` the fewer of the two agents' blocks).
+its bootstrap spread, corrected the same way (``k`` the fewer of the two agents' blocks),
+with the gap's interval from the same t.  One block gives no interval and P one half; a
+gap the same in every block gives the sign test's P (``_without_spread``).
 """
 
 from __future__ import annotations
@@ -58,6 +60,27 @@ def _divisors(outcomes: Sequence[MatchOutcome], match_ids: Sequence[str], diviso
     if bad.size:
         raise ValueError(f"divisor of match {match_ids[bad[0]]!r} is {values[bad[0]]}; divisors must be positive")
     return values
+
+
+def _without_spread(
+    superiority: np.ndarray, contrast: np.ndarray, gap: np.ndarray, pair_k: np.ndarray, level: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """P(stronger) and the gap's spread where the bootstrap has no spread to give.
+
+    With one block behind either agent nothing can be said: P is one half and the gap's interval
+    unbounded.  Where every block gives the same gap (a spread of zero), the t probability would
+    claim certainty from as few as two blocks; P is then the sign test's, ``1 - 2^-k`` for ``k``
+    blocks agreeing (two blocks: 0.75), and the gap's interval is unbounded until P passes the
+    level's bound, so that the interval excludes zero exactly when P says so.
+    """
+    sign_test = 1.0 - 0.5**pair_k
+    flat = ~(contrast > 0)  # zero, or NaN for an agent absent from the replicates
+    superiority = np.where(flat, np.where(gap > 0, sign_test, np.where(gap < 0, 1.0 - sign_test, 0.5)),
+                           superiority)
+    unsure = flat & (sign_test <= 0.5 + level / 2.0)
+    superiority = np.where(pair_k < 2, 0.5, superiority)
+    contrast = np.where((pair_k < 2) | unsure, np.inf, np.where(flat, 0.0, contrast))
+    return superiority, contrast
 
 
 def fit(
@@ -123,18 +146,18 @@ def fit(
             samples[done : done + len(chunk)] = (resampled[:n] / resampled[n:]).T
             done += len(chunk)
     samples[~np.isfinite(samples)] = np.nan  # an agent absent from a replicate
-    k = np.maximum(blocks_per_agent(arrays), 2).astype(float)
-    inflation = np.sqrt(k / (k - 1.0))
+    k = blocks_per_agent(arrays).astype(float)
     with np.errstate(all="ignore"):
-        sd = np.nanstd(samples, axis=0, ddof=1) * inflation
-    half = student_t.ppf(0.5 + level / 2.0, k - 1.0) * sd
+        sd = np.nanstd(samples, axis=0, ddof=1) * np.sqrt(k / (k - 1.0))
+        half = np.where(k >= 2, student_t.ppf(0.5 + level / 2.0, k - 1.0) * sd, np.inf)  # one block: no spread
     lower, upper = mean - half, mean + half
     pair_k = np.minimum(k[:, None], k[None, :])
-    contrast = contrast_sd_from_samples(samples) * np.sqrt(pair_k / (pair_k - 1.0))
-    with np.errstate(all="ignore"):
-        superiority = student_t.cdf((mean[:, None] - mean[None, :]) / contrast, pair_k - 1.0)
     gap = mean[:, None] - mean[None, :]
-    superiority = np.where(contrast > 0, superiority, np.where(gap > 0, 1.0, np.where(gap < 0, 0.0, 0.5)))
+    with np.errstate(all="ignore"):
+        contrast = contrast_sd_from_samples(samples) * np.sqrt(pair_k / (pair_k - 1.0))
+        superiority = student_t.cdf(gap / contrast, pair_k - 1.0)
+        quantile = np.where(pair_k >= 2, student_t.ppf(0.5 + level / 2.0, pair_k - 1.0), np.inf)
+    superiority, contrast = _without_spread(superiority, contrast, gap, pair_k, level)
     np.fill_diagonal(superiority, 0.5)
     return make_table(
         method=METHOD,
@@ -146,11 +169,12 @@ def fit(
         games=arrays.games,
         superiority=superiority,
         contrast_sd=contrast,
+        gap_quantile=quantile,
         extras={
             "bootstrap": bootstrap, "seed": seed, "divisor": divisor is not None, "interval_kind": "bootstrap-t",
             "interval_reason": (
                 f"block bootstrap ({bootstrap} replicates), Student's t for the blocks each agent played "
-                f"(fewest {int(k.min())})"
+                f"(fewest {int(k.min())}; an agent with one block has no interval)"
             ),
         },
         level=level,

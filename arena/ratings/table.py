@@ -36,6 +36,9 @@ class RatingTable:
     superiority: tuple[tuple[float, ...], ...] = ()  # [i][j]: P(agent i is stronger than agent j), indices of ratings
     contrast_sd: tuple[tuple[float, ...], ...] = ()  # [i][j]: standard deviation of rating i - rating j
     extras: Mapping[str, Any] = field(default_factory=dict)  # method-specific JSON values (options, fit details)
+    # [i][j]: the gap interval's half-width in contrast_sd units, from the distribution P(stronger) is read
+    # from (Student's t where the method uses it); empty: the normal quantile of ``level``
+    gap_quantile: tuple[tuple[float, ...], ...] = ()
 
     @property
     def agents(self) -> tuple[str, ...]:
@@ -60,17 +63,20 @@ class RatingTable:
         return self.superiority[self.index(a)][self.index(b)]
 
     def gap(self, a: str, b: str) -> tuple[float, float, float]:
-        """Rating of ``a`` minus rating of ``b``, with its interval (coverage ``level``, normal approximation).
+        """Rating of ``a`` minus rating of ``b``, with its interval (coverage ``level``).
 
         The interval of a gap comes from the spread of the difference, not from the two
         agents' own intervals: those also carry the uncertainty of the field's level, and
-        two overlapping intervals can hide a gap that is clearly above zero.
+        two overlapping intervals can hide a gap that is clearly above zero.  Its quantile is
+        that of the distribution P(stronger) comes from (``gap_quantile``), so that the
+        interval excludes zero exactly when P(stronger) is beyond (1 - level) / 2 either way.
         """
         if not self.contrast_sd:
             raise ValueError(f"the {self.method} table has no spread of rating differences")
         i, j = self.index(a), self.index(b)
         gap = self.ratings[i].rating - self.ratings[j].rating
-        half = z_value(self.level) * self.contrast_sd[i][j]
+        quantile = self.gap_quantile[i][j] if self.gap_quantile else z_value(self.level)
+        half = quantile * self.contrast_sd[i][j]
         return gap, gap - half, gap + half
 
     def to_json(self) -> dict[str, Any]:
@@ -131,10 +137,11 @@ def make_table(
     extras: Mapping[str, Any],
     level: float = INTERVAL_LEVEL,
     contrast_sd: np.ndarray | None = None,
+    gap_quantile: np.ndarray | None = None,
 ) -> RatingTable:
     """Assemble a ``RatingTable`` from per-agent arrays (in ``agents`` order), sorting best first.
 
-    ``superiority`` and ``contrast_sd`` are (N, N) arrays in ``agents`` order, or None;
+    ``superiority``, ``contrast_sd`` and ``gap_quantile`` are (N, N) arrays in ``agents`` order, or None;
     they are reordered with the rows.
     """
     order = sorted(range(len(agents)), key=lambda i: (-rating[i], agents[i]))
@@ -156,7 +163,7 @@ def make_table(
 
     return RatingTable(
         method=method, scale=scale, ratings=rows, level=level, superiority=reordered(superiority),
-        contrast_sd=reordered(contrast_sd), extras=dict(extras),
+        contrast_sd=reordered(contrast_sd), extras=dict(extras), gap_quantile=reordered(gap_quantile),
     )
 
 

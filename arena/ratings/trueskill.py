@@ -311,7 +311,8 @@ def fit(
         ``rating`` is ``mu`` re-centred so that the field's mean is the prior mean
         (``centre``; agents are ranked by it); ``lower``/``upper`` the interval;
         ``superiority[i][j] = Phi((mu_i - mu_j) / sqrt(s_i^2 + s_j^2))`` with ``s`` the
-        interval's standard deviations; extras hold ``mu``, ``sigma``, the conservative
+        interval's standard deviations (the t of the interval in place of Phi for the jackknife, so
+        that a gap's interval excludes zero exactly when P says so); extras hold ``mu``, ``sigma``, the conservative
         ``mu - 3 sigma`` per agent, the constants and the interval kind.
     """
     if intervals not in TRUESKILL_INTERVALS:
@@ -335,6 +336,7 @@ def fit(
     post_mu, post_sigma = rate(arrays, env)
     agents = arrays.agents
     rating = centre(post_mu, mu)
+    df: float | None = None  # the degrees of freedom of the t the intervals and P(stronger) use (None: normal)
     if intervals == "posterior" or arrays.n_matches > JACKKNIFE_MAX_MATCHES:
         covariance, z = np.diag(post_sigma**2), z_value(level)
         skipped = "" if intervals == "posterior" else f"; no jackknife above {JACKKNIFE_MAX_MATCHES} matches"
@@ -347,7 +349,8 @@ def fit(
         }
     else:
         covariance, groups = jackknife(arrays, env, post_mu)
-        z = float(student_t.ppf(0.5 + level / 2.0, max(groups - 1, 1)))
+        df = max(groups - 1, 1)
+        z = float(student_t.ppf(0.5 + level / 2.0, df))
         found = {
             "intervals": "jackknife",
             "interval_kind": "jackknife",
@@ -383,8 +386,9 @@ def fit(
         lower=rating - z * spread,
         upper=rating + z * spread,
         games=arrays.games,
-        superiority=superiority_from_covariance(rating, covariance),
+        superiority=superiority_from_covariance(rating, covariance, df),
         contrast_sd=contrast_sd_from_covariance(covariance),
+        gap_quantile=np.full((len(agents), len(agents)), z),
         extras=extras,
         level=level,
     )

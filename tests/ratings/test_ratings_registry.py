@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from arena import ratings
 from arena.ratings.data import MatchOutcome
+from arena.ratings.registry import method_names
 from arena.ratings.simulate import simulate_outcomes
 
 FAST_OPTIONS = {"score": {"bootstrap": 100}}
@@ -88,3 +89,22 @@ def test_any_small_tournament_rates_finitely_and_order_independently(outcomes, r
         assert all(math.isfinite(r.rating) for r in table.ratings)
         if method in ("elo", "plackett-luce"):
             assert table.extras["converged"]
+
+
+@pytest.mark.parametrize("method", method_names())
+@pytest.mark.parametrize("blocks", [3, 40])
+def test_every_methods_gap_interval_excludes_zero_exactly_when_p_is_beyond_its_bounds(method: str,
+                                                                                    blocks: int) -> None:
+    """The documented reading: P(stronger) above 0.975 (below 0.025) when the gap's 95% interval excludes zero."""
+    outcomes = simulate_outcomes({"a": 0.3, "b": 0.1, "c": 0.0, "d": -0.4, "e": 0.05}, blocks=blocks, players=4,
+                                 seed=5)
+    table = ratings.fit(outcomes, method)
+    verdicts = []
+    for a in table.agents:
+        for b in table.agents:
+            if a != b:
+                _gap, low, high = table.gap(a, b)
+                p = table.probability_stronger(a, b)
+                assert (low > 0 or high < 0) == (p > 0.975 or p < 0.025), (a, b, p, low, high)
+                verdicts.append(p > 0.975)
+    assert blocks == 3 or any(verdicts)  # the data tell some pairs apart at 40 blocks

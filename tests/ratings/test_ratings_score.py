@@ -6,6 +6,7 @@ import pytest
 from arena.ratings import score
 from arena.ratings.data import MatchOutcome
 from arena.ratings.simulate import NOISE_MEAN, simulate_outcomes
+from arena.ratings.table import RatingTable
 
 
 def test_mean_score_per_match():
@@ -63,3 +64,40 @@ def test_a_bootstrap_needs_at_least_one_replicate(replicates):
     outcomes = simulate_outcomes({"a": 0.0, "b": 1.0}, blocks=2, players=2, seed=1)
     with pytest.raises(ValueError, match=f"bootstrap replicates must be at least 1, got {replicates}"):
         score.fit(outcomes, bootstrap=replicates)
+
+
+def table_of(blocks: int, scores: tuple[float, ...] = (4.0, 3.0, 1.0, 0.0)) -> RatingTable:
+    """Score table of ``blocks`` one-match blocks in which every agent scores the same each time."""
+    ranks = (1, 2, 3, 4)
+    return score.fit([MatchOutcome(match_id=f"m{i}", block=f"b{i}", agents=("a", "b", "c", "d"), scores=scores,
+                                   ranks=ranks, faults=()) for i in range(blocks)])
+
+
+def test_one_block_gives_no_interval_and_no_verdict():
+    """One block: the bootstrap has nothing to resample; a zero-width interval and P = 1 would be false."""
+    table = table_of(1)
+    assert all(row.lower == -np.inf and row.upper == np.inf for row in table.ratings)
+    assert table.probability_stronger("a", "b") == 0.5
+    assert table.gap("a", "b") == (1.0, -np.inf, np.inf)
+    assert "an agent with one block has no interval" in table.extras["interval_reason"]
+
+
+@pytest.mark.parametrize(("blocks", "probability", "excludes_zero"),
+                         [(2, 0.75, False), (3, 0.875, False), (5, 0.96875, False), (6, 0.984375, True)])
+def test_a_gap_the_same_in_every_block_gets_the_sign_tests_confidence(blocks, probability, excludes_zero):
+    table = table_of(blocks)
+    assert table.probability_stronger("a", "b") == probability
+    assert table.probability_stronger("b", "a") == 1 - probability
+    gap, low, high = table.gap("a", "b")
+    assert (low > 0) == excludes_zero and gap == 1.0 and high == (1.0 if excludes_zero else np.inf)
+
+
+def test_the_gaps_interval_excludes_zero_exactly_when_p_is_beyond_its_bounds():
+    outcomes = simulate_outcomes({"a": 0.3, "b": 0.1, "c": 0.0, "d": -0.4}, blocks=40, players=4, seed=5)
+    table = score.fit(outcomes)
+    for a in table.agents:
+        for b in table.agents:
+            if a != b:
+                _gap, low, high = table.gap(a, b)
+                p = table.probability_stronger(a, b)
+                assert (low > 0 or high < 0) == (p > 0.975 or p < 0.025), (a, b, p, low, high)

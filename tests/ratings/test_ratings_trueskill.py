@@ -6,6 +6,7 @@ import random
 import numpy as np
 import pytest
 import trueskill
+from scipy.stats import t as student_t
 
 from arena.ratings import trueskill as ts
 from arena.ratings import trueskill_compiled, trueskill_match
@@ -207,7 +208,18 @@ def test_report_centred_mu_jackknife_interval_and_conservative_extra():
     gap, low, high = table.gap(a, b)
     assert low < gap < high and gap == pytest.approx(mu[a] - mu[b])
     spread = table.contrast_sd[0][1]
-    assert table.probability_stronger(a, b) == pytest.approx(0.5 * math.erfc(-gap / spread / math.sqrt(2)))
+    df = ts.JACKKNIFE_GROUPS - 1  # P and the gap's interval from the t the agents' intervals use
+    assert table.probability_stronger(a, b) == pytest.approx(student_t.cdf(gap / spread, df))
+    assert high - gap == pytest.approx(student_t.ppf(0.975, df) * spread)
+
+
+def test_every_match_drawn_says_nothing_about_who_is_stronger():
+    """All draws: the ratings are level up to rounding noise, which must not read as certainty."""
+    outcomes = [MatchOutcome(match_id=f"m{i}", block=f"b{i // 4}", agents=("a", "b", "c", "d"),
+                             scores=(0.0,) * 4, ranks=(1, 1, 1, 1), faults=()) for i in range(40)]
+    table = ts.fit(outcomes)
+    assert {round(row.rating, 6) for row in table.ratings} == {ts.MU}
+    assert all(p == 0.5 for row in table.superiority for p in row)
 
 
 def test_extreme_upsets_stay_finite():
