@@ -13,8 +13,8 @@ and the design gain (independent deals against duplicate blocks: actual and repo
 of the rating spreads).  Last, TrueSkill's ranking with 1,000 and 10,000 matches (30 agents)
 with our defaults and with the package's (dynamics ``sigma / 100``, draws 0.10).
 
-The measured tables replace the block between the ``fidelity`` markers in docs/ratings.md
-(``--write-docs``; ``python -m benchmarks --only fidelity`` writes them too).
+The measured tables replace the block between the ``fidelity`` markers in docs/ratings.md at the
+default and full sizes (this script, or ``python -m benchmarks --only fidelity``), never at ``--quick``.
 
 Sizes: ``quick`` (smoke test: 8 agents, 4 replications), ``default`` (8, 30, 200 agents with
 100, 40 and 10 replications: about 20 minutes), ``full`` (200, 200, 50).

@@ -17,6 +17,7 @@ anything is written to it, and readers open it read-only.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import sqlite3
@@ -161,8 +162,11 @@ class Store:
         newer format, or one that cannot be written (read-only, in use).
         """
         self.path = Path(path)
+        self._lock: int | None = None
         if not readonly and not os.path.lexists(self.path):
             _create(self.path)
+        if not readonly:
+            self._lock = _claim(self.path)
         try:
             if readonly:
                 # Without a write-ahead log beside it (no run is writing) the database is opened as immutable,
@@ -173,6 +177,7 @@ class Store:
             else:
                 self.db = sqlite3.connect(self.path, isolation_level=None)
         except sqlite3.Error as error:
+            self._release()
             raise StoreError(f"{self.path}: cannot open the results store: {error}") from None
         try:
             self._check(readonly)
@@ -182,10 +187,10 @@ class Store:
                 self.db.execute("PRAGMA synchronous=NORMAL")
                 self.db.executescript(SCHEMA)
         except sqlite3.Error as error:
-            self.db.close()
+            self.close()
             raise StoreError(_explain(self.path, error)) from None
         except StoreError:
-            self.db.close()
+            self.close()
             raise
 
     def _check(self, readonly: bool) -> None:
@@ -223,8 +228,14 @@ class Store:
         return cls(path, readonly=True)
 
     def close(self) -> None:
-        """Close the database."""
+        """Close the database (and let another run write it)."""
         self.db.close()
+        self._release()
+
+    def _release(self) -> None:
+        if self._lock is not None:
+            os.close(self._lock)  # closing the only descriptor of the lock file drops the lock
+            self._lock = None
 
     def __enter__(self) -> Store:
         return self
@@ -409,6 +420,30 @@ class _Transaction:
 
     def __exit__(self, kind: type[BaseException] | None, *rest: object) -> None:
         self.db.execute("COMMIT" if kind is None else "ROLLBACK")
+
+
+LOCK_SUFFIX = "-lock"
+"""The lock file beside a store (``results.sqlite-lock``): held by the one process that writes the store."""
+
+
+def _claim(path: Path) -> int:
+    """Hold the store's write lock for this process (a descriptor to keep open), or ``StoreError`` in one line.
+
+    SQLite serialises single writes, not runs: two runs of one tournament at once would each play the
+    matches missing when it started, and the second to store a match would fail on the duplicate.
+    """
+    try:
+        fd = os.open(path.with_name(path.name + LOCK_SUFFIX), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except OSError as error:
+        if not os.access(path, os.W_OK) or not os.access(path.parent, os.W_OK):
+            raise StoreError(f"{path}: the results store is read-only; make it writable or copy it elsewhere") from None
+        raise StoreError(f"{path}: cannot make the store's lock file: {error.strerror}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        raise StoreError(f"{path}: the results store is in use by another run; wait for it or stop it") from None
+    return fd
 
 
 def _create(path: Path) -> None:

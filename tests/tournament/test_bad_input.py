@@ -226,3 +226,17 @@ def test_a_stored_record_that_inflates_past_the_bound_is_refused(tmp_path: Path,
     monkeypatch.setattr("arena.tournament.store.MAX_RECORD_BYTES", 1000)  # a small bomb stands for a big one
     with Store.open_readonly(path) as store, pytest.raises(StoreError, match=r"damaged record .larger than"):
         store.record("t0000-b00-r0")
+
+
+def test_one_run_at_a_time_writes_a_store_and_readers_are_never_locked_out(tmp_path: Path) -> None:
+    """Two runs of one tournament at once would each play what was missing when it started: the second is
+    refused before it plays anything, while reading commands go on."""
+    path = tmp_path / "lb" / "t" / "results.sqlite"
+    with Store(path) as first:
+        with pytest.raises(StoreError, match=r"results.sqlite: the results store is in use by another run; wait for "
+                                             r"it or stop it$"):
+            Store(path)
+        with Store.open_readonly(path) as reader:
+            assert reader.count() == first.count() == 0
+    with Store(path) as again:  # closed: the next run may write
+        assert again.count() == 0
