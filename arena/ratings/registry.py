@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from types import MappingProxyType
 from typing import Any, Protocol
 
+import numpy as np
+
 from arena.ratings import elo, plackett_luce, score, trueskill
-from arena.ratings.data import MatchArrays, MatchOutcome
+from arena.ratings.data import MatchArrays, MatchOutcome, as_arrays
 from arena.ratings.table import RatingTable
 
 
@@ -73,4 +76,49 @@ def fit(outcomes: Sequence[MatchOutcome] | MatchArrays, method: str = DEFAULT_ME
         raise TypeError(
             f"rating method {method!r} has no option {unknown[0]!r}; its options are {', '.join(allowed)}"
         )
-    return function(outcomes, **options)  # type: ignore[arg-type]  # every method packs with as_arrays
+    return separate_groups(function(outcomes, **options), as_arrays(outcomes))  # type: ignore[arg-type]
+
+
+def groups_that_met(arrays: MatchArrays) -> list[list[str]]:
+    """The agents in groups of those linked by shared matches (a chain of matches links two agents), largest first."""
+    parent = list(range(arrays.n_agents))
+
+    def root(agent: int) -> int:
+        while parent[agent] != agent:
+            parent[agent] = parent[parent[agent]]
+            agent = parent[agent]
+        return agent
+
+    for seats in arrays.seat_agent.tolist():
+        present = [agent for agent in seats if agent >= 0]
+        for agent in present[1:]:
+            parent[root(agent)] = root(present[0])
+    groups: dict[int, list[str]] = {}
+    for index, name in enumerate(arrays.agents):
+        groups.setdefault(root(index), []).append(name)
+    return sorted(groups.values(), key=lambda group: (-len(group), group))
+
+
+def separate_groups(table: RatingTable, arrays: MatchArrays) -> RatingTable:
+    """``table`` with no verdict between agents that never met, not even through others.
+
+    A rating places an agent against those it was compared with; between two groups that never
+    shared a match, nothing in the data compares them, and each method's centring would decide
+    the gap.  P(stronger) across groups is 0.5 and the gap's interval unbounded; the extras
+    name the groups and the interval note says so.
+    """
+    groups = groups_that_met(arrays)
+    if len(groups) < 2 or not table.superiority:
+        return table
+    group_of = {agent: number for number, group in enumerate(groups) for agent in group}
+    apart = np.array([[group_of[a] != group_of[b] for b in table.agents] for a in table.agents])
+    superiority = np.where(apart, 0.5, np.array(table.superiority))
+    contrast = np.where(apart, np.inf, np.array(table.contrast_sd)) if table.contrast_sd else None
+    note = (f"the entries form {len(groups)} groups that never met, even through others "
+            f"({'; '.join(', '.join(group) for group in groups)}): ratings compare only within a group, and "
+            "P(stronger) between groups is 0.5")
+    reason = table.extras.get("interval_reason")
+    extras = {**table.extras, "groups": groups, "interval_reason": f"{reason}; {note}" if reason else note}
+    return replace(table, superiority=tuple(map(tuple, superiority.tolist())),
+                   contrast_sd=tuple(map(tuple, contrast.tolist())) if contrast is not None else table.contrast_sd,
+                   extras=extras)

@@ -2,6 +2,7 @@
 
 import math
 import random
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -108,3 +109,26 @@ def test_every_methods_gap_interval_excludes_zero_exactly_when_p_is_beyond_its_b
                 assert (low > 0 or high < 0) == (p > 0.975 or p < 0.025), (a, b, p, low, high)
                 verdicts.append(p > 0.975)
     assert blocks == 3 or any(verdicts)  # the data tell some pairs apart at 40 blocks
+
+
+@pytest.mark.parametrize("method", method_names())
+def test_agents_that_never_met_get_no_verdict(method: str) -> None:
+    """Two tables that never mix: nothing in the data compares their agents, so P is 0.5 and the gap unbounded
+    between them, while within each table the method's own verdicts stand."""
+    strong = simulate_outcomes({"a1": 1.0, "a2": 0.0, "a3": -1.0, "a4": -2.0}, blocks=12, players=4, seed=1)
+    weak = simulate_outcomes({"b1": -3.0, "b2": -3.5, "b3": -4.0, "b4": -4.5}, blocks=12, players=4, seed=2)
+    weak = [replace(outcome, match_id="w" + outcome.match_id, block="w" + outcome.block) for outcome in weak]
+    table = ratings.fit([*strong, *weak], method)
+    alone = ratings.fit(strong, method)
+    assert table.extras["groups"] == [["a1", "a2", "a3", "a4"], ["b1", "b2", "b3", "b4"]]
+    assert "2 groups that never met" in table.extras["interval_reason"]
+    for a in ("a1", "a4"):
+        for b in ("b1", "b4"):
+            assert table.probability_stronger(a, b) == table.probability_stronger(b, a) == 0.5
+            _gap, low, high = table.gap(a, b)
+            assert (low, high) == (-math.inf, math.inf)
+    assert table.probability_stronger("a1", "a4") > 0.975
+    assert "groups" not in alone.extras
+    if method != "trueskill":  # TrueSkill's result depends on the order of play, which the second table changes
+        assert table.probability_stronger("a1", "a2") == pytest.approx(alone.probability_stronger("a1", "a2"),
+                                                                       abs=0.05)
