@@ -27,6 +27,7 @@ from arena.leaderboard.terminal import format_number, rating_digits
 from arena.plugins import DEFAULT_PLUGINS_DIR
 from arena.ratings.data import MatchOutcome
 from arena.site import build_site
+from arena.site.chunks import write_atomic
 from arena.site.stats import history_method, rating_history
 from arena.tournament.config import DEFAULT_FAULT_SHARE
 from arena.tournament.store import DEFAULT_LEADERBOARDS, MatchRow, Store, StoreError, store_path
@@ -179,12 +180,12 @@ def publish(config: Any, leaderboards: Path | str, methods: Sequence[str] | None
         title = f"{config.name} ({config.game}{deals})"
         files = write_leaderboard_files(published.default, head_to_head(outcomes), folder, title=title, page=False)
         ratings_path = folder / RATINGS_FILE
-        ratings_path.write_text(json.dumps({method: board.to_json() for method, board in published.boards.items()},
-                                           indent=1))
+        write_atomic(ratings_path, json.dumps({method: board.to_json() for method, board in published.boards.items()},
+                                              indent=1))  # readers (a site, a script) never see half a file
         method = history_method(list(published.boards))
         history = rating_history(outcomes, method, method_options(method, config.game, config.game_options))
         history_path = folder / HISTORY_FILE
-        history_path.write_text(json.dumps(history, indent=1, allow_nan=False))
+        write_atomic(history_path, json.dumps(history, indent=1, allow_nan=False))
         ladder = stored_history(store, config.name) if is_ladder(store.db) else None
         pages = build_site(folder, title, store.meta("config") or {}, published.boards, rows, outcomes, store,
                            installed_game(config.game, plugins_dir), versions, history, progress, ladder)

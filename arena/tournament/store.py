@@ -284,8 +284,9 @@ class Store:
                 return True
             hint = "; to add blocks, raise only 'blocks' and run with --resume" if only_blocks_differ else ""
             raise StoreError(
-                f"{self.path} holds results of a different configuration of {config['name']!r}; "
-                f"give the tournament a new name, or delete that folder to start over{hint}"
+                f"{self.path} holds results of a different configuration of {config['name']!r} "
+                f"({_first_difference(stored, config)}); give the tournament a new name, or delete that folder "
+                f"to start over{hint}"
             )
         done = self.count()
         if done and done < total and not resume:
@@ -420,6 +421,24 @@ class _Transaction:
 
     def __exit__(self, kind: type[BaseException] | None, *rest: object) -> None:
         self.db.execute("COMMIT" if kind is None else "ROLLBACK")
+
+
+def _first_difference(stored: Any, given: Any, where: str = "") -> str:
+    """Where the stored config first differs from the given one, as ``key: was X, now Y`` (short)."""
+    if isinstance(stored, Mapping) and isinstance(given, Mapping):
+        for key in sorted(set(stored) | set(given), key=str):
+            if stored.get(key) != given.get(key):
+                return _first_difference(stored.get(key), given.get(key), f"{where}.{key}" if where else str(key))
+    if isinstance(stored, list) and isinstance(given, list) and len(stored) == len(given):
+        for index, (old, new) in enumerate(zip(stored, given, strict=True)):
+            if old != new:
+                return _first_difference(old, new, f"{where}[{index}]")
+
+    def show(value: Any) -> str:
+        text = json.dumps(value)
+        return text if len(text) <= 40 else text[:37] + "..."
+
+    return f"{where or 'the config'}: was {show(stored)}, now {show(given)}"
 
 
 LOCK_SUFFIX = "-lock"

@@ -93,8 +93,17 @@ def test_a_complete_tournament_has_nothing_left_to_play(tmp_path: Path) -> None:
 
 def test_a_changed_config_under_the_same_name_is_refused(tmp_path: Path) -> None:
     run_tournament(small_config(), leaderboards=tmp_path, plugins_dir=None, workers=1)
-    with pytest.raises(StoreError, match="holds results of a different configuration of 'small'"):
+    with pytest.raises(StoreError, match=r"holds results of a different configuration of 'small' \(seed: was 5, "
+                                         r"now 6\); give the tournament a new name"):
         run_tournament(small_config(seed=6), leaderboards=tmp_path, plugins_dir=None, workers=1, resume=True)
+    renamed = config_from_dict(
+        {"name": "small", "game": "lovat", "seed": 5, "blocks": 2, "game_options": {"players": 4},
+         "agents": [{"name": "greedy"}, {"name": "greedy-2", "plugin": "greedy"}, {"name": "random"},
+                    {"name": "random-2", "plugin": "random"}, {"name": "random-9", "plugin": "random"}]},
+        KNOWN_GAMES, KNOWN_AGENTS,
+    )
+    with pytest.raises(StoreError, match=r"\(agents\[4\]\.name: was \"random-3\", now \"random-9\"\)"):
+        run_tournament(renamed, leaderboards=tmp_path, plugins_dir=None, workers=1, resume=True)
 
 
 def test_more_blocks_with_resume_extend_a_tournament_and_equal_a_fresh_run(tmp_path: Path) -> None:
