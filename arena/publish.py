@@ -142,10 +142,10 @@ def rate_rows(config: Any, leaderboards: Path | str, rows: Sequence[MatchRow],
               bootstrap: int = 0) -> tuple[Published, list[MatchOutcome]]:
     """``rate_stored`` on the rows and entry versions already read from the tournament's store.
 
-    ``StoreError`` when a row seats an entry the store holds no version of: every entry the runner seats is
-    recorded first, so such a row was written by something else and must not be rated.
+    ``StoreError`` when a row seats an entry the store holds no version of (where it holds versions): every
+    entry the runner seats is recorded first, so such a row was written by something else and must not be rated.
     """
-    for row in rows:
+    for row in rows if versions else ():  # a store from before versions were kept has none to check against
         strangers = [agent for agent in row.agents if agent not in versions]
         if strangers:
             raise StoreError(f"{store_path(leaderboards, config.name)}: match {row.id!r} seats {strangers[0]!r}, an "

@@ -118,19 +118,21 @@ def confine(policy: Policy, *, require: str = "partial", temp_root: str | None =
         raise SandboxError(f"sandbox temporary folder {temp_root} is not a folder")
     temp_root = os.path.realpath(temp_root)
     namespaces = capabilities.namespaces
-    with opened(policy.read_paths) as readable, opened(DEVICES) as devices, opened([temp_root]) as writable, \
+    with opened(policy.read_paths) as readable, opened(DEVICES) as devices, opened([temp_root]) as host_temp, \
             opened(["/proc/self"]) as own_proc:
-        granted = rules(readable, READ) + rules(writable, WRITE) + rules(own_proc, READ & ~kernel.ACCESS_FS_EXECUTE)
+        granted = rules(readable, READ) + rules(own_proc, READ & ~kernel.ACCESS_FS_EXECUTE)
         granted += [(fd, DEVICES[path]) for path, fd in devices]
         if namespaces:
             _enter_namespaces()
-            _hide_shared_folders([path for path, _fd in readable + writable])
+            _hide_shared_folders([path for path, _fd in readable + host_temp])
+            _bounded_temp(temp_root, policy.memory_mb)
             # Only what spawn_seat needs (new PID and IPC namespaces; seats dropping theirs).  Without
             # CAP_NET_ADMIN nobody can bring up this namespace's loopback, so seats have no network at all.
             kernel.keep_capabilities(kernel.CAP_SYS_ADMIN, kernel.CAP_SETPCAP)
         kernel.prctl(kernel.PR_SET_NO_NEW_PRIVS, 1)
-        if capabilities.landlock_abi:
-            kernel.landlock_restrict(capabilities.landlock_abi, granted)
+        with opened([temp_root]) as writable:  # opened now: the rule must name the bounded folder, if mounted
+            if capabilities.landlock_abi:
+                kernel.landlock_restrict(capabilities.landlock_abi, granted + rules(writable, WRITE))
         if seccomp.supported():
             seccomp.deny_side_channels()  # what Landlock leaves open: metadata, keyrings, locks
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # no core files with a seat's memory in them
@@ -201,6 +203,26 @@ def _hide_shared_folders(keep: list[str]) -> None:
                     os.makedirs(os.path.dirname(path), exist_ok=True)
                     os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o644))
                 kernel.mount(f"/proc/self/fd/{fd}", path, None, kernel.MS_BIND | kernel.MS_REC)
+
+
+TEMP_MB = 1024
+"""Size of the memory-backed folder that replaces ``temp_root`` in the sandbox, for a policy without a memory
+bound; with one, its bound (a seat's files count against its group's memory where cgroups bound it)."""
+
+
+def _bounded_temp(temp_root: str, memory_mb: int | None) -> None:
+    """Mount a size-bounded tmpfs over ``temp_root`` in our own mount namespace: seats write there, never to
+    the host's disk (a seat could otherwise fill it: a 2 GiB file takes a few milliseconds to allocate).
+
+    The host's folder stays empty; everything written is gone with this namespace.  Where the mount is
+    refused, the host's folder is kept (Landlock still confines writes to it).
+    """
+    size_mb = memory_mb or TEMP_MB
+    try:
+        kernel.mount("tmpfs", temp_root, "tmpfs", kernel.MS_NOSUID | kernel.MS_NODEV,
+                     f"size={size_mb}m,nr_inodes=65536,mode=700")
+    except OSError:
+        pass
 
 
 def _beneath(folder: str, path: str) -> bool:

@@ -311,8 +311,10 @@ def _verify(box: SeatBox, parent: int, temp_root: str, pidfd: int) -> None:
     if select.select([pidfd], [], [], 0)[0]:
         raise SandboxError(f"seat process {box.pid} ended while being placed")
     folder = os.path.realpath(box.temp_dir)
+    # Where the zygote's temp_root is its own memory-backed folder (confinement._bounded_temp), the seat's
+    # folder is not visible here at all: removing that path later is then a no-op, never a stray removal.
     if os.path.dirname(folder) != os.path.realpath(temp_root) or os.path.islink(box.temp_dir) \
-            or not os.path.isdir(folder):
+            or (os.path.lexists(folder) and not os.path.isdir(folder)):
         raise SandboxError(f"seat folder {box.temp_dir} is not a folder directly inside {temp_root}")
 
 

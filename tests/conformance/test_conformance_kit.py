@@ -109,8 +109,8 @@ def test_assert_agent_conforms_tells_the_author_what_to_fix(bad_registry: Regist
 
 
 def test_bad_requests_are_one_line_value_errors(bad_registry: Registry) -> None:
-    with pytest.raises(ValueError, match=r"^unknown agent 'nobody' \(installed: "):
-        check(bad_registry, "nobody")
+    with pytest.raises(ValueError, match=r"^unknown agent 'xyzzy' \(installed: "):
+        check(bad_registry, "xyzzy")
     with pytest.raises(ValueError, match=r"^unknown game 'chess'"):
         check(bad_registry, "greedy", "chess")
     lovat_only = AgentSpec(name="lovat-only", games=("lovat",), factory=object, description="", version="1")  # type: ignore[arg-type]
@@ -155,7 +155,7 @@ def test_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["nobody", "--game", "lorum"], "arena: error: unknown agent 'nobody' (installed: "),
+        (["xyzzy", "--game", "lorum"], "arena: error: unknown agent 'xyzzy' (installed: "),
         (["greedy", "--game", "chess"], "arena: error: unknown game 'chess' (installed: "),
         (["greedy", "--game", "lorum", "--matches", "0"], "arena: error: --matches 0: play at least 1 match"),
         (["greedy", "--game", "lorum", "--move-seconds", "-1"], "arena: error: limit move_seconds must be"),

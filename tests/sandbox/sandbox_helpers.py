@@ -17,6 +17,7 @@ import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -27,6 +28,12 @@ from arena.sandbox.capabilities import LEVELS
 
 LONG_WAIT = 20.0
 """Longest wait for a seat that should end on its own (never reached when the test passes)."""
+
+
+def in_seat(box: SeatBox, name: str) -> Path:
+    """The path of file ``name`` in the seat's folder as the seat sees it (its folder is in the sandbox's own
+    memory-backed temp_root, out of the host's sight), read through the seat init's root."""
+    return Path(f"/proc/{box.pid}/root{box.temp_dir}", name)
 
 
 def need(level: str = "full", landlock_abi: int = 1) -> sandbox.Capabilities:

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from sandbox_helpers import need, probe_all, run_seat, wait_for
+from sandbox_helpers import in_seat, need, probe_all, run_seat, wait_for
 
 from arena import sandbox
 from arena.sandbox import Policy, SeatBox
@@ -77,17 +77,42 @@ def test_writes_only_in_its_own_folder_which_reap_removes(root: str, tmp_path: P
         })
 
     def during(box: SeatBox) -> None:
-        wait_for(lambda: Path(box.temp_dir, "notes.txt").exists())
+        inside = in_seat(box, "notes.txt")
+        wait_for(inside.exists)
         seen["temp_dir"] = box.temp_dir
-        seen["existed"] = str(Path(box.temp_dir, "notes.txt").exists())
+        seen["existed"] = str(inside.exists())
+        seen["on_host_disk"] = str(Path(box.temp_dir, "notes.txt").exists())
 
     results = run_seat(body, root, during=during).results()
     assert results["own"] == "ok 14" and results["cwd_is_own"] == "ok True"
     for name in ("sibling", "outside", "tmp", "fifo", "unix_socket"):
         assert refused(results[name]), f"{name}: {results[name]}"
     assert not (tmp_path / "planted").exists() and not Path("/tmp/arena-planted").exists()
-    assert seen["existed"] == "True"
-    assert not os.path.exists(seen["temp_dir"]), "reap must remove the seat's folder"
+    assert seen["existed"] == "True" and seen["on_host_disk"] == "False"  # in the sandbox's own memory-backed folder
+    assert not os.path.exists(seen["temp_dir"]) and os.listdir(root) == [], "nothing of the seat's is left"
+
+
+def test_a_seat_cannot_fill_the_disk(root: str) -> None:
+    """The seat's folder is memory-backed and bounded: a 2 GiB file (a few milliseconds to allocate on a disk)
+    fails at once, and nothing reaches the host's disk."""
+    need()
+
+    def fill(name: str, size: int) -> int:
+        fd = os.open(os.path.join(os.environ["TMPDIR"], name), os.O_CREAT | os.O_WRONLY, 0o600)
+        try:
+            os.posix_fallocate(fd, 0, size)
+        finally:
+            os.close(fd)
+        return size
+
+    free = shutil.disk_usage(root).free
+    results = run_seat(lambda out: probe_all(out, {
+        "huge": lambda: fill("huge.bin", 2 << 30),
+        "small": lambda: fill("small.bin", 1 << 20),  # an agent's own cache still works
+    }), root, policy=Policy(sandbox.default_read_paths(), memory_mb=256)).results()
+    assert results["huge"].startswith("OSError") and "No space left on device" in results["huge"], results["huge"]
+    assert results["small"] == f"ok {1 << 20}"
+    assert shutil.disk_usage(root).free > free - (64 << 20) and os.listdir(root) == []
 
 
 def test_no_network_tcp_or_abstract_unix_socket(root: str) -> None:
@@ -192,7 +217,7 @@ def test_a_frozen_seat_makes_no_progress(root: str) -> None:
         return 0
 
     def during(box: SeatBox) -> None:
-        files = [Path(box.temp_dir, "parent"), Path(box.temp_dir, "child")]
+        files = [in_seat(box, "parent"), in_seat(box, "child")]
         assert wait_for(lambda: all(read_count(f) > 0 for f in files))
         sandbox.freeze(box)
         counts.append(tuple(read_count(f) for f in files))

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sandbox_helpers import as_unprivileged, probe_all, run_seat, wait_for
+from sandbox_helpers import as_unprivileged, in_seat, probe_all, run_seat, wait_for
 from test_seat_hostile import fork_until_refused
 
 from arena import sandbox
@@ -117,7 +117,7 @@ def test_freeze_and_double_fork_without_cgroups() -> None:
             time.sleep(1)
 
     def during(box: SeatBox) -> None:
-        path = Path(box.temp_dir, "count")
+        path = in_seat(box, "count")
 
         def count() -> int:
             try:
