@@ -91,13 +91,3 @@ def test_a_gap_the_same_in_every_block_gets_the_sign_tests_confidence(blocks, pr
     gap, low, high = table.gap("a", "b")
     assert (low > 0) == excludes_zero and gap == 1.0 and high == (1.0 if excludes_zero else np.inf)
 
-
-def test_the_gaps_interval_excludes_zero_exactly_when_p_is_beyond_its_bounds():
-    outcomes = simulate_outcomes({"a": 0.3, "b": 0.1, "c": 0.0, "d": -0.4}, blocks=40, players=4, seed=5)
-    table = score.fit(outcomes)
-    for a in table.agents:
-        for b in table.agents:
-            if a != b:
-                _gap, low, high = table.gap(a, b)
-                p = table.probability_stronger(a, b)
-                assert (low > 0 or high < 0) == (p > 0.975 or p < 0.025), (a, b, p, low, high)
