@@ -378,6 +378,7 @@ class ConfigValidator:
                     f"duplicate entry name {_show(name)} (also agents[{first_index[name]}]); give each entry its "
                     f'own name, e.g. "{name}-2" with plugin = "{item.get("plugin", name)}"',
                 )
+                self.entries_complete = False  # counting entries would add a second, misleading problem
             else:
                 first_index[name] = index
             plugin = self.check_plugin(item, prefix, name, info)

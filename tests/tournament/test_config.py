@@ -373,3 +373,11 @@ def test_file_errors_name_the_file_as_given(tmp_path: Path, monkeypatch: pytest.
     with pytest.raises(ConfigError) as caught:
         load_config("configs/x.toml", GAMES, AGENTS)
     assert str(caught.value) == 'configs/x.toml: limits.move_seconds: expected a positive number up to 86400 (seconds), got "fast"'
+
+
+def test_a_duplicate_entry_name_is_one_problem_not_also_too_few_entries() -> None:
+    data = minimal(game_options={"players": 4})  # 3 distinct names for 4 seats: the duplicate is the problem
+    data["agents"] = [{"name": "greedy"}, {"name": "random"}, {"name": "greedy"}, {"name": "random-2",
+                                                                                  "plugin": "random"}]
+    lines = problems(data)
+    assert len(lines) == 1 and 'agents[2].name: duplicate entry name "greedy" (also agents[0])' in lines[0]
