@@ -81,6 +81,7 @@ def files_hash(source: Path | None) -> str:
         digest.update(str(path.relative_to(root)).encode() + b"\0")
         if path != source and path.is_symlink():  # which of its files a link names changes what is imported
             digest.update(b"-> " + os.readlink(path).encode() + b"\0")
+            continue  # its target is hashed where it lies; read per link, links would multiply the bytes read
         if path.is_file():
             try:
                 with path.open("rb") as file:  # in pieces: a plugin may ship a model far larger than memory

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from arena.ratings import elo, plackett_luce, score, trueskill
-from arena.ratings.data import MatchArrays, MatchOutcome, as_arrays
+from arena.ratings.data import MatchArrays, MatchOutcome
 from arena.ratings.table import RatingTable
 
 
@@ -76,12 +76,23 @@ def fit(outcomes: Sequence[MatchOutcome] | MatchArrays, method: str = DEFAULT_ME
         raise TypeError(
             f"rating method {method!r} has no option {unknown[0]!r}; its options are {', '.join(allowed)}"
         )
-    return separate_groups(function(outcomes, **options), as_arrays(outcomes))  # type: ignore[arg-type]
+    return separate_groups(function(outcomes, **options), outcomes)  # type: ignore[arg-type]
 
 
-def groups_that_met(arrays: MatchArrays) -> list[list[str]]:
+def _seatings(outcomes: Sequence[MatchOutcome] | MatchArrays) -> tuple[list[str], list[list[int]]]:
+    """Agent names and, per match, the indices of the agents seated (read without packing the outcomes again)."""
+    if isinstance(outcomes, MatchArrays):
+        return list(outcomes.agents), [[agent for agent in seats if agent >= 0]
+                                       for seats in outcomes.seat_agent.tolist()]
+    index: dict[str, int] = {}
+    matches = [[index.setdefault(agent, len(index)) for agent in outcome.agents] for outcome in outcomes]
+    return list(index), matches
+
+
+def groups_that_met(outcomes: Sequence[MatchOutcome] | MatchArrays) -> list[list[str]]:
     """The agents in groups of those linked by shared matches (a chain of matches links two agents), largest first."""
-    parent = list(range(arrays.n_agents))
+    agents, matches = _seatings(outcomes)
+    parent = list(range(len(agents)))
 
     def root(agent: int) -> int:
         while parent[agent] != agent:
@@ -89,17 +100,16 @@ def groups_that_met(arrays: MatchArrays) -> list[list[str]]:
             agent = parent[agent]
         return agent
 
-    for seats in arrays.seat_agent.tolist():
-        present = [agent for agent in seats if agent >= 0]
+    for present in matches:
         for agent in present[1:]:
             parent[root(agent)] = root(present[0])
     groups: dict[int, list[str]] = {}
-    for index, name in enumerate(arrays.agents):
-        groups.setdefault(root(index), []).append(name)
-    return sorted(groups.values(), key=lambda group: (-len(group), group))
+    for number, name in enumerate(agents):
+        groups.setdefault(root(number), []).append(name)
+    return sorted((sorted(group) for group in groups.values()), key=lambda group: (-len(group), group))
 
 
-def separate_groups(table: RatingTable, arrays: MatchArrays) -> RatingTable:
+def separate_groups(table: RatingTable, outcomes: Sequence[MatchOutcome] | MatchArrays) -> RatingTable:
     """``table`` with no verdict between agents that never met, not even through others.
 
     A rating places an agent against those it was compared with; between two groups that never
@@ -107,7 +117,7 @@ def separate_groups(table: RatingTable, arrays: MatchArrays) -> RatingTable:
     the gap.  P(stronger) across groups is 0.5 and the gap's interval unbounded; the extras
     name the groups and the interval note says so.
     """
-    groups = groups_that_met(arrays)
+    groups = groups_that_met(outcomes)
     if len(groups) < 2 or not table.superiority:
         return table
     group_of = {agent: number for number, group in enumerate(groups) for agent in group}

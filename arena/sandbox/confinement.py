@@ -206,8 +206,9 @@ def _hide_shared_folders(keep: list[str]) -> None:
 
 
 TEMP_MB = 1024
-"""Size of the memory-backed folder that replaces ``temp_root`` in the sandbox, for a policy without a memory
-bound; with one, its bound (a seat's files count against its group's memory where cgroups bound it)."""
+"""Size of the memory-backed folder that replaces ``temp_root`` in the sandbox for a confining policy without a
+memory bound; with one (a zygote's: 2 GiB), that bound, shared by the seats it forks (each seat's files count
+against its own group's memory where cgroups bound it)."""
 
 
 def _bounded_temp(temp_root: str, memory_mb: int | None) -> None:

@@ -8,8 +8,11 @@ in the same match.  The kernel keyrings are another store shared by every seat o
 file locks on a readable file a channel between seats.  This filter closes them:
 
 * changing metadata: chmod, chown, utime and the extended-attribute setters (every variant);
+* the same through other doors: file_setattr, and the ioctl requests that set an inode's flags or version;
+* watching others use a file: inotify, fanotify, fcntl's F_NOTIFY and F_SETLEASE;
 * the kernel keyrings: add_key, request_key, keyctl;
-* locks: flock, and fcntl's lock commands (a seat cannot lock or test a lock on any file);
+* locks: flock, and fcntl's lock commands (a seat cannot lock or test a lock on any file; these fail with
+  ENOSYS, as on a file system without locks);
 * io_uring (its operations would not pass through this filter), perf_event_open, bpf, userfaultfd.
 
 A call from another instruction set (32-bit calls on x86-64) kills the process, and an x32 call
@@ -44,6 +47,13 @@ X32_BIT = 0x40000000
 LOCK_COMMANDS = (5, 6, 7, 36, 37, 38)
 """fcntl commands that take or test a lock: F_GETLK, F_SETLK, F_SETLKW and their open-file-description twins."""
 
+NOTICE_COMMANDS = (1024, 1026)
+"""fcntl commands that watch a file for others' use of it: F_SETLEASE and F_NOTIFY."""
+
+SETATTR_REQUESTS = (0x40086602, 0x40046602, 0x40087602, 0x40047602, 0x401C5820)
+"""ioctl requests that write an inode's flags or version into a file any reader may open (Landlock does not
+check them): FS_IOC_SETFLAGS and FS_IOC_SETVERSION (64- and 32-bit forms) and FS_IOC_FSSETXATTR."""
+
 _TABLES: dict[str, tuple[int, dict[str, int]]] = {
     "x86_64": (0xC000003E, {
         "chmod": 90, "fchmod": 91, "fchmodat": 268, "fchmodat2": 452,
@@ -51,8 +61,10 @@ _TABLES: dict[str, tuple[int, dict[str, int]]] = {
         "utime": 132, "utimes": 235, "futimesat": 261, "utimensat": 280,
         "setxattr": 188, "lsetxattr": 189, "fsetxattr": 190, "setxattrat": 463,
         "removexattr": 197, "lremovexattr": 198, "fremovexattr": 199, "removexattrat": 466,
+        "file_setattr": 469,
+        "inotify_init": 253, "inotify_add_watch": 254, "inotify_init1": 294, "fanotify_init": 300,
+        "fanotify_mark": 301,
         "add_key": 248, "request_key": 249, "keyctl": 250,
-        "flock": 73,
         "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
         "perf_event_open": 298, "bpf": 321, "userfaultfd": 323,
     }),
@@ -62,17 +74,31 @@ _TABLES: dict[str, tuple[int, dict[str, int]]] = {
         "utimensat": 88,
         "setxattr": 5, "lsetxattr": 6, "fsetxattr": 7, "setxattrat": 463,
         "removexattr": 14, "lremovexattr": 15, "fremovexattr": 16, "removexattrat": 466,
+        "file_setattr": 469,
+        "inotify_init1": 26, "inotify_add_watch": 27, "fanotify_init": 262, "fanotify_mark": 263,
         "add_key": 217, "request_key": 218, "keyctl": 219,
-        "flock": 32,
         "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
         "perf_event_open": 241, "bpf": 280, "userfaultfd": 282,
     }),
 }
-"""Per machine: its audit architecture and the numbers of the calls denied outright (the legacy calls that
-aarch64 never had are simply absent)."""
+"""Per machine: its audit architecture and the numbers of the calls denied outright with EPERM (the legacy
+calls that aarch64 never had are simply absent)."""
+
+_FLOCK = {"x86_64": 73, "aarch64": 32}
+"""flock's number per machine: denied with ENOSYS, which lock libraries take as "no locking here" and give up
+at once (with EPERM some retry until the move's time runs out)."""
 
 _FCNTL = {"x86_64": 72, "aarch64": 25}
-"""fcntl's number per machine (denied only for ``LOCK_COMMANDS``)."""
+"""fcntl's number per machine (denied only for ``LOCK_COMMANDS`` and ``NOTICE_COMMANDS``)."""
+
+_IOCTL = {"x86_64": 16, "aarch64": 29}
+"""ioctl's number per machine (denied only for ``SETATTR_REQUESTS``)."""
+
+Instruction = tuple[int, int, int, int]
+"""(code, jump if true, jump if false, constant): one classic BPF instruction."""
+
+Line = tuple[int | str, str | None, int]
+"""Before assembly: (code, the place a true test jumps to or None, constant), or (place name, None, 0)."""
 
 
 def supported() -> bool:
@@ -80,27 +106,42 @@ def supported() -> bool:
     return kernel.supported() and platform.machine() in _TABLES
 
 
-def program(machine: str) -> list[tuple[int, int, int, int]]:
-    """The filter as (code, jump if true, jump if false, constant) instructions for ``machine``."""
+def program(machine: str) -> list[Instruction]:
+    """The filter for ``machine``, written with named jump targets and then assembled."""
     arch, numbers = _TABLES[machine]
-    denied = sorted(set(numbers.values()))
-    checks: list[tuple[int, int]] = [(_JEQ_K, number) for number in denied]  # each: jump to DENY when equal
+    code: list[Line] = [(_LD_W_ABS, None, _ARCH), (_JEQ_K, "native", arch),
+                        (_RET_K, None, _RET_KILL_PROCESS), ("native", None, 0), (_LD_W_ABS, None, _NR)]
     if machine == "x86_64":
-        checks.insert(0, (_JGE_K, X32_BIT))
-    # Layout: arch check, load nr, the checks, the fcntl test, ALLOW, DENY, KILL.
-    body: list[tuple[int, int, int, int]] = []
-    fcntl_block = 2 + len(LOCK_COMMANDS)  # JEQ fcntl, LD arg1, one JEQ per command
-    after_checks = len(checks) + fcntl_block  # instructions between the first check and ALLOW
-    for index, (code, constant) in enumerate(checks):
-        to_deny = after_checks - index  # skip the rest of the checks, the fcntl block and ALLOW
-        body.append((code, to_deny, 0, constant))
-    body.append((_JEQ_K, 0, 1 + len(LOCK_COMMANDS), _FCNTL[machine]))  # not fcntl: on to ALLOW
-    body.append((_LD_W_ABS, 0, 0, _ARG1))
-    for index, command in enumerate(LOCK_COMMANDS):
-        body.append((_JEQ_K, len(LOCK_COMMANDS) - index, 0, command))  # to DENY
-    head = [(_LD_W_ABS, 0, 0, _ARCH), (_JEQ_K, 1, 0, arch), (_RET_K, 0, 0, _RET_KILL_PROCESS),
-            (_LD_W_ABS, 0, 0, _NR)]
-    return [*head, *body, (_RET_K, 0, 0, _RET_ALLOW), (_RET_K, 0, 0, _RET_ERRNO | errno.EPERM)]
+        code.append((_JGE_K, "eperm", X32_BIT))
+    code += [(_JEQ_K, "eperm", number) for number in sorted(set(numbers.values()))]
+    code += [(_JEQ_K, "nosys", _FLOCK[machine]), (_JEQ_K, "fcntl", _FCNTL[machine]),
+             (_JEQ_K, "ioctl", _IOCTL[machine]), (_RET_K, None, _RET_ALLOW)]
+    code += [("fcntl", None, 0), (_LD_W_ABS, None, _ARG1)]
+    code += [(_JEQ_K, "nosys", command) for command in LOCK_COMMANDS]
+    code += [(_JEQ_K, "eperm", command) for command in NOTICE_COMMANDS]
+    code += [(_RET_K, None, _RET_ALLOW), ("ioctl", None, 0), (_LD_W_ABS, None, _ARG1)]
+    code += [(_JEQ_K, "eperm", request) for request in SETATTR_REQUESTS]
+    code += [(_RET_K, None, _RET_ALLOW), ("eperm", None, 0), (_RET_K, None, _RET_ERRNO | errno.EPERM),
+             ("nosys", None, 0), (_RET_K, None, _RET_ERRNO | errno.ENOSYS)]
+    return _assemble(code)
+
+
+def _assemble(code: list[Line]) -> list[Instruction]:
+    """Resolve labels: an entry ``(name, None, 0)`` marks a place; a jump names the place it goes to when true."""
+    places: dict[str, int] = {}
+    instructions: list[tuple[int, str | None, int]] = []
+    for operation_or_place, target, constant in code:
+        if isinstance(operation_or_place, str):
+            places[operation_or_place] = len(instructions)
+        else:
+            instructions.append((operation_or_place, target, constant))
+    assembled = []
+    for index, (operation, target, constant) in enumerate(instructions):
+        jump = 0 if target is None else places[target] - index - 1
+        if not 0 <= jump <= 255:
+            raise ValueError(f"a jump of {jump} instructions does not fit a BPF jump")
+        assembled.append((operation, jump, 0, constant))
+    return assembled
 
 
 def deny_side_channels() -> None:

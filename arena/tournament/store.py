@@ -17,8 +17,10 @@ anything is written to it, and readers open it read-only.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
+import math
 import os
 import sqlite3
 import zlib
@@ -459,9 +461,12 @@ def _claim(path: Path) -> int:
         raise StoreError(f"{path}: cannot make the store's lock file: {error.strerror}") from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        os.close(fd)
-        raise StoreError(f"{path}: the results store is in use by another run; wait for it or stop it") from None
+    except OSError as error:
+        if error.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
+            os.close(fd)
+            raise StoreError(f"{path}: the results store is in use by another run; wait for it or stop it") from None
+        # A file system without flock (some network and FUSE mounts): SQLite's own locks still keep the store
+        # whole; only two runs at once are no longer refused up front.
     return fd
 
 
@@ -515,17 +520,21 @@ def _explain(path: Path, error: sqlite3.Error) -> str:
 
 def _match_row(row: Sequence[Any]) -> MatchRow:
     """One ``matches`` row, checked: ``ValueError`` or ``TypeError`` when it cannot be what the runner stored."""
-    agents, scores, ranks, faults, think = (tuple(json.loads(row[column])) for column in range(7, 12))
+    columns = [json.loads(row[column]) for column in range(7, 12)]
+    if not all(isinstance(column, list) for column in columns):
+        raise ValueError("agents, scores, ranks, faults and seconds must each be a list")
+    agents, scores, ranks, faults, think = map(tuple, columns)
     seats = len(agents)
     if not seats or not all(isinstance(agent, str) for agent in agents):
         raise ValueError("agents must be a non-empty list of names")
     if len(scores) != seats or not all(isinstance(score, (int, float)) and not isinstance(score, bool)
-                                       for score in scores):
-        raise ValueError(f"{seats} agents need {seats} numeric scores, got {list(scores)[:8]}")
+                                       and math.isfinite(score) for score in scores):
+        raise ValueError(f"{seats} agents need {seats} finite numeric scores, got {list(scores)[:8]}")
     if len(ranks) != seats or not all(type(rank) is int and 1 <= rank <= seats for rank in ranks):
         raise ValueError(f"{seats} agents need {seats} ranks from 1 to {seats}, got {list(ranks)[:8]}")
     for fault in faults:
-        if type(fault.get("seat")) is not int or not 0 <= fault["seat"] < seats or not isinstance(fault["kind"], str):
+        if not isinstance(fault, dict) or type(fault.get("seat")) is not int or not 0 <= fault["seat"] < seats \
+                or not isinstance(fault.get("kind"), str):
             raise ValueError(f"a fault must name a seat 0..{seats - 1} and a kind, got {str(fault)[:60]}")
     if not all(type(value) is int for value in (row[0], row[3], row[4], row[5])) \
             or not all(isinstance(value, str) for value in (row[1], row[2])):

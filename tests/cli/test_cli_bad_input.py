@@ -165,7 +165,10 @@ def test_a_copied_tournament_folder_reads_and_writes_itself(capsys, stored: Path
     ("change", "message"),
     [
         ("UPDATE matches SET ranks = '[1, 2]' WHERE idx = 1", "4 agents need 4 ranks from 1 to 4, got [1, 2]"),
-        ("UPDATE matches SET scores = '[\"x\", 0, 0, 0]' WHERE idx = 1", "4 agents need 4 numeric scores"),
+        ("UPDATE matches SET scores = '[\"x\", 0, 0, 0]' WHERE idx = 1", "4 agents need 4 finite numeric scores"),
+        ("UPDATE matches SET scores = '[NaN, 0, 0, 0]' WHERE idx = 1", "4 agents need 4 finite numeric scores"),
+        ("UPDATE matches SET faults = '[1]' WHERE idx = 1", "a fault must name a seat 0..3"),
+        ("UPDATE matches SET agents = '\"abcd\"' WHERE idx = 1", "must each be a list"),
         ("UPDATE matches SET agents = '{not json' WHERE idx = 1", "damaged row"),
         ("UPDATE matches SET faults = '[{\"seat\": 9, \"kind\": \"timeout\"}]' WHERE idx = 1",
          "a fault must name a seat 0..3"),

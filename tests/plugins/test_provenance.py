@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -122,3 +123,23 @@ def test_files_too_large_to_hash_are_refused_in_one_line_without_reading_them(tm
     with open(folder / "weights.bin", "wb") as sparse:
         sparse.truncate(1 << 20)
     assert len(files_hash(folder)) == 64  # within the bound: hashed
+
+
+def test_links_are_never_read_so_they_cannot_multiply_the_bytes_hashed(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A link's target is hashed where it lies; reading it again per link would let 1,000 links to a file just
+    under the bound read a thousand times the bound."""
+    folder = plugin_folder(tmp_path)
+    (folder / "weights.bin").write_bytes(b"\0" * 1000)
+    for number in range(8):
+        (folder / f"copy{number}.bin").symlink_to("weights.bin")
+    opened: list[str] = []
+    real_open = Path.open
+
+    def counting_open(self: Path, *args: Any, **kwargs: Any) -> Any:
+        opened.append(self.name)
+        return real_open(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", counting_open)
+    files_hash(folder)
+    assert sorted(opened) == ["__init__.py", "brain.py", "weights.bin"]

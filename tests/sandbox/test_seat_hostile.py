@@ -6,6 +6,7 @@ error, not a result) and on what the referee saw after reap.
 
 from __future__ import annotations
 
+import array
 import ctypes
 import fcntl
 import importlib
@@ -13,6 +14,7 @@ import os
 import shutil
 import signal
 import socket
+import struct
 import sys
 import tempfile
 import time
@@ -345,16 +347,26 @@ def test_no_file_metadata_keyring_or_lock_anywhere(root: str, tmp_path: Path) ->
         "posix_lock": lambda: lock(lambda fd: fcntl.lockf(fd, fcntl.LOCK_SH)),
         "add_key": lambda: syscall(248 if os.uname().machine == "x86_64" else 217, b"user", b"memory",
                                    b"the last deal", 13, -3),
+        "inode_flags": lambda: lock(lambda fd: fcntl.ioctl(fd, 0x40086602, struct.pack("l", 0x40))),  # nodump
+        "inode_version": lambda: lock(lambda fd: fcntl.ioctl(fd, 0x40087602, struct.pack("l", 0x1234567))),
+        "file_setattr": lambda: syscall(469, -100, bytes(readable), 0, 0, 0),
+        "inotify": lambda: syscall(294 if os.uname().machine == "x86_64" else 26, 0),
         "read": lambda: len(readable.read_bytes()) > 0,  # reading still works
         "fcntl_flags": lambda: lock(lambda fd: fcntl.fcntl(fd, fcntl.F_GETFD)) is not None,  # not a lock
     }), root, policy=policy).results()
     for name in ("chmod", "utime", "setxattr", "removexattr", "chown", "own_file_chmod", "own_file_xattr",
-                 "flock", "posix_lock", "add_key"):
+                 "add_key", "inode_flags", "inode_version", "file_setattr", "inotify"):
         assert results[name].startswith("PermissionError") or results[name].startswith("OSError [Errno 1]"), \
             f"{name}: {results[name]}"
+    for name in ("flock", "posix_lock"):  # as on a file system without locks: lock libraries give up at once
+        assert results[name].startswith("OSError [Errno 38]"), f"{name}: {results[name]}"
     assert results["read"] == "ok True" and results["fcntl_flags"] == "ok True"
     after = os.stat(readable)
     assert (after.st_mode, after.st_mtime_ns, after.st_uid) == (before.st_mode, before.st_mtime_ns, before.st_uid)
+    flags = array.array("l", [0])
+    with open(readable, "rb") as file:  # the inode flags as the seat found them (none set by it)
+        fcntl.ioctl(file.fileno(), 0x80086601, flags)  # FS_IOC_GETFLAGS
+    assert not flags[0] & 0x40
     assert "user.memory" not in os.listxattr(readable)
 
 

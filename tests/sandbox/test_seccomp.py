@@ -33,7 +33,7 @@ def run(program: list[tuple[int, int, int, int]], nr: int, arch: int, arg1: int 
     raise AssertionError("the program did not return")
 
 
-ALLOW, DENY, KILL = 0x7FFF0000, 0x00050000 | errno.EPERM, 0x80000000
+ALLOW, DENY, NOSYS, KILL = 0x7FFF0000, 0x00050000 | errno.EPERM, 0x00050000 | errno.ENOSYS, 0x80000000
 
 
 @pytest.mark.parametrize("machine", sorted(seccomp._TABLES))
@@ -42,16 +42,21 @@ def test_each_denied_call_fails_and_every_other_passes(machine: str) -> None:
     program = seccomp.program(machine)
     assert all(0 <= jump <= 255 for _code, jt, jf, _k in program for jump in (jt, jf))
     denied = set(numbers.values())
-    fcntl = seccomp._FCNTL[machine]
+    flock, fcntl, ioctl = seccomp._FLOCK[machine], seccomp._FCNTL[machine], seccomp._IOCTL[machine]
     for nr in range(600):
-        expected = DENY if nr in denied else ALLOW
-        if nr == fcntl:
+        if nr in (fcntl, ioctl):
             continue
+        expected = DENY if nr in denied else NOSYS if nr == flock else ALLOW
         assert run(program, nr, arch) == expected, (machine, nr)
-    for command in range(64):
-        expected = DENY if command in seccomp.LOCK_COMMANDS else ALLOW
+    for command in [*range(64), 1024, 1025, 1026, 1030, 1031]:  # 1025: F_GETLEASE; 1030: F_DUPFD_CLOEXEC
+        expected = NOSYS if command in seccomp.LOCK_COMMANDS else DENY if command in (1024, 1026) else ALLOW
         assert run(program, fcntl, arch, command) == expected, (machine, "fcntl", command)
-    assert {"fchmodat", "fchownat", "utimensat", "setxattr", "keyctl", "flock", "io_uring_setup"} <= set(numbers)
+    for request in seccomp.SETATTR_REQUESTS:
+        assert run(program, ioctl, arch, request) == DENY, (machine, "ioctl", hex(request))
+    for request in (0x5401, 0x541B, 0x80086601, 0x5421):  # TCGETS, FIONREAD, FS_IOC_GETFLAGS, FIONBIO
+        assert run(program, ioctl, arch, request) == ALLOW, (machine, "ioctl", hex(request))
+    assert {"fchmodat", "fchownat", "utimensat", "setxattr", "keyctl", "file_setattr", "inotify_add_watch",
+            "io_uring_setup"} <= set(numbers)
     assert run(program, 0, AUDIT_ARCH_I386) == KILL  # another instruction set: the numbers mean other calls
 
 
