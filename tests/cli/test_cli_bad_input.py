@@ -134,14 +134,23 @@ def test_run_refuses_a_plugin_that_links_out_of_its_folder(capsys, tmp_path: Pat
     assert status == 1 and "entry 'linked':" in line and "linked/lib links out of the plugin's folder" in line
 
 
-@pytest.fixture
-def stored(capsys, tmp_path: Path) -> Path:
-    """The leaderboards folder of a finished one-block tournament ``t`` (greedy and random agents, Lovat)."""
-    config = tmp_path / "t.toml"
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The leaderboards folder of a finished one-block tournament ``t`` (greedy and random agents, Lovat), run
+    once for the module."""
+    folder = tmp_path_factory.mktemp("finished")
+    config = folder / "t.toml"
     config.write_text(CONFIG.format(name="t", extra=""))
-    assert main(["run", str(config), "--workers", "1", "--json", "--leaderboards", str(tmp_path / "lb"),
-                 "--plugins-dir", str(tmp_path)]) == 0
+    assert main(["run", str(config), "--workers", "1", "--json", "--leaderboards", str(folder / "lb"),
+                 "--plugins-dir", str(folder)]) == 0
+    return folder / "lb"
+
+
+@pytest.fixture
+def stored(capsys, finished: Path, tmp_path: Path) -> Path:
+    """A fresh copy of ``finished`` for one test to alter."""
     capsys.readouterr()
+    shutil.copytree(finished, tmp_path / "lb")
     return tmp_path / "lb"
 
 
