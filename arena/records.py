@@ -155,26 +155,29 @@ def replay(data: Mapping[str, Any], game: Game) -> Replay:
     actions: list[tuple[int, Action]] = []
     for index, entry in enumerate(data["actions"]):
         seat = entry["seat"]
-        where = f"action {index} (seat {json.dumps(seat)}, {json.dumps(entry['action'])})"
         try:
             action = action_from_json(entry["action"])
         except RecordError as error:
-            raise RecordError(f"{where}: {error}") from None
+            raise _at(index, entry, error) from None
         if state.is_over():
-            raise RecordError(f"{where}: the game is already over")
+            raise _at(index, entry, "the game is already over")
         # bool is an int subclass: a seat written `true` must not pass for seat 1
         if isinstance(seat, bool) or not isinstance(seat, int) or seat not in state.to_move():
-            raise RecordError(
-                f"{where}: not this seat's decision (waiting for seat {', '.join(map(str, state.to_move()))})"
-            )
+            raise _at(index, entry,
+                      f"not this seat's decision (waiting for seat {', '.join(map(str, state.to_move()))})")
         try:
             state.apply(seat, action)
         except GameError as error:
-            raise RecordError(f"{where}: {error}") from None
+            raise _at(index, entry, error) from None
         actions.append((seat, action))
     if state.is_over():
         check_chance_used(data.get("chance", []), state.chance.log)
     return Replay(state=state, actions=actions)
+
+
+def _at(index: int, entry: Mapping[str, Any], problem: object) -> RecordError:
+    """The error for action ``index`` of a record, naming its seat and action as written (made only on failure)."""
+    return RecordError(f"action {index} (seat {json.dumps(entry['seat'])}, {json.dumps(entry['action'])}): {problem}")
 
 
 def check_chance_used(script: Sequence[Any], log: Sequence[Any]) -> None:

@@ -382,7 +382,7 @@ class Store:
         for row in cursor:
             try:
                 yield _match_row(row)
-            except (TypeError, ValueError, KeyError) as error:
+            except (TypeError, ValueError) as error:
                 raise StoreError(f"{self.path}: match {str(row[1])[:40]!r}: damaged row "
                                  f"({' '.join(str(error).split())[:120]})") from None
 
@@ -457,14 +457,14 @@ def _claim(path: Path) -> int:
         fd = os.open(path.with_name(path.name + LOCK_SUFFIX), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
     except OSError as error:
         if not os.access(path, os.W_OK) or not os.access(path.parent, os.W_OK):
-            raise StoreError(f"{path}: the results store is read-only; make it writable or copy it elsewhere") from None
+            raise StoreError(_read_only(path)) from None
         raise StoreError(f"{path}: cannot make the store's lock file: {error.strerror}") from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError as error:
         if error.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
             os.close(fd)
-            raise StoreError(f"{path}: the results store is in use by another run; wait for it or stop it") from None
+            raise StoreError(_in_use(path)) from None
         # A file system without flock (some network and FUSE mounts): SQLite's own locks still keep the store
         # whole; only two runs at once are no longer refused up front.
     return fd
@@ -506,13 +506,21 @@ def _create(path: Path) -> None:
                 pass
 
 
+def _read_only(path: Path) -> str:
+    return f"{path}: the results store is read-only; make it writable or copy it elsewhere"
+
+
+def _in_use(path: Path) -> str:
+    return f"{path}: the results store is in use by another run; wait for it or stop it"
+
+
 def _explain(path: Path, error: sqlite3.Error) -> str:
     """One line for an SQLite error on opening ``path``."""
     text = str(error)
     if "readonly" in text or "read-only" in text:
-        return f"{path}: the results store is read-only; make it writable or copy it elsewhere"
+        return _read_only(path)
     if "locked" in text or "busy" in text:
-        return f"{path}: the results store is in use by another run; wait for it or stop it"
+        return _in_use(path)
     if isinstance(error, sqlite3.DatabaseError) and not isinstance(error, sqlite3.OperationalError):
         return f"{path}: not a readable arena results store ({text}); move it away or give the tournament another name"
     return f"{path}: cannot use the results store: {text}"
