@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -28,7 +28,8 @@ INTERVAL_KINDS: tuple[str, ...] = ("auto", "adjusted", "hessian", "sandwich")
 
 ``auto`` (the default): the inverse Hessian times the design effect as measured (below 1
 included) when every agent has played enough blocks, floored at 1 otherwise (see
-``arena.ratings.design``); ``hessian``: the inverse Hessian, right when the model holds and matches are independent;
+``arena.ratings.design``), with no gap narrower than its own sandwich; ``hessian``: the
+inverse Hessian, right when the model holds and matches are independent;
 ``sandwich``: the cluster-robust ``H^-1 J H^-1``, clustered by duplicate block, consistent
 but too narrow until every agent has played a few dozen blocks; ``adjusted``: the inverse
 Hessian times the design effect (see ``design_effect``), which corrects the curvature for
@@ -188,32 +189,50 @@ def design_effect(curvature: np.ndarray, robust: np.ndarray) -> float:
     return float(robust_spread / spread)
 
 
+@dataclass(frozen=True, slots=True)
+class Spread:
+    """The spread of a MAP estimate of natural-log strengths.
+
+    ``covariance`` gives every interval; ``floor``, when present, is a second covariance
+    whose variance of each contrast (a gap between two agents, or an agent against the
+    anchor) is a lower bound on the reported one (see ``design.choose``'s pair floor).
+    """
+
+    covariance: np.ndarray  # (N, N)
+    floor: np.ndarray | None = None  # (N, N), or None for no floor
+    details: dict[str, Any] = field(default_factory=dict)  # what the table's extras should say
+
+
 def covariance(
     kind: str,
     hessian: np.ndarray,
     scores: Callable[[], BlockScores],
     n_blocks: int,
     arrays: MatchArrays | None = None,
-) -> tuple[np.ndarray, dict[str, Any]]:
-    """The covariance of a MAP estimate by ``kind`` (one of ``INTERVAL_KINDS``), and fit details.
+) -> Spread:
+    """The spread of a MAP estimate by ``kind`` (one of ``INTERVAL_KINDS``), and fit details.
 
     ``scores()`` returns the (block, agent, score) triplets for the sandwich; it is only
     called when needed.  ``arrays`` (the matches) is needed by ``auto``, which chooses by
-    how many blocks each agent played.
+    how many blocks each agent played.  Under ``auto`` the sandwich is also the floor of
+    every contrast: the design effect is one number for the whole field, and in a
+    lopsided one it is set by the contrasts with the strong agents, which duplicate
+    blocks help most; a gap between two weak agents, whose finishing order among
+    themselves the blocks do not steady, is then at least as wide as its own sandwich.
     """
     if kind not in INTERVAL_KINDS:
         raise ValueError(f"intervals={kind!r} is not one of {', '.join(INTERVAL_KINDS)}")
     curvature = inverse(hessian)
     if kind == "hessian":
-        return curvature, {}
+        return Spread(curvature)
     robust = sandwich(hessian, *scores(), n_blocks=n_blocks)
     if kind == "sandwich":
-        return robust, {}
+        return Spread(robust)
     measured = design_effect(curvature, robust)
     if kind == "adjusted":
         factor = max(1.0, measured)
-        return factor * curvature, {"design_effect": factor, "measured_design_effect": measured}
+        return Spread(factor * curvature, details={"design_effect": factor, "measured_design_effect": measured})
     if arrays is None:
         raise ValueError("intervals='auto' needs the matches to count each agent's blocks")
     choice = design.choose(arrays, measured)
-    return choice.factor * curvature, choice.extras()
+    return Spread(choice.factor * curvature, robust, choice.extras())

@@ -92,24 +92,41 @@ NUMERICAL_NOISE = 1e-9
 """Gaps and spreads below this share of the estimates' size are rounding noise, not information."""
 
 
+def contrast_variance(covariance: np.ndarray) -> np.ndarray:
+    """(N, N) variance of each difference ``x_i - x_j``: ``var_i + var_j - 2 cov_ij``, 0 on the diagonal.
+
+    Invariant to the anchor.  An infinite variance (no interval) stays infinite.
+    """
+    s = np.asarray(covariance, dtype=float)
+    var = np.diag(s)
+    with np.errstate(invalid="ignore"):  # an infinite variance (no interval) gives inf - inf on the diagonal
+        spread = np.clip(var[:, None] + var[None, :] - 2.0 * s, 0.0, None)
+    np.fill_diagonal(spread, 0.0)
+    return spread
+
+
 def superiority_from_covariance(estimate: np.ndarray, covariance: np.ndarray, df: float | None = None) -> np.ndarray:
     """Likelihood of superiority under the normal approximation (Student's t with ``df`` degrees of freedom).
 
     ``P[i, j] = Phi((x_i - x_j) / sqrt(var_i + var_j - 2 cov_ij))``, the probability that
     agent ``i`` is stronger than agent ``j``; 0.5 on the diagonal.  Invariant to the anchor.
+    """
+    return superiority_from_contrasts(estimate, contrast_variance(covariance), df)
+
+
+def superiority_from_contrasts(estimate: np.ndarray, variance: np.ndarray, df: float | None = None) -> np.ndarray:
+    """``P[i, j] = Phi((x_i - x_j) / sqrt(variance[i, j]))`` (Student's t with ``df``), 0.5 on the diagonal.
+
     A gap and a spread that are both rounding noise (every match drawn) give 0.5, not certainty.
     """
     x = np.asarray(estimate, dtype=float)
-    s = np.asarray(covariance, dtype=float)
-    var = np.diag(s)
-    with np.errstate(invalid="ignore"):  # an infinite variance (no interval) gives inf - inf on the diagonal
-        spread = var[:, None] + var[None, :] - 2.0 * s
+    spread = np.asarray(variance, dtype=float)
     gap = x[:, None] - x[None, :]
     noise = NUMERICAL_NOISE * max(1.0, float(np.max(np.abs(x), initial=0.0)))
     gap = np.where(np.abs(gap) <= noise, 0.0, gap)
-    spread = np.where(np.sqrt(np.clip(spread, 0.0, None)) <= noise, 0.0, spread)
+    spread = np.where(np.sqrt(spread) <= noise, 0.0, spread)
     with np.errstate(divide="ignore", invalid="ignore"):
-        z = gap / np.sqrt(np.clip(spread, 0.0, None))
+        z = gap / np.sqrt(spread)
     p = ndtr(z) if df is None else student_t.cdf(z, df)
     # Zero spread: certain unless the gap is zero too.
     p = np.where(spread > 0, p, np.where(gap > 0, 1.0, np.where(gap < 0, 0.0, 0.5)))
@@ -124,12 +141,7 @@ def contrast_sd_from_covariance(covariance: np.ndarray, unit: float = 1.0) -> np
     either rating (which also carries the uncertainty of the field's level).  Invariant to
     the anchor.  0 on the diagonal.
     """
-    s = np.asarray(covariance, dtype=float)
-    var = np.diag(s)
-    with np.errstate(invalid="ignore"):  # an infinite variance (no interval) gives inf - inf on the diagonal
-        spread = np.clip(var[:, None] + var[None, :] - 2.0 * s, 0.0, None)
-    np.fill_diagonal(spread, 0.0)
-    return unit * np.sqrt(spread)
+    return unit * np.sqrt(contrast_variance(covariance))
 
 
 def contrast_sd_from_samples(samples: np.ndarray) -> np.ndarray:
@@ -152,6 +164,15 @@ def scale_description(model: str, anchor: Anchor) -> str:
     )
 
 
+def _with_floor_count(extras: dict, pairs: int) -> dict:
+    """``extras`` with ``pairs_at_floor`` and, when some gap was widened, a clause saying so in the reason."""
+    found = {**extras, "pairs_at_floor": pairs}
+    if pairs and "interval_reason" in found:
+        gaps = "gap" if pairs == 1 else "gaps"
+        found["interval_reason"] += f"; {pairs} {gaps} as wide as {'its' if pairs == 1 else 'their'} own sandwich"
+    return found
+
+
 def strength_table(
     *,
     method: str,
@@ -162,6 +183,7 @@ def strength_table(
     anchor: Anchor,
     level: float,
     covariance: np.ndarray | None = None,
+    floor: np.ndarray | None = None,
     samples: np.ndarray | None = None,
     extras: dict | None = None,
 ) -> RatingTable:
@@ -169,7 +191,9 @@ def strength_table(
 
     Intervals and the superiority matrix come from ``samples`` (bootstrap replicates of
     ``theta``, shape (R, N): percentile intervals, share of replicates) when given, and
-    otherwise from ``covariance`` (normal approximation).
+    otherwise from ``covariance`` (normal approximation).  With a ``floor`` (a covariance
+    of ``theta`` too), every agent's anchored variance and every gap's variance is at least
+    the floor's.
     """
     rating = to_elo(theta, anchor, agents)
     if samples is not None:
@@ -177,9 +201,17 @@ def strength_table(
         superiority = superiority_from_samples(samples)
         contrast_sd = ELO_PER_NATURAL_LOG * contrast_sd_from_samples(samples)
     elif covariance is not None:
-        lower, upper = normal_intervals(rating, anchored_covariance(covariance, anchor, agents), level)
-        superiority = superiority_from_covariance(theta, covariance)
-        contrast_sd = contrast_sd_from_covariance(covariance, ELO_PER_NATURAL_LOG)
+        anchored = anchored_covariance(covariance, anchor, agents)
+        variance = contrast_variance(covariance)
+        if floor is not None:
+            anchored_floor = np.diag(anchored_covariance(floor, anchor, agents))
+            raised = contrast_variance(floor) > variance
+            extras = _with_floor_count(extras or {}, int(np.triu(raised, 1).sum()))
+            np.fill_diagonal(anchored, np.maximum(np.diag(anchored), anchored_floor))
+            variance = np.where(raised, contrast_variance(floor), variance)
+        lower, upper = normal_intervals(rating, anchored, level)
+        superiority = superiority_from_contrasts(theta, variance)
+        contrast_sd = ELO_PER_NATURAL_LOG * np.sqrt(variance)
     else:
         raise ValueError("strength_table needs a covariance or bootstrap samples")
     info = {

@@ -67,7 +67,7 @@ def fit_table(
         "converged": result.converged,
         **model.details(data),
     }
-    samples = covariance = None
+    samples = spread = None
     if bootstrap:
         samples = replicate_estimates(
             len(arrays.blocks),
@@ -76,11 +76,11 @@ def fit_table(
             lambda weights: model.fit_strengths(model.reweight(data, arrays, weights), prior_sd, x0=result.theta).theta,
         )
     else:
-        covariance, found = inference.covariance(
+        spread = inference.covariance(
             intervals, result.hessian, lambda: model.block_scores(result.theta, data, arrays), len(arrays.blocks),
             arrays,
         )
-        extras.update(found)
+        extras.update(spread.details)
     return strength_table(
         method=model.method,
         model=model.model,
@@ -89,7 +89,8 @@ def fit_table(
         theta=result.theta,
         anchor=anchor,
         level=level,
-        covariance=covariance,
+        covariance=None if spread is None else spread.covariance,
+        floor=None if spread is None else spread.floor,
         samples=samples,
         extras=extras,
     )

@@ -84,3 +84,29 @@ def test_few_blocks_fall_back_to_a_labelled_conservative_interval():
 def test_named_interval_kinds_are_still_available(kind):
     table = plackett_luce.fit(simulate_outcomes(TRUTH, blocks=10, players=4, seed=3), intervals=kind)
     assert table.extras["intervals"] == kind and all(r.lower < r.rating < r.upper for r in table.ratings)
+
+
+@pytest.mark.parametrize("method", [elo, plackett_luce])
+@pytest.mark.parametrize("blocks", [6, 40])
+def test_no_gap_is_narrower_than_its_own_sandwich(method, blocks):
+    """One strong agent and three identical weak ones: the field's design effect comes from the strong agent's
+    contrasts, and the weak agents' order among themselves is steadied less; each gap's spread is the wider of
+    the design effect's and the pair's own sandwich, and every agent's interval at least its sandwich's."""
+    outcomes = simulate_outcomes({"strong": 4.0, "w1": 0.0, "w2": 0.0, "w3": 0.0}, blocks=blocks, players=4,
+                                 seed=0, luck=1.0, score_step=1.0)
+    auto = method.fit(outcomes)
+    robust = method.fit(outcomes, intervals="sandwich")
+    model = method.fit(outcomes, intervals="hessian")
+    factor = auto.extras["design_effect"]
+    widened = 0
+    for i, a in enumerate(auto.agents):
+        width = {t.method: t[a].upper - t[a].lower for t in (auto, robust)}
+        assert width[auto.method] >= width[robust.method] * (1 - 1e-9)
+        for b in auto.agents[i + 1:]:
+            own, field = robust.contrast_sd[robust.index(a)][robust.index(b)], \
+                factor**0.5 * model.contrast_sd[model.index(a)][model.index(b)]
+            assert auto.contrast_sd[i][auto.index(b)] == pytest.approx(max(own, field), rel=1e-9)
+            widened += own > field
+    assert auto.extras["pairs_at_floor"] == widened >= 1
+    clause = "1 gap as wide as its own sandwich" if widened == 1 else f"{widened} gaps as wide as their own sandwich"
+    assert auto.extras["interval_reason"].endswith(clause)
