@@ -17,8 +17,8 @@ quantile too optimistic, which made the percentile interval cover about 90% with
 dozen blocks; so the interval is ``mean -+ t_{k-1} sd sqrt(k / (k - 1))`` (Student's t,
 ``k`` the blocks the agent played), and P(stronger) is the t probability of the gap over
 its bootstrap spread, corrected the same way (``k`` the fewer of the two agents' blocks),
-with the gap's interval from the same t.  One block gives no interval and P one half; a
-gap the same in every block gives the sign test's P (``_without_spread``).
+with the gap's interval from the same t.  One block gives no interval and P one half; two
+blocks, or a gap the same in every block, at most the sign test's P (``_without_spread``).
 """
 
 from __future__ import annotations
@@ -62,24 +62,31 @@ def _divisors(outcomes: Sequence[MatchOutcome], match_ids: Sequence[str], diviso
     return values
 
 
+T_MIN_BLOCKS = 3
+"""Fewest blocks behind both agents for P(stronger) from Student's t; below, at most the sign test's."""
+
+
 def _without_spread(
     superiority: np.ndarray, contrast: np.ndarray, gap: np.ndarray, pair_k: np.ndarray, level: float
 ) -> tuple[np.ndarray, np.ndarray]:
-    """P(stronger) and the gap's spread where the bootstrap has no spread to give.
+    """P(stronger) and the gap's spread where the bootstrap has too little spread to give.
 
-    With one block behind either agent nothing can be said: P is one half and the gap's interval
-    unbounded.  Where every block gives the same gap (a spread of zero), the t probability would
-    claim certainty from as few as two blocks; P is then the sign test's, ``1 - 2^-k`` for ``k``
-    blocks agreeing (two blocks: 0.75), and the gap's interval is unbounded until P passes the
-    level's bound, so that the interval excludes zero exactly when P says so.
+    Below ``T_MIN_BLOCKS`` blocks behind either agent the t probability rests on the block means being
+    normal, which two blocks cannot show (in simulated 8-agent fields its P >= 0.99 at two blocks was right
+    95% of the time); P is then at most what the sign test can say, ``1 - 2^-k`` for ``k`` blocks (one
+    block: one half, two: 0.75), and the gap's interval is unbounded.  Where every block gives the same
+    gap (a spread of zero), the t probability would claim certainty from as few as two blocks; P is then
+    the sign test's, and the gap's interval is unbounded until P passes the level's bound, so that the
+    interval excludes zero exactly when P says so.
     """
     sign_test = 1.0 - 0.5**pair_k
     flat = ~(contrast > 0)  # zero, or NaN for an agent absent from the replicates
     superiority = np.where(flat, np.where(gap > 0, sign_test, np.where(gap < 0, 1.0 - sign_test, 0.5)),
                            superiority)
+    few = pair_k < T_MIN_BLOCKS
+    superiority = np.where(few, np.clip(superiority, 1.0 - sign_test, sign_test), superiority)
     unsure = flat & (sign_test <= 0.5 + level / 2.0)
-    superiority = np.where(pair_k < 2, 0.5, superiority)
-    contrast = np.where((pair_k < 2) | unsure, np.inf, np.where(flat, 0.0, contrast))
+    contrast = np.where(few | unsure, np.inf, np.where(flat, 0.0, contrast))
     return superiority, contrast
 
 
@@ -174,7 +181,8 @@ def fit(
             "bootstrap": bootstrap, "seed": seed, "divisor": divisor is not None, "interval_kind": "bootstrap-t",
             "interval_reason": (
                 f"block bootstrap ({bootstrap} replicates), Student's t for the blocks each agent played "
-                f"(fewest {int(k.min())}; an agent with one block has no interval)"
+                f"(fewest {int(k.min())}; an agent with one block has no interval, a gap with fewer than "
+                f"{T_MIN_BLOCKS} behind it at most the sign test's P)"
             ),
         },
         level=level,

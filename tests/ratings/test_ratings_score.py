@@ -82,6 +82,18 @@ def test_one_block_gives_no_interval_and_no_verdict():
     assert "an agent with one block has no interval" in table.extras["interval_reason"]
 
 
+def test_two_blocks_give_at_most_the_sign_tests_confidence():
+    """Two blocks that agree roughly: Student's t with one degree of freedom would give P near 1."""
+    outcomes = [MatchOutcome(match_id=f"m{i}", block=f"b{i}", agents=("a", "b"), scores=scores, ranks=(1, 2),
+                             faults=()) for i, scores in enumerate([(10.0, 0.0), (10.5, 0.0)])]
+    table = score.fit(outcomes)
+    assert table.probability_stronger("a", "b") == 0.75 and table.probability_stronger("b", "a") == 0.25
+    assert table.gap("a", "b") == (10.25, -np.inf, np.inf)
+    assert "a gap with fewer than 3 behind it at most the sign test's P" in table.extras["interval_reason"]
+    three = score.fit([*outcomes, MatchOutcome("m2", "b2", ("a", "b"), (9.5, 0.0), (1, 2), ())])
+    assert three.probability_stronger("a", "b") > 0.99 and three.gap("a", "b")[1] > 0
+
+
 @pytest.mark.parametrize(("blocks", "probability", "excludes_zero"),
                          [(2, 0.75, False), (3, 0.875, False), (5, 0.96875, False), (6, 0.984375, True)])
 def test_a_gap_the_same_in_every_block_gets_the_sign_tests_confidence(blocks, probability, excludes_zero):
