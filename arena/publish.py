@@ -134,13 +134,21 @@ def rate_stored(config: Any, leaderboards: Path | str, methods: Sequence[str] | 
     with Store.open_readonly(store_path(leaderboards, config.name)) as store:
         rows = list(store.rows())
         versions = store.versions()
-    return rate_rows(config, leaderboards, rows, versions, methods, bootstrap)
+        scheduled = scheduled_total(store)
+    return rate_rows(config, leaderboards, rows, versions, methods, bootstrap, scheduled)
+
+
+def scheduled_total(store: Store) -> int | None:
+    """The number of matches the stored tournament scheduled (None for a store that does not say, e.g. a ladder's)."""
+    total = store.meta("total")
+    return total if isinstance(total, int) and not isinstance(total, bool) and total >= 0 else None
 
 
 def rate_rows(config: Any, leaderboards: Path | str, rows: Sequence[MatchRow],
               versions: Mapping[str, Mapping[str, str]], methods: Sequence[str] | None = None,
-              bootstrap: int = 0) -> tuple[Published, list[MatchOutcome]]:
-    """``rate_stored`` on the rows and entry versions already read from the tournament's store.
+              bootstrap: int = 0, scheduled: int | None = None) -> tuple[Published, list[MatchOutcome]]:
+    """``rate_stored`` on the rows and entry versions already read from the tournament's store (which scheduled
+    ``scheduled`` matches, where known: the leaderboards say when fewer were played).
 
     ``StoreError`` when a row seats an entry the store holds no version of (where it holds versions): every
     entry the runner seats is recorded first, so such a row was written by something else and must not be rated.
@@ -154,7 +162,7 @@ def rate_rows(config: Any, leaderboards: Path | str, rows: Sequence[MatchRow],
     flagged = fault_flags(rows, getattr(config, "fault_share", DEFAULT_FAULT_SHARE))
     chosen = list(methods or config.ratings)
     trusted = config.trusted_entries() if hasattr(config, "trusted_entries") else frozenset()
-    boards = {method: dataclasses.replace(annotate(board, versions, flagged), trusted=trusted)
+    boards = {method: dataclasses.replace(annotate(board, versions, flagged), trusted=trusted, scheduled=scheduled)
               for method, board in rate(outcomes, chosen, config.game, config.game_options, bootstrap).items()}
     published = Published(name=config.name, game=config.game, leaderboards=Path(leaderboards), boards=boards,
                           files={}, matches=len(outcomes), public_seed=getattr(config, "seed", None))
@@ -175,7 +183,8 @@ def publish(config: Any, leaderboards: Path | str, methods: Sequence[str] | None
     with Store.open_readonly(store_path(leaderboards, config.name)) as store:
         rows = list(store.rows())
         versions = store.versions()
-        published, outcomes = rate_rows(config, leaderboards, rows, versions, methods, bootstrap)
+        published, outcomes = rate_rows(config, leaderboards, rows, versions, methods, bootstrap,
+                                        scheduled_total(store))
         deals = "" if published.public_seed is None else f"; {public_deals_note(published.public_seed)}"
         title = f"{config.name} ({config.game}{deals})"
         files = write_leaderboard_files(published.default, head_to_head(outcomes), folder, title=title, page=False)

@@ -86,6 +86,15 @@ class Leaderboard:
     rows: tuple[LeaderboardRow, ...]  # best first
     table: RatingTable  # the method's full result (superiority matrix, extras)
     trusted: frozenset[str] = frozenset()  # entries the config ran in-process ("trusted"): marked beside them
+    scheduled: int | None = None  # matches the tournament scheduled, where known (more than ``matches``: unfinished)
+
+    @property
+    def data_line(self) -> str:
+        """What was rated: the matches and blocks, and for an unfinished tournament how many were scheduled."""
+        if self.scheduled is not None and self.matches < self.scheduled:
+            return (f"{self.matches} of {self.scheduled} scheduled matches in {self.blocks} duplicate blocks "
+                    "(unfinished: arena run --resume plays the rest)")
+        return f"{self.matches} matches in {self.blocks} duplicate blocks"
 
     @property
     def agents(self) -> tuple[str, ...]:
@@ -99,6 +108,7 @@ class Leaderboard:
             "scale": self.scale,
             "level": self.level,
             "matches": self.matches,
+            "scheduled": self.scheduled,
             "blocks": self.blocks,
             "rows": [row.to_json() for row in self.rows],
             "ratings": self.table.to_json(),

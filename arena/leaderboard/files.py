@@ -93,8 +93,7 @@ def to_markdown(leaderboard: Leaderboard, title: str) -> str:
         f"# {_markdown_text(title)}",
         "",
         f"Method: `{leaderboard.method}`. {_markdown_text(leaderboard.scale)}.",
-        f"{leaderboard.matches} matches in {leaderboard.blocks} duplicate blocks; "
-        f"intervals cover {leaderboard.level:.0%}."
+        f"{_markdown_text(leaderboard.data_line)}; intervals cover {leaderboard.level:.0%}."
         + (f" {FLAG_NOTE}." if any(row.flagged for row in leaderboard.rows) else ""),
         "",
         _markdown_text(interval_note(leaderboard)),
@@ -223,7 +222,7 @@ def to_html(leaderboard: Leaderboard, head_to_head: HeadToHead, title: str) -> s
 <header>
 <h1>{escaped_title}</h1>
 <p class="meta">Method <code>{html.escape(leaderboard.method)}</code>: {html.escape(leaderboard.scale)}.
-{leaderboard.matches} matches in {leaderboard.blocks} duplicate blocks.</p>
+{html.escape(leaderboard.data_line)}.</p>
 </header>
 <main>
 <section id="leaderboard">

@@ -49,7 +49,7 @@ FLAG_NOTE = "! = faults in more than the tournament's fault_share of the entry's
 def caption_lines(leaderboard: Leaderboard) -> list[str]:
     """The lines under the terminal table: the scale and data, the interval used, how to compare."""
     return [
-        f"{leaderboard.scale}; {leaderboard.matches} matches in {leaderboard.blocks} duplicate blocks",
+        f"{leaderboard.scale}; {leaderboard.data_line}",
         interval_note(leaderboard),
         OVERLAP_NOTE,
     ] + ([FLAG_NOTE] if any(row.flagged for row in leaderboard.rows) else [])

@@ -81,7 +81,7 @@ def method_section(board: Leaderboard, times: MoveTimes, levels: Mapping[str, Se
     hidden = "" if first else " hidden"
     return f"""<section class="method" id="method-{method}" data-method="{method}"{hidden}>
 <h2>Leaderboard: {method}</h2>
-<p class="meta">{escape(board.scale)}. {board.matches} matches in {board.blocks} duplicate blocks.</p>
+<p class="meta">{escape(board.scale)}. {escape(board.data_line)}.</p>
 <div class="scroll"><table class="leaderboard-table" id="leaderboard-{method}">
 <thead><tr>{head}</tr></thead>
 <tbody>

@@ -254,3 +254,21 @@ def test_a_node_killed_mid_run_loses_nothing_and_counts_nothing_twice(
     assert heard.read_text().split() == [match.id for match in config.schedule().iter_matches()]
     assert streams.out == "" and streams.err == ""
     assert (tmp_path / "cluster" / "small" / "ray.log").is_file()
+
+
+def test_an_unfinished_tournaments_leaderboards_say_how_many_matches_were_scheduled(tmp_path: Path) -> None:
+    from arena.leaderboard.files import to_markdown
+    from arena.leaderboard.terminal import caption_lines
+    from arena.publish import rate_stored
+
+    config = small_config()
+    with pytest.raises(Interrupt):
+        run_tournament(config, leaderboards=tmp_path, plugins_dir=None, workers=1, on_progress=stop_after(9))
+    board = rate_stored(config, tmp_path)[0].default
+    played = len(results(tmp_path))
+    line = f"{played} of 40 scheduled matches in {board.blocks} duplicate blocks (unfinished: arena run --resume"
+    assert board.scheduled == 40 and board.matches == played < 40 and board.to_json()["scheduled"] == 40
+    assert line in caption_lines(board)[0] and line in to_markdown(board, "small")
+    run_tournament(config, leaderboards=tmp_path, plugins_dir=None, workers=1, resume=True)
+    board = rate_stored(config, tmp_path)[0].default
+    assert caption_lines(board)[0].endswith("; 40 matches in 10 duplicate blocks")
