@@ -24,7 +24,6 @@ from __future__ import annotations
 import json
 import os
 import selectors
-import shutil
 import signal
 import subprocess
 import sys
@@ -45,6 +44,7 @@ from arena.referee.confinement import (
     sandbox_level,
 )
 from arena.referee.zygote import PRELOAD_PACKAGE, preload
+from arena.sandbox.removal import remove_tree
 
 DISCOVERY_SECONDS = 30.0
 """How long all plugins together may take to import and register."""
@@ -239,7 +239,7 @@ def main() -> int:
     try:
         reports = _serve(sources, temp_root)
     finally:
-        shutil.rmtree(temp_root, ignore_errors=True)
+        remove_tree(temp_root)
     sys.stdout.write(json.dumps(reports))
     return 0
 

@@ -16,6 +16,8 @@ import signal
 import sys
 from typing import TYPE_CHECKING
 
+from arena.sandbox.policy import limit_open_files
+
 if TYPE_CHECKING:
     from arena.plugins import PluginSource
 
@@ -110,6 +112,7 @@ def child_hygiene(keep: int) -> None:
     os.closerange(3, keep)
     os.closerange(keep + 1, max_fd())
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    limit_open_files()
 
 
 def max_fd() -> int:

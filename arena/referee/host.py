@@ -22,7 +22,6 @@ from __future__ import annotations
 import atexit
 import json
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -33,6 +32,7 @@ from typing import Any
 from arena.plugins import PluginSource
 from arena.referee.confinement import plugin_environment
 from arena.referee.faults import RefereeError
+from arena.sandbox.removal import remove_tree
 
 START_SECONDS = 60.0
 """How long a zygote may take to import arena, confine itself and load its plugin."""
@@ -176,7 +176,7 @@ class Zygote:
                 self._process.wait()
         self._process = None
         if self.temp_root is not None:
-            shutil.rmtree(self.temp_root, ignore_errors=True)
+            remove_tree(self.temp_root)
             self.temp_root = None
         if self._stderr is not None:
             self._stderr.close()

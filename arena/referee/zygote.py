@@ -47,7 +47,6 @@ import os
 import pkgutil
 import random
 import resource
-import shutil
 import signal
 import socket
 import sys
@@ -67,6 +66,7 @@ from arena.referee.confinement import (
     reap_descendants,
 )
 from arena.referee.faults import describe_exception, is_action_shaped
+from arena.sandbox.removal import remove_tree
 from arena.source_only import precompile
 
 CONTROL_LIMIT = 1 << 16
@@ -181,7 +181,7 @@ class Zygote:
         try:
             pid = os.fork()
         except OSError:
-            shutil.rmtree(folder, ignore_errors=True)
+            remove_tree(folder)
             raise
         if pid == 0:  # the seat
             status = FAILED_EXIT
@@ -278,7 +278,7 @@ class Zygote:
         except ChildProcessError:
             return {"exit": None, "maxrss_kb": None}
         finally:
-            shutil.rmtree(folder, ignore_errors=True)
+            remove_tree(folder)
         reply: dict[str, Any] = {"maxrss_kb": usage.ru_maxrss}
         if os.WIFSIGNALED(status):
             reply["signal"] = os.WTERMSIG(status)

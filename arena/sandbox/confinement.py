@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import resource
-import shutil
 import stat
 import tempfile
 from collections.abc import Iterable, Iterator
@@ -14,6 +13,7 @@ from dataclasses import dataclass
 from arena.sandbox import kernel, seccomp
 from arena.sandbox.capabilities import SandboxError, probe, require_level
 from arena.sandbox.policy import Policy
+from arena.sandbox.removal import remove_tree
 
 READ = kernel.ACCESS_FS_READ_FILE | kernel.ACCESS_FS_READ_DIR | kernel.ACCESS_FS_EXECUTE
 """Rights on a readable folder (a file gets the file rights among them)."""
@@ -163,7 +163,7 @@ def _remove_when_gone(folder: str) -> None:
                     os.closerange(read + 1, max_fd())
                     while os.read(read, 1):
                         pass
-                    shutil.rmtree(folder, ignore_errors=True)
+                    remove_tree(folder)
                 finally:
                     os._exit(0)
         finally:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import os
 import resource
 import select
-import shutil
 import signal
 import tempfile
 import time
@@ -26,7 +25,8 @@ from typing import Any
 
 from arena.sandbox import cgroups, confinement, kernel
 from arena.sandbox.capabilities import LEVELS, SandboxError
-from arena.sandbox.policy import Policy
+from arena.sandbox.policy import Policy, limit_open_files
+from arena.sandbox.removal import remove_tree
 
 START = signal.SIGUSR1
 """Sent to the init by ``place`` once the seat is in its groups: the agent process may start."""
@@ -129,7 +129,7 @@ def spawn_seat(run: Callable[[], int], policy: Policy, keep_fds: Sequence[int], 
         pid = kernel.clone(flags) if flags else os.fork()
     except OSError as error:
         signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
-        shutil.rmtree(temp_dir, ignore_errors=True)
+        remove_tree(temp_dir)
         raise SandboxError(f"cannot start seat {policy.label or '?'}: {error}") from None
     if pid == 0:
         status = 127
@@ -226,6 +226,7 @@ def _agent(run: Callable[[], int], policy: Policy, temp_dir: str, old_mask: set[
             return 127
     signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    limit_open_files()
     if state.namespaces:  # counted per user id of the zygote's namespace, so only there is it a bound of ours
         resource.setrlimit(resource.RLIMIT_NPROC, (policy.max_processes, policy.max_processes))
     if policy.memory_mb and size_kb:  # without the zygote's size, a bound could not even hold the process itself
@@ -396,11 +397,11 @@ def reap(box: SeatBox) -> dict[str, Any]:
         spawned.pidfd = None
         _pid, status, usage = os.wait4(box.pid, 0)
         result.update(_decode(status), maxrss_kb=usage.ru_maxrss)
-        shutil.rmtree(spawned.temp_dir, ignore_errors=True)
+        remove_tree(spawned.temp_dir)
     if placed is not None:
         result.update(cgroups.memory_report(placed.folders))
         cgroups.remove(placed.folders)
-        shutil.rmtree(placed.temp_dir, ignore_errors=True)
+        remove_tree(placed.temp_dir)
         os.close(placed.pidfd)
     if "signal" not in result:
         result.setdefault("exit", None)

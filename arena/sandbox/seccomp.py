@@ -1,4 +1,4 @@
-"""``deny_side_channels``: a seccomp filter that makes the system calls a seat has no use for fail with EPERM.
+"""``deny_side_channels``: a seccomp filter that makes the system calls a seat has no use for fail.
 
 Landlock decides which files a seat may read and write, but not who may change a file's
 metadata: with only its read rights a seat could still chmod, chown, touch or set an extended
@@ -13,7 +13,19 @@ file locks on a readable file a channel between seats.  This filter closes them:
 * the kernel keyrings: add_key, request_key, keyctl;
 * locks: flock, and fcntl's lock commands (a seat cannot lock or test a lock on any file; these fail with
   ENOSYS, as on a file system without locks);
-* io_uring (its operations would not pass through this filter), perf_event_open, bpf, userfaultfd.
+* io_uring (its operations would not pass through this filter), perf_event_open, bpf, userfaultfd;
+* the page cache as a store: mincore, cachestat and preadv2/pwritev2 (whose RWF_NOWAIT says whether a
+  page is cached) read which pages of a readable file are in memory, and fadvise, readahead and madvise's
+  MADV_COLD and MADV_PAGEOUT (or process_madvise's) evict or load them, as does asynchronous I/O (io_setup,
+  whose reads take RWF_NOWAIT too), so with read rights alone a seat could keep the hands of
+  one rotation of a duplicate block for the next, or pass a hand to a colluding seat, in the cache state
+  of any library file (these fail with ENOSYS, as on a kernel without them: glibc's preadv2 then falls back
+  to preadv; madvise's two with EPERM);
+* a file system's free space and files (statfs, fstatfs, ustat): the seats of one plugin share their zygote's
+  memory-backed temporary folder, whose free blocks and files any of them can move and all of them could read
+  (ENOSYS: ``os.statvfs`` and ``shutil.disk_usage`` raise);
+* netlink sockets, whose NETLINK_USERSOCK family joins seats of one plugin with no capability and outside
+  Landlock's scoping (``socket(AF_NETLINK, ...)`` fails with EAFNOSUPPORT: no address family to use).
 
 A call from another instruction set (32-bit calls on x86-64) kills the process, and an x32 call
 fails: the numbers below would not mean the same calls there.  Inherited by every process the
@@ -39,7 +51,8 @@ _LD_W_ABS = 0x20  # BPF_LD | BPF_W | BPF_ABS
 _JEQ_K = 0x15  # BPF_JMP | BPF_JEQ | BPF_K
 _JGE_K = 0x35  # BPF_JMP | BPF_JGE | BPF_K
 _RET_K = 0x06  # BPF_RET | BPF_K
-_NR, _ARCH, _ARG1 = 0, 4, 24  # offsets in struct seccomp_data (the low half of args[1] on little-endian)
+_NR, _ARCH = 0, 4  # offsets in struct seccomp_data
+_ARG0, _ARG1, _ARG2 = 16, 24, 32  # the low halves of args[0..2] on little-endian
 
 X32_BIT = 0x40000000
 """x86-64 system call numbers with this bit set are the x32 ABI's."""
@@ -84,15 +97,35 @@ _TABLES: dict[str, tuple[int, dict[str, int]]] = {
 """Per machine: its audit architecture and the numbers of the calls denied outright with EPERM (the legacy
 calls that aarch64 never had are simply absent)."""
 
-_FLOCK = {"x86_64": 73, "aarch64": 32}
-"""flock's number per machine: denied with ENOSYS, which lock libraries take as "no locking here" and give up
-at once (with EPERM some retry until the move's time runs out)."""
+_NOSYS: dict[str, dict[str, int]] = {
+    "x86_64": {"flock": 73, "mincore": 27, "cachestat": 451, "fadvise64": 221, "readahead": 187,
+               "preadv2": 327, "pwritev2": 328, "process_madvise": 440, "io_setup": 206,
+               "statfs": 137, "fstatfs": 138, "ustat": 136},
+    "aarch64": {"flock": 32, "mincore": 232, "cachestat": 451, "fadvise64": 223, "readahead": 213,
+                "preadv2": 286, "pwritev2": 287, "process_madvise": 440, "io_setup": 0,
+                "statfs": 43, "fstatfs": 44},
+}
+"""Per machine: the calls denied with ENOSYS.  flock's ENOSYS is what lock libraries take as "no locking here"
+and give up at once (with EPERM some retry until the move's time runs out); the page-cache calls' is what
+a kernel without them says, which every library that uses them as a hint handles."""
+
+PAGE_OUT_ADVICE = (20, 21)
+"""madvise advice that evicts pages, of a readable file's mapping too: MADV_COLD and MADV_PAGEOUT."""
+
+AF_NETLINK = 16
+"""The address family of netlink sockets (refused by ``socket``)."""
 
 _FCNTL = {"x86_64": 72, "aarch64": 25}
 """fcntl's number per machine (denied only for ``LOCK_COMMANDS`` and ``NOTICE_COMMANDS``)."""
 
 _IOCTL = {"x86_64": 16, "aarch64": 29}
 """ioctl's number per machine (denied only for ``SETATTR_REQUESTS``)."""
+
+_MADVISE = {"x86_64": 28, "aarch64": 233}
+"""madvise's number per machine (denied only for ``PAGE_OUT_ADVICE``)."""
+
+_SOCKET = {"x86_64": 41, "aarch64": 198}
+"""socket's number per machine (denied only for ``AF_NETLINK``)."""
 
 Instruction = tuple[int, int, int, int]
 """(code, jump if true, jump if false, constant): one classic BPF instruction."""
@@ -114,15 +147,22 @@ def program(machine: str) -> list[Instruction]:
     if machine == "x86_64":
         code.append((_JGE_K, "eperm", X32_BIT))
     code += [(_JEQ_K, "eperm", number) for number in sorted(set(numbers.values()))]
-    code += [(_JEQ_K, "nosys", _FLOCK[machine]), (_JEQ_K, "fcntl", _FCNTL[machine]),
-             (_JEQ_K, "ioctl", _IOCTL[machine]), (_RET_K, None, _RET_ALLOW)]
+    code += [(_JEQ_K, "nosys", number) for number in sorted(set(_NOSYS[machine].values()))]
+    code += [(_JEQ_K, "fcntl", _FCNTL[machine]), (_JEQ_K, "ioctl", _IOCTL[machine]),
+             (_JEQ_K, "madvise", _MADVISE[machine]), (_JEQ_K, "socket", _SOCKET[machine]),
+             (_RET_K, None, _RET_ALLOW)]
     code += [("fcntl", None, 0), (_LD_W_ABS, None, _ARG1)]
     code += [(_JEQ_K, "nosys", command) for command in LOCK_COMMANDS]
     code += [(_JEQ_K, "eperm", command) for command in NOTICE_COMMANDS]
     code += [(_RET_K, None, _RET_ALLOW), ("ioctl", None, 0), (_LD_W_ABS, None, _ARG1)]
     code += [(_JEQ_K, "eperm", request) for request in SETATTR_REQUESTS]
+    code += [(_RET_K, None, _RET_ALLOW), ("madvise", None, 0), (_LD_W_ABS, None, _ARG2)]
+    code += [(_JEQ_K, "eperm", advice) for advice in PAGE_OUT_ADVICE]
+    code += [(_RET_K, None, _RET_ALLOW), ("socket", None, 0), (_LD_W_ABS, None, _ARG0),
+             (_JEQ_K, "noafsupport", AF_NETLINK)]
     code += [(_RET_K, None, _RET_ALLOW), ("eperm", None, 0), (_RET_K, None, _RET_ERRNO | errno.EPERM),
-             ("nosys", None, 0), (_RET_K, None, _RET_ERRNO | errno.ENOSYS)]
+             ("nosys", None, 0), (_RET_K, None, _RET_ERRNO | errno.ENOSYS),
+             ("noafsupport", None, 0), (_RET_K, None, _RET_ERRNO | errno.EAFNOSUPPORT)]
     return _assemble(code)
 
 

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import array
 import ctypes
+import errno
 import fcntl
 import importlib
+import json
 import os
+import resource
 import shutil
 import signal
 import socket
@@ -368,6 +371,92 @@ def test_no_file_metadata_keyring_or_lock_anywhere(root: str, tmp_path: Path) ->
         fcntl.ioctl(file.fileno(), 0x80086601, flags)  # FS_IOC_GETFLAGS
     assert not flags[0] & 0x40
     assert "user.memory" not in os.listxattr(readable)
+
+
+def test_no_page_cache_store_free_space_or_netlink(root: str, tmp_path: Path) -> None:
+    """A seat may read a library file, but not read or set which of its pages are cached (a memory from one
+    rotation of a duplicate block to the next, or a channel to a colluding seat), nor read a file system's free
+    space (its plugin's other seats move the shared temporary folder's), nor open a netlink socket
+    (NETLINK_USERSOCK joins seats without any capability); malloc's own madvise still works."""
+    need()
+    readable = tmp_path / "plugin" / "data.bin"
+    readable.parent.mkdir()
+    readable.write_bytes(os.urandom(1 << 16))
+    policy = Policy((*sandbox.default_read_paths(), str(readable.parent)), memory_mb=256)
+    libc = ctypes.CDLL(None, use_errno=True)
+    x86 = os.uname().machine == "x86_64"
+
+    def syscall(number: int, *args: object) -> int:
+        if libc.syscall(number, *args) < 0:
+            raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+        return 0
+
+    def mapped(advice: int | None) -> object:
+        """madvise ``advice`` over a shared mapping of the file, or mincore (None) to read its residency."""
+        fd = os.open(readable, os.O_RDONLY)
+        libc.mmap.restype = ctypes.c_void_p
+        address = ctypes.c_void_p(libc.mmap(None, 1 << 16, 1, 1, fd, 0))  # PROT_READ, MAP_SHARED
+        try:
+            if advice is None:
+                return syscall(27 if x86 else 232, address, 1 << 16, ctypes.create_string_buffer(16))
+            return syscall(28 if x86 else 233, address, 1 << 16, advice)
+        finally:
+            libc.munmap(address, 1 << 16)
+            os.close(fd)
+
+    def opened(operation: Callable[[int], object]) -> object:
+        fd = os.open(readable, os.O_RDONLY)
+        try:
+            return operation(fd)
+        finally:
+            os.close(fd)
+
+    results = run_seat(lambda out: probe_all(out, {
+        "mincore": lambda: mapped(None),
+        "fadvise": lambda: opened(lambda fd: os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)),
+        "readahead": lambda: opened(lambda fd: syscall(187 if x86 else 213, fd, 0, 4096)),
+        "nowait_read": lambda: opened(lambda fd: os.preadv(fd, [bytearray(4096)], 0, os.RWF_NOWAIT)),
+        "cachestat": lambda: opened(lambda fd: syscall(451, fd, bytes(16), bytes(64), 0)),
+        "pageout": lambda: mapped(21),  # MADV_PAGEOUT
+        "cold": lambda: mapped(20),  # MADV_COLD
+        "netlink": lambda: socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 2),  # NETLINK_USERSOCK
+        "willneed": lambda: mapped(3),  # MADV_WILLNEED: a hint that loads, like reading, is allowed
+        "plain_read": lambda: opened(lambda fd: os.preadv(fd, [bytearray(4096)], 0)),
+        "unix_pair": lambda: len(socket.socketpair()),
+        "free_space": lambda: os.statvfs(os.environ["TMPDIR"]),  # shared by the seats of one plugin
+        "free_space_fd": lambda: opened(os.fstatvfs),
+    }), root, policy=policy).results()
+    for name in ("mincore", "fadvise", "readahead", "cachestat", "free_space", "free_space_fd"):
+        assert results[name].startswith("OSError [Errno 38]"), f"{name}: {results[name]}"  # ENOSYS
+    # glibc answers a preadv2 with flags that the kernel refused with ENOSYS as not supported (EOPNOTSUPP)
+    assert results["nowait_read"].startswith(("OSError [Errno 38]", "OSError [Errno 95]")), results["nowait_read"]
+    for name in ("pageout", "cold"):
+        assert results[name].startswith("PermissionError"), f"{name}: {results[name]}"
+    assert results["netlink"].startswith("OSError [Errno 97]"), results["netlink"]  # EAFNOSUPPORT
+    assert results["willneed"] == "ok 0" and results["plain_read"] == "ok 4096" and results["unix_pair"] == "ok 2"
+
+
+def open_until_refused(out: int) -> int:
+    """Open /dev/null until the kernel refuses (at most 5000); write how many, and the bound, as JSON."""
+    opened: list[int] = []
+    try:
+        while len(opened) < 5000:
+            opened.append(os.open(os.devnull, os.O_RDONLY))
+    except OSError as error:
+        refusal = error.errno
+    else:
+        refusal = 0
+    os.write(out, json.dumps({"opened": len(opened), "errno": refusal,
+                              "limit": resource.getrlimit(resource.RLIMIT_NOFILE)}).encode())
+    return 0
+
+
+def test_an_agent_process_holds_at_most_max_open_files(root: str) -> None:
+    """The kernel's file table is the host's, and not charged to a seat's memory: each process is bounded."""
+    need()
+    found = json.loads(run_seat(open_until_refused, root).output)
+    assert found["limit"] == [sandbox.MAX_OPEN_FILES, sandbox.MAX_OPEN_FILES]
+    assert found["errno"] == errno.EMFILE and found["opened"] < sandbox.MAX_OPEN_FILES
 
 
 def test_a_fork_bomb_stops_at_max_processes(root: str) -> None:
