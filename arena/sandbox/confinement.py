@@ -26,8 +26,10 @@ WRITE = (kernel.ACCESS_FS_READ_FILE | kernel.ACCESS_FS_READ_DIR | kernel.ACCESS_
 DEVICES = {"/dev/null": kernel.ACCESS_FS_READ_FILE | kernel.ACCESS_FS_WRITE_FILE,
            "/dev/zero": kernel.ACCESS_FS_READ_FILE, "/dev/urandom": kernel.ACCESS_FS_READ_FILE,
            "/dev/random": kernel.ACCESS_FS_READ_FILE,
-           "/sys/devices/system/cpu": kernel.ACCESS_FS_READ_FILE | kernel.ACCESS_FS_READ_DIR}
-"""What the interpreter and common libraries read besides code (``os.cpu_count`` reads the cpu folder)."""
+           **{f"/sys/devices/system/cpu/{name}": kernel.ACCESS_FS_READ_FILE
+              for name in ("online", "possible", "present")}}
+"""What the interpreter and common libraries read besides code (``os.cpu_count`` reads the cpus online).  Only
+those three files of the cpu folder: the rest holds host-wide counters another seat moves (cpuidle's)."""
 
 HIDDEN = ("/tmp", "/var/tmp", "/run", "/dev/shm")
 """Shared folders where other programs keep unix sockets and files (Ray's under /tmp/ray, D-Bus's under /run):

@@ -373,6 +373,9 @@ def test_no_file_metadata_keyring_or_lock_anywhere(root: str, tmp_path: Path) ->
     assert "user.memory" not in os.listxattr(readable)
 
 
+EXPECTED_CPUS = os.cpu_count()
+
+
 def test_no_page_cache_store_free_space_or_netlink(root: str, tmp_path: Path) -> None:
     """A seat may read a library file, but not read or set which of its pages are cached (a memory from one
     rotation of a duplicate block to the next, or a channel to a colluding seat), nor read a file system's free
@@ -424,6 +427,9 @@ def test_no_page_cache_store_free_space_or_netlink(root: str, tmp_path: Path) ->
         "plain_read": lambda: opened(lambda fd: os.preadv(fd, [bytearray(4096)], 0)),
         "unix_pair": lambda: len(socket.socketpair()),
         "free_space": lambda: os.statvfs(os.environ["TMPDIR"]),  # shared by the seats of one plugin
+        "cpu_count": lambda: os.cpu_count() == EXPECTED_CPUS and len(os.sched_getaffinity(0)) > 0,
+        "cpu_idle": lambda: Path("/sys/devices/system/cpu/cpu0/cpuidle").is_dir() and
+        os.listdir("/sys/devices/system/cpu/cpu0/cpuidle"),  # host-wide counters: not readable
         "free_space_fd": lambda: opened(os.fstatvfs),
     }), root, policy=policy).results()
     for name in ("mincore", "fadvise", "readahead", "cachestat", "free_space", "free_space_fd"):
@@ -433,6 +439,9 @@ def test_no_page_cache_store_free_space_or_netlink(root: str, tmp_path: Path) ->
     for name in ("pageout", "cold"):
         assert results[name].startswith("PermissionError"), f"{name}: {results[name]}"
     assert results["netlink"].startswith("OSError [Errno 97]"), results["netlink"]  # EAFNOSUPPORT
+    assert results["cpu_count"] == "ok True" and results["cpu_idle"] in ("ok False", "PermissionError [Errno 13] "
+                                                                         "Permission denied: "
+                                                                         "'/sys/devices/system/cpu/cpu0/cpuidle'")
     assert results["willneed"] == "ok 0" and results["plain_read"] == "ok 4096" and results["unix_pair"] == "ok 2"
 
 
