@@ -48,7 +48,9 @@ def test_score_gives_the_recorded_intervals():
     table = score.fit(tournament(), bootstrap=150, seed=3)  # 150 replicates: chunks of 64, 64 and 22
     assert [r.lower for r in table.ratings] == pytest.approx(SCORE_LOWER, rel=0, abs=1e-12)
     assert [r.upper for r in table.ratings] == pytest.approx(SCORE_UPPER, rel=0, abs=1e-12)
-    assert table.superiority[0][1] == pytest.approx(0.6507189651320919)
+    # The recorded P(stronger) was 0.6507: the schedule draws four of the eight agents per block, so the two
+    # met different opposition, and their mean scores get no verdict.
+    assert table.superiority[0][1] == 0.5 and table.contrast_sd[0][1] == np.inf
 
 
 def test_bootstrap_chunks_do_not_depend_on_the_chunk_size():

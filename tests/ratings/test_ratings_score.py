@@ -1,10 +1,12 @@
 """Mean score per match with block-bootstrap intervals."""
 
+import itertools
+
 import numpy as np
 import pytest
 
 from arena.ratings import score
-from arena.ratings.data import MatchOutcome
+from arena.ratings.data import MatchOutcome, as_arrays
 from arena.ratings.simulate import NOISE_MEAN, simulate_outcomes
 from arena.ratings.table import RatingTable
 
@@ -103,3 +105,48 @@ def test_a_gap_the_same_in_every_block_gets_the_sign_tests_confidence(blocks, pr
     gap, low, high = table.gap("a", "b")
     assert (low > 0) == excludes_zero and gap == 1.0 and high == (1.0 if excludes_zero else np.inf)
 
+
+
+def table_block(block: str, agents: tuple[str, ...], scores: tuple[float, ...]) -> list[MatchOutcome]:
+    """One duplicate block: every rotation of ``agents``, each seat's score following its agent."""
+    outcomes = []
+    for r in range(len(agents)):
+        seated = agents[r:] + agents[:r]
+        points = tuple(scores[agents.index(a)] for a in seated)
+        ranks = tuple(1 + sum(q > p for q in points) for p in points)
+        outcomes.append(MatchOutcome(f"{block}-r{r}", block, seated, points, ranks))
+    return outcomes
+
+
+def test_mean_scores_are_compared_only_between_agents_that_met_the_same_opposition():
+    """Two copies of one agent (x, y): x sat with the weak entry more often, so it scored more; the gap's
+    P(stronger) would call them different; it gets no verdict instead, while a balanced pair keeps its."""
+    rng = np.random.default_rng(0)
+    outcomes = []
+    for b in range(12):
+        weak_table = ("x", "weak", "p") if b % 3 else ("y", "weak", "p")  # x meets weak in 8 blocks, y in 4
+        other = ("y", "q", "p") if b % 3 else ("x", "q", "p")
+        for i, agents in enumerate((weak_table, other)):
+            scores = tuple(float(rng.normal()) + (-5.0 if a == "weak" else 0.0) for a in agents)
+            outcomes += table_block(f"b{b}-{i}", agents, scores)
+    apart = score.different_opposition(as_arrays(outcomes))
+    agents = list(as_arrays(outcomes).agents)
+    assert apart[agents.index("x"), agents.index("y")] and apart[agents.index("y"), agents.index("x")]
+    table = score.fit(outcomes)
+    assert table["x"].rating > table["y"].rating + 0.5  # the weak entry's points went to whoever sat with it
+    assert table.probability_stronger("x", "y") == 0.5 and table.gap("x", "y")[1:] == (-np.inf, np.inf)
+    assert "pairs that met different opposition (Elo compares them)" in table.extras["interval_reason"]
+
+
+def test_a_complete_round_robin_and_a_gauntlets_candidates_meet_the_same_opposition():
+    field = ("a", "b", "c", "d", "e")
+    robin = [o for i, four in enumerate(itertools.combinations(field, 4))
+             for o in table_block(f"t{i}", four, (1.0, 2.0, 3.0, 4.0))]
+    assert not score.different_opposition(as_arrays(robin)).any()
+    gauntlet = [o for i, candidate in enumerate(("c1", "c2"))
+                for o in table_block(f"g{i}", (candidate, "f1", "f2", "f3"), (1.0, 0.0, 0.5, 0.2))]
+    arrays = as_arrays(gauntlet)
+    apart = score.different_opposition(arrays)
+    index = {name: i for i, name in enumerate(arrays.agents)}
+    assert not apart[index["c1"], index["c2"]] and not apart[index["f1"], index["f2"]]
+    assert apart[index["c1"], index["f1"]]  # a candidate met the field; a field agent met a candidate
