@@ -35,7 +35,7 @@ class LeaderboardRow:
     upper: float  # upper bound of the interval
     games: int  # matches played
     mean_score: float  # mean score per match: points (Lovat) or chips (Lorum)
-    win_share: float  # fraction of matches finished first (a shared first place counts as a win)
+    win_share: float  # fraction of matches finished first; k seats sharing first place win 1/k each
     timeouts: int  # moves that ran out of time
     illegal: int  # illegal actions
     exceptions: int  # exceptions raised by the agent
@@ -117,13 +117,19 @@ class Leaderboard:
 
 
 def agent_results(arrays: MatchArrays) -> tuple[np.ndarray, np.ndarray]:
-    """(N,) mean score per match and (N,) share of matches finished first, per agent."""
+    """(N,) mean score per match and (N,) share of matches finished first, per agent.
+
+    A first place shared by k seats is 1/k of a win for each, so that the shares of a table add up to one
+    (counted whole, in a Lorum field where a third of the pairs of seats tie, they added up to 177%).
+    """
     valid = arrays.valid
     agent = arrays.seat_agent[valid]
     n = arrays.n_agents
     games = np.maximum(arrays.games, 1)
     mean_score = np.bincount(agent, weights=arrays.score[valid], minlength=n) / games
-    wins = np.bincount(agent, weights=(arrays.rank[valid] == 1).astype(float), minlength=n)
+    first = arrays.rank == 1
+    shared = first / np.maximum(first.sum(axis=1, keepdims=True), 1)
+    wins = np.bincount(agent, weights=shared[valid], minlength=n)
     return mean_score, wins / games
 
 

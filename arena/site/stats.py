@@ -30,7 +30,7 @@ class SeatResults:
     agents: tuple[str, ...]  # agent names, sorted
     games: tuple[tuple[int, ...], ...]  # games[agent][seat]: matches the agent played in that seat
     mean_score: tuple[tuple[float | None, ...], ...]  # mean score there (None: never sat there)
-    win_share: tuple[tuple[float | None, ...], ...]  # share of those matches finished first (ties count)
+    win_share: tuple[tuple[float | None, ...], ...]  # share of those matches finished first (k sharing: 1/k each)
     all_mean_score: tuple[float | None, ...]  # per seat, every agent together: the seat's own advantage
 
     def to_json(self) -> dict[str, Any]:
@@ -45,6 +45,7 @@ def seat_results(rows: Iterable[MatchRow]) -> SeatResults:
     totals: dict[str, list[list[float]]] = {}  # agent -> per seat [games, score sum, wins]
     seat_sum: list[list[float]] = []  # per seat [games, score sum]
     for row in rows:
+        firsts = max(sum(rank == 1 for rank in row.ranks), 1)
         while len(seat_sum) < len(row.agents):
             seat_sum.append([0, 0.0])
         for seat, agent in enumerate(row.agents):
@@ -53,7 +54,7 @@ def seat_results(rows: Iterable[MatchRow]) -> SeatResults:
                 cells.append([0, 0.0, 0])
             cells[seat][0] += 1
             cells[seat][1] += row.scores[seat]
-            cells[seat][2] += row.ranks[seat] == 1
+            cells[seat][2] += (row.ranks[seat] == 1) / firsts
             seat_sum[seat][0] += 1
             seat_sum[seat][1] += row.scores[seat]
     players = len(seat_sum)

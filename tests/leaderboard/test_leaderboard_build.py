@@ -21,8 +21,9 @@ def test_rows_hold_results_and_faults_beside_the_rating():
     assert board.matches == 4 and board.blocks == 2 and board.method == "elo"
     assert rows["ann"].games == 4 and rows["ann"].mean_score == pytest.approx((10 + 1 + 9 + 4) / 4)
     assert rows["ann"].win_share == pytest.approx(3 / 4)
-    assert rows["bob"].win_share == pytest.approx(1 / 3)  # the shared first place in m2 counts
-    assert rows["cat"].win_share == pytest.approx(1 / 3)
+    assert rows["bob"].win_share == pytest.approx(0.5 / 3)  # the first place bob and cat shared in m2: half each
+    assert rows["cat"].win_share == pytest.approx(0.5 / 3)
+    assert sum(row.win_share * row.games for row in board.rows) == pytest.approx(len(OUTCOMES))  # one a match
     assert (rows["bob"].timeouts, rows["bob"].illegal, rows["bob"].crashes) == (1, 0, 0)
     assert (rows["cat"].illegal, rows["cat"].crashes, rows["cat"].exceptions, rows["cat"].memory) == (1, 1, 1, 1)
     assert rows["dan"].timeouts == 2 and rows["dan"].faults == 2

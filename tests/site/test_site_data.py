@@ -36,7 +36,7 @@ def test_seat_results_average_each_agent_in_each_seat() -> None:
     assert seats.agents == ("a", "b", "c") and seats.players == 3
     assert seats.games == ((2, 1, 0), (1, 1, 1), (0, 1, 2))
     assert seats.mean_score[0] == (6.0, 6.0, None)  # a: (10 + 2) / 2 in seat 0, 6 in seat 1, never seat 2
-    assert seats.win_share[0] == (0.5, 1.0, None)  # a shared first place in match 1: a win
+    assert seats.win_share[0] == (0.5, 0.5, None)  # the first place a shared with b in match 1: half a win
     assert seats.mean_score[2] == (None, 8.0, -1.0)
     assert seats.all_mean_score == (6.0, 6.0, -2 / 3)
 
