@@ -107,7 +107,7 @@ def choose(arrays: MatchArrays, measured: float) -> IntervalChoice:
     factor = max(1.0, measured)
     reason = (
         f"conservative: an agent played only {fewest} blocks (clustering needs {CLUSTER_MIN_BLOCKS}), "
-        f"so the design effect ({measured:.2f}) is floored at 1; intervals may be wider than needed"
+        f"so the design effect ({measured:.2f}) is floored at 1, never narrowing the model's own spread"
     )
     return IntervalChoice("conservative", factor, measured, fewest, reason)
 

@@ -16,10 +16,11 @@ beat C), so the inverse Hessian, which treats them as independent, is too narrow
 matches of more than two seats: in simulations (6 agents) its 95% intervals covered the
 truth 86–90% of the time with 4 seats and 81–84% with 6.  The cluster-robust sandwich (by
 duplicate block) fixes that once every agent has played a few dozen blocks (93–94%) but
-is far too narrow before (63% with 4 blocks of 4 seats, 85% with 8).  The default,
-``intervals="adjusted"``, scales the inverse Hessian by the design effect
+is far too narrow before (63% with 4 blocks of 4 seats, 85% with 8).  ``intervals="adjusted"``
+scales the inverse Hessian by the design effect
 ``tr(S) / tr(H^-1)`` measured with the sandwich (``arena.ratings.inference.design_effect``):
-88–98% in all those cases, 94% with enough blocks.  ``"hessian"`` is the plain curvature (right for two-seat matches),
+88–98% in all those cases, 94% with enough blocks; the default, ``"auto"``, lets a design
+effect measured over enough blocks go below 1 (``arena.ratings.design``).  ``"hessian"`` is the plain curvature (right for two-seat matches),
 ``"sandwich"`` the robust one, and ``bootstrap=N`` resamples whole blocks.  In every case
 the anchor is accounted for: the covariance of the ratings is ``s^2 A S A^T`` with ``A``
 the anchoring map (see ``arena.ratings.scale``).
@@ -231,10 +232,11 @@ def fit(
         Pin this agent to ``anchor_rating``; by default the field mean is pinned.
     anchor_rating : float, optional
         The anchored value (1500).
-    intervals : {"adjusted", "hessian", "sandwich"}, optional
-        Inverse Hessian times the design effect (the default: honest for matches of more
-        than two seats, even with few blocks), the plain inverse Hessian, or the sandwich
-        clustered by duplicate block.
+    intervals : {"auto", "adjusted", "hessian", "sandwich"}, optional
+        "auto" (the default): the inverse Hessian times the design effect, as measured with
+        enough blocks per agent and floored at 1 below, no gap narrower than its own sandwich
+        (``arena.ratings.inference.INTERVAL_KINDS``); "adjusted": always floored at 1; the plain
+        inverse Hessian; or the sandwich clustered by duplicate block.
     bootstrap : int, optional
         If positive, intervals and superiority come from this many bootstrap replicates
         that resample whole duplicate blocks (the point estimate is still the full fit).
