@@ -20,10 +20,11 @@ is far too narrow before (63% with 4 blocks of 4 seats, 85% with 8).  ``interval
 scales the inverse Hessian by the design effect
 ``tr(S) / tr(H^-1)`` measured with the sandwich (``arena.ratings.inference.design_effect``):
 88–98% in all those cases, 94% with enough blocks; the default, ``"auto"``, lets a design
-effect measured over enough blocks go below 1 (``arena.ratings.design``).  ``"hessian"`` is the plain curvature (right for two-seat matches),
-``"sandwich"`` the robust one, and ``bootstrap=N`` resamples whole blocks.  In every case
-the anchor is accounted for: the covariance of the ratings is ``s^2 A S A^T`` with ``A``
-the anchoring map (see ``arena.ratings.scale``).
+effect measured over enough blocks go below 1 (``arena.ratings.design``).  ``"hessian"`` is
+the plain curvature (right for two-seat matches), ``"sandwich"`` the robust one, and
+``bootstrap=N`` resamples whole blocks.  In every case the anchor is accounted for: the
+covariance of the ratings is ``s^2 A S A^T`` with ``A`` the anchoring map (see
+``arena.ratings.scale``).
 
 Each ``theta_i`` has an independent Gaussian prior ``N(0, PRIOR_SD**2)``, weak enough not
 to matter once an agent has played a few dozen games but enough to keep an unbeaten agent
