@@ -160,6 +160,8 @@ def comparison_lines(c: Comparison) -> list[str]:
     digits = rating_digits(c.method)
     record = f"{c.games} shared deals: {c.a} won {c.wins}, drew {c.draws}, lost {c.losses}"
     rotations = f" ({c.matches} matches: ahead {c.match_wins}, tied {c.match_draws}, behind {c.match_losses})"
+    if not c.games:  # e.g. two candidates of a gauntlet, each against the field: only the ratings compare them
+        record, rotations = f"{c.a} and {c.b} never sat at one table: no head-to-head record; the gap compares them", ""
     return [
         f"Gap {c.a} - {c.b}: {format_number(c.gap, digits)} ({c.level:.0%} interval "
         f"{format_number(c.gap_lower, digits)} to {format_number(c.gap_upper, digits)}); "

@@ -19,7 +19,7 @@ from arena.leaderboard import (
     render_rich,
     write_leaderboard_files,
 )
-from arena.leaderboard.terminal import fault_cell
+from arena.leaderboard.terminal import comparison_lines, fault_cell
 from arena.ratings.data import MatchOutcome
 from arena.ratings.simulate import simulate_outcomes
 
@@ -164,6 +164,15 @@ def test_rich_comparison_renders_both_agents(outcomes):
     assert "alpha vs délta" in text and f"{comparison.probability_a_stronger:.1%}" in text
     assert f"{comparison.games} shared deals" in text and f"({comparison.matches} matches:" in text
     assert f"Gap alpha - délta: {comparison.gap:.0f} (95% interval {comparison.gap_lower:.0f} to" in text
+
+
+def test_a_comparison_of_agents_that_never_met_says_so():
+    """Two candidates of a gauntlet, each at its own table with the field: no shared deal, only the gap."""
+    gauntlet = [MatchOutcome(f"{c}-r{r}", f"{c}-b", seated, (1.0, 0.0, 0.5), (1, 3, 2))
+                for c in ("one", "two") for r, seated in enumerate([(c, "f1", "f2"), ("f1", "f2", c), ("f2", c, "f1")])]
+    lines = comparison_lines(compare(gauntlet, "one", "two", "elo"))
+    assert lines[1] == "one and two never sat at one table: no head-to-head record; the gap compares them"
+    assert lines[0].startswith("Gap one - two:")
 
 
 def test_every_view_says_which_interval_and_that_overlap_is_not_a_test(outcomes, tmp_path):
