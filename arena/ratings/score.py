@@ -63,8 +63,9 @@ def _divisors(outcomes: Sequence[MatchOutcome], match_ids: Sequence[str], diviso
 
 
 OPPOSITION_TOLERANCE = 0.05
-"""Most the shares of two agents' matches against any third (or each other) may differ for their mean scores
-to be compared (see ``different_opposition``)."""
+"""Most two agents' opposition may differ for their mean scores to be compared: the total variation distance
+between their opponents' shares, and the difference of their shares against each other (see
+``different_opposition``)."""
 
 
 def different_opposition(arrays: MatchArrays) -> np.ndarray:
@@ -72,11 +73,12 @@ def different_opposition(arrays: MatchArrays) -> np.ndarray:
 
     A score depends on who else sits at the table, unlike a rank against a given agent: in real tournaments
     split by ``max_tables`` two entries of one agent were called different at a 5% level 20% of the time, one
-    having sat with the weak entries more often.  Agent ``a``'s opposition is the share of its matches that
-    each other agent sat in; ``a`` and ``b`` are comparable when, for every third agent, the two shares differ
-    by at most ``OPPOSITION_TOLERANCE``, and ``a``'s share against ``b`` matches ``b``'s against ``a``.  A
-    complete round-robin, one table of everyone, or the candidates of a gauntlet pass; agents of a sampled
-    schedule, or a candidate against the field, do not.
+    having sat with the weak entries more often.  Agent ``a``'s opposition, as far as ``b`` is concerned, is
+    how its opponent seats other than ``b`` split among the other agents; ``a`` and ``b`` are comparable when
+    the total variation distance between their two splits is at most ``OPPOSITION_TOLERANCE`` and the share
+    of ``a``'s matches that ``b`` sat in is within it of the share of ``b``'s that ``a`` sat in.  A complete
+    round-robin, one table of everyone, or the candidates of a gauntlet pass, at any size; agents of a
+    sampled schedule, whose opponents differ by chance, or a candidate against the field, do not.
     """
     n = arrays.n_agents
     valid = arrays.valid
@@ -84,16 +86,21 @@ def different_opposition(arrays: MatchArrays) -> np.ndarray:
     seated = scipy.sparse.coo_matrix((np.ones(matches.size), (matches, arrays.seat_agent[valid])),
                                      shape=(arrays.n_matches, n)).tocsc()
     together = (seated.T @ seated).toarray()
-    share = together / np.maximum(np.diag(together), 1.0)[:, None]  # share[a, c]: of a's matches, c sat in
-    np.fill_diagonal(share, 0.0)
-    mutual = np.abs(share - share.T)  # a's share against b, b's against a
-    apart = mutual > OPPOSITION_TOLERANCE
+    np.fill_diagonal(together, 0.0)  # together[a, c]: matches a and c sat in together
+    share = together / np.maximum(arrays.games, 1)[:, None]  # of a's matches, the share c sat in
+    apart = np.abs(share - share.T) > OPPOSITION_TOLERANCE  # a's share against b, b's against a
+    seats = together.sum(axis=1)  # a's opponent seats
     for a in range(n):  # one agent at a time: N x N memory, not N x N x N
-        differs = np.abs(share[a][None, :] - share) > OPPOSITION_TOLERANCE  # [b, c]
-        differs[:, a] = False  # c = a or c = b: compared through the pair's shares of each other
-        np.fill_diagonal(differs, False)
-        apart[a] |= differs.any(axis=1)
+        others = seats[a] - together[a]  # [b]: a's opponent seats other than b
+        mine = together[a][None, :] / np.maximum(others, 1)[:, None]  # [b, c]: a's split, as b sees it
+        theirs = together / np.maximum(seats - together[:, a], 1)[:, None]  # [b, c]: b's split, a left out
+        distance = np.abs(mine - theirs)
+        distance[:, a] = 0.0  # c = a: in b's row it is the pair itself
+        np.fill_diagonal(distance, 0.0)  # c = b: likewise
+        apart[a] |= 0.5 * distance.sum(axis=1) > OPPOSITION_TOLERANCE
+    np.fill_diagonal(apart, False)
     return apart
+
 
 T_MIN_BLOCKS = 3
 """Fewest blocks behind both agents for P(stronger) from Student's t; below, at most the sign test's."""
