@@ -81,7 +81,7 @@ def _add_run(commands: argparse._SubParsersAction) -> None:
             "match, played (in this process, or on Ray as 'arena run' does), stored and rated; newcomers and "
             "open ranks first, every active entry keeping a fair share. --matches N plays N matches (whole "
             "blocks); --until settled stops once every active entry is ahead of the neighbour below (and "
-            "behind the one above) by more than 20 Elo with the config's level of probability, within "
+            f"behind the one above) by more than {MARGIN:g} Elo with the config's level of probability, within "
             "--matches or the config's budget. Killed? Run it again with "
             "--resume: the chosen blocks are finished, nothing is played twice."
         ),

@@ -1,8 +1,8 @@
 """Where the active field stands after a fit, and the stopping rule: when is every rank settled?
 
 A ``Standing`` is what the planner and the stopping rule read of one rating fit: each active
-entry's rating, P(stronger) for every pair, and the duplicate blocks each entry has played.  An
-entry with no matches yet has no rating: it is stronger than anyone with probability 1/2.
+entry's rating, the spread of every pair's gap, and the duplicate blocks each entry has played.  An
+entry with no matches yet has no rating: it is ahead of anyone, or behind, with probability 1/2.
 
 The rule (``docs/ladder.md``): order the active entries by rating; an entry's rank is *settled*
 when it has played at least ``min_blocks`` duplicate blocks and, against each neighbour in that
@@ -45,7 +45,6 @@ class Standing:
     ratings: Mapping[str, float]  # rating (Elo scale) of each active entry that has played
     bounds: Mapping[str, tuple[float, float]]  # its interval
     games: Mapping[str, int]  # matches each entry played (every entry that ever played)
-    stronger: Mapping[tuple[str, str], float]  # P(a stronger than b) for every pair of rated entries
     gap_sd: Mapping[tuple[str, str], float]  # spread of rating a - rating b, Elo points
     blocks: Mapping[str, int]  # duplicate blocks each entry played
     _order: tuple[str, ...] = field(init=False, repr=False, compare=False)  # order(), sorted once
@@ -54,10 +53,6 @@ class Standing:
         rated = sorted((name for name in self.active if name in self.ratings),
                        key=lambda name: (-self.ratings[name], self.active.index(name)))
         object.__setattr__(self, "_order", (*rated, *(name for name in self.active if name not in self.ratings)))
-
-    def p_stronger(self, a: str, b: str) -> float:
-        """P(``a`` is stronger than ``b``): 1/2 when either has not played."""
-        return self.stronger.get((a, b), 0.5)
 
     def p_ahead(self, a: str, b: str) -> float:
         """P(``a``'s rating exceeds ``b``'s by more than ``MARGIN``), from the gap and its spread (normal);
@@ -71,9 +66,18 @@ class Standing:
             return 1.0 if gap > MARGIN else 0.0
         return 0.5 * math.erfc(-(gap - MARGIN) / (spread * math.sqrt(2)))
 
+    def p_within(self, a: str, b: str) -> float:
+        """P(the ratings of ``a`` and ``b`` are within ``MARGIN`` of each other); 0 without a finite spread."""
+        ahead, behind = self.p_ahead(a, b), self.p_ahead(b, a)
+        if a not in self.ratings or b not in self.ratings or not math.isfinite(self.gap_sd.get((a, b), math.inf)):
+            return 0.0
+        return max(0.0, 1.0 - ahead - behind)
+
     def unsettledness(self, a: str, b: str) -> float:
-        """How open the order of ``a`` and ``b`` is: 1 - the larger P(ahead by more than ``MARGIN``), either way."""
-        return 1 - max(self.p_ahead(a, b), self.p_ahead(b, a))
+        """How much a block of ``a`` and ``b`` could still tell the stopping rule: 1 - the largest of P(``a`` ahead
+        by more than ``MARGIN``), P(``b`` ahead by more) and P(within it).  Two entries surely within the margin
+        can never be settled, so the planner spends its blocks elsewhere."""
+        return 1 - max(self.p_ahead(a, b), self.p_ahead(b, a), self.p_within(a, b))
 
     def win_chance(self, a: str, b: str) -> float:
         """The chance ``a`` finishes ahead of ``b`` at a table, averaged over the gap's uncertainty
@@ -127,17 +131,15 @@ def standing_from_table(table: RatingTable, active: Sequence[str], blocks: Mappi
     ratings = {name: table[name].rating for name in rated}
     bounds = {name: (table[name].lower, table[name].upper) for name in rated}
     games = {row.agent: row.games for row in table.ratings}
-    stronger: dict[tuple[str, str], float] = {}
     gap_sd: dict[tuple[str, str], float] = {}
     for a in rated:
         i = table.index(a)
         for b in rated:
             if a != b:
                 j = table.index(b)
-                stronger[a, b] = table.superiority[i][j]
                 gap_sd[a, b] = table.contrast_sd[i][j]
-    return Standing(active=tuple(active), ratings=ratings, bounds=bounds, games=games, stronger=stronger,
-                    gap_sd=gap_sd, blocks=dict(blocks))
+    return Standing(active=tuple(active), ratings=ratings, bounds=bounds, games=games, gap_sd=gap_sd,
+                    blocks=dict(blocks))
 
 
 INTERVALS = "adjusted"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 
-from scipy.special import ndtr, ndtri
+from scipy.special import ndtri
 
 from arena.ladder.planner import NEW, QUOTA, UNCERTAIN, choose_tables
 from arena.ladder.standing import MARGIN, SETTLED, UNSETTLED, Standing
@@ -14,16 +14,15 @@ from arena.ladder.standing import NEW as STATUS_NEW
 def standing(ratings: dict[str, float], ahead: dict[tuple[str, str], float], blocks: dict[str, int],
              active: tuple[str, ...] | None = None) -> Standing:
     """A standing whose P(ahead by more than the margin) is given for some ordered pairs of the better rated
-    first (through the gap's spread); 0.999 otherwise.  P(stronger) follows from the same spread."""
+    first (through the gap's spread); 0.999 otherwise."""
     names = tuple(active or ratings)
     rated = [name for name in names if name in ratings]
     spread: dict[tuple[str, str], float] = {}
     for a, b in itertools.permutations(rated, 2):
         wanted = ahead.get((a, b), ahead.get((b, a), 0.999))
         spread[a, b] = (abs(ratings[a] - ratings[b]) - MARGIN) / float(ndtri(wanted))
-    stronger = {(a, b): float(ndtr((ratings[a] - ratings[b]) / spread[a, b])) for a, b in spread}
     return Standing(active=names, ratings=ratings, bounds={name: (r - 50, r + 50) for name, r in ratings.items()},
-                    games=dict.fromkeys(names, 40), stronger=stronger, gap_sd=spread, blocks=blocks)
+                    games=dict.fromkeys(names, 40), gap_sd=spread, blocks=blocks)
 
 
 FIELD = {"a": 1700.0, "b": 1600.0, "c": 1500.0, "d": 1400.0}
@@ -73,11 +72,16 @@ def test_settled_means_every_neighbour_beyond_the_level_and_enough_blocks() -> N
     assert clear.settled(0.95, 8)
     assert not standing(FIELD, {("b", "c"): 0.96}, blocks | {"d": 7}).settled(0.95, 8)
     assert standing(FIELD, {}, blocks | {"d": 7}).status("d", 0.95, 8) == STATUS_NEW
-    # Ahead by less than the margin: never settled, however sure the order (P(stronger) 1.000 here).
+    # Ahead by less than the margin: never settled, however sure the order (10 Elo, spread 0.5: P(stronger) 1);
+    # surely within the margin, so no block could settle it and the planner looks elsewhere.
     near = Standing(active=("x", "y"), ratings={"x": 1510.0, "y": 1500.0}, bounds={}, games={},
-                    stronger={("x", "y"): 1.0, ("y", "x"): 0.0}, gap_sd={("x", "y"): 0.5, ("y", "x"): 0.5},
-                    blocks={"x": 30, "y": 30})
-    assert near.p_ahead("x", "y") < 1e-9 and not near.settled(0.95, 8) and near.unsettledness("x", "y") > 0.999
+                    gap_sd={("x", "y"): 0.5, ("y", "x"): 0.5}, blocks={"x": 30, "y": 30})
+    assert near.p_ahead("x", "y") < 1e-9 and not near.settled(0.95, 8)
+    assert near.p_within("x", "y") > 0.999 and near.unsettledness("x", "y") < 0.001
+    # Undecided: 15 Elo apart with a spread of 20 is open every way.
+    open_pair = Standing(active=("x", "y"), ratings={"x": 1515.0, "y": 1500.0}, bounds={}, games={},
+                         gap_sd={("x", "y"): 20.0, ("y", "x"): 20.0}, blocks={"x": 30, "y": 30})
+    assert 0.4 < open_pair.unsettledness("x", "y") < 0.5  # 1 - P(within 20 Elo), 0.56
     # An entry without a rating is unsettled against everyone: P(stronger) 1/2.
     fresh = standing(FIELD, {}, blocks | {"e": 9}, active=(*FIELD, "e"))
     assert fresh.order()[-1] == "e" and fresh.status("e", 0.95, 8) == UNSETTLED
