@@ -71,7 +71,7 @@ def test_writes_only_in_its_own_folder_which_reap_removes(root: str, tmp_path: P
 
     def body(out: int) -> int:
         mine = os.environ["TMPDIR"]
-        return probe_all(out, {
+        status = probe_all(out, {
             "own": lambda: Path(mine, "notes.txt").write_text("kept for later"),
             "cwd_is_own": lambda: os.getcwd() == mine,
             "sibling": lambda: Path(mine).parent.joinpath("planted").write_text("x"),
@@ -80,13 +80,15 @@ def test_writes_only_in_its_own_folder_which_reap_removes(root: str, tmp_path: P
             "fifo": lambda: os.mkfifo(os.path.join(mine, "rendezvous")),
             "unix_socket": lambda: socket.socket(socket.AF_UNIX).bind(os.path.join(mine, "rendezvous.sock")),
         })
+        wait_for(lambda: Path(mine, "looked").exists())  # alive until the referee has looked in the folder
+        return status
 
     def during(box: SeatBox) -> None:
         inside = in_seat(box, "notes.txt")
-        wait_for(inside.exists)
         seen["temp_dir"] = box.temp_dir
-        seen["existed"] = str(inside.exists())
+        seen["existed"] = str(wait_for(inside.exists))
         seen["on_host_disk"] = str(Path(box.temp_dir, "notes.txt").exists())
+        in_seat(box, "looked").write_text("")
 
     results = run_seat(body, root, during=during).results()
     assert results["own"] == "ok 14" and results["cwd_is_own"] == "ok True"
@@ -310,6 +312,25 @@ def fork_until_refused(out: int) -> int:
     return 0
 
 
+LIBC = ctypes.CDLL(None, use_errno=True)
+
+
+def raw_syscall(number: int, *args: object) -> int:
+    """Make system call ``number`` through libc; ``OSError`` with its errno when it fails."""
+    if LIBC.syscall(number, *args) < 0:
+        raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+    return 0
+
+
+def on_open_file(path: Path, operation: Callable[[int], object]) -> object:
+    """``operation(fd)`` on ``path`` opened for reading, closed afterwards."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        return operation(fd)
+    finally:
+        os.close(fd)
+
+
 def test_no_file_metadata_keyring_or_lock_anywhere(root: str, tmp_path: Path) -> None:
     """What Landlock does not mediate: a seat may read a file but not mark it (a memory across matches, a note to
     a colluding seat, a rival's plugin locked out), nor keep a key in a kernel keyring, nor lock a file."""
@@ -319,19 +340,9 @@ def test_no_file_metadata_keyring_or_lock_anywhere(root: str, tmp_path: Path) ->
     readable.write_text("print('an agent')\n")
     before = os.stat(readable)
     policy = Policy((*sandbox.default_read_paths(), str(readable.parent)), memory_mb=256)
-    libc = ctypes.CDLL(None, use_errno=True)
-
-    def syscall(number: int, *args: object) -> int:
-        if libc.syscall(number, *args) < 0:
-            raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
-        return 0
 
     def lock(operation: Callable[[int], object]) -> object:
-        fd = os.open(readable, os.O_RDONLY)
-        try:
-            return operation(fd)
-        finally:
-            os.close(fd)
+        return on_open_file(readable, operation)
 
     def own(change: Callable[[str], object]) -> object:
         path = os.path.join(os.environ["TMPDIR"], "own.txt")
@@ -348,12 +359,12 @@ def test_no_file_metadata_keyring_or_lock_anywhere(root: str, tmp_path: Path) ->
         "own_file_xattr": lambda: own(lambda path: os.setxattr(path, "user.memory", b"x")),
         "flock": lambda: lock(lambda fd: fcntl.flock(fd, fcntl.LOCK_SH)),
         "posix_lock": lambda: lock(lambda fd: fcntl.lockf(fd, fcntl.LOCK_SH)),
-        "add_key": lambda: syscall(248 if os.uname().machine == "x86_64" else 217, b"user", b"memory",
+        "add_key": lambda: raw_syscall(248 if os.uname().machine == "x86_64" else 217, b"user", b"memory",
                                    b"the last deal", 13, -3),
         "inode_flags": lambda: lock(lambda fd: fcntl.ioctl(fd, 0x40086602, struct.pack("l", 0x40))),  # nodump
         "inode_version": lambda: lock(lambda fd: fcntl.ioctl(fd, 0x40087602, struct.pack("l", 0x1234567))),
-        "file_setattr": lambda: syscall(469, -100, bytes(readable), 0, 0, 0),
-        "inotify": lambda: syscall(294 if os.uname().machine == "x86_64" else 26, 0),
+        "file_setattr": lambda: raw_syscall(469, -100, bytes(readable), 0, 0, 0),
+        "inotify": lambda: raw_syscall(294 if os.uname().machine == "x86_64" else 26, 0),
         "read": lambda: len(readable.read_bytes()) > 0,  # reading still works
         "fcntl_flags": lambda: lock(lambda fd: fcntl.fcntl(fd, fcntl.F_GETFD)) is not None,  # not a lock
     }), root, policy=policy).results()
@@ -386,40 +397,30 @@ def test_no_page_cache_store_free_space_or_netlink(root: str, tmp_path: Path) ->
     readable.parent.mkdir()
     readable.write_bytes(os.urandom(1 << 16))
     policy = Policy((*sandbox.default_read_paths(), str(readable.parent)), memory_mb=256)
-    libc = ctypes.CDLL(None, use_errno=True)
     x86 = os.uname().machine == "x86_64"
-
-    def syscall(number: int, *args: object) -> int:
-        if libc.syscall(number, *args) < 0:
-            raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
-        return 0
 
     def mapped(advice: int | None) -> object:
         """madvise ``advice`` over a shared mapping of the file, or mincore (None) to read its residency."""
         fd = os.open(readable, os.O_RDONLY)
-        libc.mmap.restype = ctypes.c_void_p
-        address = ctypes.c_void_p(libc.mmap(None, 1 << 16, 1, 1, fd, 0))  # PROT_READ, MAP_SHARED
+        LIBC.mmap.restype = ctypes.c_void_p
+        address = ctypes.c_void_p(LIBC.mmap(None, 1 << 16, 1, 1, fd, 0))  # PROT_READ, MAP_SHARED
         try:
             if advice is None:
-                return syscall(27 if x86 else 232, address, 1 << 16, ctypes.create_string_buffer(16))
-            return syscall(28 if x86 else 233, address, 1 << 16, advice)
+                return raw_syscall(27 if x86 else 232, address, 1 << 16, ctypes.create_string_buffer(16))
+            return raw_syscall(28 if x86 else 233, address, 1 << 16, advice)
         finally:
-            libc.munmap(address, 1 << 16)
+            LIBC.munmap(address, 1 << 16)
             os.close(fd)
 
     def opened(operation: Callable[[int], object]) -> object:
-        fd = os.open(readable, os.O_RDONLY)
-        try:
-            return operation(fd)
-        finally:
-            os.close(fd)
+        return on_open_file(readable, operation)
 
     results = run_seat(lambda out: probe_all(out, {
         "mincore": lambda: mapped(None),
         "fadvise": lambda: opened(lambda fd: os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)),
-        "readahead": lambda: opened(lambda fd: syscall(187 if x86 else 213, fd, 0, 4096)),
+        "readahead": lambda: opened(lambda fd: raw_syscall(187 if x86 else 213, fd, 0, 4096)),
         "nowait_read": lambda: opened(lambda fd: os.preadv(fd, [bytearray(4096)], 0, os.RWF_NOWAIT)),
-        "cachestat": lambda: opened(lambda fd: syscall(451, fd, bytes(16), bytes(64), 0)),
+        "cachestat": lambda: opened(lambda fd: raw_syscall(451, fd, bytes(16), bytes(64), 0)),
         "pageout": lambda: mapped(21),  # MADV_PAGEOUT
         "cold": lambda: mapped(20),  # MADV_COLD
         "netlink": lambda: socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 2),  # NETLINK_USERSOCK
