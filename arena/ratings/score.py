@@ -28,6 +28,7 @@ from operator import attrgetter
 
 import numpy as np
 import scipy.sparse
+import scipy.spatial.distance
 from scipy.stats import t as student_t
 
 from arena.ratings.bootstrap import BOOTSTRAP_REPLICATES, BOOTSTRAP_SEED, multiplicity_chunks
@@ -89,15 +90,11 @@ def different_opposition(arrays: MatchArrays) -> np.ndarray:
     np.fill_diagonal(together, 0.0)  # together[a, c]: matches a and c sat in together
     share = together / np.maximum(arrays.games, 1)[:, None]  # of a's matches, the share c sat in
     apart = np.abs(share - share.T) > OPPOSITION_TOLERANCE  # a's share against b, b's against a
-    seats = together.sum(axis=1)  # a's opponent seats
-    for a in range(n):  # one agent at a time: N x N memory, not N x N x N
-        others = seats[a] - together[a]  # [b]: a's opponent seats other than b
-        mine = together[a][None, :] / np.maximum(others, 1)[:, None]  # [b, c]: a's split, as b sees it
-        theirs = together / np.maximum(seats - together[:, a], 1)[:, None]  # [b, c]: b's split, a left out
-        distance = np.abs(mine - theirs)
-        distance[:, a] = 0.0  # c = a: in b's row it is the pair itself
-        np.fill_diagonal(distance, 0.0)  # c = b: likewise
-        apart[a] |= 0.5 * distance.sum(axis=1) > OPPOSITION_TOLERANCE
+    split = together / np.maximum(together.sum(axis=1), 1.0)[:, None]  # [a, c]: a's opponent seats that were c
+    # The distance over every other agent c: all columns, less the two that are the pair itself (each row's
+    # own column is zero).  One C loop over all pairs (scipy's cdist), not N passes of N x N in numpy.
+    distance = scipy.spatial.distance.cdist(split, split, "cityblock") - split - split.T
+    apart |= 0.5 * distance > OPPOSITION_TOLERANCE
     np.fill_diagonal(apart, False)
     return apart
 
