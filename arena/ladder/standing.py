@@ -67,17 +67,16 @@ class Standing:
         return 0.5 * math.erfc(-(gap - MARGIN) / (spread * math.sqrt(2)))
 
     def p_within(self, a: str, b: str) -> float:
-        """P(the ratings of ``a`` and ``b`` are within ``MARGIN`` of each other); 0 without a finite spread."""
-        ahead, behind = self.p_ahead(a, b), self.p_ahead(b, a)
-        if a not in self.ratings or b not in self.ratings or not math.isfinite(self.gap_sd.get((a, b), math.inf)):
-            return 0.0
-        return max(0.0, 1.0 - ahead - behind)
+        """P(the ratings of ``a`` and ``b`` are within ``MARGIN`` of each other): what neither is ahead by more
+        (0 where ``p_ahead`` has nothing to say: its halves add up to one)."""
+        return max(0.0, 1.0 - self.p_ahead(a, b) - self.p_ahead(b, a))
 
     def unsettledness(self, a: str, b: str) -> float:
         """How much a block of ``a`` and ``b`` could still tell the stopping rule: 1 - the largest of P(``a`` ahead
         by more than ``MARGIN``), P(``b`` ahead by more) and P(within it).  Two entries surely within the margin
         can never be settled, so the planner spends its blocks elsewhere."""
-        return 1 - max(self.p_ahead(a, b), self.p_ahead(b, a), self.p_within(a, b))
+        ahead, behind = self.p_ahead(a, b), self.p_ahead(b, a)
+        return 1 - max(ahead, behind, 1.0 - ahead - behind)
 
     def win_chance(self, a: str, b: str) -> float:
         """The chance ``a`` finishes ahead of ``b`` at a table, averaged over the gap's uncertainty

@@ -205,10 +205,11 @@ def strength_table(
         variance = contrast_variance(covariance)
         if floor is not None:
             anchored_floor = np.diag(anchored_covariance(floor, anchor, agents))
-            raised = contrast_variance(floor) > variance
+            floor_variance = contrast_variance(floor)
+            raised = floor_variance > variance
             extras = _with_floor_count(extras or {}, int(np.triu(raised, 1).sum()))
             np.fill_diagonal(anchored, np.maximum(np.diag(anchored), anchored_floor))
-            variance = np.where(raised, contrast_variance(floor), variance)
+            variance = np.where(raised, floor_variance, variance)
         lower, upper = normal_intervals(rating, anchored, level)
         superiority = superiority_from_contrasts(theta, variance)
         contrast_sd = ELO_PER_NATURAL_LOG * np.sqrt(variance)

@@ -99,8 +99,9 @@ def confine(policy: Policy, *, require: str = "partial", temp_root: str | None =
     confinement, removes when this process ends; a host that passes its own
     removes it itself), where ``spawn_seat`` makes each
     seat's folder; no TCP bind or connect (ABI >= 4); signals and abstract
-    unix sockets scoped to the sandbox (ABI >= 6); no changing any file's
-    metadata, no kernel keyrings, no file locks (``seccomp``).  Descriptors already open
+    unix sockets scoped to the sandbox (ABI >= 6); none of the calls
+    ``seccomp`` denies (file metadata, keyrings, locks, the page cache, free
+    space, netlink).  Descriptors already open
     (a socket to the referee) keep working.  ``SandboxError`` (before changing
     anything) when this machine's level is below ``require``.
     """
