@@ -21,6 +21,7 @@ times), so a command that loads the registry twice pays once.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import selectors
@@ -44,6 +45,7 @@ from arena.referee.confinement import (
     sandbox_level,
 )
 from arena.referee.zygote import PRELOAD_PACKAGE, preload
+from arena.sandbox import lease
 from arena.sandbox.removal import remove_tree
 
 DISCOVERY_SECONDS = 30.0
@@ -90,8 +92,9 @@ def _run(sources: list[PluginSource]) -> list[dict[str, Any]]:
     request = json.dumps([source.to_json() for source in sources])
     failed = {"error": "discovery failed: the discovery process did not answer"}
     try:
-        done = subprocess.run([sys.executable, "-m", "arena.discovery"], input=request.encode(), env=env,
-                              capture_output=True, timeout=DISCOVERY_SECONDS + 10, start_new_session=True)
+        # Marked with this process's lease: should this process die meanwhile, its janitor ends discovery too.
+        done = subprocess.run([sys.executable, "-m", "arena.discovery", *lease.current().mark], input=request.encode(),
+                              env=env, capture_output=True, timeout=DISCOVERY_SECONDS + 10, start_new_session=True)
     except subprocess.TimeoutExpired:
         return [failed] * len(sources)
     try:
@@ -229,13 +232,16 @@ def _write(out: int, report: dict[str, Any]) -> None:
     os.close(out)
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     """Entry point of the discovery process: sources as JSON on stdin, reports as JSON on stdout."""
+    parser = argparse.ArgumentParser(prog="python -m arena.discovery")
+    parser.add_argument("--lease", default="", help="the caller's lease token (marks this process as its own)")
+    args = parser.parse_args(argv)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the driver's to handle
     sources = [PluginSource.from_json(item) for item in json.load(sys.stdin)]
     # The children's one writable folder, removed here once every process they started is dead: a janitor of
     # their own would be one of those processes (this is their subreaper) and die before removing it.
-    temp_root = tempfile.mkdtemp(prefix="arena-discovery-")
+    temp_root = tempfile.mkdtemp(prefix=f"arena-{args.lease}-discovery-" if args.lease else "arena-discovery-")
     try:
         reports = _serve(sources, temp_root)
     finally:

@@ -14,6 +14,7 @@ import os
 import resource
 import signal
 import sys
+import tempfile
 from typing import TYPE_CHECKING
 
 from arena.sandbox.policy import limit_open_files
@@ -40,6 +41,9 @@ def plugin_environment(pythonpath: str) -> dict[str, str]:
     env = {name: value for name, value in os.environ.items()
            if name in PLUGIN_ENVIRONMENT or name.startswith(("PYTHON", "LC_"))}
     env["PYTHONPATH"] = pythonpath
+    # This process's temporary folder, where its lease (arena.sandbox.lease) looks for the folders the process
+    # makes there (a sandboxed seat's own TMPDIR is set in the seat).
+    env["TMPDIR"] = tempfile.gettempdir()
     return env
 
 

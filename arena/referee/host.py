@@ -32,6 +32,7 @@ from typing import Any
 from arena.plugins import PluginSource
 from arena.referee.confinement import plugin_environment
 from arena.referee.faults import RefereeError
+from arena.sandbox import lease
 from arena.sandbox.removal import remove_tree
 
 START_SECONDS = 60.0
@@ -113,12 +114,13 @@ class Zygote:
         if self._running():
             return
         self._stop()
+        owner = lease.current()  # whatever this process ends of, the zygote, its seats and folder end with it
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         command = [sys.executable, "-m", "arena.referee.zygote", "--control", str(theirs.fileno()),
                    "--plugin", json.dumps(self.plugin.to_json()), "--require", self.require,
-                   "--workdir", os.getcwd()]  # the zygote runs in /: its read paths must still avoid this
+                   "--workdir", os.getcwd(), *owner.mark]  # the zygote runs in /: its read paths must still avoid this
         if self.require != "none":
-            self.temp_root = os.path.realpath(tempfile.mkdtemp(prefix="arena-zygote-"))
+            self.temp_root = os.path.realpath(owner.temp_folder("zygote"))
             command += ["--temp-root", self.temp_root]
         # The zygote sees the modules (and entry points) this process sees.
         path = [entry or os.getcwd() for entry in sys.path]

@@ -1,7 +1,8 @@
 """The zygote: a pre-loaded server of ONE plugin that forks one fresh process tree per seat per match.
 
-Run as ``python -m arena.referee.zygote --control FD --plugin JSON --require LEVEL --workdir DIR``
-by ``arena.referee.host``, never by hand.  In this order it imports arena and
+Run as ``python -m arena.referee.zygote --control FD --plugin JSON --require LEVEL --workdir DIR
+--lease TOKEN`` by ``arena.referee.host``, never by hand (``--lease`` marks it, and every seat it
+forks, as a process of the referee's lease: ``arena.sandbox.lease``).  In this order it imports arena and
 the built-in games, confines itself (``arena.referee.confinement.confine_for``:
 at ``LEVEL`` ``partial`` or ``full`` the sandbox of ``arena.sandbox``; at
 ``none`` an address-space bound only).  A built-in plugin is then loaded here;
@@ -91,8 +92,9 @@ class Zygote:
     """The server loop; one instance per zygote process, serving one plugin."""
 
     def __init__(self, control: socket.socket, plugin: PluginSource, require: str, temp_root: str | None,
-                 workdir: str | None = None) -> None:
+                 workdir: str | None = None, lease: str = "") -> None:
         self.control = control
+        self.lease = lease  # the referee's lease token: an isolated seat's folder is named for it
         self.plugin = plugin
         self.workdir = workdir  # the referee's working directory: never readable, though the zygote runs in /
         self.children: dict[int, Any] = {}  # pid -> SeatBox (sandboxed) or private temporary folder (isolated)
@@ -140,8 +142,18 @@ class Zygote:
                     reply = self.reap(request["pids"]) if request.get("op") == "reap" else {"error": "unknown op"}
                 self.control.send(json.dumps(reply).encode())
         finally:
-            self.reap(list(self.children))
-            reap_descendants()
+            self.reap_all()
+
+    def reap_all(self) -> None:
+        """On the way out: kill and wait for every seat, each on its own (a seat frozen in its group dies only
+        once the referee, or its lease's janitor if the referee is dead, thaws it; one that stays frozen past
+        the wait is left to them), then for everything else this subreaper adopted."""
+        for pid in list(self.children):
+            try:
+                self.reap([pid])
+            except Exception:  # arena.sandbox.SandboxError: still frozen; its janitor thaws and kills it
+                self.children.pop(pid, None)
+        reap_descendants()
 
     def spawn(self, request: dict[str, Any], fd: int | None) -> dict[str, Any]:
         """Start one seat of one match; the seat never returns here."""
@@ -177,7 +189,7 @@ class Zygote:
         return {"pid": box.pid, "box": box.to_json()}
 
     def _spawn_isolated(self, request: dict[str, Any], fd: int) -> dict[str, Any]:
-        folder = tempfile.mkdtemp(prefix="arena-agent-")
+        folder = tempfile.mkdtemp(prefix=f"arena-{self.lease}-agent-" if self.lease else "arena-agent-")
         try:
             pid = os.fork()
         except OSError:
@@ -390,13 +402,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--require", choices=("none", "partial", "full"), default="none")
     parser.add_argument("--temp-root", default=None, help="the folder a confined zygote may write in")
     parser.add_argument("--workdir", default=None, help="the referee's working directory (never readable)")
+    parser.add_argument("--lease", default="", help="the referee's lease token: names the seats' folders")
     args = parser.parse_args(argv)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the referee's to handle
     make_subreaper()
     control = socket.socket(fileno=args.control)
     plugin = PluginSource.from_json(json.loads(args.plugin))
     try:
-        zygote = Zygote(control, plugin, args.require, args.temp_root, args.workdir)
+        zygote = Zygote(control, plugin, args.require, args.temp_root, args.workdir, args.lease)
     except Exception as error:  # arena.sandbox.SandboxError above all: one line for the referee
         control.send(json.dumps({"ready": False, "error": one_line(error)}).encode())
         return 1

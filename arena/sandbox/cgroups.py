@@ -3,7 +3,9 @@
 Works on cgroup v1 (one hierarchy per controller, e.g. /sys/fs/cgroup/memory)
 and v2 (one unified hierarchy).  Groups are made beneath the calling
 process's own group of each hierarchy (so a limit set on the arena by its
-host still applies to every seat), named ``arena-PID-N-LABEL``.  Only an
+host still applies to every seat), named ``arena-TOKEN-N-LABEL`` after the
+calling process's lease (``arena.sandbox.lease``), which removes them if the
+process cannot.  Only an
 unconfined process with write access to the hierarchy (root, or a delegated
 v2 subtree) can make groups; ``find()`` says which controllers are usable by
 trying it once.
@@ -97,7 +99,6 @@ def find() -> Hierarchy:
                 if _can_make_group(folder):
                     v1[controller] = folder
     if v1:
-        _sweep(set(v1.values()))
         return Hierarchy("v1", v1)
     if v2_base and _can_make_group(v2_base):
         try:
@@ -106,35 +107,19 @@ def find() -> Hierarchy:
             available = set()
         bases: dict[str, str] = {name: v2_base for name in ("memory", "cpu", "pids") if name in available}
         bases["freezer"] = v2_base  # cgroup.freeze exists in every non-root v2 group
-        _sweep({v2_base})
         return Hierarchy("v2", bases)
     return Hierarchy("none", {})
-
-
-def _sweep(folders: set[str]) -> None:
-    """Remove the empty seat groups of referees that ended without reaping them (killed, crashed)."""
-    for folder in folders:
-        try:
-            names = os.listdir(folder)
-        except OSError:
-            continue
-        for name in names:
-            match = re.match(r"arena-(\d+)-\d+", name)
-            if match and not os.path.exists(f"/proc/{match.group(1)}"):
-                try:
-                    os.rmdir(os.path.join(folder, name))  # fails, harmlessly, while processes are in it
-                except OSError:
-                    pass
 
 
 def _label(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]", "_", text)[:40]
 
 
-def create(label: str, memory_mb: int | None, cpus: float, max_processes: int) -> list[str]:
-    """Make one group per usable controller with these limits; its folders (empty if none is usable)."""
+def create(prefix: str, label: str, memory_mb: int | None, cpus: float, max_processes: int) -> list[str]:
+    """Make one group per usable controller with these limits, named ``PREFIX-N-LABEL``; its folders (empty if
+    none is usable)."""
     hierarchy = find()
-    name = f"arena-{os.getpid()}-{next(_counter)}-{_label(label)}".rstrip("-")
+    name = f"{prefix.rstrip('-')}-{next(_counter)}-{_label(label)}".rstrip("-")
     folders: list[str] = []
     try:
         for base in dict.fromkeys(hierarchy.bases.values()):

@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from arena.sandbox import cgroups, confinement, kernel
+from arena.sandbox import cgroups, confinement, kernel, lease
 from arena.sandbox.capabilities import LEVELS, SandboxError
 from arena.sandbox.policy import Policy, limit_open_files
 from arena.sandbox.removal import remove_tree
@@ -281,8 +281,7 @@ def place(box: SeatBox, policy: Policy, *, parent: int, temp_root: str) -> SeatB
         raise SandboxError(f"seat process {box.pid} is gone: {error}") from None
     try:
         _verify(box, parent, temp_root, pidfd)
-        folders = cgroups.create(policy.label, policy.memory_mb, policy.cpus, policy.max_processes) \
-            if cgroups.find().bases else []
+        folders = _make_groups(policy)
         try:
             cgroups.move(folders, box.pid)
             signal.pidfd_send_signal(pidfd, START)
@@ -297,6 +296,17 @@ def place(box: SeatBox, policy: Policy, *, parent: int, temp_root: str) -> SeatB
     if box.level == "full" and not (cgroups.freezer(folders) and "memory" in cgroups.find().bases):
         level = "partial"
     return SeatBox(pid=box.pid, group=os.pathsep.join(folders) or None, temp_dir=box.temp_dir, level=level)
+
+
+def _make_groups(policy: Policy) -> list[str]:
+    """The seat's groups, named after this process's lease (which removes them should this process die)."""
+    bases = cgroups.find().bases
+    if not bases:
+        return []
+    owner = lease.current()
+    for base in dict.fromkeys(bases.values()):
+        owner.note("groups", base)
+    return cgroups.create(owner.prefix, policy.label, policy.memory_mb, policy.cpus, policy.max_processes)
 
 
 def _verify(box: SeatBox, parent: int, temp_root: str, pidfd: int) -> None:
