@@ -1,12 +1,12 @@
 """Run a ladder: fit, choose a batch of blocks, store the choice, play it, store the results; again.
 
 Each batch is chosen from one fit of every stored match (``arena.ladder.planner``) and recorded
-before a match of it is played; its matches are then played and stored in order by the tournament's
-own loop, ``MatchPlayer`` (in this process, on a local Ray or on a cluster, as ``arena run``; with the
-same start-up watch).  So the choice depends only on the store and the seed, the same on Ray as serially, and a
-run killed at any moment (``kill -9`` included) leaves the store holding a prefix of the chosen
-matches: ``--resume`` plays the rest of the chosen batch, then goes on choosing, and ends as the
-uninterrupted run would have.  After every batch each entry's rating is recorded (the history).
+before a match of it is played; its matches are then played and stored, each as it ends, by the
+tournament's own loop, ``MatchPlayer`` (in this process, on a local Ray or on a cluster, as ``arena run``;
+with the same start-up watch).  So the choice depends only on the store and the seed, the same on Ray as
+serially, and a run killed at any moment (``kill -9`` included) leaves the store holding every chosen
+match that had ended: ``--resume`` plays the rest of the chosen batch, then goes on choosing, and ends as
+the uninterrupted run would have.  After every batch each entry's rating is recorded (the history).
 """
 
 from __future__ import annotations
@@ -177,16 +177,18 @@ class _Play:
 
     def _finish_chosen(self, player: MatchPlayer) -> None:
         """Play the chosen matches the store lacks (after an interruption, or the batch just chosen)."""
-        stored = self.store.store.count()
-        if stored >= self.store.planned_count() * self.seats:
+        planned = self.store.planned_count() * self.seats
+        done = self.store.store.done_indices()  # not always a prefix: matches are stored as they end
+        missing = set(range(planned)) - done
+        if not missing:
             return
         matches: list[Match] = []
-        for block in self.store.planned(since=stored // self.seats):
+        for block in self.store.planned(since=min(missing) // self.seats):
             # A ladder table is its own group: its number keys the seating and seeds and names its ids
             # (``t0003-b05-r1``), exactly as a tournament table plays a block; a block is ``seats`` places.
             matches += [match for match in block_matches(self.seed, block.table_idx, block.table_idx, block.entries,
                                                          block.block, block.number * self.seats, self.secret)
-                        if match.index >= stored]
+                        if match.index in missing]
         # Whether a local Ray is worth starting is judged on what is surely left: the rest of the run for
         # --matches, only the chosen batch for --until settled (its budget is a bound, not a forecast).
         left = self.limit - self.store.run_matches(self.run) if self.until is None else len(matches)

@@ -3,7 +3,8 @@
 By default play starts in the driver at once; a local Ray is started in the background only for a
 run long enough to win back its start-up (``RAY_WORTH_SECONDS``), and the driver hands the rest of
 the schedule to Ray's workers (``arena.tournament.ray_pool``) when it is up.  Whatever plays them,
-the batches' rows come back in schedule order.
+the rows come back as the matches end (each match's alone from the driver, in parts from Ray's
+workers), for the caller to store at once.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+import signal
 import sys
 import threading
 import time
@@ -19,6 +21,7 @@ from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from arena.sandbox import lease
 from arena.tournament.cluster import ClusterError, connection_problem
 from arena.tournament.errors import TournamentError
 from arena.tournament.playing import Worker, play_scheduled_match
@@ -45,18 +48,48 @@ def ray_is_running() -> bool:
 
 
 def init_ray(address: str | None, workers: int | None) -> None:
-    """Start a local Ray on ``workers`` cores (default: all), or join the cluster at ``address``."""
+    """Start a local Ray on ``workers`` cores (default: all), or join the cluster at ``address``.
+
+    A local Ray is this process's to stop: its session folder is leased (``arena.sandbox.lease``), so that
+    if this process dies before ``stop_local_ray``, its janitor ends every process of that Ray.  Ray's own
+    handler for SIGTERM is not kept: the run's (``arena.cli.stopping``) says what was stored, then stops Ray.
+    """
     import ray
 
-    if address is None:
-        # "local": a new Ray of our own, never a cluster someone else started on this machine
-        # (a bare ray.init() joins the last `ray start` recorded in Ray's temp folder).  Ray runs its
-        # workers 15 steps nicer than the driver by default; here the workers do the run's work, so they
-        # keep the driver's priority (on shared cores, nice 15 left them a fraction of a serial run's share).
-        ray.init(address="local", num_cpus=workers or os.cpu_count(), include_dashboard=False, log_to_driver=False,
-                 configure_logging=False, _system_config={"worker_niceness": WORKER_NICENESS})
-    else:
-        ray.init(address=address, log_to_driver=False, configure_logging=False)
+    handlers = {number: signal.getsignal(number) for number in (signal.SIGTERM, signal.SIGINT)} \
+        if threading.current_thread() is threading.main_thread() else {}
+    try:
+        if address is None:
+            lease.current().note("processes", local_ray_sessions())
+            # "local": a new Ray of our own, never a cluster someone else started on this machine
+            # (a bare ray.init() joins the last `ray start` recorded in Ray's temp folder).  Ray runs its
+            # workers 15 steps nicer than the driver by default; here the workers do the run's work, so they
+            # keep the driver's priority (on shared cores, nice 15 left them a fraction of a serial run's share).
+            ray.init(address="local", num_cpus=workers or os.cpu_count(), include_dashboard=False,
+                     log_to_driver=False, configure_logging=False, _system_config={"worker_niceness": WORKER_NICENESS})
+        else:
+            ray.init(address=address, log_to_driver=False, configure_logging=False)
+    finally:
+        for number, handler in handlers.items():
+            if handler is not None:
+                signal.signal(number, handler)
+
+
+def local_ray_sessions() -> str:
+    """The session folders (a glob pattern) of a local Ray this process starts: Ray names each
+    ``session_DATE_PID`` after the process that starts it, in its temporary folder."""
+    temp = os.environ.get("RAY_TMPDIR") or os.environ.get("TMPDIR") or "/tmp"
+    return os.path.join(temp, "ray", f"session_*_{os.getpid()}")
+
+
+def stop_local_ray() -> None:
+    """Stop the local Ray this process started, and end whatever of it outlives ``ray.shutdown`` (its agents)."""
+    import ray
+
+    try:
+        ray.shutdown()
+    finally:
+        lease.current().end_processes(local_ray_sessions())
 
 
 class RayStart:
@@ -96,20 +129,20 @@ class RayStart:
 
     def stop(self, log: TextIO) -> None:
         """Stop Ray once its start is over (Ray's messages meanwhile to ``log``), then end the thread."""
-        import ray
-
         self.over.wait()
         try:
-            if self.error is None:
-                with all_output_to(log):
-                    ray.shutdown()
+            with all_output_to(log):
+                if self.error is None:
+                    stop_local_ray()
+                else:  # a start that failed half-way may have left processes
+                    lease.current().end_processes(local_ray_sessions())
         finally:
             self.stopped.set()
             self.thread.join()
 
 
 class Execution:
-    """Plays the batches, in schedule order, serially, on Ray, or in the driver first while a local Ray starts.
+    """Plays the batches serially, on Ray, or in the driver first while a local Ray starts; rows as they end.
 
     ``workers=None`` without an ``address`` (the default) starts in the driver at once and starts a local Ray
     in the background only when the matches left would take ``RAY_WORTH_SECONDS`` or more in the driver (at
@@ -138,10 +171,11 @@ class Execution:
 
     def play(self, context: Mapping[str, Any], batches: Iterator[list[dict[str, Any]]], pending: int
              ) -> Iterator[list[dict[str, Any]]]:
-        """Yield the store rows of every batch, in schedule order."""
+        """Yield the store rows of the batches as they are played: each match's alone when the driver plays it,
+        in parts from Ray's workers (``ray_pool.play_on_ray``), in whatever order they finish."""
         if self.serial:
             for batch in batches:
-                yield self._play_in_driver(context, batch, lambda: False)
+                yield from self._play_in_driver(context, batch, lambda: False)
             return
         if self.workers is None and self.address is None and not ray_is_running():
             batches = yield from self._head_start(context, batches, pending)
@@ -149,21 +183,20 @@ class Execution:
                 return  # played to the end in the driver
             if not self._start.wait():  # Ray could not start (the Ray log says why): the driver plays on
                 for batch in batches:
-                    yield self._play_in_driver(context, batch, lambda: False)
+                    yield from self._play_in_driver(context, batch, lambda: False)
                 return
         yield from self._on_ray(context, batches)
 
     def _play_in_driver(self, context: Mapping[str, Any], batch: Sequence[Mapping[str, Any]],
-                        stop: Callable[[], bool]) -> list[dict[str, Any]]:
-        """Play ``batch`` in this process until ``stop()`` says so before a match; the rows played."""
+                        stop: Callable[[], bool]) -> Iterator[list[dict[str, Any]]]:
+        """Play ``batch`` in this process until ``stop()`` says so before a match, yielding each match's row."""
         worker = Worker.for_plugins(context["plugins_dir"])
-        rows = []
         for match in batch:
             if stop():
                 break
-            rows.append(play_scheduled_match(context["config"], worker.registry, match, worker.host))
+            row = play_scheduled_match(context["config"], worker.registry, match, worker.host)
             self.in_driver += 1
-        return rows
+            yield [row]
 
     def _head_start(self, context: Mapping[str, Any], batches: Iterator[list[dict[str, Any]]], pending: int
                     ) -> Generator[list[dict[str, Any]], None, Iterator[list[dict[str, Any]]]]:
@@ -174,11 +207,12 @@ class Execution:
         ray_is_up = lambda: self._start is not None and self._start.ready()  # noqa: E731
         for batch in batches:
             started = time.perf_counter()
-            rows = self._play_in_driver(context, batch, ray_is_up)
-            if rows:
+            played = 0
+            for rows in self._play_in_driver(context, batch, ray_is_up):
+                played += 1
                 yield rows
-            if len(rows) < len(batch):
-                return itertools.chain([batch[len(rows):]], batches)
+            if played < len(batch):
+                return itertools.chain([batch[played:]], batches)
             seconds_left = (pending - self.in_driver) * (time.perf_counter() - started) / len(batch)
             if self._start is None and seconds_left >= RAY_WORTH_SECONDS and (os.cpu_count() or 1) > 1:
                 self._log = self._exit.enter_context(ray_output_to(self.log_path))
@@ -218,4 +252,7 @@ class Execution:
             self._start.stop(self._log)
             return
         with all_output_to(self._log):
-            ray.shutdown()
+            if self.address is None:
+                stop_local_ray()
+            else:
+                ray.shutdown()

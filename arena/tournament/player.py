@@ -3,13 +3,16 @@
 ``run_tournament`` plays a schedule fixed by its config; a ladder chooses its next blocks from the
 results stored so far.  Both hand their matches to a ``MatchPlayer``: the backends (the driver, a local
 Ray brought in for a long run, ``workers``, a cluster at ``address``: ``arena.tournament.execution``),
-the batches, and the commit of each batch in order: each worker's agent versions checked against the
-driver's, the start-up watch (an entry that fails to start in its first ``max_startup_faults`` matches
-stops the run), the store, and the reporter plugins, told of each match once it is stored.
+the batches, and the commit of each match as soon as it comes back, in whatever order the workers
+finish them (so that a stop loses only the matches being played; readers sort by schedule position):
+each worker's agent versions checked against the driver's, the store, then, in the order the matches
+were asked for, the start-up watch (an entry that fails to start in its first ``max_startup_faults``
+matches stops the run) and the reporter plugins, told of each match once it is stored.
 """
 
 from __future__ import annotations
 
+import collections
 import json
 import os
 import zlib
@@ -127,27 +130,32 @@ class MatchPlayer:
         return self.execution.in_driver
 
     def play(self, matches: Iterable[Match], count: int, expected: int, total: int) -> Iterator[list[dict[str, Any]]]:
-        """Play the ``count`` ``matches``, commit each batch in order, and yield its rows once stored.
+        """Play the ``count`` ``matches``, store each as soon as it comes back, and yield the rows stored.
 
         ``expected`` is how many matches the caller will ask for in all from this call on, which decides
         (with the pace so far) whether a local Ray is worth starting; ``total`` is what the stop message
-        counts stored matches against.  Raises ``TournamentError`` (one line) when a worker played another
-        version of an entry's agent, or when an entry reaches the start-up limit (the batch's matches before
-        that one are stored: the store stays a prefix of the matches asked for).
+        counts stored matches against.  Rows come back in whatever order the workers finish them and are
+        stored at once (reads sort by schedule position); the start-up watch and the reporter plugins see
+        them in the order asked.  Raises ``TournamentError`` (one line) when a worker played another version
+        of an entry's agent, or when an entry reaches the start-up limit: the matches asked before that one
+        are stored, it and those after it are not, unless another worker had already finished them.
         """
         if count == 0:
             return  # nothing to play: no Ray is started for it
-        chosen = batches(iter(matches), count, self.parallel)
+        order = InOrder()
+        chosen = batches(order.note(iter(matches)), count, self.parallel)
         # The execution weighs what the driver played over every call against what was pending in all.
         pending = max(expected, count) + self.execution.in_driver
         for rows in self.execution.play(self.context, chosen, pending):
             _check_worker_versions(rows, self.versions)
-            failure = self.watch.first_failure(rows)
+            released = order.arrive(rows)  # the rows whose turn has come, in the order asked
+            failure = self.watch.first_failure(released)
             if failure is not None:
-                self.store.add(rows[:failure.position])
+                barred = {row["idx"] for row in released[failure.position:]}
+                self.store.add([row for row in rows if row["idx"] not in barred])
                 raise TournamentError(failure.message(self.store.count(), total))
             self.store.add(rows)
-            self._report(rows)
+            self._report(released)
             yield rows
 
     def _report(self, rows: Sequence[Mapping[str, Any]]) -> None:
@@ -156,6 +164,29 @@ class MatchPlayer:
             return
         for row in rows:
             self.manager.match_finished(json.loads(zlib.decompress(row["record"])))
+
+
+class InOrder:
+    """Puts rows that come back in any order into the order their matches were asked for."""
+
+    def __init__(self) -> None:
+        self.asked: collections.deque[int] = collections.deque()  # schedule positions handed out, not yet released
+        self.waiting: dict[int, dict[str, Any]] = {}  # rows that came back before their turn
+
+    def note(self, matches: Iterator[Match]) -> Iterator[Match]:
+        """Pass ``matches`` through, noting the order in which they are handed out."""
+        for match in matches:
+            self.asked.append(match.index)
+            yield match
+
+    def arrive(self, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Take rows that came back; the rows (these or earlier ones) whose turn has now come, in order."""
+        for row in rows:
+            self.waiting[row["idx"]] = row
+        released = []
+        while self.asked and self.asked[0] in self.waiting:
+            released.append(self.waiting.pop(self.asked.popleft()))
+        return released
 
 
 def _check_worker_versions(rows: Sequence[Mapping[str, Any]], versions: Mapping[str, Mapping[str, str]]) -> None:

@@ -23,6 +23,12 @@ MAX_BATCH = 64
 """Most matches in one batch: enough to make the cost of handing out a batch (a fraction of a
 millisecond on a Ray worker) small next to the matches, few enough that the workers finish together."""
 
+PART_SECONDS = 0.05
+"""A Ray worker sends what it has played back to the driver, to be stored, at least this often (and at the end of
+its batch): every slower match as soon as it ends, quicker ones together, since each part costs about half a
+millisecond of wall time (benchmarks/tournament.py).  So a stopped run loses at most the matches being played and
+those its workers finished in the last ``PART_SECONDS``.  The driver stores the matches it plays one by one."""
+
 BATCHES_PER_WORKER = 2
 """Batch size is what is left to play over this many batches per worker (at most ``MAX_BATCH``): batches
 shrink towards the end of a run, so that the workers finish together instead of one waiting on the
@@ -66,10 +72,26 @@ class Worker:
         return cls.cached[plugins_dir]
 
 
-def play_batch(context: Mapping[str, Any], batch: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Play a batch of matches described by plain data; return their store rows."""
+def play_each(context: Mapping[str, Any], batch: Sequence[Mapping[str, Any]]) -> Iterator[dict[str, Any]]:
+    """Play a batch of matches described by plain data, yielding each one's store row as soon as it is played."""
     worker = Worker.for_plugins(context["plugins_dir"])
-    return [play_scheduled_match(context["config"], worker.registry, match, worker.host) for match in batch]
+    for match in batch:
+        yield play_scheduled_match(context["config"], worker.registry, match, worker.host)
+
+
+def play_in_parts(context: Mapping[str, Any], batch: Sequence[Mapping[str, Any]],
+                  seconds: float = PART_SECONDS) -> Iterator[list[dict[str, Any]]]:
+    """Play a batch, yielding the rows played so far whenever ``seconds`` have passed since the last part (and
+    the last rows at the end): a match slower than that is a part of its own, quick ones go together."""
+    part: list[dict[str, Any]] = []
+    since = time.perf_counter()
+    for row in play_each(context, batch):
+        part.append(row)
+        if time.perf_counter() - since >= seconds:
+            yield part
+            part, since = [], time.perf_counter()
+    if part:
+        yield part
 
 
 def play_scheduled_match(

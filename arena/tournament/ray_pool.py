@@ -2,9 +2,10 @@
 
 One actor (``MatchWorker``) per CPU of every node, pinned to its node, plays batch after batch in
 its own process: it loads the plugins and starts its zygotes once (``playing.Worker``), and
-returns each batch's rows as one compressed blob, which the driver unpacks and stores.  Actor
-calls skip the lease and scheduling of a Ray task, so a batch costs a fraction of a millisecond
-beyond its matches.  Each actor holds up to ``DEPTH`` batches: when it returns one, the driver
+sends each batch's rows back as they are played, in compressed parts (a Ray generator: a slow
+match alone, quick ones together, ``playing.PART_SECONDS``), which the driver unpacks and stores
+at once.  Actor calls skip the lease and scheduling of a Ray task, so a batch costs a fraction of
+a millisecond beyond its matches.  Each actor holds up to ``DEPTH`` batches: when it returns one, the driver
 hands it the next one of the schedule, so work goes to whichever worker is free, and a fast
 worker is never idle waiting for the driver.
 
@@ -12,9 +13,9 @@ The actors outlive a run (``pool``): a later run on the same Ray reuses them, wa
 workers were reused before.  They hold no CPU between calls (Ray's default for actors: one CPU
 to place, none to run), so other work on the same Ray is never blocked by an idle pool.
 
-A worker that dies (its node lost, its process killed) loses the batches it held; they go back
-to the front of the queue for the other workers, at most ``RAY_TASK_RETRIES`` times each, and
-the store's primary key guarantees that nothing is counted twice.
+A worker that dies (its node lost, its process killed) loses the matches it had not sent back;
+they go back to the front of the queue for the other workers, at most ``RAY_TASK_RETRIES`` times
+per batch, and the store's primary key guarantees that nothing is counted twice.
 """
 
 from __future__ import annotations
@@ -24,13 +25,16 @@ import os
 import pickle
 import zlib
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from typing import Any, cast
 
 from arena.tournament.errors import TournamentError
-from arena.tournament.playing import Worker, play_batch
+from arena.tournament.playing import Worker, play_in_parts
 
 DEPTH = 2
 """Batches each worker holds at once: the one it plays and the next, so that it never waits for the driver."""
+
+LOOKAHEAD = 4 * DEPTH
+"""How many batches per worker the work may run ahead of the earliest batch not yet played to its end."""
 
 RAY_TASK_RETRIES = 3
 """How often a batch whose worker died is handed to another worker before the run gives up."""
@@ -42,11 +46,13 @@ Rows = list[dict[str, Any]]
 
 
 class MatchWorker:
-    """A Ray actor that plays batches of matches in its own process and returns their rows compressed."""
+    """A Ray actor that plays batches of matches in its own process and sends their rows back compressed."""
 
-    def play(self, context: Mapping[str, Any], batch: list[dict[str, Any]]) -> bytes:
-        """Play ``batch`` (plain data) under ``context``; the rows as ``pack_rows`` packs them."""
-        return pack_rows(play_batch(context, batch))
+    def play(self, context: Mapping[str, Any], batch: list[dict[str, Any]]) -> Iterator[bytes]:
+        """Play ``batch`` (plain data) under ``context``, sending its rows back in parts as they are played
+        (``playing.play_in_parts``: a Ray generator, each part packed by ``pack_rows``)."""
+        for part in play_in_parts(context, batch):
+            yield pack_rows(part)
 
     def warm(self, plugins_dir: str | None) -> int:
         """Load the plugins and start the zygotes ahead of the first batch; this process's id."""
@@ -116,12 +122,15 @@ def forget_pools() -> None:
     _pools.clear()
 
 
-def play_on_ray(context: Mapping[str, Any], batches: Iterator[Rows], driver: Callable[[Rows], Rows] | None = None
-                ) -> Iterator[Rows]:
-    """Play batches on the pool's workers and yield their rows in schedule order, whatever order they finish in.
+def play_on_ray(context: Mapping[str, Any], batches: Iterator[Rows],
+                driver: Callable[[Rows], Iterator[Rows]] | None = None) -> Iterator[Rows]:
+    """Play batches on the pool's workers and yield their rows as they come back, part by part, in whatever order
+    the workers finish them (each worker sends its batch's rows in parts: ``MatchWorker.play``).
 
-    With ``driver``, batches are also played in this process by ``driver`` as long as no batch has come back
-    from a worker (the workers are still starting), so that the driver's core does not sit idle.
+    With ``driver``, batches are also played in this process by ``driver`` (which yields the rows of each match
+    as it ends) as long as no part has come back from a worker (the workers are still starting), so that the
+    driver's core does not sit idle.  Work goes at most ``LOOKAHEAD`` batches per worker past the earliest batch
+    not yet finished, so that the caller, which puts rows back in schedule order, holds a bounded number.
     """
     import ray
 
@@ -129,26 +138,26 @@ def play_on_ray(context: Mapping[str, Any], batches: Iterator[Rows], driver: Cal
     if not workers:
         raise TournamentError("the Ray cluster has no CPU to play on")
     context_ref = ray.put(dict(context))
-    held: dict[Any, tuple[Any, int, Rows]] = {}  # call -> (worker, position, batch)
+    held: dict[Any, _Held] = {}  # a worker's generator of parts -> what it plays
     load = {id(worker): 0 for worker in workers}
-    retry: collections.deque[tuple[int, Rows]] = collections.deque()  # batches of dead workers, first
+    retry: collections.deque[tuple[int, Rows]] = collections.deque()  # unplayed rest of dead workers' batches
     lost: collections.Counter[int] = collections.Counter()
-    finished: dict[int, Rows] = {}
-    submitted = committed = 0
+    unfinished: set[int] = set()  # positions of the batches handed out and not yet played to the end
+    submitted = 0
     exhausted = False
-    limit = 4 * DEPTH * len(workers)  # finished batches wait for their turn: bound how far ahead work goes
 
     def next_batch() -> tuple[int, Rows] | None:
         nonlocal submitted, exhausted
         if retry:
             return retry.popleft()
-        if exhausted or submitted - committed >= limit:
+        if exhausted or (unfinished and submitted - min(unfinished) >= LOOKAHEAD * len(workers)):
             return None
         batch = next(batches, None)
         if batch is None:
             exhausted = True
             return None
         submitted += 1
+        unfinished.add(submitted - 1)
         return submitted - 1, batch
 
     while True:
@@ -157,7 +166,7 @@ def play_on_ray(context: Mapping[str, Any], batches: Iterator[Rows], driver: Cal
                 item = next_batch()
                 if item is None:
                     break
-                held[worker.play.remote(context_ref, item[1])] = (worker, *item)
+                held[worker.play.remote(context_ref, item[1])] = _Held(worker, *item)
                 load[id(worker)] += 1
         if not held:
             if retry or not exhausted:
@@ -167,28 +176,47 @@ def play_on_ray(context: Mapping[str, Any], batches: Iterator[Rows], driver: Cal
         if not ready and driver is not None:  # the workers are not there yet: the driver plays meanwhile
             item = next_batch()
             if item is not None:
-                finished[item[0]] = driver(item[1])
+                yield from driver(item[1])
+                unfinished.discard(item[0])
                 continue
             ready, _ = ray.wait(list(held), num_returns=1)
         driver = None if ready else driver
-        for call in ready:
-            worker, position, batch = held.pop(call)
-            load[id(worker)] -= 1
+        for parts in ready:
+            work = held[parts]
             try:
-                finished[position] = unpack_rows(ray.get(call))
-            except ray.exceptions.RayActorError as error:  # the worker died: its batches go to the others
-                workers = [other for other in workers if other is not worker]
-                _drop(context["plugins_dir"], worker)
-                lost[position] += 1
-                if lost[position] > RAY_TASK_RETRIES:
-                    raise TournamentError(f"batch {position} was lost {lost[position]} times: {_cause(error)}"
-                                          ) from None
-                retry.append((position, batch))
+                rows = unpack_rows(ray.get(next(cast(Any, parts))))
+            except StopIteration:  # the batch is played to its end
+                del held[parts]
+                load[id(work.worker)] -= 1
+                unfinished.discard(work.position)
+                continue
+            except ray.exceptions.RayActorError as error:  # the worker died: the rest of its batch goes elsewhere
+                del held[parts]
+                workers = [other for other in workers if other is not work.worker]
+                _drop(context["plugins_dir"], work.worker)
+                lost[work.position] += 1
+                if lost[work.position] > RAY_TASK_RETRIES:
+                    raise TournamentError(f"batch {work.position} was lost {lost[work.position]} times: "
+                                          f"{_cause(error)}") from None
+                retry.append((work.position, work.batch[work.received:]))
+                continue
             except ray.exceptions.RayTaskError as error:
                 raise TournamentError(f"a match failed on a worker: {_cause(error)}") from None
-        while committed in finished:
-            yield finished.pop(committed)
-            committed += 1
+            work.received += len(rows)
+            yield rows
+
+
+class _Held:
+    """A batch a worker is playing: the worker, the batch's place among the batches, and how many of its
+    matches have come back (a retry plays only the rest)."""
+
+    __slots__ = ("batch", "position", "received", "worker")
+
+    def __init__(self, worker: Any, position: int, batch: Rows) -> None:
+        self.worker = worker
+        self.position = position
+        self.batch = batch
+        self.received = 0
 
 
 def _cause(error: Exception) -> str:

@@ -1,4 +1,4 @@
-"""Run a tournament: play the schedule's missing matches, serially or on Ray, and store them in order.
+"""Run a tournament: play the schedule's missing matches, serially or on Ray, and store each as it ends.
 
 By default play starts in the driver at once; a local Ray is started in the
 background only for a run long enough to win back its start-up, and the driver
@@ -7,17 +7,20 @@ and commits is ``player.MatchPlayer``, which the ladder uses too.  Work goes
 out in batches of matches described by plain data (the config as
 JSON, match ids and seeds: never live plugin objects); each worker process
 loads the plugins itself and keeps them, with its zygote for isolated agents,
-for every batch it plays.  Finished batches are committed in schedule order,
-not completion order, so fast matches bias nothing and an interrupted run
-leaves a prefix-consistent store that ``resume`` completes.  The batches of a
-Ray worker or node that dies go to the other workers (``ray_pool``); the
-store's primary key guarantees that no match is ever counted twice.
+for every batch it plays.  Every match is committed as soon as it comes back
+(``playing.PART_SECONDS``), whatever order the workers finish in, so a stopped
+run loses only the matches being played, and ``resume`` plays exactly the
+missing ones.  Order is kept where it is read: the store yields its rows by
+schedule position, so fast matches bias nothing and the results are the same
+serially or on Ray.  The unplayed matches of a Ray worker or node that dies go
+to the other workers (``ray_pool``); the store's primary key guarantees that no
+match is ever counted twice.
 
 Before anything is played the driver checks every entry's options against
 its agent's declaration and binds each entry's version and plugin files hash
 to the store (a changed one refuses ``resume``).  Reporter plugins hear each
-match on the driver, after it is committed, in schedule order: a batch played
-again is committed once, so it is reported once.  An entry that fails to
+match on the driver, after it is committed, in the order the matches were asked
+for: a match played again is committed once, so it is reported once.  An entry that fails to
 start in its first ``max_startup_faults`` matches in a row stops the run.
 """
 

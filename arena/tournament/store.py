@@ -3,9 +3,11 @@
 ``leaderboards/<name>/results.sqlite`` holds the config the tournament was
 started with and one row per finished match: its place in the schedule, block,
 seats, agents, seed, per-seat scores and ranks, faults, timings and the
-compressed match record.  Rows are committed in schedule order, each batch in
-one transaction, so a run killed at any moment (``kill -9`` included) leaves a
-prefix-consistent store that ``--resume`` completes.
+compressed match record.  Each match is committed as it ends (a few at once when
+a Ray worker sends several), so a run killed at any moment (``kill -9`` included)
+keeps every match that had ended, and ``--resume`` plays only the missing ones;
+readers get the rows sorted by their place in the schedule, whatever order they
+were stored in.
 
 A store is created whole or not at all (built under a temporary name, then
 linked into place) with its format version and a random secret key, the key
