@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 
 from arena import __version__
-from arena.cli import cards, check_agent, common, doctor, ladder, listing, play, replay, results, run
+from arena.cli import cards, check_agent, common, doctor, ladder, listing, play, replay, results, run, stopping
 from arena.tournament.store import StoreError
 
 SUBCOMMANDS = (run, results, ladder, play, replay, cards, listing, check_agent, doctor)
@@ -52,17 +52,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     if extras and not getattr(args, "takes_game_options", False):
         parser.error(f"unrecognized arguments: {' '.join(extras)}")
     args.game_flags = extras  # `arena play GAME --NAME VALUE`: the game's own options, read by the game
+    stopping.install()
+    if args.command != "doctor":  # the doctor lists what ended runs left before removing it (--clean)
+        stopping.sweep()
     try:
         return int(args.run(args) or 0)
     except common.CliError as error:
-        print(f"arena: error: {error}", file=sys.stderr)
+        stopping.say(f"arena: error: {error}")
         return error.status
     except sqlite3.DatabaseError as error:  # a store damaged after it was opened (truncated, overwritten)
         print(f"arena: error: the results store is damaged: {' '.join(str(error).split())[:200]}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        print("arena: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as interrupt:  # Ctrl-C, SIGTERM or SIGHUP (arena.cli.stopping)
+        stopping.say(f"arena: {stopping.describe(interrupt)}")
+        return stopping.exit_status(interrupt)
     except StoreError as error:  # a store damaged or altered in a way found only while reading it
         print(f"arena: error: {error}", file=sys.stderr)
         return 1

@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from arena.cli.common import add_command, print_json
-from arena.sandbox import Capabilities, cgroups, probe
+from arena.sandbox import Capabilities, cgroups, lease, probe
 
 
 def add_parsers(subparsers: argparse._SubParsersAction) -> None:
@@ -21,11 +21,17 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
             "mode will use here: trusted (in the referee's process), isolated (a forked process with "
             "rlimits) and sandboxed (the full sandbox), and which is the default for third-party agents "
             "(the strongest available). docs/security.md explains each layer.\n\n"
+            "It also lists what ended arena processes left behind (seats, zygotes, seat groups and temporary "
+            "folders of a run killed together with its janitor); --clean removes it. Only what belongs to a "
+            "process that is gone is listed, proven by a lock it held, never what a running arena uses (every "
+            "other arena command removes it on its way too).\n\n"
             "Exit status: 0 (the report is the result, whatever the machine offers)."
         ),
-        examples=("arena doctor", "arena doctor --json"),
+        examples=("arena doctor", "arena doctor --json", "arena doctor --clean"),
     )
     parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument("--clean", action="store_true",
+                        help="remove what ended arena processes left behind (never what a running one uses)")
     parser.set_defaults(run=run_doctor)
 
 
@@ -79,13 +85,27 @@ def third_party_default(capabilities: Capabilities) -> str:
     return "sandboxed (partial)" if level == "partial" else "isolated"
 
 
+def leftovers(clean: bool) -> list[dict[str, Any]]:
+    """What ended arena processes left behind (removed first with ``clean``): one entry per lease."""
+    try:
+        found = lease.sweep() if clean else lease.stale()
+    except OSError:
+        return []
+    return [{"pid": stale.pid, "lease": stale.token, "processes": list(stale.found.processes),
+             "groups": list(stale.found.groups), "frozen_groups": stale.found.frozen,
+             "folders": list(stale.found.folders), "removed": clean}
+            for stale in found if not stale.found.empty()]
+
+
 def run_doctor(args: argparse.Namespace) -> int:
     """Print the report."""
     capabilities = probe()
     table = modes(capabilities)
     default = third_party_default(capabilities)
+    left = leftovers(args.clean)
     if args.json:
-        print_json({"capabilities": capabilities.to_json(), "modes": table, "third_party_default": default})
+        print_json({"capabilities": capabilities.to_json(), "modes": table, "third_party_default": default,
+                    "left_behind": left})
         return 0
     print("Sandbox features on this machine:")
     for line in capabilities.describe():
@@ -103,4 +123,16 @@ def run_doctor(args: argparse.Namespace) -> int:
     if capabilities.level != "full":
         print("isolation = \"sandboxed\" refuses to start here; docs/security.md says what each missing "
               "feature would stop")
+    print()
+    if not left:
+        print("left behind by ended arena processes: nothing")
+    for entry in left:
+        found = lease.Found(tuple(entry["processes"]), tuple(entry["groups"]), entry["frozen_groups"],
+                            tuple(entry["folders"]))
+        verb = "removed" if entry["removed"] else "left"
+        print(f"{verb} by an ended arena process (pid {entry['pid']}, lease {entry['lease']}): {found.describe()}")
+        for path in (*entry["groups"], *entry["folders"]):
+            print(f"  {path}")
+    if left and not args.clean:
+        print("remove it with 'arena doctor --clean' (any other arena command also removes it on its way)")
     return 0

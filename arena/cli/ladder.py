@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
 from rich.table import Table
 
+from arena.cli import stopping
 from arena.cli.common import (
     CliError,
     add_command,
@@ -198,9 +199,9 @@ def run_run(args: argparse.Namespace) -> int:
                                  address=args.address, on_progress=update)
     except (LadderError, StoreError, TournamentError) as error:
         raise CliError(str(error), status=1) from None
-    except KeyboardInterrupt:
-        raise CliError(f"interrupted; run 'arena ladder run {_name(target)} --resume' to finish the run",
-                       status=130) from None
+    except KeyboardInterrupt as interrupt:  # Ctrl-C, SIGTERM or SIGHUP: the run's clean-up has run
+        raise CliError(f"{stopping.describe(interrupt)}; run 'arena ladder run {_name(target)} --resume' to finish "
+                       "the run", status=stopping.exit_status(interrupt)) from None
     published = publish_leaderboard(args, summary.ladder.config.tournament)
     if args.json:
         print_json({**summary_json(summary), "files": {name: str(path) for name, path in published.files.items()}})

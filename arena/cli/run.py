@@ -10,6 +10,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 
+from arena.cli import stopping
 from arena.cli.common import (
     CliError,
     add_command,
@@ -91,9 +92,10 @@ def run(args: argparse.Namespace) -> int:
         summary = _run_with_display(config, args, console, quiet=args.json, seen=seen)
     except (StoreError, TournamentError) as error:
         raise CliError(str(error), status=1) from None
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as interrupt:  # Ctrl-C, SIGTERM or SIGHUP: the run's clean-up has run
         stored = f"{seen[-1].done} of {seen[-1].total} matches are stored" if seen else "nothing new was stored"
-        raise CliError(f"interrupted: {stored}; run '{resume_command(args)}' to play the rest", status=130) from None
+        raise CliError(f"{stopping.describe(interrupt)}: {stored}; run '{resume_command(args)}' to play the rest",
+                       status=stopping.exit_status(interrupt)) from None
     board = publish_leaderboard(args, config)
     if args.json:
         print_json(summary_json(config, summary, board))

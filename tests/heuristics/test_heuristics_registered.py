@@ -47,6 +47,12 @@ def test_a_heuristic_named_for_the_other_game_is_refused_in_one_line(
                    "--plugins-dir", str(tmp_path)])
     err = capsys.readouterr().err
     assert status == 2
-    assert ('wrong.toml: agents[0].name: agent "sniper" does not play lorum (it plays: lovat; agents for lorum: '
-            "bold, cautious, greedy, mixed, point-shy, random, search)") in err
     assert len(err.strip().splitlines()) == 1
+    start = 'wrong.toml: agents[0].name: agent "sniper" does not play lorum (it plays: lovat; agents for lorum: '
+    assert start in err and err.rstrip().endswith(")"), err
+    # Every installed agent that plays Lorum is offered (a user may have installed more), sorted, and no
+    # Lovat-only heuristic.
+    offered = err[err.index(start) + len(start):err.rindex(")")].split(", ")
+    assert offered == sorted(offered)
+    assert {"bold", "cautious", "greedy", "mixed", "point-shy", "random", "search"} <= set(offered)
+    assert not {"sniper", "counting", "hoarder"} & set(offered)
