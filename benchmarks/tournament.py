@@ -44,6 +44,7 @@ results store in a temporary folder.
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 import time
@@ -60,8 +61,10 @@ from arena.plugins import load_registry
 from arena.referee import Limits, SeatPlan, play_match
 from arena.tournament.config import TournamentConfig, config_from_dict, load_config
 from arena.tournament.execution import init_ray
+from arena.tournament.playing import MAX_BATCH
 from arena.tournament.ray_pool import worker_pids
 from arena.tournament.runner import run_tournament
+from arena.tournament.store import Store
 
 clock = common.cpu_clock
 """The clock of the single-process overhead figures (CPU time, see ``common.cpu_clock``)."""
@@ -194,6 +197,36 @@ def overhead(registry: Any, size: dict[str, int], folder: Path) -> dict[str, flo
     return {key: common.median(values) for key, values in samples.items()}
 
 
+def commit_cost(registry: Any, size: dict[str, int], folder: Path) -> dict[str, float]:
+    """CPU seconds per match of storing matches one transaction each (as runs do now, so that a stop loses only
+    the matches being played) and in transactions of ``MAX_BATCH`` (as whole batches were stored before)."""
+    config = make_config("commits", 1, registry)
+    summary = run_tournament(config, leaderboards=folder / "commit-source", plugins_dir=None, workers=1)
+    columns = ("idx", "id", "block_id", "table_idx", "block", "rotation", "deal_seed", "agents", "scores", "ranks",
+               "faults", "think_seconds", "wall_seconds", "record")
+    with Store.open_readonly(summary.store) as source:
+        rows = [dict(zip(columns, row, strict=True))
+                for row in source.db.execute(f"SELECT {', '.join(columns)} FROM matches")]
+    for row in rows:  # stored as JSON text; Store.add takes them as the players give them
+        for key in ("agents", "scores", "ranks", "faults", "think_seconds"):
+            row[key] = json.loads(row[key])
+    count = size["overhead_matches"]
+    samples: dict[str, list[float]] = {"single": [], "batched": []}
+    for repeat in range(size["repeats"]):
+        for kind in samples:
+            with Store(folder / f"commits-{kind}-{repeat}" / "results.sqlite") as store:
+                copies = [{**rows[index % len(rows)], "idx": index, "id": f"m{index}"} for index in range(count)]
+                started = clock()
+                if kind == "single":
+                    for row in copies:
+                        store.add([row])
+                else:
+                    for start in range(0, count, MAX_BATCH):
+                        store.add(copies[start:start + MAX_BATCH])
+                samples[kind].append((clock() - started) / count)
+    return {kind: common.median(values) for kind, values in samples.items()}
+
+
 def scaling(registry: Any, size: dict[str, int], folder: Path, workers: int) -> dict[str, dict[str, float]]:
     """Per field: median wall (and CPU) seconds of the tournament serially and on a warmed-up local Ray.
 
@@ -300,6 +333,13 @@ def measure(size: str = "default") -> list[common.Row]:
                                f"{signed_us(costs['tournament'] - costs['bare'])} over bare "
                                f"({common.ratio(costs['tournament'] / costs['bare'])})",
                                note + "; includes the SQLite results store"))
+        commits = commit_cost(registry, sizes, folder)
+        rows.append(common.Row("tournament", "storing a match in its own transaction, per match",
+                               common.us(commits["single"]),
+                               f"{signed_us(commits['single'] - commits['batched'])} over batches of {MAX_BATCH}",
+                               f"{sizes['overhead_matches']} stored Lovat 4p rows × {sizes['repeats']} repeats, CPU "
+                               "time; what committing every match as it ends costs (a stop then loses only the "
+                               "matches being played)"))
         quick = default_backend(registry, sizes, folder)  # before scaling() starts Ray in this process
         ratio = common.median(quick["ratios"])
         rows.append(common.Row(
