@@ -1,11 +1,28 @@
-"""Settings shared by the whole suite: the one hypothesis profile.
+"""Settings shared by the whole suite: the one hypothesis profile, and a suite that does not depend on what
+else is installed.
 
-Every property test runs under it; a test that needs a number of examples of its own says so next to it
+Every property test runs under the profile; a test that needs a number of examples of its own says so next to it
 (``@settings(max_examples=...)``, which keeps the rest of the profile).
+
+Agent and game packages a user installed beside arena (docs/writing-agents.md tells them to) would add
+agents to every listing and a line to every command's output; the suite blocks them
+(``ARENA_PLUGINS_BLOCK``, inherited by every command a test runs), so that it asserts the same whatever is
+installed.  A test that installs a package itself runs it with that variable dropped (``install_copy``).
 """
+
+import os
+from importlib.metadata import entry_points
 
 import pytest
 from hypothesis import HealthCheck, settings
+
+from arena.hookspecs import PROJECT_NAME
+from arena.plugins import BLOCK_ENV
+
+INSTALLED_PLUGINS = sorted({entry.name for entry in entry_points(group=PROJECT_NAME)})
+"""The plugins of packages installed in this environment (arena's own are built in, not entry points)."""
+
+os.environ[BLOCK_ENV] = ",".join(filter(None, [os.environ.get(BLOCK_ENV, ""), *INSTALLED_PLUGINS]))
 
 settings.register_profile(
     "arena",

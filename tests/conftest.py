@@ -18,12 +18,15 @@ import struct
 import subprocess
 import sys
 import time
+import tomllib
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from arena.plugins import BLOCK_ENV
 
 InstalledPackage = tuple[Path, dict[str, str]]
 """(the folder holding a copy of the package's sources, an environment in which the package is installed)."""
@@ -49,7 +52,10 @@ def install_copy() -> Callable[[Path, Path], InstalledPackage]:
         if result.returncode != 0:
             pytest.fail(f"pip install failed:\n{result.stdout}\n{result.stderr}")
         path = os.pathsep.join([str(site), *filter(None, [os.environ.get("PYTHONPATH")])])
-        return source, dict(os.environ, PYTHONPATH=path, PYTHONDONTWRITEBYTECODE="1")
+        # The suite blocks the plugins of packages installed beside arena (the root conftest); not this one.
+        own = set(tomllib.loads((source / "pyproject.toml").read_text())["project"]["entry-points"]["arena"])
+        blocked = ",".join(name for name in os.environ.get(BLOCK_ENV, "").split(",") if name and name not in own)
+        return source, dict(os.environ, PYTHONPATH=path, PYTHONDONTWRITEBYTECODE="1", **{BLOCK_ENV: blocked})
 
     return install
 

@@ -227,7 +227,7 @@ def test_ctrl_c_says_what_is_stored_and_how_to_go_on(capsys: pytest.CaptureFixtu
     status, _, err = run(capsys, "run", str(config), "--workers", "1", "--leaderboards", str(tmp_path / "boards"))
     assert status == 130
     boards = tmp_path / "boards"
-    assert err.strip() == (f"arena: error: interrupted: 4 of 8 matches are stored; run 'arena run {config} "
+    assert err.strip() == (f"arena: error: interrupted: 3 of 8 matches are stored; run 'arena run {config} "
                            f"--leaderboards {boards} --workers 1 --resume' to play the rest")
     monkeypatch.setattr(run_command, "run_tournament", real)
     status, out, err = run(capsys, "run", str(config), "--workers", "1", "--leaderboards", str(tmp_path / "boards"))

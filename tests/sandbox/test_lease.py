@@ -91,6 +91,14 @@ def gone_within(made: dict, seconds: float) -> list[str]:
     return remaining
 
 
+@pytest.fixture(autouse=True)
+def private_temp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A temporary folder of the test's own, and so a leases folder no other arena process on the machine
+    sweeps meanwhile (every arena command sweeps what it finds in the shared one)."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(lease.tempfile, "tempdir", str(tmp_path))
+
+
 @pytest.fixture
 def owner() -> Iterator[tuple[subprocess.Popen[str], dict]]:
     """An owner that made a marked process and a temporary folder (and, where cgroups are usable, a frozen
@@ -150,7 +158,9 @@ def test_a_lease_whose_janitor_died_too_is_swept_by_the_next_command(
 def test_the_cli_sweeps_on_its_way_and_the_doctor_lists_then_cleans(
         owner: tuple[subprocess.Popen[str], dict], tmp_path: Path) -> None:
     process, made = owner
-    os.kill(janitor_of(made["token"]) or 0, signal.SIGKILL)
+    janitor = janitor_of(made["token"])
+    assert janitor is not None
+    os.kill(janitor, signal.SIGKILL)
     process.kill()
     process.wait()
     arena = [sys.executable, "-m", "arena"]

@@ -17,11 +17,14 @@ import glob
 import json
 import os
 import random
+import shutil
 import signal
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -71,6 +74,26 @@ name = "random"
 """One table of four, 4 blocks of 4 rotations: 16 matches, two sandboxed seats in each."""
 
 ARENA = [sys.executable, "-m", "arena"]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def private_temp() -> Iterator[None]:
+    """A temporary folder of these tests' own for every command they run (and so its leases, seat folders and
+    Ray sessions), which no other arena process on the machine sweeps meanwhile; short, as Ray's socket paths
+    must be."""
+    folder = tempfile.mkdtemp(prefix="arena-test-", dir="/tmp")
+    before = os.environ.get("TMPDIR")
+    os.environ["TMPDIR"] = folder
+    tempfile.tempdir = None  # read again from TMPDIR
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["TMPDIR"]
+        else:
+            os.environ["TMPDIR"] = before
+        tempfile.tempdir = None
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
@@ -142,7 +165,7 @@ class Run:
             found += glob.glob(os.path.join(lease.leases_folder(), token + lease.SUFFIX))
             found += glob.glob(f"/sys/fs/cgroup/*/arena-{token}-*")
             found += glob.glob(os.path.join(self.leases[token].get("temp", "/tmp"), f"arena-{token}-*"))
-        found += glob.glob(f"/tmp/ray/session_*_{self.process.pid}")
+        found += glob.glob(os.path.join(tempfile.gettempdir(), "ray", f"session_*_{self.process.pid}"))
         return found
 
 
