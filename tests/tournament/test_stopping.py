@@ -77,10 +77,11 @@ ARENA = [sys.executable, "-m", "arena"]
 
 
 @pytest.fixture(scope="module", autouse=True)
-def private_temp() -> Iterator[None]:
+def private_temp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """A temporary folder of these tests' own for every command they run (and so its leases, seat folders and
     Ray sessions), which no other arena process on the machine sweeps meanwhile; short, as Ray's socket paths
     must be."""
+    tmp_path_factory.getbasetemp()  # pytest's own folder stays where it was, not inside the one removed below
     folder = tempfile.mkdtemp(prefix="arena-test-", dir="/tmp")
     before = os.environ.get("TMPDIR")
     os.environ["TMPDIR"] = folder
