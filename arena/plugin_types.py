@@ -23,7 +23,9 @@ from arena.plugin_data import one_line
 from arena.source_only import load_file, protect
 from arena.suggest import closest
 
-BUILTIN, ENTRY_POINT, FILE = "builtin", "entry point", "file"
+BUILTIN, ENTRY_POINT, FILE, PROGRAM = "builtin", "entry point", "file", "program"
+"""Plugin kinds: arena's own, an installed package's entry point, a drop-in ``.py`` file or package, and a
+folder holding an agent program's ``arena-agent.toml`` (``arena.program``: no Python to import)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,9 +33,9 @@ class PluginSource:
     """Where one plugin comes from: enough to import it in any process, as JSON-able data."""
 
     name: str  # plugin name: built-in name, entry-point name or file stem
-    kind: str  # BUILTIN, ENTRY_POINT or FILE
+    kind: str  # BUILTIN, ENTRY_POINT, FILE or PROGRAM
     target: str  # module name (built-in), entry-point value ("module" or "module:attr") or file/folder path
-    version: str  # distribution version, or "builtin" / "file"
+    version: str  # distribution version, or "builtin" / "file" / "program"
     source: str  # as listed: "builtin", "entry point of <dist>", or the path
 
     @property
@@ -49,6 +51,9 @@ class PluginSource:
         """
         if self.kind == BUILTIN:
             return importlib.import_module(self.target)
+        if self.kind == PROGRAM:
+            raise ImportError("an agent program has no Python to import: it runs in its own process, "
+                              "under isolation 'isolated' or 'sandboxed' (docs/protocol.md)")
         from arena.provenance import source_root  # provenance imports the registry, which imports this module
 
         protect(source_root(self))
@@ -64,6 +69,10 @@ class PluginSource:
         """
         if self.kind == FILE:
             return (self.target,)
+        if self.kind == PROGRAM:
+            from arena.program.launch import read_paths  # imports this module
+
+            return read_paths(Path(self.target))
         if self.kind == BUILTIN:
             return ()
         top = self.target.split(":")[0].split(".")[0].strip()

@@ -6,7 +6,9 @@ Plugins come from three places:
   shipped inside the arena distribution): imported in this process, the only
   code the referee ever runs in-process unasked;
 * entry points of installed packages in the ``arena`` group, and
-* ``.py`` files or packages dropped into a plugins folder: third-party code.
+* ``.py`` files or packages dropped into a plugins folder: third-party code;
+* folders in a plugins folder holding an ``arena-agent.toml``: agent programs in any language
+  (``arena.program``), whose manifest is read here as data (``manifest_report``).
 
 A third-party plugin is never imported here.  ``arena.discovery`` imports
 each one alone, in a sandboxed child process, and reports what it registered
@@ -75,6 +77,7 @@ from arena.plugin_types import (
     BUILTIN,
     ENTRY_POINT,
     FILE,
+    PROGRAM,
     PluginCodeRefused,
     PluginFactory,
     PluginInfo,
@@ -83,6 +86,7 @@ from arena.plugin_types import (
     import_path,
     is_plugin_file,
 )
+from arena.program.manifest import is_manifest_folder, manifest_report
 from arena.suggest import closest
 
 DEFAULT_PLUGINS: tuple[tuple[str, str], ...] = (
@@ -121,9 +125,13 @@ class PluginManager:
         self.registry.errors += problems
         trusted = _names(os.environ.get(TRUST_ENV, ""))
         wanted = [source for source in sources if self._wanted(source)]
-        for source, report in zip(wanted, discover(wanted), strict=True):
+        # A program's manifest is data, read here; Python plugins are imported in sandboxed children.
+        python = [source for source in wanted if source.kind != PROGRAM]
+        reports = dict(zip(python, discover(python), strict=True))
+        for source in wanted:
+            report = reports[source] if source.kind != PROGRAM else manifest_report(source.target)
             self.add_discovered(source, report)
-            if source.name in trusted and source.name in self.registry.sources:
+            if source.name in trusted and source.name in self.registry.sources and source.kind != PROGRAM:
                 self._add_games_and_reporters(source)
         return self.registry
 
@@ -319,7 +327,9 @@ def third_party_sources(plugins_dir: Path | str | None, entry_points: bool = Tru
             found.append(PluginSource(entry.name, ENTRY_POINT, entry.value, version, where))
     if plugins_dir is not None and Path(plugins_dir).is_dir():
         for path in sorted(Path(plugins_dir).iterdir()):
-            if is_plugin_file(path):
+            if is_manifest_folder(path):  # an agent program (arena.program), whatever else the folder holds
+                found.append(PluginSource(path.name, PROGRAM, str(path.resolve()), PROGRAM, str(path)))
+            elif is_plugin_file(path):
                 target = str(path.resolve())
                 found.append(PluginSource(path.stem, FILE, target, FILE, str(path)))
     kept = []
@@ -509,8 +519,8 @@ def warn_plugin_errors(registry: Registry, stream: Any = None) -> None:
 # Names other modules import from here; they live in plugin_data (untrusted data) and plugin_types.
 __all__ = [
     "AGENT_NAME", "BUILTIN", "DEFAULT_PLUGINS", "DEFAULT_PLUGINS_DIR", "DESCRIPTION_MAX", "ENTRY_POINT", "FILE",
-    "GAMES_MAX", "NAME_MAX", "PLUGIN_NAME", "VERSION_MAX", "PluginCodeRefused", "PluginFactory", "PluginInfo",
-    "PluginManager", "PluginSource", "Registry", "builtin_sources", "import_path", "in_process_spec",
+    "GAMES_MAX", "NAME_MAX", "PLUGIN_NAME", "PROGRAM", "VERSION_MAX", "PluginCodeRefused", "PluginFactory",
+    "PluginInfo", "PluginManager", "PluginSource", "Registry", "builtin_sources", "import_path", "in_process_spec",
     "is_builtin", "load_registry", "name_problem", "one_line", "origin", "printable", "spec_from_json",
     "spec_to_json", "third_party_sources", "warn_plugin_errors",
 ]

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from arena import hookspecs
-from arena.plugins import ENTRY_POINT, FILE, PluginSource, builtin_sources, third_party_sources
+from arena.plugins import ENTRY_POINT, FILE, PROGRAM, PluginSource, builtin_sources, third_party_sources
 
 BYTECODE_CACHE = "__pycache__"
 """Python's bytecode cache folder: a cached ``name.*.pyc`` is skipped when its ``name.py`` stands beside the folder
@@ -45,7 +45,7 @@ def plugin_source(plugin: str, plugins_dir: Path | str | None) -> Path | None:
 
 def source_root(source: PluginSource) -> Path | None:
     """The file or folder whose files ``files_hash`` covers for ``source``, and whose modules run from source."""
-    if source.kind == FILE:
+    if source.kind in (FILE, PROGRAM):
         return Path(source.target)
     if source.kind == ENTRY_POINT:
         entry = importlib.metadata.EntryPoint(source.name, source.target, hookspecs.PROJECT_NAME)

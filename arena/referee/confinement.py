@@ -44,6 +44,9 @@ def plugin_environment(pythonpath: str) -> dict[str, str]:
     # This process's temporary folder, where its lease (arena.sandbox.lease) looks for the folders the process
     # makes there (a sandboxed seat's own TMPDIR is set in the seat).
     env["TMPDIR"] = tempfile.gettempdir()
+    from arena.program.build import CACHE_ENV, cache_root  # a program's zygote runs its build from there
+
+    env[CACHE_ENV] = str(cache_root().resolve())
     return env
 
 

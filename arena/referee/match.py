@@ -33,6 +33,7 @@ from arena.records import make_record
 from arena.referee.faults import ILLEGAL, MESSAGE_LIMIT, MOVE, STARTUP, Fault
 from arena.referee.host import AgentHost, default_host
 from arena.referee.limits import Limits
+from arena.referee.program_seat import ProgramSeat, is_program, program_mode
 from arena.referee.sandboxed import ProcessSeat
 from arena.referee.seats import AUTO, ISOLATION_MODES, TRUSTED, Seat, close_all, resolve_mode
 from arena.referee.trusted import TrustedSeat
@@ -109,13 +110,18 @@ def play_match(
     if len(seats) != players:
         raise ValueError(f"{len(seats)} seats given for a {players}-player game")
     limits = limits if limits is not None else Limits()
-    modes = [resolve_mode(plan.isolation if plan.isolation != AUTO else isolation, plan.spec) for plan in seats]
+    programs = [is_program(plan.spec) for plan in seats]
+    modes = [program_mode(resolve_mode(plan.isolation if plan.isolation != AUTO else isolation, plan.spec))
+             if program else resolve_mode(plan.isolation if plan.isolation != AUTO else isolation, plan.spec)
+             for plan, program in zip(seats, programs, strict=True)]
     if any(mode != TRUSTED for mode, _level in modes) and host is None:
         host = default_host()
     runners: list[Seat] = []
     for seat, (plan, (mode, level)) in enumerate(zip(seats, modes, strict=True)):
         if mode == TRUSTED:
             runners.append(TrustedSeat(plan, game, seat, players, limits))
+        elif programs[seat]:
+            runners.append(ProgramSeat(plan, game, seat, players, limits, host, mode, level))  # type: ignore[arg-type]
         else:
             runners.append(ProcessSeat(plan, game, seat, players, limits, host, mode, level))  # type: ignore[arg-type]
     try:

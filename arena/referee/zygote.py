@@ -56,7 +56,7 @@ from typing import Any
 
 from arena.agent import AgentSpec
 from arena.games.base import Game
-from arena.plugins import PluginManager, PluginSource, builtin_sources, one_line
+from arena.plugins import PROGRAM, PluginManager, PluginSource, builtin_sources, one_line
 from arena.provenance import source_root
 from arena.referee import protocol
 from arena.referee.confinement import (
@@ -409,7 +409,12 @@ def main(argv: list[str] | None = None) -> int:
     control = socket.socket(fileno=args.control)
     plugin = PluginSource.from_json(json.loads(args.plugin))
     try:
-        zygote = Zygote(control, plugin, args.require, args.temp_root, args.workdir, args.lease)
+        kind: type[Zygote] = Zygote
+        if plugin.kind == PROGRAM:  # an agent program: its seats exec it (arena.referee.program_zygote)
+            from arena.referee.program_zygote import ProgramZygote
+
+            kind = ProgramZygote
+        zygote = kind(control, plugin, args.require, args.temp_root, args.workdir, args.lease)
     except Exception as error:  # arena.sandbox.SandboxError above all: one line for the referee
         control.send(json.dumps({"ready": False, "error": one_line(error)}).encode())
         return 1

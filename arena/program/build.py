@@ -1,0 +1,240 @@
+"""Build an agent program once per content hash, in a confined process without network; cache the output.
+
+``ensure_built(manifest)`` returns the folder the program runs from.  For a manifest with a ``build``
+command, that is ``<cache>/<name>-<key>``, where the key hashes the program folder's files (every byte:
+``arena.provenance.files_hash``), its version and the build command, so an edit or a new version builds
+again and nothing else does.  The build itself runs in ``python -m arena.program.build`` (a fresh process):
+
+* it confines itself as a zygote does (``arena.sandbox.confine``: user, mount, network, IPC and UTS
+  namespaces, so no network at all; Landlock: read the program folder, the system's libraries and
+  toolchains, write only its own bounded temporary folder; seccomp);
+* copies the program folder there and runs the build command in the copy, with ``build_seconds`` to do it
+  (then its whole process group is killed);
+* writes the built copy to its standard output as a tar stream, which this process unpacks (data only: no
+  links out, no devices) into the cache, atomically (a rename), under a lock so two referees build once.
+
+A program brings its dependencies with it (vendored crates, bundled node modules): there is no network.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tarfile
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from arena.program.launch import SYSTEM_PATH
+from arena.program.manifest import Manifest, ManifestError, read_manifest
+
+BUILD_MEMORY_MB = 2048
+"""Memory (and temporary space) a build may use."""
+
+CACHE_ENV = "ARENA_BUILD_CACHE"
+"""Environment variable naming the build cache folder (default ``~/.cache/arena/builds``)."""
+
+TOOLCHAIN_READ_PATHS = ("/usr/bin", "/bin", "/usr/libexec", "/usr/include", "/usr/local", "/usr/share", "/etc")
+"""What a compiler may read besides the system libraries: the tools, headers and their configuration."""
+
+
+class BuildError(Exception):
+    """A build that failed, timed out or could not run; one line naming the program and the cause."""
+
+
+def cache_root() -> Path:
+    """The build cache folder (``ARENA_BUILD_CACHE``, else ``$XDG_CACHE_HOME/arena/builds``)."""
+    if os.environ.get(CACHE_ENV):
+        return Path(os.environ[CACHE_ENV])
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "arena" / "builds"
+
+
+def build_key(manifest: Manifest) -> str:
+    """The content hash a build is cached under: the folder's files, the version and the build command."""
+    from arena.provenance import ProvenanceError, files_hash
+
+    try:
+        files = files_hash(manifest.folder)
+    except ProvenanceError as error:
+        raise BuildError(f"program {manifest.name!r}: {error}") from None
+    text = json.dumps([files, manifest.version, list(manifest.build)])
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
+def output_folder(manifest: Manifest) -> Path:
+    """Where the build of ``manifest`` (as its files are now) is, or will be, cached."""
+    return cache_root() / f"{manifest.name}-{build_key(manifest)}"
+
+
+def ensure_built(manifest: Manifest) -> Path:
+    """The folder the program runs from, building it first if this content was never built."""
+    if not manifest.build:
+        return manifest.folder
+    output = output_folder(manifest)
+    if output.is_dir():
+        return output
+    if output in _failed:  # said once per process, not once per seat
+        raise BuildError(_failed[output])
+    output.parent.mkdir(parents=True, exist_ok=True)
+    with open(output.with_name(output.name + ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # a second referee waits here, then finds the output
+        if not output.is_dir():
+            try:
+                _build(manifest, output)
+            except BuildError as error:
+                _failed[output] = str(error)
+                raise
+    return output
+
+
+_failed: dict[Path, str] = {}  # build output folder -> why its build failed, in this process
+
+
+def _build(manifest: Manifest, output: Path) -> None:
+    staging = Path(tempfile.mkdtemp(prefix=output.name + ".", suffix=".partial", dir=output.parent))
+    # Standard error to a file, not a pipe: a chatty compiler must never block the archive on stdout.
+    with tempfile.TemporaryFile() as errors_file:
+        try:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "arena.program.build", str(manifest.folder)], stdout=subprocess.PIPE,
+                stderr=errors_file, stdin=subprocess.DEVNULL, start_new_session=True, cwd="/")
+            assert process.stdout is not None
+            try:
+                with tarfile.open(fileobj=process.stdout, mode="r|") as archive:
+                    archive.extractall(staging, filter="data")
+            except (tarfile.TarError, OSError):
+                pass  # a failed build writes no archive: its standard error says why
+            try:
+                status = process.wait(timeout=manifest.build_seconds + 30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                status = process.wait()
+            if status != 0:
+                errors_file.seek(0)
+                lines = [line for line in errors_file.read()[-8192:].decode(errors="replace").splitlines()
+                         if line.strip()]
+                raise BuildError(f"program {manifest.name!r}: the build failed"
+                                 f"{': ' + lines[-1].strip()[:300] if lines else f' (status {status})'}")
+            os.rename(staging / "src", output)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+
+
+# -- the confined build process ----------------------------------------------------------------------------
+
+
+def toolchain_read_paths(command: str) -> list[str]:
+    """What a build needs to read to run ``command``: the system's toolchains, and a rustup or cargo home."""
+    paths = list(TOOLCHAIN_READ_PATHS)
+    found = shutil.which(command)
+    if found:
+        paths.append(os.path.dirname(os.path.realpath(found)))
+    home = os.path.expanduser("~")
+    for variable, default in (("RUSTUP_HOME", ".rustup"), ("CARGO_HOME", ".cargo")):
+        paths.append(os.environ.get(variable) or os.path.join(home, default))
+    return [path for path in paths if os.path.exists(path)]
+
+
+def _run_build(folder: Path) -> int:
+    """In the build process: confine, copy, build, write the copy as a tar stream on stdout."""
+    from arena.referee.confinement import sandbox_level
+    from arena.sandbox import Policy, confine, default_read_paths
+
+    manifest = read_manifest(folder)
+    tool = manifest.build[0]
+    tool_path = shutil.which(tool, path=os.pathsep.join([SYSTEM_PATH, os.environ.get("PATH", "")]))
+    rustup_home = os.environ.get("RUSTUP_HOME") or os.path.join(os.path.expanduser("~"), ".rustup")
+    level = sandbox_level()
+    if level != "none":
+        policy = Policy(read_paths=default_read_paths(str(folder), *toolchain_read_paths(tool)),
+                        memory_mb=BUILD_MEMORY_MB, label=f"build-{manifest.name}", max_processes=256)
+        confine(policy, require=level)
+    from arena.sandbox import confinement
+
+    # The one folder a confined process may write (bounded, private); wherever it is, without a sandbox.
+    temp = tempfile.mkdtemp(prefix="build-", dir=confinement.current.temp_root if confinement.current else None)
+    source = os.path.join(temp, "src")
+    _copy_tree(folder, Path(source))
+    path = SYSTEM_PATH if tool_path is None else os.pathsep.join([os.path.dirname(tool_path), SYSTEM_PATH])
+    env = {"PATH": path, "HOME": temp, "TMPDIR": temp, "LANG": "C.UTF-8", "RUSTUP_HOME": rustup_home,
+           "CARGO_HOME": os.path.join(temp, ".cargo"), "CARGO_NET_OFFLINE": "true"}
+    try:
+        process = subprocess.Popen(list(manifest.build), cwd=source, env=env, stdin=subprocess.DEVNULL,
+                                   stdout=sys.stderr, stderr=sys.stderr, start_new_session=True)
+    except OSError as error:
+        print(f"cannot run {tool!r}: {error.strerror}", file=sys.stderr)
+        return 1
+    try:
+        status = process.wait(timeout=manifest.build_seconds)
+    except subprocess.TimeoutExpired:
+        status = None
+    try:
+        os.killpg(process.pid, signal.SIGKILL)  # whatever the build left running, too
+    except OSError:
+        pass
+    if status is None:
+        process.wait()
+        print(f"the build took longer than build_seconds = {manifest.build_seconds:g}", file=sys.stderr)
+        return 1
+    if status != 0:
+        print(f"{' '.join(manifest.build)} exited with status {status}", file=sys.stderr)
+        return 1
+    with tarfile.open(fileobj=sys.stdout.buffer, mode="w|") as archive:
+        archive.add(source, arcname="src", filter=_executable_bits(temp))
+    return 0
+
+
+def _executable_bits(temp: str) -> Callable[[tarfile.TarInfo], tarfile.TarInfo]:
+    """A tar filter marking programs executable: the sandbox refuses the ``chmod`` a linker makes, so a freshly
+    linked binary (ELF) or a script (``#!``) would otherwise come out without its executable bit."""
+
+    def mark(member: tarfile.TarInfo) -> tarfile.TarInfo:
+        if member.isfile():
+            with open(os.path.join(temp, member.name), "rb") as handle:
+                head = handle.read(4)
+            if head == b"\x7fELF" or head.startswith(b"#!"):
+                member.mode |= 0o111
+        return member
+
+    return mark
+
+
+def _copy_tree(folder: Path, target: Path) -> None:
+    """Copy contents, links and executable bits only: the sandbox refuses calls that set other file metadata
+    (``shutil.copytree`` copies times and modes)."""
+    target.mkdir()
+    for item in sorted(folder.iterdir()):
+        copy = target / item.name
+        if item.is_symlink():
+            os.symlink(os.readlink(item), copy)
+        elif item.is_dir():
+            _copy_tree(item, copy)
+        elif item.is_file():
+            shutil.copyfile(item, copy)
+            if os.access(item, os.X_OK):
+                os.chmod(copy, 0o755)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the build process: ``python -m arena.program.build FOLDER``."""
+    parser = argparse.ArgumentParser(prog="python -m arena.program.build",
+                                     description="Build one agent program, confined; the result as tar on stdout.")
+    parser.add_argument("folder", help="the program's folder (holding arena-agent.toml)")
+    args = parser.parse_args(argv)
+    try:
+        return _run_build(Path(args.folder).resolve())
+    except (ManifestError, OSError) as error:
+        print(f"cannot build: {error}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,241 @@
+"""A program seat: an agent program (any language) speaking protocol version 1 over its stdin and stdout.
+
+The seat is a ``ProcessSeat`` in every way but the wire: the program's zygote
+(``arena.referee.program_zygote``) forks it in the same sandbox a Python seat
+gets, the seat is placed in its groups, frozen between its turns, timed on the
+same clock and killed the same way.  Only the messages differ: lines of JSON
+(``arena.program.wire``, docs/protocol.md) instead of framed ones, with request
+ids the program must echo (the line protocol's defence against stale answers,
+as tokens are for Python seats).
+
+The program's standard error goes to a file in the seat's private folder; a
+fault's message ends with the last line of it (bounded), so an author sees why
+the program failed without a debugger.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from arena.agent import AgentSpec
+from arena.games.base import Action, Observation
+from arena.games.types import to_json
+from arena.plugins import PROGRAM, origin, printable
+from arena.program import PROTOCOL_VERSION
+from arena.program.build import BuildError, ensure_built
+from arena.program.manifest import ManifestError, read_manifest
+from arena.program.wire import LineChannel, encode
+from arena.referee import protocol
+from arena.referee.faults import CRASH, ILLEGAL, TIMEOUT, Fault, check_action
+from arena.referee.sandboxed import FINISH_SECONDS, LATE_READ_SECONDS, ProcessSeat, _timeout
+from arena.referee.seats import ISOLATED, TRUSTED
+
+LOG_TAIL_BYTES = 4096
+"""How much of the end of a program's standard error the referee reads after a fault."""
+
+EXIT_WAIT_SECONDS = 0.2
+"""How long a program that closed its output is given to finish exiting before it is killed."""
+
+LOG_LINE_MAX = 200
+"""Longest piece of standard error a fault message quotes."""
+
+
+def is_program(spec: AgentSpec) -> bool:
+    """Whether ``spec`` is an agent program (its plugin is a folder with an ``arena-agent.toml``)."""
+    source = origin(spec)
+    return source is not None and source.kind == PROGRAM
+
+
+class ProgramSeat(ProcessSeat):
+    """An agent program in its own process tree (``isolated`` or ``sandboxed``), reached by lines of JSON."""
+
+    channel: LineChannel | None = None
+    log_path: str | None = None  # where the referee reads the program's standard error, once the seat exists
+    asked = 0  # id of the last request sent
+
+    def launch(self) -> None:
+        """Build the program if this version of its files was never built (not charged to its start-up time:
+        the build is done once, before any seat of it), then ask its zygote for the seat."""
+        source = origin(self.plan.spec)
+        if source is not None and source.kind == PROGRAM:
+            try:
+                ensure_built(read_manifest(source.target))
+            except (BuildError, ManifestError, OSError) as error:
+                self.failed = Fault(CRASH, f"its program could not be built: {error}")
+                return
+        super().launch()
+
+    def _adopt(self, reply: dict[str, Any]) -> None:
+        super()._adopt(reply)
+        assert self.sock is not None and self.zygote is not None
+        self.channel = LineChannel(self.sock)
+        # The path comes from the zygote: taken only inside the folder a seat of that zygote can have.
+        log = reply.get("log")
+        root = self.zygote.temp_root if self.box is not None else tempfile.gettempdir()
+        if isinstance(log, str) and root and os.path.normpath(log) == log and \
+                log.startswith(os.path.realpath(root) + os.sep):
+            self.log_path = f"/proc/{self.zygote.pid}/root{log}"  # seen in the zygote's mount namespace
+
+    def start(self) -> None:
+        """Greet the program and wait for it to say it is ready, within ``startup_seconds`` of the fork."""
+        if self.failed is not None:
+            raise self.failed
+        deadline = max(self.launched + self.limits.startup_seconds, time.monotonic() + LATE_READ_SECONDS)
+        info = self.game.info
+        hello = {"type": "hello", "protocol": PROTOCOL_VERSION, "game": info.name, "game_id": info.id,
+                 "players": self.players, "seat": self.seat, "seed": self.plan.seed,
+                 "options": dict(self.plan.options), "limits": self.limits.to_json()}
+        self._send(encode(hello), deadline)
+        reply = self._receive(deadline, startup=True)
+        if reply.get("type") != "ready":
+            raise self._stop(Fault(ILLEGAL, f"answered the greeting with {_shown(reply)}, not "
+                                            "{\"type\": \"ready\"}"))
+        self._freeze()
+
+    def act(self, observation: Observation) -> tuple[Action, float]:
+        """Send pending events and the request, wait for the answer that echoes its id; check the action."""
+        self.asked += 1
+        data = self._events() + encode({"type": "act", "id": self.asked, "legal": to_json(observation.legal),
+                                        "observation": observation.to_json()})
+        self._thaw()
+        started = time.monotonic()
+        allowance = self.clock.allowance()
+        deadline = started + allowance
+        self._send(data, deadline)
+        reply = self._receive(deadline)
+        elapsed = time.monotonic() - started
+        self._freeze()
+        if not self.clock.charge(elapsed):
+            raise self._stop(_timeout(elapsed, self.limits, allowance))
+        if reply.get("type") != "action" or "action" not in reply:
+            raise self._stop(Fault(ILLEGAL, f"answered request {self.asked} with {_shown(reply)}, not an action"))
+        if reply.get("id") != self.asked or isinstance(reply.get("id"), bool):
+            raise self._stop(Fault(ILLEGAL, f"answered request {_shown(reply.get('id'))} when asked request "
+                                            f"{self.asked}: a stale or extra answer"))
+        value = reply["action"]
+        try:
+            return check_action(self.game, observation, tuple(value) if isinstance(value, list) else value), elapsed
+        except Fault as fault:
+            raise self._stop(fault) from None
+
+    def finish(self, result: Mapping[str, Any]) -> None:
+        """Thaw and send pending events and the result; ``collect`` gives the program a moment to take them."""
+        try:
+            self._thaw()
+            self._send(self._events() + encode({"type": "result", "result": dict(result)}),
+                       time.monotonic() + FINISH_SECONDS)
+            self.finishing = True
+        except Fault:
+            pass
+
+    def collect(self) -> None:
+        """Wait a moment for ``{"type": "done"}`` (or the program's exit); whatever it says is ignored."""
+        if self.finishing and self.channel is not None:
+            try:
+                self.channel.receive_line(time.monotonic() + min(FINISH_SECONDS, self.limits.move_seconds))
+            except (protocol.ChannelClosed, protocol.ChannelTimeout, protocol.ProtocolError, OSError):
+                pass
+
+    # -- internals -------------------------------------------------------------------------------
+
+    def _events(self) -> bytes:
+        data = b"".join(encode({"type": "event", "event": event}) for event in self.pending)
+        self.pending = []
+        return data
+
+    def _send(self, data: bytes, deadline: float) -> None:
+        if self.channel is None:
+            raise self._died()
+        try:
+            self.channel.send(data, deadline)
+        except protocol.ChannelTimeout:
+            raise self._stop(Fault(TIMEOUT, "did not read its input in time")) from None
+        except (protocol.ChannelClosed, OSError):
+            raise self._died() from None
+
+    def _receive(self, deadline: float, startup: bool = False) -> dict[str, Any]:
+        if self.channel is None:
+            raise self._died()
+        try:
+            return self.channel.receive(deadline)
+        except protocol.ChannelTimeout:
+            if startup:
+                raise self._stop(Fault(TIMEOUT, f"not ready after {self.limits.startup_seconds:g} s")) from None
+            elapsed = time.monotonic() - (deadline - self.clock.allowance())
+            raise self._stop(_timeout(elapsed, self.limits, self.clock.allowance())) from None
+        except protocol.OversizedMessage as error:
+            raise self._stop(Fault(ILLEGAL, f"sent an oversized answer: {error}")) from None
+        except protocol.ProtocolError as error:
+            raise self._stop(Fault(ILLEGAL, f"sent a malformed answer: {error}")) from None
+        except (protocol.ChannelClosed, OSError):
+            raise self._died() from None
+
+    def _died(self) -> Fault:
+        if self.pid is not None:  # its end of the socket closed: let it finish exiting, so the status is its own
+            _await_exit(self.pid, EXIT_WAIT_SECONDS)
+        tail = self._log_tail()
+        fault = super()._died()
+        return _with_log(fault, tail)
+
+    def _stop(self, fault: Fault) -> Fault:
+        tail = self._log_tail()
+        self.close()
+        return _with_log(fault, tail)
+
+    def _log_tail(self) -> str:
+        """The last line the program wrote on its standard error (read before the seat's folder goes)."""
+        if self.log_path is None:
+            return ""
+        try:
+            descriptor = os.open(self.log_path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError:
+            return ""
+        try:
+            if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+                return ""
+            size = os.fstat(descriptor).st_size
+            data = os.pread(descriptor, LOG_TAIL_BYTES, max(0, size - LOG_TAIL_BYTES))
+        except OSError:
+            return ""
+        finally:
+            os.close(descriptor)
+        lines = [line for line in data.decode(errors="replace").splitlines() if line.strip()]
+        return printable(lines[-1].strip(), LOG_LINE_MAX) if lines else ""
+
+
+def _await_exit(pid: int, seconds: float) -> None:
+    """Wait (polling, at most ``seconds``) until process ``pid`` has ended: a zombie, or gone."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{pid}/stat") as stat_file:
+                text = stat_file.read()
+        except OSError:
+            return
+        if text[text.rindex(")") + 2:].startswith(("Z", "X")):
+            return
+        time.sleep(0.002)
+
+
+def _with_log(fault: Fault, tail: str) -> Fault:
+    if not tail:
+        return fault
+    return Fault(fault.kind, f"{fault}; its standard error ends: {tail}", fault.elapsed)
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return printable(text if len(text) <= 80 else text[:77] + "...", 80)
+
+
+def program_mode(resolved: tuple[str, str]) -> tuple[str, str]:
+    """The mode a program seat runs in: a program always has a process of its own, so a seat asked to run
+    ``trusted`` (in the referee's process, which a program cannot) runs ``isolated``: its own process,
+    rlimits, no sandbox -- what trusting it means for a program."""
+    mode, level = resolved
+    return (ISOLATED, "none") if mode == TRUSTED else (mode, level)
