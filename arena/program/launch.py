@@ -25,8 +25,9 @@ from arena.program.manifest import Manifest, ManifestError, read_manifest
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
 """Where a bare runtime name (``node``) is looked up, and the ``PATH`` a program gets."""
 
-RUNTIME_READ_PATHS = ("/usr/share/zoneinfo", "/etc/ssl/certs")
-"""Beyond the system libraries every sandbox reads: what runtimes commonly open at start-up."""
+RUNTIME_READ_PATHS = ("/usr/share/zoneinfo", "/etc/ssl/certs", "/etc/ssl/openssl.cnf")
+"""Beyond the system libraries every sandbox reads: what runtimes open at start-up (node reads openssl.cnf
+before running any code, and exits without it); never /etc/ssl/private."""
 
 
 class LaunchError(ValueError):
