@@ -1,0 +1,89 @@
+"""A hostile agent program (its folder is its only readable one): plays its first legal action until its first request, then does ``attack``.
+
+What it finds out (a read that worked, a shell that ran) it writes on its standard error and then answers
+an illegal action, so the fault's message (which ends with the last line of standard error) reports it.
+"""
+
+import ctypes
+import json
+import os
+import sys
+
+out = sys.stdout.buffer
+hello = json.loads(sys.stdin.readline())
+attack = hello["options"].get("attack", "")
+
+
+def send(data: bytes) -> None:
+    out.write(data)
+    out.flush()
+
+
+def report(line: str, request_id: int) -> None:
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
+    send(json.dumps({"type": "action", "id": request_id, "action": "reported"}).encode() + b"\n")
+
+
+def try_read(path: str) -> str:
+    try:
+        if os.path.isdir(path):
+            return f"listed {len(os.listdir(path))}"
+        with open(path, "rb") as handle:
+            return f"read {len(handle.read(100))}"
+    except OSError as error:
+        return f"denied {error.errno}"
+
+
+if attack == "greeting":
+    send(b'{"type":"ready","extra":' + b"[" * 100000 + b"\n")
+else:
+    send(b'{"type":"ready"}\n')
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] != "act":
+        continue
+    rid = message["id"]
+    if attack == "flood":  # one endless line: more than the referee's line bound
+        while True:
+            send(b"x" * 65536)
+    elif attack == "stale":  # a second answer to the same request, read as the answer to the next one
+        answer = json.dumps({"type": "action", "id": rid, "action": message["legal"][0]}).encode() + b"\n"
+        send(answer + answer)
+        attack = ""
+    elif attack == "partial":  # half a line, then nothing
+        send(b'{"type":"action","id":')
+        sys.stdin.readline()
+    elif attack == "utf8":
+        send(b'{"type":"action","id":1,"action":"\xff\xfe"}\n')
+    elif attack == "huge":
+        send(b'{"type":"action","id":' + b"9" * 5000 + b',"action":"pass"}\n')
+    elif attack == "fork":  # as many processes as it can, each spinning, then answer as if nothing happened
+        children = 0
+        for _ in range(10000):
+            try:
+                if os.fork() == 0:
+                    ctypes.CDLL(None).prctl(15, b"hostile-fork")  # PR_SET_NAME: the test looks for it
+                    while True:
+                        pass
+                children += 1
+            except OSError:
+                break
+        report(f"forked {children}", rid)
+    elif attack == "shell":
+        try:
+            os.execv("/bin/sh", ["sh", "-c", "echo shell ran >&2; cat /etc/passwd >&2"])
+        except OSError as error:
+            report(f"exec of a shell refused: errno {error.errno}", rid)
+    elif attack == "snoop":  # the folders of other seats, the referee's working folder, the user's home
+        temp = os.environ.get("TMPDIR", "")
+        found = {name: try_read(path) for name, path in (
+            ("seats", os.path.dirname(temp)), ("home", os.path.expanduser("~root")), ("passwd", "/etc/passwd"),
+            ("plugins", os.path.dirname(os.getcwd())))}
+        report("snoop " + " ".join(f"{name}={result}" for name, result in found.items()), rid)
+    elif attack == "exit":
+        sys.exit(3)
+    elif attack == "silent":
+        sys.stdin.readline()
+    else:
+        send(json.dumps({"type": "action", "id": rid, "action": message["legal"][0]}).encode() + b"\n")

@@ -1,0 +1,88 @@
+"""Hostile agent programs through the line protocol, under the default sandbox: faulted with the right reason,
+and contained (tests/hostile/programs/hostile-program/attack.py; docs/protocol.md, "Faults")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hostile_helpers import LIMITS, needs_sandbox, play, processes_named
+
+from arena.plugins import Registry, load_registry
+from arena.referee import AgentHost, Limits, MatchResult
+
+PROGRAMS = Path(__file__).resolve().parent / "programs"
+
+QUICK = Limits(move_seconds=0.3, bank_seconds=0.2, startup_seconds=10.0, memory_mb=256)
+"""For the attacks that end in a timeout: half a second, not the four of ``LIMITS``."""
+
+
+@pytest.fixture(scope="module")
+def programs() -> Registry:
+    """Built-ins plus the hostile program."""
+    registry = load_registry(plugins_dir=PROGRAMS, entry_points=False).registry
+    assert "hostile-program" in registry.agents, registry.errors
+    return registry
+
+
+def attacked(registry: Registry, host: AgentHost, attack: str, limits: Limits = LIMITS) -> MatchResult:
+    """A Lorum match with the hostile program in seat 0 doing ``attack``; asserts it ran sandboxed, was the
+    only seat faulted, and that the match still ended with a result."""
+    needs_sandbox()
+    match = play(registry, host, ["hostile-program", "random", "random", "random"],
+                 options={0: {"attack": attack}}, limits=limits)
+    assert match.record["seats"][0]["isolation"] == "sandboxed"
+    assert [fault["seat"] for fault in match.record["faults"]] == [0], match.record["faults"]
+    assert len(match.record["result"]["scores"]) == 4
+    return match
+
+
+def only_fault(match: MatchResult) -> dict[str, str]:
+    return match.record["faults"][0]
+
+
+@pytest.mark.parametrize(("attack", "kind", "words"), [
+    ("flood", "illegal", "sent an oversized answer: a line over 65536 bytes"),
+    ("stale", "illegal", "answered request 1 when asked request 2: a stale or extra answer"),
+    ("utf8", "illegal", "sent a malformed answer: a line that is not UTF-8"),
+    ("huge", "illegal", "sent a malformed answer: a line of JSON out of bounds"),
+    ("exit", "crash", "the agent's process exited with status 3"),
+])
+def test_a_misbehaving_program_is_faulted_with_its_reason(programs: Registry, host: AgentHost, attack: str,
+                                                          kind: str, words: str) -> None:
+    fault = only_fault(attacked(programs, host, attack))
+    assert (fault["kind"], fault["phase"]) == (kind, "move")
+    assert words in fault["message"], fault["message"]
+
+
+@pytest.mark.parametrize("attack", ["partial", "silent"])
+def test_half_a_line_or_nothing_is_a_timeout(programs: Registry, host: AgentHost, attack: str) -> None:
+    fault = only_fault(attacked(programs, host, attack, QUICK))
+    assert fault["kind"] == "timeout"
+    assert "no action after 0.50 s" in fault["message"], fault["message"]
+
+
+def test_a_malformed_greeting_is_a_start_up_fault(programs: Registry, host: AgentHost) -> None:
+    fault = only_fault(attacked(programs, host, "greeting"))
+    assert (fault["kind"], fault["phase"]) == ("illegal", "startup")
+    assert "a line over 65536 bytes" in fault["message"], fault["message"]
+
+
+def test_a_program_cannot_exec_a_shell(programs: Registry, host: AgentHost) -> None:
+    message = only_fault(attacked(programs, host, "shell"))["message"]
+    assert "its standard error ends: exec of a shell refused: errno 13" in message, message  # EACCES: Landlock
+
+
+def test_a_program_cannot_read_other_seats_the_plugins_folder_or_the_system(programs: Registry,
+                                                                             host: AgentHost) -> None:
+    message = only_fault(attacked(programs, host, "snoop"))["message"]
+    for target in ("seats", "home", "passwd", "plugins"):
+        assert f"{target}=denied" in message, message
+
+
+def test_a_fork_bomb_is_bounded_and_leaves_nothing_running(programs: Registry) -> None:
+    with AgentHost() as own:
+        message = only_fault(attacked(programs, own, "fork"))["message"]
+    forked = int(message.rsplit("forked ", 1)[1].split()[0].rstrip("."))
+    assert 0 < forked < 64, message  # the seat's process bound (arena.sandbox.policy.MAX_PROCESSES)
+    assert processes_named("hostile-fork") == []
