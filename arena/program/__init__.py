@@ -11,8 +11,8 @@ referee's:
 * ``arena.program.client``: the program's side of the protocol in Python, for a Python bot run as a program
   (and for tests that check both ends against one another).
 
-The referee's side is ``arena.referee.program_seat`` (the seat) and ``arena.referee.program_zygote`` (which
-execs the program inside the same sandbox a Python seat gets).
+The referee's side is ``arena.referee.program_seat`` (the seat), ``arena.referee.lines`` (its line reader)
+and ``arena.referee.program_zygote`` (which execs the program inside the same sandbox a Python seat gets).
 """
 
 PROTOCOL_VERSION = 1

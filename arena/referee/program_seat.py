@@ -4,7 +4,7 @@ The seat is a ``ProcessSeat`` in every way but the wire: the program's zygote
 (``arena.referee.program_zygote``) forks it in the same sandbox a Python seat
 gets, the seat is placed in its groups, frozen between its turns, timed on the
 same clock and killed the same way.  Only the messages differ: lines of JSON
-(``arena.program.wire``, docs/protocol.md) instead of framed ones, with request
+(``arena.referee.lines``, docs/protocol.md) instead of framed ones, with request
 ids the program must echo (the line protocol's defence against stale answers,
 as tokens are for Python seats).
 
@@ -29,9 +29,9 @@ from arena.plugins import PROGRAM, origin, printable
 from arena.program import PROTOCOL_VERSION
 from arena.program.build import BuildError, ensure_built
 from arena.program.manifest import ManifestError, read_manifest
-from arena.program.wire import LineChannel, encode
 from arena.referee import protocol
 from arena.referee.faults import CRASH, ILLEGAL, TIMEOUT, Fault, check_action
+from arena.referee.lines import LineChannel, encode
 from arena.referee.sandboxed import FINISH_SECONDS, LATE_READ_SECONDS, ProcessSeat, _timeout
 from arena.referee.seats import ISOLATED, TRUSTED
 

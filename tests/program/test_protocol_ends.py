@@ -1,0 +1,145 @@
+"""The two ends of protocol version 1 against each other: the Python client, the referee's line channel, and a
+built-in agent run as a program playing exactly as it plays in-process."""
+
+from __future__ import annotations
+
+import io
+import json
+import socket
+import time
+from pathlib import Path
+
+import pytest
+from program_helpers import write_program
+
+from arena.plugins import Registry, load_registry
+from arena.program.client import serve
+from arena.referee import AgentHost, Limits, SeatPlan, play_match
+from arena.referee.lines import LINE_LIMIT, LineChannel, decode, encode
+from arena.referee.protocol import ChannelClosed, ChannelTimeout, MalformedMessage, OversizedMessage
+from arena.seeding import derive_seed
+
+PROGRAM = '''name = "greedy-program"
+version = "1"
+games = ["lovat", "lorum"]
+command = ["python", "-m", "arena.program.client", "--agent", "greedy"]
+'''
+
+
+class Recorder:
+    """A bot that plays the first legal action and remembers what it was told."""
+
+    def __init__(self, hello: dict[str, object]) -> None:
+        self.hello = hello
+        self.events: list[object] = []
+        self.results: list[object] = []
+
+    def act(self, request: dict[str, object]) -> object:
+        legal = request["legal"]
+        assert isinstance(legal, list)
+        return legal[0]
+
+    def on_event(self, event: object) -> None:
+        self.events.append(event)
+
+    def on_result(self, result: object) -> None:
+        self.results.append(result)
+
+
+def test_the_client_greets_answers_with_the_request_id_and_ends_on_the_result() -> None:
+    lines = [{"type": "hello", "protocol": 1, "game": "lorum", "players": 4, "seat": 1, "seed": 5, "options": {}},
+             {"type": "event", "event": {"type": "bid", "seat": 0, "call": "pass"}},
+             {"type": "act", "id": 7, "legal": ["pass", "small"], "observation": {}},
+             {"type": "act", "id": 8, "legal": [["L1-01", "L2-02"]], "observation": {}},
+             {"type": "result", "result": {"scores": [1, 2, 3, 4]}}]
+    stdin = io.BytesIO(b"".join(encode(line) for line in lines))
+    stdout = io.BytesIO()
+    bots: list[Recorder] = []
+    assert serve(lambda hello: bots.append(Recorder(dict(hello))) or bots[-1], stdin, stdout) == 0
+    answers = [json.loads(line) for line in stdout.getvalue().splitlines()]
+    assert answers == [{"type": "ready"}, {"type": "action", "id": 7, "action": "pass"},
+                       {"type": "action", "id": 8, "action": ["L1-01", "L2-02"]}, {"type": "done"}]
+    assert bots[0].hello["seat"] == 1
+    assert bots[0].events == [{"type": "bid", "seat": 0, "call": "pass"}]
+    assert bots[0].results == [{"scores": [1, 2, 3, 4]}]
+
+
+def test_the_line_channel_reads_whole_lines_within_its_bounds() -> None:
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        channel = LineChannel(ours)
+        theirs.sendall(b'{"type":"ready"}\r\n{"type":"act')
+        assert channel.receive(time.monotonic() + 1) == {"type": "ready"}
+        with pytest.raises(ChannelTimeout):  # half a line is never taken for a line
+            channel.receive(time.monotonic() + 0.05)
+        theirs.sendall(b'ion","id":1}\n')
+        assert channel.receive(time.monotonic() + 1) == {"type": "action", "id": 1}
+        theirs.sendall(b"\xff\xfe\n[1]\n" + b"1" * 200 + b"\n")
+        for problem in ("not UTF-8", "not a JSON object", "out of bounds"):
+            with pytest.raises(MalformedMessage, match=problem):
+                channel.receive(time.monotonic() + 1)
+        theirs.sendall(b"x" * (LINE_LIMIT + 1))
+        with pytest.raises(OversizedMessage):
+            channel.receive(time.monotonic() + 1)
+    ours, theirs = socket.socketpair()
+    with ours:
+        theirs.sendall(b'{"type":')
+        theirs.close()
+        with pytest.raises(ChannelClosed, match="in the middle of a line"):
+            LineChannel(ours).receive(time.monotonic() + 1)
+
+
+def test_arena_writes_ascii_lines_with_keys_in_the_documented_order() -> None:
+    line = encode({"type": "act", "id": 3, "legal": ["Og"], "observation": {"name": "Zoë"}})
+    assert line == b'{"type":"act","id":3,"legal":["Og"],"observation":{"name":"Zo\\u00eb"}}\n'
+    assert decode(line[:-1])["observation"] == {"name": "Zoë"}
+
+
+@pytest.fixture(scope="module")
+def registry(tmp_path_factory: pytest.TempPathFactory) -> Registry:
+    plugins = tmp_path_factory.mktemp("plugins")
+    write_program(plugins / "greedy-program", PROGRAM)
+    return load_registry(plugins_dir=plugins, entry_points=False).registry
+
+
+@pytest.mark.parametrize("game_name", ["lovat", "lorum"])
+def test_a_built_in_agent_as_a_program_plays_exactly_as_it_does_in_process(registry: Registry,
+                                                                           game_name: str) -> None:
+    game = registry.game(game_name)
+    options = game.info.resolve_options(4, {})
+    limits = Limits(move_seconds=2.0, bank_seconds=5.0, startup_seconds=10.0)
+    records = []
+    with AgentHost() as host:
+        for first in ("greedy-program", "greedy"):
+            seats = [SeatPlan(name=name, spec=registry.agent(name), seed=derive_seed(11, "agent", seat))
+                     for seat, name in enumerate([first, "greedy", "random", "greedy"])]
+            records.append(play_match(game, options, 11, seats, limits=limits, host=host).record)
+    program, in_process = records
+    assert program["faults"] == []
+    assert program["seats"][0]["isolation"] in ("sandboxed", "isolated")
+    assert program["actions"] == in_process["actions"]
+    assert program["result"] == in_process["result"]
+
+
+def test_a_program_seated_trusted_runs_in_its_own_process(registry: Registry) -> None:
+    game = registry.game("lorum")
+    seats = [SeatPlan(name=name, spec=registry.agent(name), seed=seat, isolation="trusted")
+             for seat, name in enumerate(["greedy-program", "random", "random", "random"])]
+    with AgentHost() as host:
+        record = play_match(game, game.info.resolve_options(4, {}), 5, seats, host=host).record
+    assert record["faults"] == []
+    assert [seat["isolation"] for seat in record["seats"]] == ["isolated", "trusted", "trusted", "trusted"]
+
+
+def test_a_program_that_cannot_start_is_a_start_up_fault_naming_why(tmp_path: Path) -> None:
+    write_program(tmp_path / "plugins" / "missing", PROGRAM.replace("greedy-program", "missing").replace(
+        '["python", "-m", "arena.program.client", "--agent", "greedy"]', '["./not-there"]'))
+    registry = load_registry(plugins_dir=tmp_path / "plugins", entry_points=False).registry
+    game = registry.game("lorum")
+    seats = [SeatPlan(name=name, spec=registry.agent(name), seed=seat)
+             for seat, name in enumerate(["missing", "random", "random", "random"])]
+    with AgentHost() as host:
+        record = play_match(game, game.info.resolve_options(4, {}), 5, seats, host=host).record
+    fault = record["faults"][0]
+    assert (fault["seat"], fault["kind"], fault["phase"]) == (0, "crash", "startup")
+    assert "command './not-there':" in fault["message"] and "is not an executable file" in fault["message"]
