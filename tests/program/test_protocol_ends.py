@@ -7,7 +7,9 @@ import io
 import json
 import socket
 import time
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 from program_helpers import write_program
@@ -34,7 +36,7 @@ class Recorder:
         self.events: list[object] = []
         self.results: list[object] = []
 
-    def act(self, request: dict[str, object]) -> object:
+    def act(self, request: Mapping[str, Any]) -> Any:
         legal = request["legal"]
         assert isinstance(legal, list)
         return legal[0]
@@ -47,7 +49,7 @@ class Recorder:
 
 
 def test_the_client_greets_answers_with_the_request_id_and_ends_on_the_result() -> None:
-    lines = [{"type": "hello", "protocol": 1, "game": "lorum", "players": 4, "seat": 1, "seed": 5, "options": {}},
+    lines: list[dict[str, Any]] = [{"type": "hello", "protocol": 1, "game": "lorum", "players": 4, "seat": 1, "seed": 5, "options": {}},
              {"type": "event", "event": {"type": "bid", "seat": 0, "call": "pass"}},
              {"type": "act", "id": 7, "legal": ["pass", "small"], "observation": {}},
              {"type": "act", "id": 8, "legal": [["L1-01", "L2-02"]], "observation": {}},
@@ -55,7 +57,12 @@ def test_the_client_greets_answers_with_the_request_id_and_ends_on_the_result() 
     stdin = io.BytesIO(b"".join(encode(line) for line in lines))
     stdout = io.BytesIO()
     bots: list[Recorder] = []
-    assert serve(lambda hello: bots.append(Recorder(dict(hello))) or bots[-1], stdin, stdout) == 0
+
+    def make(hello: Mapping[str, Any]) -> Recorder:
+        bots.append(Recorder(dict(hello)))
+        return bots[-1]
+
+    assert serve(make, stdin, stdout) == 0
     answers = [json.loads(line) for line in stdout.getvalue().splitlines()]
     assert answers == [{"type": "ready"}, {"type": "action", "id": 7, "action": "pass"},
                        {"type": "action", "id": 8, "action": ["L1-01", "L2-02"]}, {"type": "done"}]
