@@ -11,6 +11,7 @@ Hearts; needs ``pip install -e '.[bench]'``), ``env`` (steps per second of
 environments), ``tournament`` (serial against
 Ray, harness overhead), ``ratings`` (fit times, choix and trueskill),
 ``sandbox`` (a sandboxed seat's start-up and teardown beside an isolated one),
+``protocol`` (a program seat's decision beside a sandboxed Python seat's and a trusted one's),
 ``fidelity`` (coverage and calibration of every rating method on simulated
 fields; writes its tables into docs/ratings.md), ``site`` (build time and size
 of a tournament's site for 10^5 matches).  Each
@@ -32,7 +33,8 @@ if __package__ in (None, ""):
 else:
     from benchmarks import common
 
-SECTIONS: tuple[str, ...] = ("engine", "peers", "env", "tournament", "ratings", "sandbox", "fidelity", "site")
+SECTIONS: tuple[str, ...] = ("engine", "peers", "env", "tournament", "ratings", "sandbox", "protocol", "fidelity",
+                             "site")
 """Every section, in the order they print (and run, but for ``RUN_FIRST``)."""
 
 RUN_FIRST: frozenset[str] = frozenset({"sandbox"})

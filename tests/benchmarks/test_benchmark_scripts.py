@@ -6,19 +6,24 @@ the machine line and a markdown table with the rows docs/performance.md shows.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from arena.referee.confinement import sandbox_level
+
 ROOT = Path(__file__).resolve().parents[2]
 HEADER = "| benchmark | case | median | comparison | note |"
 
 
-def run(*arguments: str, timeout: float = 300) -> str:
-    """Run ``python <arguments>`` from the repository root; its standard output (fails on a non-zero exit)."""
-    done = subprocess.run([sys.executable, *arguments], cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+def run(*arguments: str, timeout: float = 300, env: dict[str, str] | None = None) -> str:
+    """Run ``python <arguments>`` from the repository root (``env`` added to the environment); its standard
+    output (fails on a non-zero exit)."""
+    done = subprocess.run([sys.executable, *arguments], cwd=ROOT, capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, **(env or {})})
     assert done.returncode == 0, f"{' '.join(arguments)} failed:\n{done.stdout}\n{done.stderr}"
     return done.stdout
 
@@ -132,6 +137,17 @@ def test_one_command_runs_the_chosen_sections() -> None:
     assert not any(case.startswith("RLCard") for case in rows)
 
 
-@pytest.mark.parametrize("script", ["engine", "peers", "env", "tournament", "ratings", "fidelity", "site", "run"])
+@pytest.mark.slow
+def test_protocol_prints_each_seat_kind_per_decision_and_matches_per_second(tmp_path: Path) -> None:
+    if sandbox_level() == "none":
+        pytest.skip("this machine offers no sandbox: run 'arena doctor' to see what is missing")
+    rows = table(run("benchmarks/protocol.py", "--quick", env={"ARENA_BUILD_CACHE": str(tmp_path)}))
+    cases = [f"per decision, trivial agent: {case}" for case in ("trusted", "sandboxed Python", "protocol, C")]
+    expect(rows, cases + ["matches per second, Lorum, a table of 4 C starter programs, sandboxed"])
+    assert rows["per decision, trivial agent: protocol, C"][3].endswith("sandboxed Python")
+
+
+@pytest.mark.parametrize("script", ["engine", "peers", "env", "tournament", "ratings", "protocol", "fidelity", "site",
+                                    "run"])
 def test_every_script_explains_itself(script: str) -> None:
     assert "--quick" in run(f"benchmarks/{script}.py", "--help")
