@@ -38,6 +38,7 @@ from arena.agent import AgentSpec
 from arena.conformance_report import (
     FIXES,
     NONDETERMINISM_FIX,
+    PROGRAM_FIXES,
     STARTUP_FIXES,
     CheckReport,
     Finding,
@@ -47,11 +48,12 @@ from arena.conformance_report import (
 from arena.coverage import ATTEMPTS, Coverage, Scenario, scenarios_for
 from arena.games.base import Game
 from arena.match_log import fault_when
-from arena.plugins import DEFAULT_PLUGINS_DIR, FILE, Registry, load_registry, origin
+from arena.plugins import DEFAULT_PLUGINS_DIR, FILE, PROGRAM, Registry, load_registry, origin
 from arena.records import action_from_json
 from arena.referee import AgentHost, Limits, MatchResult, RefereeError, SeatPlan, play_match
 from arena.referee.confinement import sandbox_level
 from arena.referee.faults import CRASH, MEMORY, STARTUP, TIMEOUT, fault_phase
+from arena.referee.program_seat import is_program
 from arena.referee.seats import AUTO, ISOLATED, SANDBOXED, TRUSTED, resolve_mode
 from arena.seeding import derive_seed
 from arena.substitute import SUBSTITUTE
@@ -274,7 +276,7 @@ def _match_check(spec: AgentSpec, game: Game, players: int, match_seed: int, sea
 def _plugins_option(spec: AgentSpec) -> str:
     """`` --plugins-dir DIR`` for an agent from a drop-in plugin outside ./plugins; else nothing."""
     source = origin(spec)
-    if source is None or source.kind != FILE:
+    if source is None or source.kind not in (FILE, PROGRAM):
         return ""
     folder = Path(source.target).parent
     if folder == DEFAULT_PLUGINS_DIR.resolve():
@@ -288,7 +290,7 @@ def _fault_finding(spec: AgentSpec, game: Game, check: MatchCheck, fault: dict[s
     """A fault as a problem: where, what (a timeout explained), the fix for its kind and phase, a command."""
     kind, message = fault["kind"], fault["message"]
     startup = fault_phase(fault) == STARTUP
-    fixes = STARTUP_FIXES if startup and kind in STARTUP_FIXES else FIXES
+    fixes = PROGRAM_FIXES if is_program(spec) else STARTUP_FIXES if startup and kind in STARTUP_FIXES else FIXES
     fix = fixes.get(kind, "").format(move=f"{limits.move_seconds:g}", bank=f"{limits.bank_seconds:g}",
                                      startup=f"{limits.startup_seconds:g}", memory=limits.memory_mb)
     title = (f"{kind} {fault_when(fault)} ({game.info.name}, {check.players} players, seat {check.seat}, "

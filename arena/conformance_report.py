@@ -43,6 +43,18 @@ STARTUP_FIXES = {
 }
 """What to do about a fault while the agent is built (a fault of phase ``startup``)."""
 
+PROGRAM_FIXES = {
+    ILLEGAL: "answer {{\"type\": \"action\", \"id\": ID, \"action\": ...}} on one line, echoing the request's id, "
+             "with one of its \"legal\" actions or, where \"legal\" is empty (a Lovat keep), a sorted list of card "
+             "ids the rule allows; write nothing else on standard output (docs/protocol.md, \"Faults\")",
+    TIMEOUT: "answer faster: each decision gets {move} s from the request line to the answer line, and the "
+             "decisions of one match may overrun that by {bank} s in all; flush standard output after each line",
+    CRASH: "the program exited or could not be started: its standard error's last line ends the message above; "
+           "run it by hand with a greeting on standard input (docs/protocol.md)",
+    MEMORY: "use less memory: the program and everything it starts may use {memory} MB",
+}
+"""What to do about each fault kind of an agent program (docs/protocol.md), in any phase."""
+
 NONDETERMINISM_FIX = (
     "make the agent deterministic for a given seed: draw all randomness from random.Random(self.seed) created in "
     "__init__ (not the global random module, os.urandom or time), and do not let the order of a set or the id() "

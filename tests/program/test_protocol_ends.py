@@ -150,3 +150,17 @@ def test_a_program_that_cannot_start_is_a_start_up_fault_naming_why(tmp_path: Pa
     fault = record["faults"][0]
     assert (fault["seat"], fault["kind"], fault["phase"]) == (0, "crash", "startup")
     assert "command './not-there':" in fault["message"] and "is not an executable file" in fault["message"]
+
+
+def test_check_agent_tells_a_program_what_to_fix_in_the_protocol_s_words() -> None:
+    from arena.conformance import check_agent
+
+    hostile = load_registry(plugins_dir=Path(__file__).resolve().parents[1] / "hostile" / "programs",
+                            entry_points=False).registry
+    report = check_agent(hostile.agent("hostile-program"), "lorum", matches=1, player_counts=[4], registry=hostile,
+                         options={"attack": "stale"}, determinism=False)
+    assert not report.passed
+    problem = report.problems[0]
+    assert "answered request 1 when asked request 2" in problem, problem
+    assert "echoing the request's id" in problem and "docs/protocol.md" in problem, problem
+    assert "observation.legal" not in problem  # the Python agent's advice is not a program's
