@@ -17,6 +17,8 @@ address space bounded, as for a Python seat (docs/protocol.md says what then run
 from __future__ import annotations
 
 import os
+import resource
+import signal
 import socket
 from typing import Any
 
@@ -27,6 +29,10 @@ from arena.referee.zygote import FAILED_EXIT, Zygote
 
 LOG_NAME = "stderr.log"
 """The program's standard error, in the seat's private folder."""
+
+FILE_BYTES_MAX = 16 << 20
+"""Largest file a program may write (``RLIMIT_FSIZE``), its standard error included: a chatty program cannot fill
+a disk (an isolated seat's folder is on the host's), and an agent has no use for bigger scratch files."""
 
 
 class ProgramZygote(Zygote):
@@ -81,6 +87,10 @@ class ProgramZygote(Zygote):
         except (LaunchError, OSError) as error:
             os.write(log, f"arena: cannot start the program: {error}\n".encode())
             return FAILED_EXIT
+        # Every file it writes, its standard error included, is bounded; past the bound a write fails (EFBIG)
+        # instead of killing it (SIGXFSZ ignored, which exec keeps).
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_BYTES_MAX, FILE_BYTES_MAX))
         os.dup2(fd, 0)
         os.dup2(fd, 1)
         os.dup2(log, 2)

@@ -59,7 +59,7 @@ def test_a_misbehaving_program_is_faulted_with_its_reason(programs: Registry, ho
 def test_half_a_line_or_nothing_is_a_timeout(programs: Registry, host: AgentHost, attack: str) -> None:
     fault = only_fault(attacked(programs, host, attack, QUICK))
     assert fault["kind"] == "timeout"
-    assert "no action after 0.50 s" in fault["message"], fault["message"]
+    assert "no action after 0.5" in fault["message"], fault["message"]  # 0.50 s or a tick more, under load
 
 
 def test_a_malformed_greeting_is_a_start_up_fault(programs: Registry, host: AgentHost) -> None:
@@ -86,3 +86,8 @@ def test_a_fork_bomb_is_bounded_and_leaves_nothing_running(programs: Registry) -
     forked = int(message.rsplit("forked ", 1)[1].split()[0].rstrip("."))
     assert 0 < forked < 64, message  # the seat's process bound (arena.sandbox.policy.MAX_PROCESSES)
     assert processes_named("hostile-fork") == []
+
+
+def test_a_flood_of_standard_error_is_bounded(programs: Registry, host: AgentHost) -> None:
+    message = only_fault(attacked(programs, host, "chatter"))["message"]
+    assert "stderr stopped at 16777216 bytes: errno 27" in message, message  # EFBIG at FILE_BYTES_MAX

@@ -81,6 +81,16 @@ for line in sys.stdin:
             ("seats", os.path.dirname(temp)), ("home", os.path.expanduser("~root")), ("passwd", "/etc/passwd"),
             ("plugins", os.path.dirname(os.getcwd())))}
         report("snoop " + " ".join(f"{name}={result}" for name, result in found.items()), rid)
+    elif attack == "chatter":  # standard error without end: bounded, and the program plays on
+        written = 0
+        try:
+            while written < 1 << 30:
+                written += os.write(2, b"x" * 65535 + b"\n")
+        except OSError as error:  # standard error is full: the finding goes in the (illegal) action
+            finding = f"stderr stopped at {written} bytes: errno {error.errno}"
+        else:
+            finding = f"stderr took {written} bytes"
+        send(json.dumps({"type": "action", "id": rid, "action": finding}).encode() + b"\n")
     elif attack == "exit":
         sys.exit(3)
     elif attack == "silent":
