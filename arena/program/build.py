@@ -78,8 +78,13 @@ def ensure_built(manifest: Manifest) -> Path:
     """The folder the program runs from, building it first if this content was never built."""
     if not manifest.build:
         return manifest.folder
+    stamp = (manifest, _stamp(manifest.folder))
+    known = _known.get(stamp)
+    if known is not None and known.is_dir():  # seen this very content in this process: no hashing again
+        return known
     output = output_folder(manifest)
     if output.is_dir():
+        _known[stamp] = output
         return output
     if output in _failed:  # said once per process, not once per seat
         raise BuildError(_failed[output])
@@ -96,6 +101,22 @@ def ensure_built(manifest: Manifest) -> Path:
 
 
 _failed: dict[Path, str] = {}  # build output folder -> why its build failed, in this process
+_known: dict[tuple[Manifest, tuple[tuple[str, int, int], ...]], Path] = {}  # (manifest, stamp) -> its output
+
+
+def _stamp(folder: Path) -> tuple[tuple[str, int, int], ...]:
+    """Every file's path, size and modification time: what changes when the content does (a seat's launch
+    checks its build with this rather than reading every byte again)."""
+    found = []
+    for root, _dirs, files in os.walk(folder):
+        for name in files:
+            path = os.path.join(root, name)
+            try:
+                status = os.lstat(path)
+            except OSError:
+                continue
+            found.append((os.path.relpath(path, folder), status.st_size, status.st_mtime_ns))
+    return tuple(sorted(found))
 
 
 def _build(manifest: Manifest, output: Path) -> None:
