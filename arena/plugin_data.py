@@ -17,8 +17,10 @@ from arena.agent import AgentSpec
 if TYPE_CHECKING:
     from arena.plugin_types import PluginFactory
 
-AGENT_NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
-PLUGIN_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+AGENT_NAME = re.compile(r"[a-z0-9][a-z0-9_.-]*")
+"""An agent or game name, matched whole (``fullmatch``: ``$`` would also match before a trailing newline)."""
+PLUGIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+"""A plugin's name (its file or distribution name), matched whole."""
 NAME_MAX = 64
 """Longest agent, game or plugin name."""
 VERSION_MAX = 64
@@ -35,7 +37,7 @@ def name_problem(name: object, pattern: re.Pattern[str], what: str) -> str | Non
         return f"{what} must be a string, not {type(name).__name__}"
     if not name or len(name) > NAME_MAX:
         return f"{what} must be 1 to {NAME_MAX} characters, not {len(name)}"
-    if not pattern.match(name):
+    if not pattern.fullmatch(name):
         allowed = "letters, digits, '.', '_' or '-'"
         hint = f"lowercase {allowed}" if pattern is AGENT_NAME else allowed
         return f"{what} {printable(name, NAME_MAX)!r} must be {hint}"

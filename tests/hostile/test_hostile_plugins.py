@@ -99,6 +99,7 @@ def test_names_are_validated_and_errors_stay_short(registry: Registry) -> None:
     markup_errors = [line for line in registry.errors if line.startswith("plugin 'markup'")]
     assert any("name must be 1 to 64 characters, not 5000" in line for line in markup_errors)
     assert any("name 'ev\\\\nil' must be lowercase" in line for line in markup_errors)
+    assert any("name 'adv-nl\\\\n' must be lowercase" in line for line in markup_errors)  # $ before a newline
     assert any("version must be at most 64 characters" in line for line in markup_errors)
     assert all(len(line) < 400 for line in markup_errors)
     assert not any(name.startswith("xxxx") or "\n" in name for name in registry.agents)

@@ -15,5 +15,7 @@ def arena_register_agents(register):
                        description="[red]red[/red] [link=https://example.invalid]click[/link] \x1b[31mansi\r\x07"))
     register(AgentSpec(name="x" * 5000, games=("lorum",), factory=Plain, version="1", description="huge name"))
     register(AgentSpec(name="ev\nil", games=("lorum",), factory=Plain, version="1", description="newline"))
+    register(AgentSpec(name="adv-nl\n", games=("lorum",), factory=Plain, version="1",
+                       description="a newline at the end of the name, which forges a line of a listing"))
     register(AgentSpec(name="long-version", games=("lorum",), factory=Plain, version="9" * 1000,
                        description="a 1000-character version"))
