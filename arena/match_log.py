@@ -14,7 +14,7 @@ from typing import Any
 
 from arena.games.base import Game, log_sentence, seat_label
 from arena.records import action_from_json
-from arena.referee.faults import STARTUP, fault_phase
+from arena.referee.faults import END, STARTUP, fault_phase
 from arena.substitute import SUBSTITUTE
 
 
@@ -59,17 +59,20 @@ def header_lines(game: Game, seed: int, names: Sequence[str]) -> list[str]:
 
 
 def fault_when(fault: Mapping[str, Any]) -> str:
-    """When a fault happened, in words: ``at start-up`` or ``at move N`` (by its recorded phase)."""
-    return "at start-up" if fault_phase(fault) == STARTUP else f"at move {fault['move']}"
+    """When a fault happened, in words: ``at start-up``, ``at move N`` or ``at the end`` (by its recorded phase)."""
+    phase = fault_phase(fault)
+    return "at start-up" if phase == STARTUP else "at the end" if phase == END else f"at move {fault['move']}"
 
 
 def fault_line(fault: Mapping[str, Any], names: Sequence[str]) -> str:
     """A fault as the log states it, at the move where the substitute took over.
 
     The seat, kind and phase come first, in the referee's words; the message (partly the agent's) after them.
+    A fault at the end (a notification after the seat's last decision) has no move left for the substitute.
     """
+    tail = "" if fault_phase(fault) == END else "; the substitute plays this seat from here"
     return printable(log_sentence(f"fault: {seat_label(fault['seat'], names)} {fault['kind']} {fault_when(fault)}: "
-                                  f"{fault['message']}; the substitute plays this seat from here"))
+                                  f"{fault['message']}{tail}"))
 
 
 def move_times(record: Mapping[str, Any]) -> list[float | None]:

@@ -10,7 +10,7 @@
 * ``FAULT_KINDS``, ``PHASES``, ``fault_phase``, ``Fault``, ``RefereeError``, ``check_action`` (``faults.py``).
 """
 
-from arena.referee.faults import FAULT_KINDS, MOVE, PHASES, STARTUP, Fault, RefereeError, check_action, fault_phase
+from arena.referee.faults import END, FAULT_KINDS, MOVE, PHASES, STARTUP, Fault, RefereeError, check_action, fault_phase
 from arena.referee.host import AgentHost, default_host
 from arena.referee.limits import Limits
 from arena.referee.match import Match, MatchResult, SeatPlan, play_match
@@ -18,6 +18,7 @@ from arena.referee.seats import AUTO, ISOLATED, ISOLATION_MODES, SANDBOXED, TRUS
 
 __all__ = [
     "AUTO",
+    "END",
     "FAULT_KINDS",
     "ISOLATED",
     "ISOLATION_MODES",

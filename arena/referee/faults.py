@@ -26,9 +26,13 @@ EXCEPTION, ILLEGAL, TIMEOUT, CRASH, MEMORY = "exception", "illegal", "timeout", 
 FAULT_KINDS: tuple[str, ...] = (EXCEPTION, ILLEGAL, TIMEOUT, CRASH, MEMORY)
 """Every fault kind, as recorded: raised, illegal or malformed action, too slow, process died, out of memory."""
 
-STARTUP, MOVE = "startup", "move"
-PHASES: tuple[str, ...] = (STARTUP, MOVE)
-"""When a fault happened, as recorded: while the agent was being built, or in one of its decisions."""
+STARTUP, MOVE, END = "startup", "move", "end"
+PHASES: tuple[str, ...] = (STARTUP, MOVE, END)
+"""When a fault happened, as recorded: while the agent was being built, in one of its decisions, or after its
+last decision (its ``on_result``, or an ``on_event`` it was told after that decision)."""
+
+NOTIFICATIONS: tuple[str, ...] = ("on_event", "on_result")
+"""The agent's calls that return nothing; one that raises is the seat's fault, named in its message."""
 
 MESSAGE_LIMIT = 600
 """Longest fault message recorded (an agent's exception text is cut to 500 characters before the referee's words)."""
@@ -51,7 +55,7 @@ class RefereeError(Exception):
 
 
 def fault_phase(fault: Mapping[str, Any]) -> str:
-    """A recorded fault's phase (``STARTUP`` or ``MOVE``).
+    """A recorded fault's phase (``STARTUP``, ``MOVE`` or ``END``).
 
     The referee records ``phase`` with every fault.  A record made before it did has none; its phase is
     read the old way, from the message (a start-up fault's began ``start-up``).  That reading trusts text

@@ -30,7 +30,7 @@ from arena.agent import Agent, AgentSpec
 from arena.games.base import Action, ChanceOutcome, Game, GameState, IllegalAction
 from arena.plugin_data import printable
 from arena.records import make_record
-from arena.referee.faults import ILLEGAL, MESSAGE_LIMIT, MOVE, STARTUP, Fault
+from arena.referee.faults import END, ILLEGAL, MESSAGE_LIMIT, MOVE, STARTUP, Fault
 from arena.referee.host import AgentHost, default_host
 from arena.referee.limits import Limits
 from arena.referee.program_seat import ProgramSeat, is_program, program_mode
@@ -183,7 +183,8 @@ class Match:
         for seat, fault in self.late.items():
             self.record_fault(seat, fault, len(self.actions), STARTUP)
         record = self.record()
-        self.finish(record["result"])
+        if self.finish(record["result"]):
+            record = self.record()  # with the faults of notifications at the end
         return MatchResult(
             record=record, state=state, think_seconds=self.think, decisions=self.asked, move_seconds=self.times,
             peak_memory_mb=[seat.peak_memory_mb for seat in self.seats],
@@ -264,7 +265,7 @@ class Match:
                                                          seed=self.plans[seat].seed, options={})
 
     def record_fault(self, seat: int, fault: Fault, move: int, phase: str) -> None:
-        """Record ``fault`` on ``seat`` at decision ``move``, in ``phase`` (``STARTUP`` or ``MOVE``).
+        """Record ``fault`` on ``seat`` at decision ``move``, in ``phase`` (``STARTUP``, ``MOVE`` or ``END``).
 
         The phase is the referee's: it says which call failed (``start_seats`` or a decision), never read from
         the fault's text.  The message is made one line of printable characters here, whoever wrote it.
@@ -289,11 +290,25 @@ class Match:
         return make_record(self.game, self.options, self.seed, entries, self.state, self.actions, self.faults,
                            match_id=self.match_id)
 
-    def finish(self, result: Mapping[str, Any]) -> None:
-        """Tell every seat still playing the result, give them a moment, then stop them all."""
-        playing = [seat for index, seat in enumerate(self.seats) if index not in self.substitutes]
-        for seat in playing:
-            seat.finish(result)
-        for seat in playing:
-            seat.collect()
-        close_all(self.seats)
+    def finish(self, result: Mapping[str, Any]) -> bool:
+        """Tell every seat still playing the result, give them a moment, then stop them all.
+
+        What a seat's ``on_result`` (or an ``on_event`` since its last decision) raised is its fault, in
+        phase ``END``; whether any was recorded.
+        """
+        playing = [(index, seat) for index, seat in enumerate(self.seats) if index not in self.substitutes]
+        before = len(self.faults)
+        try:
+            for index, seat in playing:
+                try:
+                    seat.finish(result)
+                except Fault as fault:
+                    self.record_fault(index, fault, len(self.actions), END)
+            for index, seat in playing:
+                try:
+                    seat.collect()
+                except Fault as fault:
+                    self.record_fault(index, fault, len(self.actions), END)
+        finally:
+            close_all(self.seats)
+        return len(self.faults) > before

@@ -26,7 +26,17 @@ from typing import TYPE_CHECKING, Any
 from arena.games.base import Action, Game, Observation
 from arena.plugins import origin, printable
 from arena.referee import protocol
-from arena.referee.faults import CRASH, EXCEPTION, ILLEGAL, MEMORY, TIMEOUT, Fault, RefereeError, check_action
+from arena.referee.faults import (
+    CRASH,
+    EXCEPTION,
+    ILLEGAL,
+    MEMORY,
+    NOTIFICATIONS,
+    TIMEOUT,
+    Fault,
+    RefereeError,
+    check_action,
+)
 from arena.referee.host import AgentHost, Zygote
 from arena.referee.limits import Clock, Limits
 from arena.referee.seats import LEVELS, SANDBOXED
@@ -189,12 +199,15 @@ class ProcessSeat:
         self.pending = []
 
     def collect(self) -> None:
-        """Give the agent a moment to process the result (its process is stopped by ``close_all``)."""
+        """Give the agent a moment to process the result (its process is stopped by ``close_all``); a ``Fault``
+        when its process reports that a notification raised."""
         if self.finishing and self.sock is not None:
             try:
-                protocol.receive(self.sock, time.monotonic() + min(FINISH_SECONDS, self.limits.move_seconds))
+                reply = protocol.receive(self.sock, time.monotonic() + min(FINISH_SECONDS, self.limits.move_seconds))
             except (protocol.ChannelClosed, protocol.ChannelTimeout, protocol.ProtocolError, OSError):
-                pass
+                return
+            if isinstance(reply, dict) and "error" in reply:
+                raise self._reply_fault(reply)
 
     def close(self) -> dict[str, Any]:
         """Kill the seat's processes and reap them; its exit status."""
@@ -277,7 +290,8 @@ class ProcessSeat:
         if error == "memory":
             return Fault(MEMORY, f"its process reported running out of memory (limit {self.limits.memory_mb} MB)")
         if error == "exception":
-            return Fault(EXCEPTION, f"raised {message}")
+            call = reply.get("call")  # a notification that raised, named by the seat: its own fault either way
+            return Fault(EXCEPTION, f"{call} raised {message}" if call in NOTIFICATIONS else f"raised {message}")
         if error == "load" and startup:  # the plugin's import failed in the seat's process, or registered no such agent
             return Fault(EXCEPTION, f"its process could not load the agent: {message}")
         if error == "malformed":

@@ -47,13 +47,14 @@ class Seat(Protocol):
         """One decision: the checked action and the seconds it took; ``Fault`` on misbehaviour."""
 
     def event(self, event: Mapping[str, Any]) -> None:
-        """A public event (a failing notification is ignored)."""
+        """A public event; if the agent's ``on_event`` raises, its next ``act`` or ``finish`` raises the ``Fault``."""
 
     def finish(self, result: Mapping[str, Any]) -> None:
-        """The final result (a failing notification is ignored)."""
+        """The final result; raises ``Fault`` when the agent's ``on_result`` (or a pending ``on_event``) raised."""
 
     def collect(self) -> None:
-        """Give the agent a moment to take the result."""
+        """Give the agent a moment to take the result; raises ``Fault`` when its process reports that a
+        notification raised."""
 
     def close(self) -> object:
         """Stop the seat; after this it holds no process and no agent.  What it returns is the seat's own

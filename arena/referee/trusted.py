@@ -47,6 +47,7 @@ class TrustedSeat:
         self.timed = True
         self.peak_memory_mb: float | None = None
         self.listens = True
+        self.pending_fault: Fault | None = None  # what a notification raised, reported at the next call
 
     def launch(self) -> None:
         """Nothing to do ahead of ``start`` for an in-process agent."""
@@ -81,6 +82,8 @@ class TrustedSeat:
         """One decision and the seconds it took."""
         agent = self.agent
         assert agent is not None
+        if self.pending_fault is not None:  # its on_event raised since its last decision
+            raise self.pending_fault
         started = time.perf_counter()
         try:
             action = agent.act(observation)
@@ -99,12 +102,21 @@ class TrustedSeat:
         return check_action(self.game, observation, action), elapsed
 
     def event(self, event: Mapping[str, Any]) -> None:
-        """Tell the agent a public event; a failing notification is ignored."""
-        _quietly(self.agent.on_event, event)  # type: ignore[union-attr]
+        """Tell the agent a public event; what ``on_event`` raises is the seat's fault at its next call.
+
+        The fault waits for the seat's next decision (or the result) as it does in a process seat, which
+        learns of it with its next request: the record is the same in every mode.
+        """
+        if self.pending_fault is None:
+            self.pending_fault = _notify(self.agent.on_event, event, "on_event")  # type: ignore[union-attr]
 
     def finish(self, result: Mapping[str, Any]) -> None:
-        """Tell the agent the result; a failing notification is ignored."""
-        _quietly(self.agent.on_result, result)  # type: ignore[union-attr]
+        """Tell the agent the result; raises the seat's ``Fault`` if ``on_result`` (or an earlier ``on_event``)
+        raised."""
+        fault = self.pending_fault or _notify(self.agent.on_result, result, "on_result")  # type: ignore[union-attr]
+        self.pending_fault = None
+        if fault is not None:
+            raise fault
 
     def collect(self) -> None:
         """Nothing to wait for."""
@@ -114,13 +126,17 @@ class TrustedSeat:
         self.agent = None
 
 
-def _quietly(call: Any, data: Mapping[str, Any]) -> None:
+def _notify(call: Any, data: Mapping[str, Any], name: str) -> Fault | None:
+    """Call a notification (``on_event``, ``on_result``); the fault if it raised, else None."""
     try:
         call(data)
+    except MemoryError:
+        return Fault(MEMORY, f"{name} raised MemoryError")
     except KeyboardInterrupt:
         raise
-    except BaseException:  # SystemExit from a notification changes nothing either
-        pass
+    except BaseException as error:  # SystemExit included, as in act
+        return Fault(EXCEPTION, f"{name} raised {describe_exception(error)}")
+    return None
 
 
 def _is_person(agent: Agent) -> bool:

@@ -333,22 +333,17 @@ def _serve_agent(sock: socket.socket, spec: AgentSpec, game: Game, request: dict
             message = protocol.receive(sock, None, protocol.REQUEST_LIMIT)
         except (protocol.ChannelClosed, protocol.ProtocolError):
             return 0
-        for event in message.get("events", ()):
-            try:
-                agent.on_event(event)
-            except MemoryError:
-                raise
-            except BaseException:  # a notification that fails changes nothing
-                pass
+        # A notification that raises is the seat's fault: its reply to this request says so, in place of an action
+        # or of "done", and the referee stops the seat.
+        failed = _notify(agent.on_event, message.get("events", ()), "on_event")
         if message.get("op") == "result":
-            try:
-                agent.on_result(message["result"])
-            except MemoryError:
-                raise
-            except BaseException:
-                pass
-            protocol.send(sock, protocol.encode({"done": True}))
+            if failed is None:
+                failed = _notify(agent.on_result, (message["result"],), "on_result")
+            protocol.send(sock, protocol.encode(failed or {"done": True}))
             return 0
+        if failed is not None:
+            protocol.send(sock, protocol.encode(failed))
+            continue
         observation = game.observation_from_json(message["observation"])
         try:
             action = agent.act(observation)
@@ -359,6 +354,18 @@ def _serve_agent(sock: socket.socket, spec: AgentSpec, game: Game, request: dict
         else:
             reply = _action_reply(action)
         protocol.send(sock, reply if isinstance(reply, bytes) else protocol.encode(reply))
+
+
+def _notify(call: Any, items: Any, name: str) -> dict[str, Any] | None:
+    """Call a notification (``on_event``, ``on_result``) on each of ``items``; the error reply if it raised."""
+    for item in items:
+        try:
+            call(item)
+        except MemoryError:
+            raise
+        except BaseException as error:  # an agent may raise anything, SystemExit included
+            return {"error": "exception", "call": name, "message": describe_exception(error)}
+    return None
 
 
 def _action_reply(action: Any) -> bytes | dict[str, Any]:

@@ -7,6 +7,7 @@ any fault is the attacker's own.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -16,9 +17,10 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
-from hostile_helpers import needs_sandbox, play, processes_named, report_of
+from hostile_helpers import HOSTILE, needs_sandbox, play, processes_named, report_of
 
 from arena.agent import Agent, AgentSpec
+from arena.cli import main
 from arena.plugins import Registry, load_registry
 from arena.referee import AgentHost, Limits, SeatPlan, play_match
 from arena.referee.sandboxed import ProcessSeat
@@ -303,3 +305,58 @@ def test_a_seat_that_stalls_start_up_times_out_no_other_seat(registry: Registry,
     faults = match.record["faults"]
     assert [fault["seat"] for fault in faults] == [0], faults
     assert faults[0]["kind"] == "timeout"
+
+
+MODES = {"trusted": "trusted", "isolated": "isolated", "auto": "sandboxed"}
+"""The mode a third-party agent gets for each isolation asked for (auto: the sandbox, the default)."""
+
+
+@pytest.mark.parametrize("isolation", ["trusted", "isolated", "auto"])
+def test_an_exception_in_on_event_is_the_seats_fault_and_the_substitute_plays_on(registry: Registry, host: AgentHost,
+                                                                                 isolation: str) -> None:
+    # auto seats a third-party agent sandboxed: the default a user gets.
+    match = play(registry, host, ["greedy", "event-raises", "random", "random"], isolation=isolation)
+    assert match.isolation[1] == MODES[isolation]
+    [fault] = match.record["faults"]
+    assert (fault["seat"], fault["kind"], fault["phase"]) == (1, "exception", "move")
+    assert fault["message"].startswith("on_event raised ValueError: bad event handling")
+    assert match.record["seats"][1]["faulted"] is True
+    # Reported at the seat's next decision in every mode, so each mode's record is the same.
+    reference = play(registry, host, ["greedy", "event-raises", "random", "random"], isolation="trusted")
+    assert (match.record["actions"], fault["move"]) == (reference.record["actions"], reference.record["faults"][0]["move"])
+    assert match.record["actions"][fault["move"]]["seat"] == 1  # the substitute's action stands at that move
+
+
+@pytest.mark.parametrize("isolation", ["trusted", "auto"])
+def test_system_exit_in_on_event_is_the_seats_fault(registry: Registry, host: AgentHost, isolation: str) -> None:
+    match = play(registry, host, ["greedy", "random", "event-exits", "random"], isolation=isolation)
+    [fault] = match.record["faults"]
+    assert (fault["seat"], fault["kind"], fault["phase"]) == (2, "exception", "move")
+    assert fault["message"].startswith("on_event raised SystemExit: 3")
+
+
+@pytest.mark.parametrize("isolation", ["trusted", "isolated", "auto"])
+def test_an_exception_in_on_result_is_the_seats_fault_at_the_end(registry: Registry, host: AgentHost,
+                                                                 isolation: str) -> None:
+    match = play(registry, host, ["result-raises", "random", "random", "greedy"], isolation=isolation)
+    assert match.isolation[0] == MODES[isolation]
+    [fault] = match.record["faults"]
+    assert (fault["seat"], fault["kind"], fault["phase"]) == (0, "exception", "end")
+    assert fault["move"] == len(match.record["actions"])  # after the last action: nothing was substituted
+    assert fault["message"].startswith("on_result raised KeyError: 'scores'")
+    assert match.record["seats"][0]["faulted"] is True
+
+
+def test_notification_faults_are_in_the_json_the_record_and_its_replay(tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    # The command an author debugging their agent runs, under the default isolation (auto: sandboxed).
+    record = tmp_path / "game.json"
+    assert main(["play", "lovat", "--plugins-dir", str(HOSTILE), "--agents", "event-raises,random,result-raises,random",
+                 "--seed", "1", "--json", "--record", str(record)]) == 0
+    faults = json.loads(capsys.readouterr().out)["faults"]
+    assert [(fault["seat"], fault["phase"], fault["message"].split(" (at ")[0]) for fault in faults] == [
+        (0, "move", "on_event raised ValueError: bad event handling"),
+        (2, "end", "on_result raised KeyError: 'scores'")]
+    assert main(["replay", str(record), "--log"]) == 0
+    out = capsys.readouterr().out
+    assert "Fault: seat 2 (result-raises) exception at the end: on_result raised KeyError: 'scores' (at" in out
