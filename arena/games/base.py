@@ -4,6 +4,8 @@
   ``GameState``, ``Observation``, ``Result``: what a game declares and implements;
 * ``arena.games.types``: actions, chance outcomes, errors and JSON conversion;
 * ``arena.games.chance``: ``Chance``, the seeded RNG with its script and log;
+* ``arena.games.scripted``: ``scripted_seat``, ``scripted_choice``, ``scripted_cards``, ``scripted_hands``:
+  checks for a record's scripted outcomes (untrusted JSON).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from arena.games.interface import (
     uniform_or,
     uniform_random_action,
 )
+from arena.games.scripted import scripted_cards, scripted_choice, scripted_hands, scripted_seat
 from arena.games.types import (
     Action,
     ChanceOutcome,
@@ -52,6 +55,10 @@ __all__ = [
     "competition_ranks",
     "from_json",
     "log_sentence",
+    "scripted_cards",
+    "scripted_choice",
+    "scripted_hands",
+    "scripted_seat",
     "seat_label",
     "to_json",
     "uniform_or",

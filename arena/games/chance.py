@@ -11,6 +11,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
+from arena.games.scripted import check_script
 from arena.games.types import ChanceOutcome, InvalidSetup, to_json
 
 
@@ -36,6 +37,8 @@ class Chance:
     __slots__ = ("_log", "_rng", "_script", "_shared")
 
     def __init__(self, seed: int, script: Sequence[ChanceOutcome] = ()) -> None:
+        if script:
+            check_script(script)  # a record's: untrusted
         self._rng = _seeded(seed) if type(seed) is int and _SEEDING_MATCHES else random.Random(seed)
         self._script = list(reversed([dict(outcome) for outcome in script])) if script else []
         self._log: list[ChanceOutcome] = []

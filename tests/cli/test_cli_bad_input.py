@@ -62,6 +62,41 @@ def test_replay_refuses_a_hostile_record_in_one_line(capsys, tmp_path: Path, rec
     assert status == 1 and message in one_line(err)
 
 
+LOVAT_HAND = [f"L1-{number:02d}" for number in range(1, 15)]
+"""Fourteen distinct Lovat ids: the size of a 4-player hand."""
+
+
+@pytest.mark.parametrize(
+    "game, chance, message",
+    [
+        # A deal of lists where card names belong (it was 'unhashable type' with a traceback).
+        ("lovat-v1", [{"kind": "dealer", "value": 0}, {"kind": "deal", "value": [[["L1-01"]] * 14] * 4}],
+         "scripted deal: seat 0 holds unknown card ['L1-01']"),
+        ("lorum-v1", [{"kind": "dealer", "value": 0}, {"kind": "deal", "value": [[["Ah"]] * 8] * 4}],
+         "scripted deal: seat 0 holds unknown card ['Ah']"),
+        ("lovat-v1", [{"kind": "dealer", "value": 0}, {"kind": "deal", "value": [[{"a": 1}] * 14] * 4}],
+         "seat 0 holds unknown card {'a': 1}"),
+        ("lorum-v1", [{"kind": "dealer", "value": 0}, {"kind": "deal", "value": [{"Ah": 1}] * 4}],
+         "scripted deal: seat 0 must hold a list of 8 cards, not {'Ah': 1}"),
+        ("lorum-v1", [{"kind": "dealer", "value": 0}, {"kind": "deal", "value": {"0": []}}],
+         "scripted deal must be a list of 4 hands (one per seat), not {'0': []}"),
+        ("lovat-v1", [{"kind": "dealer", "value": [0]}], "scripted dealer must be a seat 0..3, not [0]"),
+        ("lorum-v1", [{"kind": "dealer", "value": 1.0}], "scripted dealer must be a seat 0..3, not 1.0"),
+        ("lorum-v1", [{"kind": "dealer", "value": True}], "scripted dealer must be a seat 0..3, not True"),
+        ("lovat-v1", [{"kind": "dealer", "value": 0}, {"kind": "deal", "value": [LOVAT_HAND] * 4}],
+         "scripted deal: card L1-01 is dealt twice"),
+        ("lorum-v1", [5], "chance outcome 0 must be an object {'kind': ..., 'value': ...} with a string kind, not 5"),
+        ("lovat-v1", [{"kind": ["dealer"], "value": 0}], "chance outcome 0 must be an object"),
+    ],
+)
+def test_replay_refuses_a_chance_value_of_the_wrong_type_or_shape_in_one_line(capsys, tmp_path: Path, game: str,
+                                                                             chance: list[object], message: str) -> None:
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps({"game": game, "seed": 1, "actions": [], "chance": chance}))
+    status, err = run(capsys, "replay", str(path), "--plugins-dir", str(tmp_path))
+    assert status == 1 and message in one_line(err)
+
+
 @pytest.mark.parametrize("name", ["../../x", "a/b", "x" * 10_000, "a\x1b[2Jb"])
 @pytest.mark.parametrize("command", ["leaderboard", "export"])
 def test_reading_commands_refuse_a_name_outside_the_leaderboards_folder(capsys, tmp_path: Path, name: str,

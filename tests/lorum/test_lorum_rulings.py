@@ -73,7 +73,7 @@ def test_s1_dealer_passes_to_the_next_player_each_deal():
 def test_scripted_deal_is_validated_with_one_line_errors():
     good = deal_from(OWNERS_K1)
     bad_count = [good[0][:7], good[1], good[2], good[3] + good[0][7:]]
-    with pytest.raises(InvalidSetup, match="seat 0 must hold a list of 8 cards"):
+    with pytest.raises(InvalidSetup, match="seat 0 holds 7 cards, not 8: "):
         GAME.new_state(1, script=[{"kind": "dealer", "value": 0}, {"kind": "deal", "value": bad_count}])
     dup = [good[0][:7] + [good[1][0]], good[1], good[2], good[3]]
     with pytest.raises(InvalidSetup, match=r"card Og is dealt twice|is dealt twice"):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from lovat_helpers import STORY_DEAL, story_actions
@@ -14,7 +15,7 @@ from lovat_helpers import STORY_DEAL, story_actions
 from arena.cli import main
 
 
-def story_record(dice: list[str]) -> dict:
+def story_record(dice: list[Any]) -> dict:  # a face may be any JSON: records are untrusted
     """The story as a record: dealer 2, the deal, the given dice, every action, no result."""
     return {
         "game": "lovat-v1",
@@ -98,12 +99,13 @@ def test_forced_declarations_and_void_discards_are_actions_and_turns_in_messages
     assert replay(tmp_path, capsys, record)[0] == 1
 
 
+@pytest.mark.parametrize("face", ["purple", ["blank"], {"face": "blank"}, 6])
 def test_a_bad_scripted_die_reached_while_playing_out_is_one_line(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], face: object
 ) -> None:
-    record = story_record(["purple"])
+    record = story_record([face])
     record["actions"] = record["actions"][:3]  # the keeps: the seats' agents play every turn
     status, out, err = replay(tmp_path, capsys, record)
     assert status == 1 and out == ""
     assert err == (f"arena: error: {tmp_path / 'story.json'}: playing the record out: scripted die roll must be "
-                   "one of rufous, gingerline, phlox, zaffre, skobeloff, blank, got 'purple'\n")
+                   f"one of rufous, gingerline, phlox, zaffre, skobeloff, blank, got {face!r}\n")

@@ -117,8 +117,10 @@ def test_l3_shuffle_and_deal_one_at_a_time_from_the_dealers_left(players: int) -
     "deal, message",
     [
         ([["L1-01"] * 12] * 2, "scripted deal must be a list of 3 hands"),
-        (fill_deal(3, {})[:2] + [fill_deal(3, {})[2][:11]], "seat 2 has 11 cards, a 3-player deal gives 12"),
-        ([["L9-99"] + fill_deal(3, {})[0][1:]] + fill_deal(3, {})[1:], "seat 0 has unknown card id 'L9-99'"),
+        (fill_deal(3, {})[:2] + [fill_deal(3, {})[2][:11]], "seat 2 holds 11 cards, not 12: "),
+        ([["L9-99"] + fill_deal(3, {})[0][1:]] + fill_deal(3, {})[1:], "seat 0 holds unknown card 'L9-99'"),
+        ([[["L1-01"]] * 12] * 3, r"seat 0 holds unknown card \['L1-01'\] \(ids are"),  # a list is no card
+        ([["L1-01"] * 12, 5, []], "scripted deal: card L1-01 is dealt twice"),
         ([fill_deal(3, {})[0], fill_deal(3, {})[0], fill_deal(3, {})[2]], "card L1-01 is dealt twice"),
     ],
 )

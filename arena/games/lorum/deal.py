@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.games.base import Chance, InvalidSetup
+from arena.games.base import Chance, scripted_hands
 from arena.games.lorum.cards import BITS, CARDS_PER_HAND, DECK, INDEX, mask_names, mask_of
 from arena.games.lorum.rules import PLAYERS
 
@@ -37,21 +37,5 @@ def draw_deal(chance: Chance, dealer: int) -> list[int]:
 
 def validate_deal(value: Any) -> list[int]:
     """Check a scripted ``deal`` value and return the 4 hands as masks (one-line ``InvalidSetup`` errors)."""
-    if not isinstance(value, (list, tuple)) or len(value) != PLAYERS:
-        raise InvalidSetup(f"scripted deal must be a list of {PLAYERS} hands indexed by seat, not {value!r}")
-    seen: set[str] = set()
-    masks = []
-    for seat, hand in enumerate(value):
-        if not isinstance(hand, (list, tuple)) or len(hand) != CARDS_PER_HAND:
-            raise InvalidSetup(f"scripted deal: seat {seat} must hold a list of {CARDS_PER_HAND} cards, not {hand!r}")
-        for name in hand:
-            if name not in INDEX:
-                raise InvalidSetup(
-                    f"scripted deal: seat {seat} holds unknown card {name!r} "
-                    "(names are rank then suit, e.g. 'Ah', 'Og', '10b')"
-                )
-            if name in seen:
-                raise InvalidSetup(f"scripted deal: card {name} is dealt twice")
-            seen.add(name)
-        masks.append(mask_of(hand))
-    return masks
+    hands = scripted_hands(value, PLAYERS, CARDS_PER_HAND, INDEX, " (names are rank then suit, e.g. 'Ah', 'Og', '10b')")
+    return [mask_of(hand) for hand in hands]

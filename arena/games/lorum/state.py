@@ -33,9 +33,9 @@ from arena.games.base import (
     GameError,
     GameState,
     IllegalAction,
-    InvalidSetup,
     Result,
     competition_ranks,
+    scripted_seat,
 )
 from arena.games.events import Event, EventKinds
 from arena.games.lorum.cards import (
@@ -144,9 +144,7 @@ class LorumState(GameState):
         if scripted is None:
             dealer = chance.rng.randrange(PLAYERS)  # S-2: first dealer from the seeded RNG
         else:
-            if isinstance(scripted, bool) or not isinstance(scripted, int) or not 0 <= scripted < PLAYERS:
-                raise InvalidSetup(f"scripted dealer must be a seat 0..{PLAYERS - 1}, not {scripted!r}")
-            dealer = scripted
+            dealer = scripted_seat(scripted, PLAYERS)
         chance.record("dealer", dealer)
         state = cls.blank(chance, deals=deals, deal=1, dealer=dealer, balances=[0] * PLAYERS, pot=0, past_deals=())
         state.start_deal(draw_deal(chance, dealer))

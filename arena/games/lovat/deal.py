@@ -9,7 +9,7 @@ from __future__ import annotations
 from operator import itemgetter
 from typing import Any
 
-from arena.games.base import Chance, InvalidSetup
+from arena.games.base import Chance, scripted_hands, scripted_seat
 from arena.games.chance import randbelow
 from arena.games.lovat.deck import CARD_IDS, LEVEL
 from arena.games.lovat.rules import Variant, stuck_seats
@@ -18,25 +18,8 @@ from arena.games.lovat.state import LovatState
 
 def validate_deal(value: Any, variant: Variant) -> list[tuple[str, ...]]:
     """Check a scripted deal and return it as sorted hands; ``InvalidSetup`` with one line if it is wrong."""
-    players = variant.players
-    if not isinstance(value, (list, tuple)) or len(value) != players:
-        raise InvalidSetup(f"scripted deal must be a list of {players} hands (one per seat), got {value!r:.80}")
-    seen: set[str] = set()
-    hands = []
-    for seat, hand in enumerate(value):
-        if not isinstance(hand, (list, tuple)) or len(hand) != variant.dealt:
-            size = len(hand) if isinstance(hand, (list, tuple)) else type(hand).__name__
-            raise InvalidSetup(
-                f"scripted deal: seat {seat} has {size} cards, a {players}-player deal gives {variant.dealt}"
-            )
-        for card_id in hand:
-            if card_id not in LEVEL:
-                raise InvalidSetup(f"scripted deal: seat {seat} has unknown card id {card_id!r}")
-            if card_id in seen:
-                raise InvalidSetup(f"scripted deal: card {card_id} is dealt twice")
-            seen.add(card_id)
-        hands.append(tuple(sorted(hand)))
-    return hands
+    hands = scripted_hands(value, variant.players, variant.dealt, LEVEL, " (ids are level then number, e.g. 'L1-01')")
+    return [tuple(sorted(hand)) for hand in hands]
 
 
 def shuffled_deal(chance: Chance, variant: Variant, dealer: int) -> list[tuple[str, ...]]:
@@ -66,8 +49,8 @@ def deal_game(variant: Variant, chance: Chance) -> LovatState:
     dealer = chance.scripted("dealer")
     if dealer is None:
         dealer = randbelow(chance.rng, players)  # rng.randrange(players), inlined
-    elif isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < players:
-        raise InvalidSetup(f"scripted dealer must be a seat 0..{players - 1}, got {dealer!r}")
+    else:
+        dealer = scripted_seat(dealer, players)
     chance.record_fresh("dealer", dealer)  # an exact int: nothing to copy
     misdeals: list[tuple[int, ...]] = []
     while True:

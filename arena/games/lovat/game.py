@@ -13,7 +13,6 @@ from arena.games.base import (
     Deck,
     Game,
     GameInfo,
-    InvalidSetup,
     Observation,
     ScoreSpec,
     from_json,
@@ -88,8 +87,6 @@ class LovatGame(Game):
         info = self.info
         resolved = options if info.is_resolved(options) else info.resolve_options(None, options)
         variant = variant_for(resolved["players"])  # type: ignore[index]
-        if isinstance(script, (str, bytes)) or (script and not all(isinstance(item, Mapping) for item in script)):
-            raise InvalidSetup("a Lovat chance script is a list of {'kind': ..., 'value': ...} objects")
         return deal_game(variant, Chance(seed, script))
 
     def sample_state(self, observation: Observation, rng: random.Random) -> LovatState:

@@ -11,7 +11,7 @@ from itertools import product
 from operator import add as _add
 from typing import Any
 
-from arena.games.base import Chance, GameError, InvalidSetup, Result, competition_ranks
+from arena.games.base import Chance, GameError, Result, competition_ranks, scripted_choice
 from arena.games.chance import randbelow
 from arena.games.events import Event, EventKinds
 from arena.games.lovat.deck import CARD_IDS, COLOUR_INDEX, LEVEL, STRENGTH
@@ -205,10 +205,8 @@ class LovatTurns:
             if face is None:
                 face = FACES[randbelow(self.chance.rng, 6)]  # rng.randrange(6), inlined
                 self.chance.record_fresh("die", face)  # one of FACES: a str, nothing to copy
-            elif face not in FACES:
-                raise InvalidSetup(f"scripted die roll must be one of {', '.join(FACES)}, got {face!r}")
             else:
-                self.chance.record("die", face)
+                self.chance.record("die", scripted_choice(face, FACES, "die roll"))
             self.die = face
             self._events.append(("die", turn, round_, active, face))
             if face != BLANK:

@@ -14,7 +14,6 @@ from arena.games.base import (
     Deck,
     Game,
     GameInfo,
-    InvalidSetup,
     Observation,
     OptionSpec,
     ScoreSpec,
@@ -61,8 +60,6 @@ class PledgeGame(Game):
                   script: Sequence[ChanceOutcome] = ()) -> PledgeState:
         """A new game after the deal; ``script`` may fix the dealer and the deal (a list of the 24 cards)."""
         resolved = self.info.resolve_options(None, options)
-        if isinstance(script, (str, bytes)) or not all(isinstance(outcome, Mapping) for outcome in script):
-            raise InvalidSetup("a Pledge chance script is a list of {'kind': ..., 'value': ...} objects")
         return PledgeState(resolved["players"], resolved["hand"], Chance(seed, script))
 
     def sample_state(self, observation: Observation, rng: random.Random) -> PledgeState:

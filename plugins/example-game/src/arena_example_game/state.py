@@ -14,10 +14,11 @@ from arena.games.base import (
     Chance,
     GameState,
     IllegalAction,
-    InvalidSetup,
     Observation,
     Result,
     competition_ranks,
+    scripted_cards,
+    scripted_seat,
 )
 from arena_example_game.rules import DECK, ORDER, playable, score, suit, trick_winner
 
@@ -49,17 +50,16 @@ class PledgeState(GameState):
         self.players = players
         self.hand_size = hand_size
         self.chance = chance
+        # A scripted outcome comes from a record, untrusted: arena's checks return it in the shape used here.
         scripted = chance.scripted("dealer")
-        if scripted is not None and (isinstance(scripted, bool) or scripted not in range(players)):
-            raise InvalidSetup(f"a Pledge dealer is a seat from 0 to {players - 1}, not {scripted!r}")
-        dealer = scripted if scripted is not None else chance.rng.randrange(players)
+        dealer = scripted_seat(scripted, players) if scripted is not None else chance.rng.randrange(players)
         self.dealer: int = chance.record("dealer", dealer)
         deal = chance.scripted("deal")
         if deal is None:
             deal = list(DECK)
             chance.shuffle(deal)
-        if not isinstance(deal, list) or sorted(map(str, deal), key=lambda card: ORDER.get(card, -1)) != list(DECK):
-            raise InvalidSetup(f"a Pledge deal must list each of the 24 cards once, got {deal!r}")
+        else:
+            deal = scripted_cards(deal, len(DECK), ORDER)  # each of the 24 cards once, in deal order
         chance.record("deal", deal)
         self.hands = [sorted(deal[seat * hand_size:(seat + 1) * hand_size], key=ORDER.__getitem__)
                       for seat in range(players)]
