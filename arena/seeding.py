@@ -17,6 +17,9 @@ import hashlib
 import hmac
 import secrets
 
+MAX_SEED = 2**63 - 1
+"""Largest seed a user gives (``arena play --seed``, a config's ``seed``): the store's 64-bit integers, and the
+range every derived seed falls in."""
 SECRET_BYTES = 32
 """Length of a secret key (256 bits, the size of an HMAC-SHA256 block's output)."""
 

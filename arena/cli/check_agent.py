@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from arena.cli.common import CliError, add_command, add_plugins_dir, agent_for_game, game_named, print_json, registry
+from arena.cli.numbers import MAX_CHECK_MATCHES, MAX_SECONDS, integer, megabytes, seconds, seed_value
 from arena.conformance import CHECK_MODES, DEFAULT_MATCHES, check_agent
 from arena.options import parse_assignments
 from arena.referee import Limits, RefereeError
@@ -37,23 +38,26 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("agent", metavar="NAME", help="the agent's registered name (see 'arena agents')")
     parser.add_argument("--game", required=True, help="game name (see 'arena games')")
-    parser.add_argument("--matches", type=int, default=DEFAULT_MATCHES,
+    parser.add_argument("--matches", type=integer(1, MAX_CHECK_MATCHES, "matches"), default=DEFAULT_MATCHES,
                         help=f"matches per player count (default {DEFAULT_MATCHES})")
     parser.add_argument("--players", type=int, metavar="N",
                         help="check only this player count (default: every count the game allows)")
-    parser.add_argument("--seed", type=int, default=0, help="seed the matches derive from (default 0)")
+    parser.add_argument("--seed", type=seed_value, default=0,
+                        help="seed the matches derive from, 0 to 2**63-1 (default 0)")
     parser.add_argument("--isolation", choices=CHECK_MODES, default=None,
                         help="run the agent in its own process with rlimits, in the full sandbox, or in-process "
                              "(default: as tournaments run it: sandboxed where 'arena doctor' reports a sandbox, "
                              "else isolated)")
     defaults = Limits()
-    parser.add_argument("--move-seconds", type=float, default=defaults.move_seconds, metavar="S",
-                        help=f"per-move time limit (default {defaults.move_seconds:g})")
-    parser.add_argument("--bank-seconds", type=float, default=defaults.bank_seconds, metavar="S",
-                        help=f"per-match time bank (default {defaults.bank_seconds:g})")
-    parser.add_argument("--startup-seconds", type=float, default=defaults.startup_seconds, metavar="S",
-                        help=f"time to build the agent (default {defaults.startup_seconds:g})")
-    parser.add_argument("--memory-mb", type=int, default=defaults.memory_mb, metavar="MB",
+    # The same bounds as a config's [limits] (arena.cli.numbers): a value out of them is a usage error.
+    parser.add_argument("--move-seconds", type=seconds(positive=True), default=defaults.move_seconds, metavar="S",
+                        help=f"per-move time limit, up to {MAX_SECONDS:g} (default {defaults.move_seconds:g})")
+    parser.add_argument("--bank-seconds", type=seconds(positive=False), default=defaults.bank_seconds, metavar="S",
+                        help=f"per-match time bank, 0 to {MAX_SECONDS:g} (default {defaults.bank_seconds:g})")
+    parser.add_argument("--startup-seconds", type=seconds(positive=True), default=defaults.startup_seconds,
+                        metavar="S", help=f"time to build the agent, up to {MAX_SECONDS:g} "
+                                          f"(default {defaults.startup_seconds:g})")
+    parser.add_argument("--memory-mb", type=megabytes, default=defaults.memory_mb, metavar="MB",
                         help=f"memory an isolated agent may allocate (default {defaults.memory_mb})")
     parser.add_argument("--option", action="append", metavar="KEY=VALUE",
                         help="an option for the checked agent (repeatable; see 'arena agents NAME')")
@@ -66,8 +70,6 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the checks; exit 0 on pass, 1 on fail."""
-    if args.matches < 1:
-        raise CliError(f"--matches {args.matches}: play at least 1 match per player count")
     try:
         limits = Limits(move_seconds=args.move_seconds, bank_seconds=args.bank_seconds,
                         startup_seconds=args.startup_seconds, memory_mb=args.memory_mb)

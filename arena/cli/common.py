@@ -117,17 +117,6 @@ def check_output_file(path: Path | None, option: str) -> None:
         raise CliError(f"{option} {path}: not writable")
 
 
-def seed_value(text: str) -> int:
-    """An ``argparse`` type: a seed, a whole number from 0 to 2**63 - 1 (as tournament configs accept)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if not 0 <= value < 2**63:
-        raise argparse.ArgumentTypeError(f"{value} is outside 0..2**63-1")
-    return value
-
-
 def print_json(data: Any) -> None:
     """Print JSON on stdout."""
     json.dump(data, sys.stdout, indent=2)

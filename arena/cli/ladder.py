@@ -25,6 +25,7 @@ from arena.cli.common import (
     publish_leaderboard,
     registry,
 )
+from arena.cli.numbers import MAX_CHECK_MATCHES, MAX_WORKERS, integer
 from arena.conformance import DEFAULT_MATCHES, check_agent
 from arena.ladder.config import is_ladder_file, load_ladder_config
 from arena.ladder.field import (
@@ -43,7 +44,7 @@ from arena.options import OptionError, parse_assignments
 from arena.plugin_data import VERSION_MAX, printable
 from arena.referee import ISOLATION_MODES, RefereeError
 from arena.site.build import PAGES
-from arena.tournament.config import AgentEntry, ConfigError
+from arena.tournament.config import MAX_MATCHES, AgentEntry, ConfigError
 from arena.tournament.runner import TournamentError, entry_versions
 from arena.tournament.store import StoreError
 
@@ -95,10 +96,12 @@ def _add_run(commands: argparse._SubParsersAction) -> None:
         ),
     )
     parser.add_argument("ladder", metavar="CONFIG|NAME", help="a ladder config file, or a started ladder's name")
-    parser.add_argument("--matches", type=int, metavar="N", help="play at most N matches (whole blocks)")
+    parser.add_argument("--matches", type=integer(1, MAX_MATCHES, "matches"), metavar="N",
+                        help="play at most N matches (whole blocks)")
     parser.add_argument("--until", choices=(SETTLED,), help="stop once every active entry's rank is settled")
     parser.add_argument("--resume", action="store_true", help="finish an interrupted run as it was asked")
-    parser.add_argument("--workers", type=int, help="play on a local Ray of this many workers (1: serially)")
+    parser.add_argument("--workers", type=integer(1, MAX_WORKERS, "workers"),
+                        help="play on a local Ray of this many workers (1: serially)")
     parser.add_argument("--address", help="join this Ray cluster (default: $RAY_ADDRESS)")
     parser.add_argument("--json", action="store_true", help="print a JSON summary instead of the live display")
     add_leaderboards_dir(parser)
@@ -128,7 +131,8 @@ def _add_add(commands: argparse._SubParsersAction) -> None:
                         help="an option for the agent (repeatable; see 'arena agents AGENT')")
     parser.add_argument("--isolation", choices=ISOLATION_MODES,
                         help="where the entry runs in matches (default: the ladder's isolation)")
-    parser.add_argument("--check-matches", type=int, default=DEFAULT_MATCHES, metavar="N",
+    parser.add_argument("--check-matches", type=integer(1, MAX_CHECK_MATCHES, "matches"), default=DEFAULT_MATCHES,
+                        metavar="N",
                         help=f"check-agent matches per case (default {DEFAULT_MATCHES})")
     parser.add_argument("--json", action="store_true", help="print the check report and the entry as JSON")
     add_leaderboards_dir(parser)
@@ -169,8 +173,6 @@ def _add_history(commands: argparse._SubParsersAction) -> None:
 
 def run_run(args: argparse.Namespace) -> int:
     """Play the ladder, then write its leaderboard files and print where it stands."""
-    if args.workers is not None and args.workers < 1:
-        raise CliError(f"--workers must be at least 1, not {args.workers}")
     target: Any = args.ladder
     if is_ladder_file(Path(args.ladder)):
         loaded = registry(args)
@@ -249,8 +251,6 @@ def standing_table(summary: LadderRunSummary) -> Table:
 
 def run_add(args: argparse.Namespace) -> int:
     """Check the agent, then add the entry."""
-    if args.check_matches < 1:
-        raise CliError(f"--check-matches {args.check_matches}: play at least 1 match per case")
     try:
         store = open_ladder(args.leaderboards, args.name)
     except (LadderError, StoreError) as error:

@@ -21,8 +21,8 @@ from arena.cli.common import (
     game_named,
     print_json,
     registry,
-    seed_value,
 )
+from arena.cli.numbers import seed_value
 from arena.games.base import Game, GameError
 from arena.human import HumanAgent, InputEnded
 from arena.match_log import fault_line, fault_when, header_lines

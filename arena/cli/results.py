@@ -22,6 +22,7 @@ from arena.cli.common import (
     print_json,
     publish_leaderboard,
 )
+from arena.cli.numbers import MAX_BOOTSTRAP, integer
 from arena.leaderboard import compare, render_comparison
 from arena.publish import method_options, rate_stored, stored_config
 from arena.ratings.registry import method_names
@@ -55,7 +56,7 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     board.add_argument("name", help="tournament name (its folder under --leaderboards)")
     board.add_argument("--method", action="append", choices=method_names(),
                        help="rating method; repeat to show several side by side (default: the config's list)")
-    board.add_argument("--bootstrap", type=int, default=0, metavar="N",
+    board.add_argument("--bootstrap", type=integer(0, MAX_BOOTSTRAP, "replicates"), default=0, metavar="N",
                        help="Elo and Plackett-Luce intervals from N bootstrap replicates over duplicate blocks "
                             "(default: from the curvature)")
     board.add_argument("--vs", nargs=2, metavar=("A", "B"),
@@ -84,7 +85,7 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     publish_parser.add_argument("name", help="tournament name (its folder under --leaderboards)")
     publish_parser.add_argument("--method", action="append", choices=method_names(),
                                 help="rating method; repeat for several, the first names the files' leaderboard")
-    publish_parser.add_argument("--bootstrap", type=int, default=0, metavar="N",
+    publish_parser.add_argument("--bootstrap", type=integer(0, MAX_BOOTSTRAP, "replicates"), default=0, metavar="N",
                                 help="Elo and Plackett-Luce intervals from N bootstrap replicates")
     add_leaderboards_dir(publish_parser)
     add_plugins_dir(publish_parser)
@@ -155,8 +156,6 @@ def run_leaderboard(args: argparse.Namespace) -> int:
         else:
             console.print(render_comparison(comparison))
         return 0
-    if args.bootstrap < 0:
-        raise CliError(f"--bootstrap must be 0 or more, not {args.bootstrap}")
     published, _ = rate_stored(config, args.leaderboards, methods=args.method, bootstrap=args.bootstrap)
     if args.json:
         print_json({method: board.to_json() for method, board in published.boards.items()})
@@ -167,8 +166,6 @@ def run_leaderboard(args: argparse.Namespace) -> int:
 
 def run_publish(args: argparse.Namespace) -> int:
     """Write the leaderboard files and print the leaderboard."""
-    if args.bootstrap < 0:
-        raise CliError(f"--bootstrap must be 0 or more, not {args.bootstrap}")
     published = publish_leaderboard(args, _config(args), methods=args.method, bootstrap=args.bootstrap)
     published.print(Console())
     return 0

@@ -20,6 +20,7 @@ from arena.cli.common import (
     publish_leaderboard,
     registry,
 )
+from arena.cli.numbers import MAX_WORKERS, integer
 from arena.plugins import DEFAULT_PLUGINS_DIR, Registry
 from arena.publish import summary_json
 from arena.tournament.config import ConfigError, TournamentConfig
@@ -54,7 +55,7 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("config", type=Path, help="the tournament config (TOML, see docs/configs.md)")
     parser.add_argument("--address", help="join this Ray cluster (default: $RAY_ADDRESS, else start a local Ray)")
-    parser.add_argument("--workers", type=int,
+    parser.add_argument("--workers", type=integer(1, MAX_WORKERS, "workers"),
                         help="play on a local Ray of this many workers (1: serially, without Ray; default: start "
                              "serially and bring in a local Ray over all cores for a long run)")
     parser.add_argument("--resume", action="store_true",
@@ -78,8 +79,6 @@ def load_tournament(path: Path, loaded: Registry) -> TournamentConfig:
 
 def run(args: argparse.Namespace) -> int:
     """Run the tournament with a live display, then publish the leaderboard."""
-    if args.workers is not None and args.workers < 1:
-        raise CliError(f"--workers must be at least 1, not {args.workers}")
     loaded = registry(args)
     config = load_tournament(args.config, loaded)
     console = Console(stderr=args.json)

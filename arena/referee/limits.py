@@ -10,10 +10,17 @@ the per-move time.  Tournament configs use exactly these field names.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
+
+MAX_SECONDS = 86_400.0
+"""Longest time limit of any kind (a day): beyond it a limit is a typo, and too long for the clocks (a socket
+timeout overflows on ``inf``).  Configs and the command line share it."""
+MAX_MEMORY_MB = 1 << 20
+"""Largest ``memory_mb`` (1 TiB): beyond it the address-space limit would overflow."""
+MAX_CPUS = 64.0
+"""Most cores a sandboxed agent may be given."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,17 +42,19 @@ class Limits:
     def __post_init__(self) -> None:
         for name in ("move_seconds", "bank_seconds", "startup_seconds"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0 or math.isnan(value):
-                raise ValueError(f"limit {name} must be a number of seconds >= 0, not {value!r}")
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= MAX_SECONDS:
+                raise ValueError(f"limit {name} must be a number of seconds from 0 to {MAX_SECONDS:g}, not {value!r}")
         for name in ("move_seconds", "startup_seconds"):  # zero would fail every agent; only the bank may be empty
             if getattr(self, name) <= 0:
                 raise ValueError(f"limit {name} must be > 0, not {getattr(self, name)!r}")
         cpus = self.cpus
-        if isinstance(cpus, bool) or not isinstance(cpus, (int, float)) or math.isnan(cpus) or not 0 < cpus <= 64:
-            raise ValueError(f"limit cpus must be a number of cores > 0 and <= 64, not {cpus!r}")
+        if isinstance(cpus, bool) or not isinstance(cpus, (int, float)) or not 0 < cpus <= MAX_CPUS:
+            raise ValueError(f"limit cpus must be a number of cores > 0 and <= {MAX_CPUS:g}, not {cpus!r}")
         memory = self.memory_mb
-        if memory is not None and (isinstance(memory, bool) or not isinstance(memory, int) or memory <= 0):
-            raise ValueError(f"limit memory_mb must be a whole number of megabytes > 0 (or None), not {memory!r}")
+        if memory is not None and (isinstance(memory, bool) or not isinstance(memory, int)
+                                   or not 0 < memory <= MAX_MEMORY_MB):
+            raise ValueError(f"limit memory_mb must be a whole number of megabytes from 1 to {MAX_MEMORY_MB:,} "
+                             f"(or None), not {memory!r}")
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> Limits:

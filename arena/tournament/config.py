@@ -27,18 +27,14 @@ NAME_MAX = 64
 """Longest tournament or entry name."""
 
 # The bounds of each value a config may hold (beyond them a value is a typo, or too big to run).
-MAX_SEED = 2**63 - 1
-"""Largest seed: the same range as ``arena play --seed`` and the store's 64-bit integers."""
 MAX_MATCHES = 1_000_000
 """Most matches in one schedule: about a day at a thousand matches a minute (more: split the tournament)."""
 MAX_TABLES = 100_000
 """Largest ``max_tables``: the tables are built in memory before the first match."""
 MAX_ENTRIES = 10_000
 """Most ``[[agents]]`` entries."""
-MAX_SECONDS = 86_400.0
-"""Longest time limit of any kind (a day); beyond it a limit is a typo, and too long for the clocks."""
-MAX_MEMORY_MB = 1 << 20
-"""Largest ``memory_mb`` (1 TiB): beyond it the address-space limit would overflow."""
+# The seed's bound (MAX_SEED) is arena.seeding's and the limits' (MAX_SECONDS, MAX_MEMORY_MB, MAX_CPUS) are
+# arena.referee.limits': the command line (arena.cli.numbers) and Limits itself hold to the same.
 MAX_OPTION_INTEGER = 2**63 - 1
 """Agent options are JSON for the agent's process: integers must fit 64 bits (TOML's own range)."""
 

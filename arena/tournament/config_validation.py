@@ -11,8 +11,9 @@ from arena import bounded_json
 from arena.agent import ANY_GAME
 from arena.games.base import GameInfo, InvalidSetup
 from arena.options import NO_OPTIONS, AgentOptions, OptionError
-from arena.referee.limits import Limits
+from arena.referee.limits import MAX_CPUS, MAX_MEMORY_MB, MAX_SECONDS, Limits
 from arena.referee.seats import ISOLATION_MODES
+from arena.seeding import MAX_SEED
 from arena.suggest import closest
 from arena.tournament.config import (
     DEFAULT_BLOCKS,
@@ -27,10 +28,7 @@ from arena.tournament.config import (
     LADDER_FORMAT,
     MAX_ENTRIES,
     MAX_MATCHES,
-    MAX_MEMORY_MB,
     MAX_OPTION_INTEGER,
-    MAX_SECONDS,
-    MAX_SEED,
     MAX_TABLES,
     NAME_MAX,
     NAME_PATTERN,
@@ -327,8 +325,8 @@ class ConfigValidator:
                          f"expected a positive integer up to {MAX_MEMORY_MB:,} (megabytes), got {_show(memory)}")
             memory = DEFAULT_LIMITS.memory_mb
         cpus = limits.get("cpus", DEFAULT_LIMITS.cpus)
-        if not _is_number(cpus) or not 0 < cpus <= 64:
-            self.problem("limits.cpus", f"expected a number of cores > 0 and <= 64, got {_show(cpus)}")
+        if not _is_number(cpus) or not 0 < cpus <= MAX_CPUS:
+            self.problem("limits.cpus", f"expected a number of cores > 0 and <= {MAX_CPUS:g}, got {_show(cpus)}")
             cpus = DEFAULT_LIMITS.cpus
         return Limits(
             move_seconds=self.number(limits, "move_seconds", DEFAULT_LIMITS.move_seconds, True, "limits."),

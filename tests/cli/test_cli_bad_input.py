@@ -32,7 +32,10 @@ plugin = "greedy"
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
-    status = main(list(argv))
+    try:
+        status = main(list(argv))
+    except SystemExit as exited:  # a usage error argparse found (an option's type): status 2
+        status = int(exited.code or 0)
     err = capsys.readouterr().err
     return status, err
 
@@ -60,6 +63,42 @@ def test_replay_refuses_a_hostile_record_in_one_line(capsys, tmp_path: Path, rec
     path.write_text(record)
     status, err = run(capsys, "replay", str(path), "--plugins-dir", str(tmp_path))
     assert status == 1 and message in one_line(err)
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--move-seconds", "inf"], "argument --move-seconds: expected a positive number up to 86400 (seconds), "
+                                    "got 'inf'"),
+        (["--move-seconds", "nan"], "got 'nan'"),
+        (["--move-seconds", "1e999"], "got '1e999'"),
+        (["--startup-seconds", "86400.5"], "argument --startup-seconds: expected a positive number up to 86400"),
+        (["--bank-seconds", "-0.5"], "argument --bank-seconds: expected a number >= 0 up to 86400 (seconds)"),
+        (["--memory-mb", str(1 << 40)], "argument --memory-mb: expected an integer from 1 to 1,048,576 (megabytes)"),
+        (["--matches", "0"], "argument --matches: expected an integer from 1 to 10,000 (matches), got '0'"),
+        (["--seed", str(2**63)], "argument --seed: 9223372036854775808 is outside 0..2**63-1"),
+    ],
+)
+def test_check_agent_limits_have_the_configs_bounds(capsys, argv: list[str], message: str) -> None:
+    # --move-seconds inf ended in an OverflowError traceback from the protocol's socket timeout.
+    status, err = run(capsys, "check-agent", "random", "--game", "lovat", "--players", "4", "--matches", "1", *argv)
+    assert status == 2 and message in one_line(err)
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["run", "x.toml", "--workers", "0"], "argument --workers: expected an integer from 1 to 4,096 (workers)"),
+        (["ladder", "run", "x", "--matches", "-1"], "argument --matches: expected an integer from 1 to 1,000,000"),
+        (["ladder", "run", "x", "--workers", "many"], "argument --workers: expected an integer from 1 to 4,096"),
+        (["ladder", "add", "x", "y", "--plugin", "random", "--check-matches", "0"], "argument --check-matches: "),
+        (["leaderboard", "x", "--bootstrap", "-1"], "argument --bootstrap: expected an integer from 0 to 100,000"),
+        (["publish", "x", "--bootstrap", "1e9"], "argument --bootstrap: expected an integer from 0 to 100,000"),
+    ],
+)
+def test_numeric_options_are_bounded_before_any_work(capsys, argv: list[str], message: str) -> None:
+    status, err = run(capsys, *argv)
+    assert status == 2 and message in one_line(err)
 
 
 LOVAT_HAND = [f"L1-{number:02d}" for number in range(1, 15)]

@@ -124,7 +124,6 @@ def test_leaderboard_and_export_read_the_store(capsys: pytest.CaptureFixture[str
         (["leaderboard", "nothing-here"], "no tournament results there"),
         (["export", "nothing-here"], "no tournament results there"),
         (["run", "/no/such.toml"], "/no/such.toml: cannot read the file"),
-        (["run", "configs/quickstart-lovat.toml", "--workers", "0"], "--workers must be at least 1"),
     ],
 )
 def test_bad_input_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path, argv: list[str],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -198,10 +199,17 @@ def test_limits_validate_and_read_config_tables() -> None:
         Limits.from_mapping({"move_secs": 1})
     with pytest.raises(ValueError, match="move_seconds must be > 0"):
         Limits(move_seconds=0)
-    with pytest.raises(ValueError, match="bank_seconds must be a number of seconds >= 0"):
+    with pytest.raises(ValueError, match="bank_seconds must be a number of seconds from 0 to 86400, not -1"):
         Limits(bank_seconds=-1)
+    # The config's bounds hold for Limits itself: inf would overflow a socket timeout in the protocol.
+    for value in (math.inf, math.nan, 86_400.5):
+        with pytest.raises(ValueError, match="move_seconds must be a number of seconds from 0 to 86400"):
+            Limits(move_seconds=value)
+    assert Limits(move_seconds=86_400).move_seconds == 86_400
     with pytest.raises(ValueError, match="memory_mb must be a whole number"):
         Limits(memory_mb=0)
+    with pytest.raises(ValueError, match="memory_mb must be a whole number of megabytes from 1 to 1,048,576"):
+        Limits(memory_mb=(1 << 20) + 1)
     assert Limits(memory_mb=None).to_json()["memory_mb"] is None
 
 
