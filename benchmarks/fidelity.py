@@ -11,7 +11,12 @@ intervals, the actual spread of a rating over the reported one, Kendall's tau wi
 truth; per method: the calibration of P(stronger) in the 0.85–0.95 bin over all settings,
 and the design gain (independent deals against duplicate blocks: actual and reported ratio
 of the rating spreads).  Last, TrueSkill's ranking with 1,000 and 10,000 matches (30 agents)
-with our defaults and with the package's (dynamics ``sigma / 100``, draws 0.10).
+with our defaults and with the package's (dynamics ``sigma / 100``, draws 0.10).  And the large-sample
+study: two fields (four agents of fixed strengths +0.25, +0.15, -0.2, -0.2 with about a third of pairs
+tied, as in Lorum, 1,280 matches; eight agents from N(0, 1) with fewer ties, 400 matches) whose intervals
+are held against each method's own fit on 300,000 matches of the same field in a random order
+(``arena.ratings.fidelity.measure_against_large``): a lean every small fit shares shows there, not in the
+leave-one-out coverage.
 
 The measured tables replace the block between the ``fidelity`` markers in docs/ratings.md at the
 default and full sizes (this script, or ``python -m benchmarks --only fidelity``), never at ``--quick``.
@@ -39,7 +44,7 @@ import numpy as np
 from scipy.stats import kendalltau
 
 from arena.ratings import fit, method_names, trueskill
-from arena.ratings.fidelity import Fidelity, Setting
+from arena.ratings.fidelity import LARGE_MATCHES, Fidelity, Setting, measure_against_large
 from arena.ratings.fidelity import measure as replicate
 
 LUCK = 2.0
@@ -52,11 +57,19 @@ BLOCKS_PER_AGENT = 10
 """Blocks per agent of each setting (so every agent plays about 40 of them)."""
 
 SIZES: dict[str, dict[str, Any]] = {
-    "quick": {"fields": {8: 4}, "ranking": (2000, 1)},
-    "default": {"fields": {8: 100, 30: 40, 200: 10}, "ranking": (10_000, 3)},
-    "full": {"fields": {8: 200, 30: 200, 200: 50}, "ranking": (10_000, 10)},
+    "quick": {"fields": {8: 4}, "ranking": (2000, 1), "large": (4, 8_000)},
+    "default": {"fields": {8: 100, 30: 40, 200: 10}, "ranking": (10_000, 3), "large": (60, LARGE_MATCHES)},
+    "full": {"fields": {8: 200, 30: 200, 200: 50}, "ranking": (10_000, 10), "large": (200, LARGE_MATCHES)},
 }
-"""Replications per field size, and (largest match count, replications) of the ranking study."""
+"""Replications per field size, (largest match count, replications) of the ranking study, and (replications,
+matches of the large fit) of the large-sample study."""
+
+LARGE_SAMPLE_FIELDS: tuple[tuple[str, Setting], ...] = (
+    ("4 agents (+0.25, +0.15, −0.2, −0.2), ties as in Lorum",
+     Setting(agents=4, blocks=320, score_step=TIE_STEP, seed=4, fixed=(0.25, 0.15, -0.2, -0.2))),
+    ("8 agents from N(0, 1), fewer ties", Setting(agents=8, blocks=100, score_step=1.0, seed=8)),
+)
+"""The large-sample study's fields: 1,280 and 400 matches in duplicate blocks, without deal luck."""
 
 DOC = common.ROOT / "docs" / "ratings.md"
 MARKERS = ("<!-- fidelity:start -->", "<!-- fidelity:end -->")
@@ -97,6 +110,30 @@ def ranking_study(largest: int, replications: int) -> list[str]:
         lines.append(f"| {matches:,} | {np.mean(taus['ours']):.3f} | {np.mean(taus['package']):.3f} | "
                      f"{np.mean(taus['elo']):.3f} |")
     return lines
+
+
+def large_sample_study(replications: int, matches: int, progress=None) -> tuple[list[common.Row], list[str]]:
+    """Every method's default interval against its own fit on ``matches`` matches of the same field."""
+    rows: list[common.Row] = []
+    lines = ["| field | matches | tied pairs | reps | " + " | ".join(method_names()) + " |",
+             "|---|---:|---:|---:|" + "---|" * len(method_names())]
+    for name, setting in LARGE_SAMPLE_FIELDS:
+        cells, ties = [], 0.0
+        for method in method_names():
+            found = measure_against_large(method, setting, replications, matches)
+            ties = found.tie_share
+            cells.append(f"{found.coverage:.1%} ({found.leave_one_out:.1%}; lean {found.bias:.2f})")
+            rows.append(common.Row(
+                "fidelity", f"{method}: {name}, against {matches:,} matches", f"coverage {found.coverage:.1%}",
+                f"leave-one-out {found.leave_one_out:.1%}",
+                f"{setting.label()}; {replications} replications; lean {found.bias:.2f} sd; "
+                f"actual/reported sd {found.spread_ratio:.2f}",
+            ))
+            if progress:
+                progress(f"{method}: {name} against {matches:,} matches: coverage {found.coverage:.1%}")
+        lines.append(f"| {name} | {setting.blocks * setting.players:,} | {ties:.0%} | {replications} | "
+                     + " | ".join(cells) + " |")
+    return rows, lines
 
 
 def measure_all(size: str, progress=None) -> tuple[list[common.Row], str]:
@@ -172,6 +209,15 @@ def measure_all(size: str, progress=None) -> tuple[list[common.Row], str]:
     largest, replications = grid["ranking"]
     block += ["", f"TrueSkill keeps improving with data (30 agents, Kendall's tau with the truth, mean of "
               f"{replications} fields):", "", *ranking_study(largest, replications)]
+    large_replications, large_matches = grid["large"]
+    large_rows, large_lines = large_sample_study(large_replications, large_matches, progress)
+    rows += large_rows
+    block += ["", f"Against the large sample: coverage of the default 95% intervals of the field's value as each "
+              f"method fits it on {large_matches:,} matches in a random order; in brackets the leave-one-out "
+              "coverage of the same fits (as above) and the lean: |mean rating − that value| over the actual "
+              f"spread, averaged over agents (about {0.8 / np.sqrt(large_replications):.2f} without any lean, the "
+              f"sampling error of a mean over {large_replications} replications):", "",
+              *large_lines]
     seconds = time.perf_counter() - started
     block += ["", f"Measured with `python -m benchmarks --only fidelity` (size `{size}`) in "
               f"{seconds / 60:.0f} minutes; {common.machine_line()}."]

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -50,10 +50,11 @@ class Setting:
     luck: float = 0.0  # standard deviation of a deal's seat luck, in strength units
     score_step: float | None = None  # score rounding (creates ties)
     seed: int = 0  # seed of the strengths and of the replications
+    fixed: tuple[float, ...] = ()  # the strengths, one per agent, in place of draws from N(0, 1)
 
     def strengths(self) -> dict[str, float]:
-        """The field's true natural-log strengths, N(0, 1), fixed by ``seed``."""
-        values = np.random.default_rng([self.seed, 7919]).normal(size=self.agents)
+        """The field's true natural-log strengths: ``fixed``, or N(0, 1) drawn with ``seed``."""
+        values = self.fixed or np.random.default_rng([self.seed, 7919]).normal(size=self.agents)
         return {f"a{i:03d}": float(v) for i, v in enumerate(values)}
 
     def outcomes(self, replication: int) -> list[Any]:
@@ -156,4 +157,70 @@ def measure(method: str, setting: Setting, replications: int, **options: Any) ->
         spread_ratio=actual_sd / reported_sd, actual_sd=actual_sd, reported_sd=reported_sd,
         kendall=float(np.mean(taus)) if taus else float("nan"), tie_share=float(np.mean(ties)) if ties else 0.0,
         calibration=tuple(bins), interval_kinds=tuple(sorted(kinds)),
+    )
+
+
+LARGE_MATCHES = 300_000
+"""Matches of the fit that stands for what a method converges to on a field (``measure_against_large``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LargeSample:
+    """What ``measure_against_large`` found for one method on one setting."""
+
+    method: str
+    setting: Setting
+    replications: int
+    large_matches: int  # matches of the fit whose ratings are the target
+    coverage: float  # share of (agent, replication) intervals holding the large fit's rating
+    leave_one_out: float  # the coverage ``measure`` reports on the same fits (the replications' own mean)
+    bias: float  # mean over agents of |mean rating - target| / actual sd (the lean of the small fits)
+    spread_ratio: float  # actual sd / reported sd of a rating, root-mean-square over agents
+    tie_share: float  # share of pairs of seats that tied
+
+
+def large_fit(method: str, setting: Setting, matches: int = LARGE_MATCHES, **options: Any) -> dict[str, float]:
+    """Each agent's rating by ``method`` on ``matches`` matches of ``setting``'s field, in a random order.
+
+    As the matches grow this is what the method converges to on the field: the value a small tournament's
+    rating estimates.  The order is random (shuffled matches, not blocks in turn) for TrueSkill, whose online
+    fit depends on it; the blocks are kept, so a method's interval may still use them.
+    """
+    big = replace(setting, blocks=matches // setting.players)
+    outcomes = simulate_outcomes(big.strengths(), blocks=big.blocks, players=big.players, seed=setting.seed + 424_243,
+                                 luck=big.luck, score_step=big.score_step, design=big.design)
+    order = np.random.default_rng([setting.seed, 1]).permutation(len(outcomes))
+    table = fit([outcomes[i] for i in order], method, **options)
+    return {row.agent: row.rating for row in table.ratings}
+
+
+def measure_against_large(method: str, setting: Setting, replications: int, large_matches: int = LARGE_MATCHES,
+                          **options: Any) -> LargeSample:
+    """How often the default interval of ``replications`` small fits holds the method's large-sample value.
+
+    The target is ``large_fit`` (re-centred as each method centres its ratings), not the replications' own mean
+    as in ``measure``: a lean that every small fit shares (and ``measure`` cannot see) lowers this coverage.
+    """
+    target = large_fit(method, setting, large_matches, **options)
+    names = sorted(target)
+    goal = np.array([target[a] for a in names])
+    ratings, lower, upper = (np.full((replications, len(names)), np.nan) for _ in range(3))
+    for r in range(replications):
+        table = fit(setting.outcomes(r), method, **options)
+        position = {row.agent: row for row in table.ratings}
+        ratings[r] = [position[a].rating for a in names]
+        lower[r] = [position[a].lower for a in names]
+        upper[r] = [position[a].upper for a in names]
+    covered = (lower <= goal) & (goal <= upper)
+    actual = ratings.std(axis=0, ddof=1)
+    reported = (upper - lower) / (2.0 * z_value(0.95))
+    loo = (ratings.sum(axis=0) - ratings) / max(replications - 1, 1)
+    stretch = np.sqrt(1.0 + 1.0 / max(replications - 1, 1))
+    own = (ratings - stretch * (ratings - lower) <= loo) & (loo <= ratings + stretch * (upper - ratings))
+    return LargeSample(
+        method=method, setting=setting, replications=replications, large_matches=large_matches,
+        coverage=float(covered.mean()), leave_one_out=float(own.mean()),
+        bias=float(np.mean(np.abs(ratings.mean(axis=0) - goal) / actual)),
+        spread_ratio=float(np.sqrt(np.mean(actual**2)) / np.sqrt(np.mean(reported**2))),
+        tie_share=_tie_share(setting.outcomes(0)),
     )

@@ -14,7 +14,7 @@ import functools
 import pytest
 
 from arena.ratings import method_names
-from arena.ratings.fidelity import Setting, measure
+from arena.ratings.fidelity import Setting, measure, measure_against_large
 
 FIELD = Setting(agents=8, blocks=60, luck=1.0, seed=5)
 """8 agents, 240 matches in duplicate blocks with deal luck: every agent plays about 30 blocks."""
@@ -68,3 +68,15 @@ def test_the_reported_spread_shows_what_duplicate_blocks_gain():
     assert abs(reported / actual - 1) <= 0.15  # ...and the reported spread says so
     actual, floored = gain(intervals="adjusted")  # the design effect floored at 1, the old default
     assert abs(floored / actual - 1) > 0.15
+
+
+@pytest.mark.slow
+def test_trueskill_intervals_hold_its_own_large_sample_value_in_a_tie_heavy_field():
+    # Four agents of fixed strengths, a third of pairs tied (as in Lorum), 1,280 matches: the interval must hold
+    # what TrueSkill says of the same field with many more matches (in a random order), not only the small fits'
+    # own mean; a lean every small fit shares would show here (benchmarks/fidelity.py runs it at full size).
+    setting = Setting(agents=4, blocks=320, score_step=1.5, seed=4, fixed=(0.25, 0.15, -0.2, -0.2))
+    result = measure_against_large("trueskill", setting, replications=12, large_matches=40_000)
+    assert 0.25 <= result.tie_share <= 0.45, result
+    assert 0.85 <= result.coverage <= 1.0, result
+    assert result.bias < 0.5, result  # |mean - large-sample value| / sd: about 0.23 from 12 replications' noise
