@@ -23,7 +23,7 @@ def variant(boards: Path, old: str, new: str, name: str = "other") -> str:
 CASES = [
     (["ladder", "run", "four"], "say how long to play: --matches N, --until settled"),
     (["ladder", "run", "nosuch", "--matches", "4"], "no ladder 'nosuch'"),
-    (["ladder", "run", "four", "--matches", "0"], "--matches 0: play at least one match"),
+    (["ladder", "run", "four", "--matches", "0"], "argument --matches: expected an integer from 1 to 1,000,000"),
     (["ladder", "run", "four", "--resume"], "no interrupted run to resume"),
     (["ladder", "run", "four", "--until", "sometimes"], "invalid choice: 'sometimes'"),
     (["ladder", "run", "{blocks}", "--matches", "4"], "blocks: not used by a ladder"),
