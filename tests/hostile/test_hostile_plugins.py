@@ -6,6 +6,7 @@ sandboxed child (discovery) and in its own zygote, never in this process.
 
 from __future__ import annotations
 
+import json
 import random
 import tempfile
 from pathlib import Path
@@ -103,6 +104,17 @@ def test_names_are_validated_and_errors_stay_short(registry: Registry) -> None:
     assert any("version must be at most 64 characters" in line for line in markup_errors)
     assert all(len(line) < 400 for line in markup_errors)
     assert not any(name.startswith("xxxx") or "\n" in name for name in registry.agents)
+
+
+def test_a_trailing_newline_in_a_name_forges_no_line_of_a_listing(capsys: pytest.CaptureFixture[str]) -> None:
+    # 'adv-nl\n' passed a pattern ending in $ (which also matches before a final newline).
+    assert main(["agents", "--json", "--plugins-dir", str(HOSTILE)]) == 0
+    names = [agent["name"] for agent in json.loads(capsys.readouterr().out)]
+    assert "markup" in names and not any(name.startswith("adv-nl") for name in names)
+    assert main(["agents", "--plugins-dir", str(HOSTILE)]) == 0
+    out, err = capsys.readouterr()
+    assert not any(line.startswith("adv-nl") for line in out.splitlines())
+    assert "name 'adv-nl\\\\n' must be lowercase" in err  # refused, its newline shown escaped
 
 
 def test_a_third_party_game_is_refused_unless_trusted_by_name(registry: Registry) -> None:
