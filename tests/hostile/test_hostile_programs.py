@@ -3,6 +3,7 @@ and contained (tests/hostile/programs/hostile-program/attack.py; docs/protocol.m
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -85,6 +86,9 @@ def test_a_fork_bomb_is_bounded_and_leaves_nothing_running(programs: Registry) -
         message = only_fault(attacked(programs, own, "fork"))["message"]
     forked = int(message.rsplit("forked ", 1)[1].split()[0].rstrip("."))
     assert 0 < forked < 64, message  # the seat's process bound (arena.sandbox.policy.MAX_PROCESSES)
+    deadline = time.monotonic() + 5.0  # the host has returned; its seats' groups are killed as it closes
+    while processes_named("hostile-fork") and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert processes_named("hostile-fork") == []
 
 
