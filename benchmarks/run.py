@@ -10,7 +10,8 @@ Hearts; needs ``pip install -e '.[bench]'``), ``env`` (steps per second of
 ``arena.env``'s PettingZoo environment beside RLCard's and OpenSpiel's Python
 environments), ``tournament`` (serial against
 Ray, harness overhead), ``ratings`` (fit times, choix and trueskill),
-``sandbox`` (a sandboxed seat's start-up and teardown beside an isolated one),
+``sandbox`` (a sandboxed seat's start-up and teardown beside an isolated one, its cost per decision, per
+notification and per match beside the same agent in-process, and a sandboxed match's breakdown),
 ``protocol`` (a program seat's decision beside a sandboxed Python seat's and a trusted one's),
 ``fidelity`` (coverage and calibration of every rating method on simulated
 fields; writes its tables into docs/ratings.md), ``site`` (build time and size

@@ -1,4 +1,5 @@
-"""The sandbox's cost per seat: start-up plus teardown of a sandboxed seat beside today's isolated fork.
+"""The sandbox's cost: a seat's start-up and teardown beside an isolated fork, then (``sandbox_match``) its cost
+per decision, per notification and per match, with the breakdown of a sandboxed match.
 
 Three ways of starting one seat's process and ending it, each driven from this
 process (the referee) through a zygote process over a socket, as in a match:
@@ -40,8 +41,9 @@ from collections.abc import Callable, Sequence
 
 if __package__ in (None, ""):
     import common  # type: ignore[import-not-found]  # run as a script: benchmarks/ is on sys.path
+    import sandbox_match  # type: ignore[import-not-found]
 else:
-    from benchmarks import common
+    from benchmarks import common, sandbox_match
 
 from arena import sandbox
 
@@ -217,7 +219,7 @@ def measure(size: str) -> list[common.Row]:
     rows.append(common.Row("sandbox", "confine, once per zygote", common.ms(confine),
                            f"{common.ratio(confine / common.median(times['isolated']))} an isolated seat",
                            f"median of {len(confine_times)} fresh processes; namespaces, maps, Landlock"))
-    return rows
+    return rows + sandbox_match.measure(size)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

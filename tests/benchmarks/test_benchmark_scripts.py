@@ -130,6 +130,25 @@ def test_site_prints_build_time_and_size() -> None:
     assert "kB per match" in rows["site size for 500 matches"][3]
 
 
+def test_sandbox_prints_the_breakdown_and_each_mode_beside_in_process() -> None:
+    from arena.sandbox import probe
+
+    if probe().level == "none":
+        pytest.skip("this machine offers no sandbox: run 'arena doctor'")
+    rows = table(run("benchmarks/sandbox.py", "--quick"))
+    modes = ["in-process", "isolated", "sandboxed, cgroups", "sandboxed, no cgroups"]
+    expect(rows, [f"trivial agent, {mode}: per {what}" for mode in modes for what in ("decision", "notification")]
+           + [f"a Lorum match (4 deals) of 4 trivial agents, {mode}" for mode in modes])
+    assert "in-process" in rows["a Lorum match (4 deals) of 4 trivial agents, sandboxed, cgroups"][3]
+    assert "matches per hour" in rows["a Lorum match (4 deals) of 4 trivial agents, sandboxed, cgroups"][4]
+    for mode in ("sandboxed, cgroups", "sandboxed, no cgroups"):
+        parts = [case for case in rows if case.startswith(f"breakdown, {mode}: ")]
+        assert len(parts) == 9, parts
+        # The parts and the referee's own work add up to the match (as printed: 0.01 ms, or 1 ms from 100 ms on).
+        total = float(rows[f"a Lorum match (4 deals) of 4 trivial agents, {mode}"][2].split()[0])
+        assert sum(float(rows[case][2].split()[0]) for case in parts) == pytest.approx(total, rel=0.01, abs=0.1)
+
+
 def test_one_command_runs_the_chosen_sections() -> None:
     output = run("-m", "benchmarks", "--quick", "--only", "engine")
     rows = table(output)
@@ -147,7 +166,7 @@ def test_protocol_prints_each_seat_kind_per_decision_and_matches_per_second(tmp_
     assert rows["per decision, trivial agent: protocol, C"][3].endswith("sandboxed Python")
 
 
-@pytest.mark.parametrize("script", ["engine", "peers", "env", "tournament", "ratings", "protocol", "fidelity", "site",
-                                    "run"])
+@pytest.mark.parametrize("script", ["engine", "peers", "env", "tournament", "ratings", "sandbox", "protocol", "fidelity",
+                                    "site", "run"])
 def test_every_script_explains_itself(script: str) -> None:
     assert "--quick" in run(f"benchmarks/{script}.py", "--help")
