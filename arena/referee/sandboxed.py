@@ -234,19 +234,21 @@ class ProcessSeat:
     # -- internals -------------------------------------------------------------------------------
 
     def _freeze(self) -> None:
-        if self.box is not None and self.box.group is not None:
+        # A sandboxed seat: its group's freezer, or without one (no cgroups) its init stops every process of
+        # its PID namespace; an isolated seat: SIGSTOP to its process group.
+        if self.box is not None:
             from arena.sandbox import freeze
 
             freeze(self.box)
-        elif self.pid is not None and self.box is None:
+        elif self.pid is not None:
             _signal_group(self.pid, signal.SIGSTOP)
 
     def _thaw(self) -> None:
-        if self.box is not None and self.box.group is not None:
+        if self.box is not None:
             from arena.sandbox import thaw
 
             thaw(self.box)
-        elif self.pid is not None and self.box is None:
+        elif self.pid is not None:
             _signal_group(self.pid, signal.SIGCONT)
 
     def _send(self, data: bytes, deadline: float) -> None:

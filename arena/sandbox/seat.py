@@ -13,6 +13,7 @@ init dies, for any reason, the kernel kills every process in its namespace.
 
 from __future__ import annotations
 
+import atexit
 import os
 import resource
 import select
@@ -90,6 +91,8 @@ class _Placed:
     pidfd: int
     folders: list[str] = field(default_factory=list)
     temp_dir: str = ""
+    freezer: cgroups.Freezer | None = None  # the group's freezer, kept open (None: the init stops the seat)
+    frozen: bool = False  # as last set here: a freeze or thaw that changes nothing is not written again
 
 
 _spawned: dict[int, _Spawned] = {}
@@ -291,9 +294,14 @@ def place(box: SeatBox, policy: Policy, *, parent: int, temp_root: str) -> SeatB
     except BaseException:
         os.close(pidfd)
         raise
-    _placed[box.pid] = _Placed(pidfd, folders, os.path.realpath(box.temp_dir))
+    frozen_by = cgroups.freezer(folders)
+    try:
+        freezer = cgroups.Freezer(frozen_by) if frozen_by else None
+    except OSError:
+        freezer = None
+    _placed[box.pid] = _Placed(pidfd, folders, os.path.realpath(box.temp_dir), freezer)
     level = box.level
-    if box.level == "full" and not (cgroups.freezer(folders) and "memory" in cgroups.find().bases):
+    if box.level == "full" and not (freezer and "memory" in cgroups.find().bases):
         level = "partial"
     return SeatBox(pid=box.pid, group=os.pathsep.join(folders) or None, temp_dir=box.temp_dir, level=level)
 
@@ -306,7 +314,32 @@ def _make_groups(policy: Policy) -> list[str]:
     owner = lease.current()
     for base in dict.fromkeys(bases.values()):
         owner.note("groups", base)
+    _hold_freezing(owner.prefix)
     return cgroups.create(owner.prefix, policy.label, policy.memory_mb, policy.cpus, policy.max_processes)
+
+
+_holding: dict[int, str | None] = {}  # per process that placed seats: its group of cgroups.hold_freezing
+
+
+def _hold_freezing(prefix: str) -> None:
+    """Once per process, before its first seat: keep the v1 freezer's switch on (``cgroups.hold_freezing``),
+    so that freezing and thawing its seats costs a write each.  Thawed and removed at exit; if this process
+    dies first, its lease's janitor removes it with the seats' groups (same prefix)."""
+    if os.getpid() in _holding:
+        return
+    folder = _holding[os.getpid()] = cgroups.hold_freezing(prefix)
+    if folder is not None:
+        atexit.register(_release_freezing, os.getpid(), folder)
+
+
+def _release_freezing(owner: int, folder: str) -> None:
+    if os.getpid() != owner:  # a forked copy of the process that made it: not ours to remove
+        return
+    try:
+        cgroups.set_frozen(folder, False, timeout=0.5)
+    except OSError:
+        pass
+    cgroups.remove([folder], timeout=0.5)
 
 
 def _verify(box: SeatBox, parent: int, temp_root: str, pidfd: int) -> None:
@@ -353,25 +386,32 @@ def thaw(box: SeatBox) -> None:
 
 def _set_frozen(box: SeatBox, frozen: bool) -> None:
     placed = _placed.get(box.pid)
-    folder = cgroups.freezer(placed.folders) if placed else None
-    if folder:
-        cgroups.set_frozen(folder, frozen)
+    if placed is not None and placed.freezer is not None:
+        if placed.frozen != frozen:
+            placed.freezer.set(frozen)
+            placed.frozen = frozen
         return
     pidfd = _pidfd(box)
     try:
         signal.pidfd_send_signal(pidfd, FREEZE if frozen else THAW)
     except ProcessLookupError:
         return  # already ended
-    want = FROZEN_NAME if frozen else THAWED_NAME
-    deadline = time.monotonic() + ACKNOWLEDGE_SECONDS
-    while time.monotonic() < deadline:
+    want = (FROZEN_NAME if frozen else THAWED_NAME).encode()
+    path = f"/proc/{box.pid}/comm"
+    started = time.monotonic()
+    while (elapsed := time.monotonic() - started) < ACKNOWLEDGE_SECONDS:
         try:
-            with open(f"/proc/{box.pid}/comm") as file:
-                if file.read().strip() == want:
+            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+            try:
+                if os.read(fd, 64).strip() == want:
                     return
+            finally:
+                os.close(fd)
         except OSError:
             return  # the init ended (or is not ours to read): nothing left running
-        if select.select([pidfd], [], [], 0.0002)[0]:
+        if elapsed < cgroups.SPIN_SECONDS:  # the init answers within tens of microseconds: a sleep costs more
+            os.sched_yield()
+        elif select.select([pidfd], [], [], 0.0002)[0]:
             return
 
 
@@ -410,6 +450,8 @@ def reap(box: SeatBox) -> dict[str, Any]:
         remove_tree(spawned.temp_dir)
     if placed is not None:
         result.update(cgroups.memory_report(placed.folders))
+        if placed.freezer is not None:
+            placed.freezer.close()
         cgroups.remove(placed.folders)
         remove_tree(placed.temp_dir)
         os.close(placed.pidfd)
@@ -429,9 +471,9 @@ def _kill_placed(placed: _Placed) -> None:
             os.kill(pid, signal.SIGKILL)  # listed in our own group: a process of this seat
         except ProcessLookupError:
             pass
-    folder = cgroups.freezer(placed.folders)
-    if folder:
-        cgroups.set_frozen(folder, False)  # a frozen process dies only once thawed
+    if placed.freezer is not None:
+        placed.freezer.set(False)  # a frozen process dies only once thawed
+        placed.frozen = False
     select.select([placed.pidfd], [], [], ACKNOWLEDGE_SECONDS)
 
 
