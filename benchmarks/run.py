@@ -15,7 +15,8 @@ notification and per match beside the same agent in-process, and a sandboxed mat
 ``protocol`` (a program seat's decision beside a sandboxed Python seat's and a trusted one's),
 ``fidelity`` (coverage and calibration of every rating method on simulated
 fields; writes its tables into docs/ratings.md), ``site`` (build time and size
-of a tournament's site for 10^5 matches).  Each
+of a tournament's site for 10^5 matches), ``cli`` (start-up of ``arena --help``, ``agents``, ``games``,
+``doctor``).  Each
 script also runs alone (``python benchmarks/engine.py --quick``).  Every
 figure is a median over repeated runs; a ratio compares two figures measured
 in the same process.
@@ -35,7 +36,7 @@ else:
     from benchmarks import common
 
 SECTIONS: tuple[str, ...] = ("engine", "peers", "env", "tournament", "ratings", "sandbox", "protocol", "fidelity",
-                             "site")
+                             "site", "cli")
 """Every section, in the order they print (and run, but for ``RUN_FIRST``)."""
 
 RUN_FIRST: frozenset[str] = frozenset({"sandbox"})

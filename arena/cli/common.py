@@ -9,7 +9,7 @@ import sys
 import textwrap
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from rich.text import Text
 
@@ -17,8 +17,9 @@ from arena.agent import AgentSpec
 from arena.games.base import Game
 from arena.plugin_data import printable
 from arena.plugins import DEFAULT_PLUGINS_DIR, Registry, load_registry, warn_plugin_errors
-from arena.publish import Published, publish
-from arena.tournament.store import DEFAULT_LEADERBOARDS
+
+if TYPE_CHECKING:  # arena.publish imports the ratings (numpy, scipy): only the commands that publish load it
+    from arena.publish import Published
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -74,6 +75,8 @@ def add_plugins_dir(parser: argparse.ArgumentParser) -> None:
 
 def add_leaderboards_dir(parser: argparse.ArgumentParser) -> None:
     """Add the ``--leaderboards`` option every command that reads or writes a tournament store shares."""
+    from arena.tournament.store import DEFAULT_LEADERBOARDS
+
     parser.add_argument("--leaderboards", type=Path, default=DEFAULT_LEADERBOARDS, metavar="DIR",
                         help=f"the folder of tournament folders (default: ./{DEFAULT_LEADERBOARDS})")
 
@@ -158,6 +161,8 @@ def publish_leaderboard(args: argparse.Namespace, config: Any, **options: Any) -
     ``publish``.
     """
     try:
+        from arena.publish import publish
+
         return publish(config, args.leaderboards, plugins_dir=args.plugins_dir, progress=site_progress(), **options)
     except OSError as error:
         raise CliError(f"{args.leaderboards / config.name}: cannot write the leaderboard files: "

@@ -149,6 +149,13 @@ def test_sandbox_prints_the_breakdown_and_each_mode_beside_in_process() -> None:
         assert sum(float(rows[case][2].split()[0]) for case in parts) == pytest.approx(total, rel=0.01, abs=0.1)
 
 
+def test_cli_prints_each_command_beside_its_target() -> None:
+    rows = table(run("benchmarks/cli.py", "--quick"))
+    expect(rows, ["python -c pass (the interpreter alone)", "arena --help", "arena agents", "arena games",
+                  "arena doctor"])
+    assert "target < 0.3 s" in rows["arena --help"][3] and "target < 1 s" in rows["arena agents"][3]
+
+
 def test_one_command_runs_the_chosen_sections() -> None:
     output = run("-m", "benchmarks", "--quick", "--only", "engine")
     rows = table(output)
@@ -167,6 +174,6 @@ def test_protocol_prints_each_seat_kind_per_decision_and_matches_per_second(tmp_
 
 
 @pytest.mark.parametrize("script", ["engine", "peers", "env", "tournament", "ratings", "sandbox", "protocol", "fidelity",
-                                    "site", "run"])
+                                    "site", "cli", "run"])
 def test_every_script_explains_itself(script: str) -> None:
     assert "--quick" in run(f"benchmarks/{script}.py", "--help")

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from arena.cli import common, main
+import arena.publish as publishing
+from arena.cli import main
 from arena.ladder import ladder_history
 from arena.site.ladder import ladder_section
 from tests.ladder.conftest import PLUGINS
@@ -63,13 +64,13 @@ def test_ladder_commands_publish_with_the_users_plugins_folder(leaderboards: Pat
     reads as not installed)."""
     shutil.copytree(leaderboards / "four", tmp_path / "four")
     calls: list[dict[str, Any]] = []
-    real = common.publish
+    real = publishing.publish
 
     def spy(config: Any, leaderboards: Path, **options: Any) -> Any:
         calls.append(options)
         return real(config, leaderboards, **options)
 
-    monkeypatch.setattr(common, "publish", spy)
+    monkeypatch.setattr(publishing, "publish", spy)  # the commands load arena.publish when they publish
     assert main(["ladder", "run", "four", "--matches", "4", "--json", "--leaderboards", str(tmp_path),
                  "--plugins-dir", str(PLUGINS)]) == 0
     assert main(["ladder", "retire", "four", "random-2", "--leaderboards", str(tmp_path),
