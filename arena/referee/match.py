@@ -35,7 +35,7 @@ from arena.referee.host import AgentHost, default_host
 from arena.referee.limits import Limits
 from arena.referee.program_seat import ProgramSeat, is_program, program_mode
 from arena.referee.sandboxed import ProcessSeat
-from arena.referee.seats import AUTO, ISOLATION_MODES, TRUSTED, Seat, close_all, resolve_mode
+from arena.referee.seats import AUTO, ISOLATION_MODES, TRUSTED, Seat, close_all, launch_all, resolve_mode
 from arena.referee.trusted import TrustedSeat
 from arena.substitute import RANDOM
 
@@ -193,8 +193,7 @@ class Match:
 
     def start_seats(self) -> None:
         """Launch every seat first (process seats build at once), then wait for each start-up."""
-        for seat in self.seats:
-            seat.launch()
+        launch_all(self.seats)
         for index, seat in enumerate(self.seats):
             try:
                 seat.start()

@@ -84,6 +84,17 @@ def resolve_mode(requested: str, spec: AgentSpec) -> tuple[str, str]:
     return (ISOLATED, "none") if level == "none" else (SANDBOXED, level)
 
 
+def launch_all(seats: Sequence[Seat]) -> None:
+    """Launch every seat; process seats are forked together, then placed together (``sandboxed.launch_all``)."""
+    from arena.referee.sandboxed import ProcessSeat
+    from arena.referee.sandboxed import launch_all as launch_processes
+
+    launch_processes([seat for seat in seats if isinstance(seat, ProcessSeat)])
+    for seat in seats:
+        if not isinstance(seat, ProcessSeat):
+            seat.launch()
+
+
 def close_all(seats: Sequence[Seat]) -> None:
     """Stop every seat; process seats are killed at once and reaped together, per zygote."""
     from arena.referee.sandboxed import ProcessSeat, reap_all
