@@ -360,6 +360,12 @@ def launch_all(seats: Sequence[ProcessSeat]) -> None:
 def reap_all(seats: Sequence[ProcessSeat]) -> None:
     """Kill every live seat at once, then reap them with one request per zygote (their teardowns overlap)."""
     live = [seat for seat in seats if seat.pid is not None and seat.zygote is not None]
+    boxes = [seat.box for seat in live if seat.box is not None]
+    if boxes:
+        from arena.sandbox import kill
+
+        for box in boxes:  # every sandboxed seat killed before any is waited for
+            kill(box)
     memory = {id(seat): _kill(seat) for seat in live}
     by_zygote: dict[int, list[ProcessSeat]] = {}
     for seat in live:

@@ -77,7 +77,7 @@ moves made close together.  The target is 15 ms for start-up plus teardown on
 from arena.sandbox.capabilities import Capabilities, SandboxError, probe
 from arena.sandbox.confinement import confine
 from arena.sandbox.policy import MAX_OPEN_FILES, Policy, default_read_paths
-from arena.sandbox.seat import SeatBox, freeze, place, reap, spawn_seat, thaw
+from arena.sandbox.seat import SeatBox, freeze, kill, place, reap, spawn_seat, thaw
 
 __all__ = ["MAX_OPEN_FILES", "Capabilities", "Policy", "SandboxError", "SeatBox", "confine", "default_read_paths",
-           "freeze", "place", "probe", "reap", "spawn_seat", "thaw"]
+           "freeze", "kill", "place", "probe", "reap", "spawn_seat", "thaw"]

@@ -460,8 +460,24 @@ def reap(box: SeatBox) -> dict[str, Any]:
     return result
 
 
+def kill(box: SeatBox) -> None:
+    """From the referee: kill every process of a seat it placed, without waiting (``reap`` waits and removes).
+
+    Killing every seat of a match first lets their deaths overlap instead of each ``reap`` waiting in turn.
+    A box this process did not place is left alone.
+    """
+    placed = _placed.get(box.pid)
+    if placed is not None:
+        _signal_placed(placed)
+
+
 def _kill_placed(placed: _Placed) -> None:
     """Kill a placed seat through its pidfd and groups, and wait until its init has ended."""
+    _signal_placed(placed)
+    select.select([placed.pidfd], [], [], ACKNOWLEDGE_SECONDS)
+
+
+def _signal_placed(placed: _Placed) -> None:
     try:
         signal.pidfd_send_signal(placed.pidfd, signal.SIGKILL)
     except ProcessLookupError:
@@ -474,7 +490,6 @@ def _kill_placed(placed: _Placed) -> None:
     if placed.freezer is not None:
         placed.freezer.set(False)  # a frozen process dies only once thawed
         placed.frozen = False
-    select.select([placed.pidfd], [], [], ACKNOWLEDGE_SECONDS)
 
 
 def _decode(status: int) -> dict[str, Any]:
