@@ -22,6 +22,7 @@ from typing import Any
 
 from arena.games.base import Game
 from arena.match_log import header_lines, log_steps, seat_names
+from arena.site.parallel import Job, build_chunks
 from arena.site.stats import MoveTimes, list_row
 from arena.tournament.store import MatchRow, Store
 
@@ -91,7 +92,8 @@ def write_match_chunks(folder: Path, rows: Sequence[MatchRow], store: Store, gam
     """Write every match chunk that changed since the last build; return the decision times and sandbox levels.
 
     The sandbox levels are per agent, as ``"isolation/sandbox"`` strings seen in its matches' records.
-    ``progress(done, total)`` is called after each chunk (counting chunks kept from the last build).
+    ``progress(done, total)`` is called after each chunk (counting chunks kept from the last build).  A large
+    build writes its chunks on every core (``arena.site.parallel``).
     """
     data = folder / DATA_FOLDER
     data.mkdir(parents=True, exist_ok=True)
@@ -106,22 +108,36 @@ def write_match_chunks(folder: Path, rows: Sequence[MatchRow], store: Store, gam
     grouped: dict[int, list[MatchRow]] = {}
     for row in rows:
         grouped.setdefault(row.idx // MATCH_CHUNK, []).append(row)
-    times = MoveTimes()
-    levels: dict[str, set[str]] = {}
     chunks: dict[str, Any] = {}
-    for done, (number, members) in enumerate(sorted(grouped.items()), start=1):
+    jobs: list[Job] = []
+    for number, members in sorted(grouped.items()):
         key = _chunk_key(members)
         path = data / f"m{number:05d}.js"
         entry = old_chunks.get(str(number))
-        if not (entry and entry.get("key") == key and path.exists()):
-            entry = _build_match_chunk(path, number, members, store, game)
-            entry["key"] = key
-        chunks[str(number)] = entry
+        if entry and entry.get("key") == key and path.exists():
+            chunks[str(number)] = entry
+        else:
+            chunks[str(number)] = {"key": key}
+            jobs.append((path, number, members))
+    finished = len(chunks) - len(jobs)
+    if progress is not None:
+        for done in range(1, finished + 1):
+            progress(done, len(chunks))
+
+    def written(number: int, entry: dict[str, Any]) -> None:
+        nonlocal finished
+        chunks[str(number)].update(entry)
+        finished += 1
+        if progress is not None:
+            progress(finished, len(chunks))
+
+    build_chunks(jobs, store, game, _build_match_chunk, written)  # on every core when there are many
+    times = MoveTimes()
+    levels: dict[str, set[str]] = {}
+    for entry in chunks.values():  # in chunk order, whatever order they were written in
         times.merge(MoveTimes.from_json(entry["times"]))
         for agent, seen in entry["levels"].items():
             levels.setdefault(agent, set()).update(seen)
-        if progress is not None:
-            progress(done, len(grouped))
     for stale in set(old_chunks) - set(chunks):
         (data / f"m{int(stale):05d}.js").unlink(missing_ok=True)
     write_atomic(manifest_path, json.dumps({"version": BUILD_VERSION, "chunks": chunks}, separators=(",", ":")))
@@ -130,6 +146,7 @@ def write_match_chunks(folder: Path, rows: Sequence[MatchRow], store: Store, gam
 
 def _build_match_chunk(path: Path, number: int, members: Sequence[MatchRow], store: Store,
                        game: Game | None) -> dict[str, Any]:
+    """Write one match chunk; its manifest entry but the key (what it adds to the decision times and levels)."""
     times = MoveTimes()
     levels: dict[str, set[str]] = {}
     pages = {}

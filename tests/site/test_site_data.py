@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
+import threading
 from contextlib import redirect_stdout
 from pathlib import Path
 
@@ -15,7 +17,7 @@ from arena.match_log import move_times
 from arena.publish import Published
 from arena.ratings.registry import fit
 from arena.ratings.simulate import simulate_outcomes
-from arena.site import chunks
+from arena.site import chunks, parallel
 from arena.site.chunks import unpacked, write_match_chunks
 from arena.site.stats import MoveTimes, checkpoints, history_method, list_row, rating_history, seat_results
 from arena.tournament.store import MatchRow, Store, store_path
@@ -189,3 +191,33 @@ def test_a_lovat_match_page_states_the_secret_keeps() -> None:
     assert keeps[2][6][0].startswith("Hands kept: seat 0 (r0) keeps ")
     assert match_page(None, record)["steps"] is None
     assert match_page(None, record)["error"] == "game 'lovat-v1' is not installed: no steps to show"
+
+
+def test_a_build_on_every_core_writes_what_one_process_writes(tournament: tuple[Published, Path], tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    published, boards = tournament
+    monkeypatch.setattr(chunks, "MATCH_CHUNK", 2)  # the fixture's 8 matches in 4 chunks
+    processes: list[int] = []
+    real_workers = parallel.workers
+
+    def counted(count: int) -> int:
+        processes.append(real_workers(count))
+        return processes[-1]
+
+    monkeypatch.setattr(parallel, "workers", counted)
+    progress: list[tuple[int, int]] = []
+    with Store.open_readonly(store_path(boards, published.name)) as store:
+        rows = list(store.rows())
+        monkeypatch.setattr(parallel, "PARALLEL_CHUNKS", 1_000_000)
+        alone = write_match_chunks(tmp_path / "alone", rows, store, LorumGame())
+        monkeypatch.setattr(parallel, "PARALLEL_CHUNKS", 2)
+        pooled = write_match_chunks(tmp_path / "pooled", rows, store, LorumGame(),
+                                    lambda done, total: progress.append((done, total)))
+    if len(os.sched_getaffinity(0)) > 1:  # this test runs one thread: the pool is used
+        assert threading.active_count() == 1 and processes == [1, min(len(os.sched_getaffinity(0)), 4)]
+    files = sorted(path.name for path in (tmp_path / "alone" / "data").iterdir())
+    assert files == sorted(path.name for path in (tmp_path / "pooled" / "data").iterdir()) and len(files) == 5
+    for name in files:  # four match chunks and the manifest, byte for byte
+        assert (tmp_path / "alone" / "data" / name).read_bytes() == (tmp_path / "pooled" / "data" / name).read_bytes()
+    assert alone[0].to_json() == pooled[0].to_json() and alone[1] == pooled[1]
+    assert progress == [(1, 4), (2, 4), (3, 4), (4, 4)]
