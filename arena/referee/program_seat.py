@@ -58,9 +58,10 @@ class ProgramSeat(ProcessSeat):
     log_path: str | None = None  # where the referee reads the program's standard error, once the seat exists
     asked = 0  # id of the last request sent
 
-    def launch(self) -> None:
+    def fork(self) -> None:
         """Build the program if this version of its files was never built (not charged to its start-up time:
-        the build is done once, before any seat of it), then ask its zygote for the seat."""
+        the build is done once, before any seat of it), then ask its zygote for the seat (``launch`` and
+        ``launch_all`` both fork through here, then place)."""
         source = origin(self.plan.spec)
         if source is not None and source.kind == PROGRAM:
             try:
@@ -68,7 +69,7 @@ class ProgramSeat(ProcessSeat):
             except (BuildError, ManifestError, OSError) as error:
                 self.failed = Fault(CRASH, f"its program could not be built: {error}")
                 return
-        super().launch()
+        super().fork()
 
     def _adopt(self, reply: dict[str, Any]) -> None:
         super()._adopt(reply)

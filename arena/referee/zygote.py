@@ -120,7 +120,7 @@ class Zygote:
         # inherited by every later seat, letting rotation 1 of a duplicate block read what rotation 0 saw.
         self.manager = manager
         self.registry = manager.registry
-        self.seat_read_paths: tuple[str, ...] | None = None  # what a sandboxed seat may read (_spawn_sandboxed)
+        self.found_read_paths: tuple[str, ...] | None = None  # what a sandboxed seat may read (_spawn_sandboxed)
 
     def serve(self) -> None:
         """Answer requests until the referee closes the control socket."""
@@ -178,11 +178,11 @@ class Zygote:
     def _spawn_sandboxed(self, request: dict[str, Any], fd: int) -> dict[str, Any]:
         from arena.sandbox import Policy, default_read_paths, spawn_seat
 
-        if self.seat_read_paths is None:
+        if self.found_read_paths is None:
             # Found once per zygote (1-2 ms of path lookups): this process's own Landlock domain, fixed when it was
             # confined, already bounds what any seat it forks can read, so a path that appears later adds nothing.
-            self.seat_read_paths = default_read_paths(*self.plugin.read_paths(), workdir=self.workdir)
-        policy = Policy(read_paths=self.seat_read_paths, memory_mb=request.get("memory_mb"),
+            self.found_read_paths = default_read_paths(*self.plugin.read_paths(), workdir=self.workdir)
+        policy = Policy(read_paths=self.found_read_paths, memory_mb=request.get("memory_mb"),
                         cpus=float(request.get("cpus", 1.0)), label=f"seat{request['seat']}-{request['agent']}")
 
         def run() -> int:
