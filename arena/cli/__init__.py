@@ -112,7 +112,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         store = sys.modules.get("arena.tournament.store")
         if store is not None and isinstance(error, store.StoreError):
             print(f"arena: error: {error}", file=sys.stderr)
-            return 1
+            return common.failure(error).status
         raise
 
 

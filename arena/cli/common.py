@@ -53,6 +53,14 @@ class CliError(Exception):
         self.status = status
 
 
+def failure(error: Exception) -> CliError:
+    """``error`` (a store's, a tournament's or a ladder's) as a one-line ``CliError``: status 2 when the request
+    was at fault (a name that is not there, a config that differs from the stored one), 1 when the work failed."""
+    from arena.tournament.errors import RequestError  # a plain module: no cost to the commands that fail
+
+    return CliError(str(error), status=2 if isinstance(error, RequestError) else 1)
+
+
 def literal(value: object) -> Text:
     """Plugin-provided text shown exactly as written: no rich markup, control characters and escapes made visible.
 
@@ -115,9 +123,28 @@ def check_output_file(path: Path | None, option: str) -> None:
         raise CliError(f"{option} {path}: is a folder; give a file name")
     folder = path.parent
     if not folder.is_dir():
+        file = _file_above(folder)
+        if file is not None:
+            raise CliError(f"{option} {path}: {file} is a file, not a folder")
         raise CliError(f"{option} {path}: folder {folder} does not exist")
     if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
         raise CliError(f"{option} {path}: not writable")
+
+
+def check_leaderboards(path: Path) -> None:
+    """Fail before any work if the ``--leaderboards`` folder cannot be a folder (it, or a folder above it, is a
+    file); a missing folder is made when the first store is."""
+    file = _file_above(path)
+    if file is not None:
+        raise CliError(f"--leaderboards {path}: {file} is a file, not a folder")
+
+
+def _file_above(path: Path) -> Path | None:
+    """The nearest existing path above ``path`` (or ``path`` itself) when it is not a folder, else None."""
+    for above in (path, *path.parents):
+        if above.exists():
+            return None if above.is_dir() else above
+    return None
 
 
 def print_json(data: Any) -> None:

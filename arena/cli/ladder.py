@@ -9,7 +9,7 @@ from typing import Any
 
 from rich import box
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
+from rich.progress import BarColumn, MofNCompleteColumn, TaskID, TextColumn
 from rich.table import Table
 
 from arena.cli import stopping
@@ -19,6 +19,7 @@ from arena.cli.common import (
     add_leaderboards_dir,
     add_plugins_dir,
     agent_for_game,
+    failure,
     game_named,
     literal,
     print_json,
@@ -26,6 +27,7 @@ from arena.cli.common import (
     registry,
 )
 from arena.cli.numbers import MAX_CHECK_MATCHES, MAX_WORKERS, integer
+from arena.cli.progress import LazyProgress
 from arena.conformance import DEFAULT_MATCHES, check_agent
 from arena.ladder.config import is_ladder_file, load_ladder_config
 from arena.ladder.field import (
@@ -185,7 +187,7 @@ def run_run(args: argparse.Namespace) -> int:
             raise CliError(str(error)) from None
     console = Console(stderr=args.json)
     try:
-        with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+        with LazyProgress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                       TextColumn("{task.fields[status]}"), console=console, disable=args.json) as progress:
             tasks: list[TaskID] = []
 
@@ -200,7 +202,7 @@ def run_run(args: argparse.Namespace) -> int:
                                  matches=args.matches, until=args.until, resume=args.resume, workers=args.workers,
                                  address=args.address, on_progress=update)
     except (LadderError, StoreError, TournamentError) as error:
-        raise CliError(str(error), status=1) from None
+        raise failure(error) from None
     except KeyboardInterrupt as interrupt:  # Ctrl-C, SIGTERM or SIGHUP: the run's clean-up has run
         raise CliError(f"{stopping.describe(interrupt)}; run 'arena ladder run {_name(target)} --resume' to finish "
                        "the run", status=stopping.exit_status(interrupt)) from None
@@ -254,7 +256,7 @@ def run_add(args: argparse.Namespace) -> int:
     try:
         store = open_ladder(args.leaderboards, args.name)
     except (LadderError, StoreError) as error:
-        raise CliError(str(error), status=1) from None
+        raise failure(error) from None
     with store:
         try:
             ladder = read_ladder(store)
@@ -316,7 +318,7 @@ def run_retire(args: argparse.Namespace) -> int:
             active = len(ladder.active) - 1
             seats = ladder.config.seats
     except (LadderError, StoreError) as error:
-        raise CliError(str(error), status=1) from None
+        raise failure(error) from None
     _refresh_files(args, ladder.config.tournament)
     note = "" if active >= seats else f"; tables of {seats} need {seats}: add entries before the next run"
     print(f"{args.entry} retired from ladder {args.name}: its matches and history stay ({active} active{note})")
@@ -328,13 +330,13 @@ def run_history(args: argparse.Namespace) -> int:
     try:
         history = ladder_history(args.leaderboards, args.name)
     except (LadderError, StoreError) as error:
-        raise CliError(str(error), status=1) from None
+        raise failure(error) from None
     entries = history["entries"]
     if args.entry is not None:
         found = [entry for entry in entries if entry["name"] == args.entry]
         if not found:
             known = ", ".join(entry["name"] for entry in entries)
-            raise CliError(f"ladder {args.name!r} has no entry {args.entry!r} (entries: {known})", status=1)
+            raise CliError(f"ladder {args.name!r} has no entry {args.entry!r} (entries: {known})")
         entries = found
     if args.json:
         print_json(history if args.entry is None else entries[0])

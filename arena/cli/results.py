@@ -19,6 +19,7 @@ from arena.cli.common import (
     add_leaderboards_dir,
     add_plugins_dir,
     check_output_file,
+    failure,
     print_json,
     publish_leaderboard,
 )
@@ -29,7 +30,7 @@ from arena.ratings.registry import method_names
 from arena.records import save_record
 from arena.suggest import closest
 from arena.tournament.config import DEFAULT_FAULT_SHARE
-from arena.tournament.store import STORE_FILE, Store, StoreError, store_path
+from arena.tournament.store import STORE_FILE, Store, StoreError, StoreRequestError, store_path
 
 EXPORT_COLUMNS = ("idx", "id", "block_id", "table", "block", "rotation", "deal_seed", "agents", "scores", "ranks",
                   "faults", "think_seconds", "wall_seconds")
@@ -119,7 +120,7 @@ def _config(args: argparse.Namespace) -> SimpleNamespace:
     try:
         data = stored_config(args.leaderboards, args.name)
     except StoreError as error:
-        raise CliError(str(error), status=1) from None
+        raise failure(error) from None
     if not isinstance(data, dict) or not isinstance(data.get("game"), str) \
             or not isinstance(data.get("game_options"), dict) or not isinstance(data.get("ratings"), list):
         raise CliError(f"{store_path(args.leaderboards, args.name)}: the stored tournament config is missing or "
@@ -183,7 +184,7 @@ def run_export(args: argparse.Namespace) -> int:
             with Store.open_readonly(store_path(args.leaderboards, args.name)) as store:
                 rows = [row.to_json() for row in store.rows()]
         except StoreError as error:
-            raise CliError(str(error), status=1) from None
+            raise failure(error) from None
     try:
         if args.match is not None:
             _write_record(record, args.output)
@@ -199,25 +200,29 @@ def run_export(args: argparse.Namespace) -> int:
 def stored_record(leaderboards: Path, name: str, match_id: str) -> dict[str, Any]:
     """Match ``match_id``'s full record from tournament ``name``'s store (``arena export``, ``arena replay``).
 
-    A ``CliError`` (one line, status 1) for a missing tournament or an unknown match id, with the closest
-    stored name or id as a suggestion.
+    A ``CliError`` (one line, status 2) for a missing tournament or an unknown match id, with the closest
+    stored name or id as a suggestion, or else what the ids look like.
     """
     try:
         path = store_path(leaderboards, name)
         if not path.is_file():
             close = closest(name, (found.parent.name for found in Path(leaderboards).glob(f"*/{STORE_FILE}")))
             hint = f"; did you mean {close!r}?" if close else " (run 'arena run CONFIG' first)"
-            raise StoreError(f"no tournament {name!r} in {leaderboards}{hint}")
+            raise StoreRequestError(f"no tournament {name!r} in {leaderboards}{hint}")
         with Store.open_readonly(path) as store:
             try:
                 return store.record(match_id)
-            except StoreError as error:
-                close = closest(match_id, (row.id for row in store.rows()))
-                if close is None:
-                    raise
-                raise StoreError(f"{error}; did you mean {close!r}?") from None
+            except StoreRequestError as error:  # no such match: the closest id, or what ids look like
+                ids = [row.id for row in store.rows()]
+                close = closest(match_id, ids)
+                if close is not None:
+                    raise StoreRequestError(f"{error}; did you mean {close!r}?") from None
+                if not ids:
+                    raise StoreRequestError(f"{error}: the tournament holds no matches yet") from None
+                raise StoreRequestError(f"{error}: match ids look like {ids[0]!r} (the first of {len(ids)}); "
+                                        f"'arena export {name}' lists them all") from None
     except StoreError as error:
-        raise CliError(str(error), status=1) from None
+        raise failure(error) from None
 
 
 def _write_record(record: dict[str, Any], output: Path | None) -> None:

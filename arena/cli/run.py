@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
+from rich.progress import BarColumn, MofNCompleteColumn, TaskID, TextColumn, TimeRemainingColumn
 
 from arena.cli import stopping
 from arena.cli.common import (
@@ -16,11 +16,14 @@ from arena.cli.common import (
     add_command,
     add_leaderboards_dir,
     add_plugins_dir,
+    check_leaderboards,
+    failure,
     print_json,
     publish_leaderboard,
     registry,
 )
 from arena.cli.numbers import MAX_WORKERS, integer
+from arena.cli.progress import LazyProgress
 from arena.plugins import DEFAULT_PLUGINS_DIR, Registry
 from arena.publish import summary_json
 from arena.tournament.config import ConfigError, TournamentConfig
@@ -79,6 +82,7 @@ def load_tournament(path: Path, loaded: Registry) -> TournamentConfig:
 
 def run(args: argparse.Namespace) -> int:
     """Run the tournament with a live display, then publish the leaderboard."""
+    check_leaderboards(args.leaderboards)
     loaded = registry(args)
     config = load_tournament(args.config, loaded)
     console = Console(stderr=args.json)
@@ -90,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         summary = _run_with_display(config, args, console, quiet=args.json, seen=seen)
     except (StoreError, TournamentError) as error:
-        raise CliError(str(error), status=1) from None
+        raise failure(error) from None
     except KeyboardInterrupt as interrupt:  # Ctrl-C, SIGTERM or SIGHUP: the run's clean-up has run
         stored = f"{seen[-1].done} of {seen[-1].total} matches are stored" if seen else "nothing new was stored"
         raise CliError(f"{stopping.describe(interrupt)}: {stored}; run '{resume_command(args)}' to play the rest",
@@ -131,7 +135,7 @@ def _run_with_display(config: TournamentConfig, args: argparse.Namespace, consol
         TimeRemainingColumn(),
         TextColumn("{task.fields[status]}"),
     )
-    with Progress(*columns, console=console, disable=quiet, transient=False) as progress:
+    with LazyProgress(*columns, console=console, disable=quiet, transient=False) as progress:
         tasks: list[TaskID] = []  # the bar appears with the first report: a refused run shows none
         started = time.perf_counter()
 

@@ -18,12 +18,17 @@ from arena.ladder.config import LadderConfig, LadderSettings
 from arena.ladder.store import LadderEntry, LadderStore, is_ladder
 from arena.referee import Limits
 from arena.tournament.config import ENTRY_PATTERN, NAME_MAX, AgentEntry, TournamentConfig
+from arena.tournament.errors import RequestError
 from arena.tournament.schedule import ROUND_ROBIN
 from arena.tournament.store import SCHEMA_VERSION, Store, StoreError, store_path, version_changes
 
 
 class LadderError(Exception):
     """A ladder command that cannot go on as asked; one-line message."""
+
+
+class LadderRequestError(LadderError, RequestError):
+    """A ladder asked for what it does not hold or allow: no such ladder or entry, another config, a bad name."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +59,7 @@ class Ladder:
             if entry.name == name:
                 return entry
         names = ", ".join(entry.name for entry in self.entries)
-        raise LadderError(f"ladder {self.name!r} has no entry {name!r} (entries: {names})")
+        raise LadderRequestError(f"ladder {self.name!r} has no entry {name!r} (entries: {names})")
 
     def playing(self) -> TournamentConfig:
         """The tournament config of the active entries: what the runner plays."""
@@ -80,7 +85,7 @@ def read_ladder(store: LadderStore) -> Ladder:
     """The ladder a store holds."""
     data = store.store.meta("ladder")
     if not isinstance(data, dict):
-        raise LadderError(f"{store.store.path}: not a ladder (it holds a tournament: see 'arena leaderboard')")
+        raise LadderRequestError(f"{store.store.path}: not a ladder (it holds a tournament: see 'arena leaderboard')")
     entries = tuple(store.entries())
     tournament = _tournament_from_json(data, [entry.entry for entry in entries])
     settings = LadderSettings(**data["ladder"])
@@ -92,10 +97,10 @@ def ladder_path(leaderboards: Path | str, name: str) -> Path:
     try:
         path = store_path(leaderboards, name)
     except StoreError as error:
-        raise LadderError(str(error)) from None
+        raise LadderRequestError(str(error)) from None
     if not path.is_file():
-        raise LadderError(f"no ladder {name!r} in {leaderboards}; start one with 'arena ladder run CONFIG' "
-                          "(a config with format = \"ladder\")")
+        raise LadderRequestError(f"no ladder {name!r} in {leaderboards}; start one with 'arena ladder run CONFIG' "
+                                 "(a config with format = \"ladder\")")
     return path
 
 
@@ -107,7 +112,7 @@ def open_ladder(leaderboards: Path | str, name: str) -> LadderStore:
 def _open(path: Path) -> LadderStore:
     with Store.open_readonly(path) as store:  # look before writing: a tournament's store gains no ladder tables
         if store.meta("config") is not None and not is_ladder(store.db):
-            raise LadderError(f"{path}: holds a tournament, not a ladder; give the ladder another name")
+            raise LadderRequestError(f"{path}: holds a tournament, not a ladder; give the ladder another name")
     return LadderStore(path)
 
 
@@ -129,9 +134,10 @@ def start_ladder(config: LadderConfig, leaderboards: Path | str) -> LadderStore:
                 _write_meta(store, {"schema": SCHEMA_VERSION, "ladder": wanted, "config": wanted})
         elif started != wanted:
             keys = sorted(key for key in {*started, *wanted} if started.get(key) != wanted.get(key))
-            raise LadderError(f"{path} holds ladder {config.name!r} started from another config (it differs in: "
-                              f"{', '.join(keys)}); run it by name ('arena ladder run {config.name}'), add entries "
-                              "with 'arena ladder add', or give the config another name")
+            raise LadderRequestError(
+                f"{path} holds ladder {config.name!r} started from another config (it differs in: "
+                f"{', '.join(keys)}); run it by name ('arena ladder run {config.name}'), add entries "
+                "with 'arena ladder add', or give the config another name")
     except BaseException:
         store.close()
         raise
@@ -154,11 +160,11 @@ def _field_changed(store: LadderStore) -> None:
 def check_entry_name(ladder: Ladder, name: str) -> None:
     """A valid entry name not taken by any entry that ever joined; ``LadderError`` otherwise."""
     if not ENTRY_PATTERN.fullmatch(name) or len(name) > NAME_MAX:
-        raise LadderError(f"entry name {json.dumps(name[:40])}: expected letters, digits, '_', '.', '+' and '-', "
-                          f"starting with a letter or digit, at most {NAME_MAX} characters")
+        raise LadderRequestError(f"entry name {json.dumps(name[:40])}: expected letters, digits, '_', '.', '+' "
+                                 f"and '-', starting with a letter or digit, at most {NAME_MAX} characters")
     if any(entry.name == name for entry in ladder.entries):
-        raise LadderError(f"ladder {ladder.name!r} already has an entry {name!r}; a new version joins as a new "
-                          f"entry: give it its own name, e.g. {name}-2")
+        raise LadderRequestError(f"ladder {ladder.name!r} already has an entry {name!r}; a new version joins as a new "
+                                 f"entry: give it its own name, e.g. {name}-2")
 
 
 def same_agent(ladder: Ladder, versions: Mapping[str, Mapping[str, str]], entry: AgentEntry,
@@ -185,7 +191,7 @@ def add_entry(store: LadderStore, entry: AgentEntry, version: Mapping[str, str],
 def retire_entry(store: LadderStore, ladder: Ladder, name: str) -> None:
     """Schedule ``name`` no more; its matches and history stay."""
     if not ladder.entry(name).active:
-        raise LadderError(f"entry {name!r} of ladder {ladder.name!r} is already retired")
+        raise LadderRequestError(f"entry {name!r} of ladder {ladder.name!r} is already retired")
     with store.transaction():
         store.retire_entry(name)
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from arena.ladder.field import LadderError, ladder_path
+from arena.ladder.field import LadderRequestError, ladder_path
 from arena.ladder.standing import RETIRED, SETTLED, Standing
 from arena.ladder.store import LadderEntry, block_rows, history_rows, is_ladder, now, read_entries, run_rows
 from arena.ratings import RatingTable
@@ -54,7 +54,7 @@ def ladder_history(leaderboards: Path | str, name: str) -> dict[str, Any]:
     """
     with Store.open_readonly(ladder_path(leaderboards, name)) as store:
         if not is_ladder(store.db):
-            raise LadderError(f"{name!r} is a tournament, not a ladder; see 'arena leaderboard {name}'")
+            raise LadderRequestError(f"{name!r} is a tournament, not a ladder; see 'arena leaderboard {name}'")
         return stored_history(store, name)
 
 

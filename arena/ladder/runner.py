@@ -18,7 +18,15 @@ from pathlib import Path
 from typing import Any
 
 from arena.ladder.config import LadderConfig
-from arena.ladder.field import Ladder, LadderError, check_versions, open_ladder, read_ladder, start_ladder
+from arena.ladder.field import (
+    Ladder,
+    LadderError,
+    LadderRequestError,
+    check_versions,
+    open_ladder,
+    read_ladder,
+    start_ladder,
+)
 from arena.ladder.history import snapshot
 from arena.ladder.planner import choose_tables, meeting_counts
 from arena.ladder.standing import SETTLED, Standing, fit_standing
@@ -82,9 +90,9 @@ def run_ladder(
     """
     started = time.perf_counter()
     if until not in (None, SETTLED):
-        raise LadderError(f"--until {until}: the only stopping rule is 'settled'")
+        raise LadderRequestError(f"--until {until}: the only stopping rule is 'settled'")
     if matches is not None and matches < 1:
-        raise LadderError(f"--matches {matches}: play at least one match")
+        raise LadderRequestError(f"--matches {matches}: play at least one match")
     if isinstance(ladder, LadderConfig):
         store = start_ladder(ladder, leaderboards)
     else:
@@ -130,14 +138,15 @@ def _the_run(store: LadderStore, ladder: Ladder, matches: int | None, until: str
     if last is not None and not last.finished:
         done = store.run_matches(last.id)
         if not resume:
-            raise LadderError(f"run {last.id} of ladder {ladder.name!r} was interrupted after {done} of at most "
-                              f"{last.matches} matches; add --resume to finish it")
+            raise LadderRequestError(f"run {last.id} of ladder {ladder.name!r} was interrupted after {done} of at most "
+                                     f"{last.matches} matches; add --resume to finish it")
         return last.id, last.matches, last.until
     if resume:
-        raise LadderError(f"ladder {ladder.name!r} has no interrupted run to resume; run it without --resume")
+        raise LadderRequestError(f"ladder {ladder.name!r} has no interrupted run to resume; run it without --resume")
     if matches is None and until is None:
-        raise LadderError("say how long to play: --matches N, --until settled, or both (--until settled "
-                          f"stops within --matches, else within the config's budget of {ladder.settings.budget})")
+        raise LadderRequestError("say how long to play: --matches N, --until settled, or both (--until settled "
+                                 "stops within --matches, else within the config's budget of "
+                                 f"{ladder.settings.budget})")
     asked = matches if matches is not None else ladder.settings.budget
     return None, max(seats, asked // seats * seats), until
 

@@ -1,5 +1,15 @@
-"""The one error a tournament run reports to its user."""
+"""The errors a tournament run reports to its user, and which of them are the request's fault."""
+
+
+class RequestError(Exception):
+    """Mixed into an error whose cause is the request itself, not the work: a name that is not there, a config
+    that differs from the stored one, options that contradict each other.  The command line exits 2 for these
+    (as for a usage error) and 1 for a failure of the work itself."""
 
 
 class TournamentError(Exception):
     """A tournament that cannot run (bad agent at run time, Ray unreachable...); one-line message."""
+
+
+class TournamentRequestError(TournamentError, RequestError):
+    """A tournament that cannot run as asked (its config no longer matches the stored matches)."""

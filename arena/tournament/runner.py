@@ -38,7 +38,7 @@ from arena.plugins import DEFAULT_PLUGINS_DIR, Registry, load_registry
 from arena.provenance import ProvenanceError, files_hash, source_root
 from arena.tournament.cluster import ClusterError, probe
 from arena.tournament.config import TournamentConfig
-from arena.tournament.errors import TournamentError
+from arena.tournament.errors import TournamentError, TournamentRequestError
 from arena.tournament.execution import RAY_WORTH_SECONDS
 from arena.tournament.player import MatchPlayer, StartupWatch
 from arena.tournament.playing import MAX_BATCH, batch_size, play_scheduled_match
@@ -183,7 +183,7 @@ def _check_prefix(store: Store, schedule: Schedule) -> None:
     for row in store.rows():
         match = next((match for match in matches if match.index >= row.idx), None)
         if match is None or (match.index, match.id, match.deal_seed) != (row.idx, row.id, row.deal_seed):
-            raise TournamentError(
+            raise TournamentRequestError(
                 f"{store.path}: with the added blocks, stored match {row.id} is no longer at place {row.idx}; "
                 "give the tournament a new name instead"
             )

@@ -35,6 +35,7 @@ from arena import bounded_json
 from arena.ratings.data import MatchOutcome
 from arena.records import MAX_RECORD_BYTES
 from arena.seeding import new_secret
+from arena.tournament.errors import RequestError
 
 STORE_FILE = "results.sqlite"
 
@@ -83,6 +84,10 @@ RESULT_COLUMNS = ("idx", "id", "block_id", "table_idx", "block", "rotation", "de
 
 class StoreError(Exception):
     """A store that cannot be used as asked (different config, not found...); one-line message."""
+
+
+class StoreRequestError(StoreError, RequestError):
+    """A store asked for what it does not hold: no such tournament or match, another config, a bad name."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,8 +155,8 @@ def store_path(leaderboards: Path | str, name: str) -> Path:
 
     if not NAME_PATTERN.fullmatch(name) or len(name) > NAME_MAX:
         shown = json.dumps(name[:40]) + ("..." if len(name) > 40 else "")
-        raise StoreError(f"tournament name {shown}: expected lowercase letters, digits, '-' and '_', starting "
-                         f"with a letter or digit, at most {NAME_MAX} characters (the config's name)")
+        raise StoreRequestError(f"tournament name {shown}: expected lowercase letters, digits, '-' and '_', starting "
+                                f"with a letter or digit, at most {NAME_MAX} characters (the config's name)")
     return Path(leaderboards) / name / STORE_FILE
 
 
@@ -228,7 +233,7 @@ class Store:
     def open_readonly(cls, path: Path | str) -> Store:
         """Open an existing store for queries only: no file under its folder is created, written or touched."""
         if not Path(path).is_file():
-            raise StoreError(f"{path}: no tournament results there (run 'arena run CONFIG' first)")
+            raise StoreRequestError(f"{path}: no tournament results there (run 'arena run CONFIG' first)")
         return cls(path, readonly=True)
 
     def close(self) -> None:
@@ -287,14 +292,14 @@ class Store:
             if resume and only_blocks_differ and config["blocks"] > stored["blocks"]:
                 return True
             hint = "; to add blocks, raise only 'blocks' and run with --resume" if only_blocks_differ else ""
-            raise StoreError(
+            raise StoreRequestError(
                 f"{self.path} holds results of a different configuration of {config['name']!r} "
                 f"({_first_difference(stored, config)}); give the tournament a new name, or delete that folder "
                 f"to start over{hint}"
             )
         done = self.count()
         if done and done < total and not resume:
-            raise StoreError(
+            raise StoreRequestError(
                 f"{self.path} already holds {done} of {total} results; add --resume to play only what is missing"
             )
         return False
@@ -396,7 +401,7 @@ class Store:
         """The full match record of one match."""
         row = self.db.execute("SELECT record FROM matches WHERE id = ?", (match_id,)).fetchone()
         if row is None:
-            raise StoreError(f"{self.path}: no match {match_id!r}")
+            raise StoreRequestError(f"{self.path}: no match {match_id!r}")
         try:
             inflater = zlib.decompressobj()
             data = inflater.decompress(row[0], MAX_RECORD_BYTES)

@@ -142,7 +142,7 @@ def test_reading_commands_refuse_a_name_outside_the_leaderboards_folder(capsys, 
                                                                         command: str) -> None:
     status, err = run(capsys, command, name, "--leaderboards", str(tmp_path))
     line = one_line(err)
-    assert status == 1 and "expected lowercase letters" in line and "\x1b" not in line
+    assert status == 2 and "expected lowercase letters" in line and "\x1b" not in line
 
 
 def test_run_refuses_a_deep_config_and_an_impossible_leaderboards_folder(capsys, tmp_path: Path) -> None:
@@ -154,9 +154,12 @@ def test_run_refuses_a_deep_config_and_an_impossible_leaderboards_folder(capsys,
     config.write_text(CONFIG.format(name="t", extra=""))
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
-    status, err = run(capsys, "run", str(config), "--workers", "1", "--leaderboards", str(blocker),
-                      "--plugins-dir", str(tmp_path))
-    assert status == 1 and "cannot make the tournament folder" in one_line(err)
+    for leaderboards in (blocker, blocker / "below"):  # refused before the schedule is printed: stdout is empty
+        status = main(["run", str(config), "--workers", "1", "--leaderboards", str(leaderboards),
+                       "--plugins-dir", str(tmp_path)])
+        out, err = capsys.readouterr()
+        assert status == 2 and out == ""
+        assert one_line(err) == f"arena: error: --leaderboards {leaderboards}: {blocker} is a file, not a folder"
 
 
 def test_run_refuses_a_foreign_store_and_leaves_it_byte_identical(capsys, tmp_path: Path) -> None:

@@ -138,7 +138,8 @@ def test_a_match_is_replayed_straight_from_a_store(capsys: pytest.CaptureFixture
     boards = tmp_path / "boards"
     assert run(capsys, "run", str(config), "--workers", "1", "--json", "--leaderboards", str(boards))[0] == 0
     status, out, _ = run(capsys, "export", "tiny", "--format", "jsonl", "--leaderboards", str(boards))
-    match_id = json.loads(out.splitlines()[-1])["id"]
+    out_lines = out.splitlines()
+    match_id = json.loads(out_lines[-1])["id"]
     exported = tmp_path / "match.json"
     assert run(capsys, "export", "tiny", "--match", match_id, "--output", str(exported),
                "--leaderboards", str(boards))[0] == 0
@@ -148,15 +149,19 @@ def test_a_match_is_replayed_straight_from_a_store(capsys: pytest.CaptureFixture
     assert status == 0 and out.startswith(f"tiny match {match_id}: ") and "recorded actions legal" in out
     # Errors are one line: an unknown tournament, an unknown match id with the closest one suggested.
     status, _, err = run(capsys, "replay", "nosuch", "--match", match_id, "--leaderboards", str(boards))
-    assert status == 1 and "no tournament 'nosuch'" in err and "did you mean" not in err and err.count("\n") == 1
+    assert status == 2 and "no tournament 'nosuch'" in err and "did you mean" not in err and err.count("\n") == 1
     status, _, err = run(capsys, "replay", "tin", "--match", match_id, "--leaderboards", str(boards))
-    assert status == 1 and "no tournament 'tin'" in err and err.endswith("did you mean 'tiny'?\n")
+    assert status == 2 and "no tournament 'tin'" in err and err.endswith("did you mean 'tiny'?\n")
     typo = match_id[:-1] + ("9" if match_id[-1] != "9" else "8")
     for command in ("replay", "export"):
         status, _, err = run(capsys, command, "tiny", "--match", typo, "--leaderboards", str(boards))
-        assert status == 1 and f"no match {typo!r}; did you mean " in err and err.count("\n") == 1
-    status, _, err = run(capsys, "replay", "tiny", "--match", "zzzzzzzzzzzz", "--leaderboards", str(boards))
-    assert status == 1 and "no match 'zzzzzzzzzzzz'" in err and "did you mean" not in err
+        assert status == 2 and f"no match {typo!r}; did you mean " in err and err.count("\n") == 1
+    first = json.loads(out_lines[0])["id"]
+    for command in ("replay", "export"):  # nothing close: what the ids look like, and where to list them
+        status, _, err = run(capsys, command, "tiny", "--match", "5", "--leaderboards", str(boards))
+        assert status == 2 and err.count("\n") == 1 and "did you mean" not in err
+        assert err.endswith(f"no match '5': match ids look like {first!r} (the first of {len(out_lines)}); "
+                            "'arena export tiny' lists them all\n")
 
 
 def test_a_fault_message_cannot_drive_the_terminal_and_a_malformed_fault_is_one_line(

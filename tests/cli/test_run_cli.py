@@ -109,7 +109,7 @@ def test_leaderboard_and_export_read_the_store(capsys: pytest.CaptureFixture[str
     status, out, err = run(capsys, "replay", str(saved))
     assert status == 0 and "recorded actions legal" in out, err
     status, _, err = run(capsys, "export", "tiny", "--match", "t9999-b00-r0", "--leaderboards", str(boards))
-    assert status == 1 and "no match 't9999-b00-r0'" in err
+    assert status == 2 and "no match 't9999-b00-r0'" in err
     status, _, err = run(capsys, "export", "tiny", "--match", table[5]["id"], "--format", "jsonl",
                          "--leaderboards", str(boards))
     assert status == 2 and "--format applies to the match table" in err
@@ -230,5 +230,5 @@ def test_ctrl_c_says_what_is_stored_and_how_to_go_on(capsys: pytest.CaptureFixtu
                            f"--leaderboards {boards} --workers 1 --resume' to play the rest")
     monkeypatch.setattr(run_command, "run_tournament", real)
     status, out, err = run(capsys, "run", str(config), "--workers", "1", "--leaderboards", str(tmp_path / "boards"))
-    assert status == 1 and "add --resume" in err
+    assert status == 2 and "add --resume" in err
     assert "matches " not in out  # a refused run shows no progress bar

@@ -72,7 +72,7 @@ def test_retire_keeps_history_and_too_few_entries_refuse_to_run(capsys: pytest.C
     shutil.copytree(boards / "boards" / "four", folder / "four")
     assert main(["ladder", "retire", "four", "random-2", "--leaderboards", str(folder)]) == 0
     assert "tables of 4 need 4" in capsys.readouterr().out
-    assert main(["ladder", "retire", "four", "random-2", "--leaderboards", str(folder)]) == 1
+    assert main(["ladder", "retire", "four", "random-2", "--leaderboards", str(folder)]) == 2
     assert "already retired" in capsys.readouterr().err
     assert main(["ladder", "run", "four", "--matches", "4", "--leaderboards", str(folder)]) == 1
     assert "has 3 active entries; tables of 4 need 4" in capsys.readouterr().err

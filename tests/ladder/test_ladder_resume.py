@@ -77,7 +77,7 @@ def test_kill_minus_nine_then_resume_equals_an_uninterrupted_run(capsys: pytest.
     # A new run is refused while one is unfinished: one line saying how to go on.
     status = main(["ladder", "run", "four", "--matches", "8", *common, "--leaderboards", str(parts)])
     err = capsys.readouterr().err
-    assert status == 1 and err.count("\n") == 1 and "--resume" in err and "interrupted after" in err
+    assert status == 2 and err.count("\n") == 1 and "--resume" in err and "interrupted after" in err
 
     assert main(["ladder", "run", "four", "--resume", *common, "--leaderboards", str(parts)]) == 0
     summary = json.loads(capsys.readouterr().out)
