@@ -170,11 +170,15 @@ class AgentOptions:
     def unknown(self, key: str, agent: str, game: str | None = None) -> str:
         """The message for an option ``agent`` does not have: a did-you-mean, and what it does have."""
         known = self.for_game(game)
-        if not known:
+        if not self.options:
             return f"agent {agent!r} takes no options, got {key!r}"
-        close = closest(key, known)
-        hint = f"; did you mean {close!r}?" if close else ""
         where = f" in {game}" if game else ""
+        elsewhere = sorted({name for option in self.options if option.name == key for name in option.games})
+        other = f"; {key!r} is an option for {', '.join(elsewhere)}" if elsewhere else ""
+        if not known:  # options for other games only: say which game's option this is
+            return f"agent {agent!r} has no option {key!r}{where} (it takes none{where}{other})"
+        close = closest(key, known)
+        hint = f"; did you mean {close!r}?" if close else other
         return f"agent {agent!r} has no option {key!r}{where}{hint} (its options: {', '.join(sorted(known))})"
 
     def parse(self, key: str, text: str, game: str | None = None) -> Any:

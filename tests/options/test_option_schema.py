@@ -27,7 +27,8 @@ def test_the_schema_is_json_data_that_round_trips() -> None:
 @pytest.mark.parametrize("given, game, message", [
     ({"iteration": 5}, "lovat", "agent 'a' has no option 'iteration' in lovat; did you mean 'iterations'? "
                                 "(its options: iterations, share, value, verbose)"),
-    ({"value": "rank"}, "lorum", "agent 'a' has no option 'value' in lorum (its options: iterations, share, verbose)"),
+    ({"value": "rank"}, "lorum", "agent 'a' has no option 'value' in lorum; 'value' is an option for lovat "
+                                 "(its options: iterations, share, verbose)"),
     ({"iterations": True}, "lovat", "option 'iterations' of agent 'a': expected an integer >= 1, got true"),
     ({"iterations": 2.5}, "lovat", "option 'iterations' of agent 'a': expected an integer >= 1, got 2.5"),
     ({"iterations": 20_000}, "lorum", "option 'iterations' of agent 'a': expected an integer from 1 to 10000, "
@@ -75,3 +76,19 @@ def test_a_plugin_with_malformed_options_is_skipped_with_one_line(tmp_path: Path
     assert "odd" not in registry.agents
     assert registry.errors == ["plugin 'odd' (" + str(tmp_path / "odd.py") + "): agent not registered: agent 'odd': "
                                "options must be an arena.options.AgentOptions"]
+
+
+def test_an_option_of_another_game_is_named_as_such_when_the_agent_takes_none_in_this_one() -> None:
+    """An agent with options for Lovat only, asked for one in Lorum: not "takes no options" (it does), but
+    which game the option belongs to."""
+    lovat_only = AgentOptions((OptionSpec("threshold", "int", default=30, games=("lovat",)),))
+    with pytest.raises(OptionError) as caught:
+        lovat_only.check({"threshold": 30}, "nu-pkg", "lorum")
+    assert str(caught.value) == ("agent 'nu-pkg' has no option 'threshold' in lorum (it takes none in lorum; "
+                                 "'threshold' is an option for lovat)")
+    with pytest.raises(OptionError) as caught:
+        lovat_only.check({"depth": 2}, "nu-pkg", "lorum")
+    assert str(caught.value) == "agent 'nu-pkg' has no option 'depth' in lorum (it takes none in lorum)"
+    with pytest.raises(OptionError) as caught:
+        AgentOptions(()).check({"depth": 2}, "plain", "lorum")
+    assert str(caught.value) == "agent 'plain' takes no options, got 'depth'"

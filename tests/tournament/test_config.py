@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +80,25 @@ def only_problem(data: dict[str, Any], key: str, *fragments: str) -> str:
     for fragment in fragments:
         assert fragment in line, line
     return line
+
+
+def test_a_top_level_key_written_below_a_table_header_says_to_move_it_above() -> None:
+    """TOML reads ``format = ...`` written after ``[limits]`` as ``limits.format``: say where it belongs."""
+    text = 'name = "demo"\ngame = "lovat"\n[limits]\nmove_seconds = 1.0\nformat = "round-robin"\nblocks = 2\n'
+    text += '[game_options]\nplayers = 3\nratings = ["elo"]\n'
+    text += '[[agents]]\nname = "greedy"\nseed = 3\n[[agents]]\nname = "random"\n[[agents]]\nname = "random-2"\n'
+    text += 'plugin = "random"\n'
+    data = tomllib.loads(text)
+    assert data["limits"]["format"] == "round-robin"  # what the slip does: the key lands in the table
+    lines = problems(data)
+    tail = "is a top-level key: TOML puts every key below a {} header into that table, so write it above the first table"
+    assert lines == [
+        f"{SOURCE}: game_options.ratings: unknown Lovat option 'ratings' (known: players); "
+        f"'ratings' {tail.format('[game_options]')}",
+        f"{SOURCE}: limits.format: unknown key; 'format' {tail.format('[limits]')}",
+        f"{SOURCE}: limits.blocks: unknown key; 'blocks' {tail.format('[limits]')}",
+        f"{SOURCE}: agents[0].seed: unknown key; 'seed' {tail.format('[[agents]]')}",
+    ]
 
 
 # --- valid configs ----------------------------------------------------------------------------
