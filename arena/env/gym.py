@@ -34,7 +34,10 @@ class ArenaGymEnv(gymnasium.Env):
                  opponent_options: Sequence[Mapping[str, Any]] | None = None) -> None:
         players = len(aec.possible_agents)
         if len(opponents) != players - 1:
-            raise ValueError(f"a {players}-player game needs {players - 1} opponents, not {len(opponents)}")
+            wanted = len(opponents) + 1
+            hint = (f"; pass players={wanted} for a {wanted}-player game"
+                    if wanted in aec.game.info.player_counts else "")
+            raise ValueError(f"a {players}-player game needs {players - 1} opponents, not {len(opponents)}{hint}")
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < players:
             raise ValueError(f"seat must be 0..{players - 1}, not {seat!r}")
         self.aec = aec

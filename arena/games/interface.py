@@ -420,6 +420,11 @@ def log_sentence(text: str) -> str:
     return text if text.endswith((".", "!", "?")) else text + "."
 
 
+def plural(count: int, word: str) -> str:
+    """``"1 point"``, ``"2 points"``, ``"0 counters"``: a count and an English noun that takes an s."""
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
 def seat_label(seat: int, names: Sequence[str] = ()) -> str:
     """``"seat 2 (greedy)"``, or ``"seat 2"`` when ``names`` does not name that seat: how views name seats."""
     return f"seat {seat} ({names[seat]})" if 0 <= seat < len(names) and names[seat] else f"seat {seat}"

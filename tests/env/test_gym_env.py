@@ -56,7 +56,11 @@ def test_the_learner_only_acts_on_its_own_decisions():
 
 
 def test_wrong_opponents_are_refused():
-    with pytest.raises(ValueError, match="a 4-player game needs 3 opponents, not 2"):
+    with pytest.raises(ValueError) as caught:  # Lorum is only ever 4 players: no players= to suggest
         gym_env("lorum", opponents=["random", "random"])
+    assert str(caught.value) == "a 4-player game needs 3 opponents, not 2"
+    with pytest.raises(ValueError) as caught:  # Lovat defaults to 4 players; two opponents make a 3-player game
+        gym_env("lovat", opponents=["random", "random"])
+    assert str(caught.value) == "a 4-player game needs 3 opponents, not 2; pass players=3 for a 3-player game"
     with pytest.raises(ValueError, match="unknown agent 'randon'"):
         gym_env("lorum", opponents=["randon", "random", "random"])

@@ -16,6 +16,7 @@ from arena.games.base import (
     OptionSpec,
     ScoreSpec,
     log_sentence,
+    plural,
     seat_label,
 )
 from arena.games.lorum import view
@@ -103,7 +104,7 @@ class LorumGame(Game):
         elif kind == "trick_won":
             cards = ", ".join(f"{label(seat)} {card}" for seat, card in event["cards"])
             points = event["points"]
-            line = (f"trick {event['trick']} to {label(event['seat'])}, {points} point{'s' if points != 1 else ''}: "
+            line = (f"trick {event['trick']} to {label(event['seat'])}, {plural(points, 'point')}: "
                     f"{cards}")
         elif kind == "deal_end":
             changes = ", ".join(f"{label(seat)} {value:+d}" for seat, value in enumerate(event["changes"]))

@@ -17,6 +17,7 @@ from arena.games.base import (
     ScoreSpec,
     from_json,
     log_sentence,
+    plural,
     seat_label,
     uniform_or,
     uniform_random_action,
@@ -118,12 +119,12 @@ class LovatGame(Game):
                     f"players; {label(event['first_player'])} plays first")
         elif kind == "keep_done":
             line = "hands kept: " + ", ".join(
-                f"{label(index)} keeps {size} ({counters} counters)"
+                f"{label(index)} keeps {size} ({plural(counters, 'counter')})"
                 for index, (size, counters) in enumerate(zip(event["hand_sizes"], event["counters"])))
         elif kind == "counter_discard" and not event["count"]:
             line = "no counters are discarded at the start (L-8)"
         elif kind == "counter_discard":
-            line = f"everyone discards {event['count']} counters; counters now {event['counters']}"
+            line = f"everyone discards {plural(event['count'], 'counter')}; counters now {event['counters']}"
         elif kind == "die":
             face = event["face"]
             line = f"{turn}{who} rolls the die: " + ("blank: they name the colour" if face == BLANK else face)
@@ -138,7 +139,7 @@ class LovatGame(Game):
         elif kind == "play":
             line = f"{turn}{who} plays {event['card']} (level {event['level']}), {event['colour']} {event['strength']}"
         elif kind == "turn_won":
-            points = f"{event['points']} point{'s' if event['points'] != 1 else ''}"
+            points = plural(event["points"], "point")
             line = f"{turn}{who} wins with {event['card']} ({event['colour']} {event['strength']}), now {points}"
         elif kind == "void_turn":
             lost = ", ".join(event["discarded_points"]) or "none"
@@ -149,7 +150,7 @@ class LovatGame(Game):
             line = f"{turn}{who} discards {what}"
         elif kind == "game_over":
             line = "game over: " + ", ".join(
-                f"{label(index)}: {score} points (levels {levels}), rank {rank}"
+                f"{label(index)}: {plural(score, 'point')} (levels {levels}), rank {rank}"
                 for index, (score, levels, rank) in enumerate(
                     zip(event["scores"], event["level_sums"], event["ranks"])))
         else:
@@ -210,7 +211,7 @@ class LovatGame(Game):
         phase = observation.phase
         if phase == KEEP and isinstance(action, tuple):
             levels = sum(LEVEL.get(card_id, 0) for card_id in action)
-            return f"keep {' '.join(action)} ({len(action)} cards, levels {levels})"
+            return f"keep {' '.join(action)} ({plural(len(action), 'card')}, levels {levels})"
         colour = getattr(observation, "colour", None)
         if phase == COLOUR:
             return f"name {action}"

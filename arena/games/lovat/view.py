@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from arena.games.base import Action, seat_label
+from arena.games.base import Action, plural, seat_label
 from arena.games.lovat.deck import COLOUR_INDEX, LEVEL, STRENGTH
 from arena.games.lovat.observation import LovatObservation
 from arena.games.lovat.rules import KEEP
@@ -46,7 +46,7 @@ def hand_line(obs: LovatObservation) -> str:
     for card_id in sorted_cards(obs.hand, None):
         groups.setdefault(LEVEL[card_id], []).append(card_id)
     cards = " | ".join(f"L{level}: {' '.join(ids)}" for level, ids in groups.items()) or "no cards"
-    return f"{cards}; {obs.counters} counter{'s' if obs.counters != 1 else ''}" if obs.phase != KEEP else cards
+    return f"{cards}; {plural(obs.counters, 'counter')}" if obs.phase != KEEP else cards
 
 
 def describe(obs: LovatObservation, names: Sequence[str] = ()) -> list[str]:
@@ -74,7 +74,8 @@ def describe(obs: LovatObservation, names: Sequence[str] = ()) -> list[str]:
         lines.append(f"colour: {obs.colour}")
     for seat in range(obs.players):
         points = ", ".join(obs.point_cards[seat]) or "none"
-        lines.append(f"{label(seat)}: {obs.hand_sizes[seat]} cards, {obs.counter_counts[seat]} counters, "
+        lines.append(f"{label(seat)}: {plural(obs.hand_sizes[seat], 'card')}, "
+                     f"{plural(obs.counter_counts[seat], 'counter')}, "
                      f"points: {points}" + (" (passed)" if obs.passes[seat] else ""))
     best = None
     if obs.plays:
