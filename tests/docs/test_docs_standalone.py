@@ -119,3 +119,19 @@ def test_the_readme_links_every_document() -> None:
     unlinked = [str(path.relative_to(ROOT)) for path in sorted((ROOT / "docs").rglob("*.md"))
                 if f"`{path.relative_to(ROOT)}`" not in readme]
     assert unlinked == [], f"README.md: list these under Documentation: {unlinked}"
+
+
+def github_anchor(heading: str) -> str:
+    """The anchor GitHub gives a heading: lowercase, punctuation but '-' and '_' dropped, spaces made '-'."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def test_every_link_within_a_document_reaches_a_heading() -> None:
+    broken = []
+    for path in docs():
+        text = path.read_text()
+        anchors = {github_anchor(heading) for heading in re.findall(r"^#+ (.+)$", text, re.M)}
+        broken += [f"{path.relative_to(ROOT)}: #{link}" for link in re.findall(r"\]\(#([^)]+)\)", text)
+                   if link not in anchors]
+    assert github_anchor("7. Isolation, the sandbox and limits") == "7-isolation-the-sandbox-and-limits"
+    assert broken == [], f"links to no heading: {broken}"
