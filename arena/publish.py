@@ -185,9 +185,11 @@ def publish(config: Any, leaderboards: Path | str, methods: Sequence[str] | None
         versions = store.versions()
         published, outcomes = rate_rows(config, leaderboards, rows, versions, methods, bootstrap,
                                         scheduled_total(store))
+        # The site's title is the name and the game; its config section says whether the deals are public.
+        title = f"{config.name} ({config.game})"
         deals = "" if published.public_seed is None else f"; {public_deals_note(published.public_seed)}"
-        title = f"{config.name} ({config.game}{deals})"
-        files = write_leaderboard_files(published.default, head_to_head(outcomes), folder, title=title, page=False)
+        files = write_leaderboard_files(published.default, head_to_head(outcomes), folder, title=f"{title}{deals}",
+                                        page=False)
         ratings_path = folder / RATINGS_FILE
         write_atomic(ratings_path, json.dumps({method: board.to_json() for method, board in published.boards.items()},
                                               indent=1))  # readers (a site, a script) never see half a file

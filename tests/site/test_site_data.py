@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import os
 import re
@@ -19,6 +20,7 @@ from arena.ratings.registry import fit
 from arena.ratings.simulate import simulate_outcomes
 from arena.site import chunks, parallel
 from arena.site.chunks import unpacked, write_match_chunks
+from arena.site.history import HISTORY_LIMIT, history_svg, line_style
 from arena.site.stats import MoveTimes, checkpoints, history_method, list_row, rating_history, seat_results
 from arena.tournament.store import MatchRow, Store, store_path
 
@@ -221,3 +223,30 @@ def test_a_build_on_every_core_writes_what_one_process_writes(tournament: tuple[
         assert (tmp_path / "alone" / "data" / name).read_bytes() == (tmp_path / "pooled" / "data" / name).read_bytes()
     assert alone[0].to_json() == pooled[0].to_json() and alone[1] == pooled[1]
     assert progress == [(1, 4), (2, 4), (3, 4), (4, 4)]
+
+
+def test_the_title_is_the_name_and_the_game_and_the_deals_note_stays_in_the_config(site: Path) -> None:
+    text = (site / "index.html").read_text()
+    assert "<title>site-test (lorum)</title>" in text and "<h1><a href=\"index.html\">site-test (lorum)</a></h1>" in text
+    assert "public: every deal follows from seed 5" in text  # said once, where the config is shown
+    assert "(lorum; public deals" not in (site / "match.html").read_text()
+
+
+def test_the_history_chart_tells_every_drawn_agent_apart() -> None:
+    """Agents next to each other in the ranking get colours far apart; none of the drawn ones share colour and
+    dashes (tab20's alternating dark and light shades of one hue made neighbours look alike)."""
+    styles = [line_style(number) for number in range(HISTORY_LIMIT)]
+    assert len(set(styles)) == HISTORY_LIMIT
+
+    def rgb(colour: str) -> tuple[int, ...]:
+        return tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5))
+
+    solid = [colour for colour, dashes in styles if dashes == "-"]
+    for first, second in itertools.combinations(solid, 2):
+        distance = sum((a - b) ** 2 for a, b in zip(rgb(first), rgb(second), strict=True)) ** 0.5
+        assert distance > 60, (first, second)
+    history = {"method": "elo", "matches": [4, 8], "agents": {f"agent-{n}": [[1500.0 + n, 1400.0, 1600.0]] * 2
+                                                             for n in range(3)}}
+    svg = history_svg(history)
+    for colour, _ in styles[:3]:
+        assert colour in svg  # the chart draws with these colours
