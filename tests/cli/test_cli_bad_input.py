@@ -288,3 +288,14 @@ def test_a_store_the_user_cannot_read_is_one_line(capsys, stored: Path, monkeypa
     monkeypatch.setattr(sqlite3, "connect", refuse)
     status, err = run(capsys, "leaderboard", "t", "--leaderboards", str(stored))
     assert status == 1 and one_line(err) == f"arena: error: {path}: Permission denied"
+
+
+def test_a_record_path_below_a_file_says_the_file_is_not_a_folder(capsys, tmp_path: Path) -> None:
+    blocker = tmp_path / "afile"
+    blocker.write_text("a file")
+    status = main(["play", "lorum", "--record", str(blocker / "x.json")])
+    out, err = capsys.readouterr()
+    assert status == 2 and out == ""
+    assert one_line(err) == f"arena: error: --record {blocker / 'x.json'}: {blocker} is a file, not a folder"
+    status = main(["play", "lorum", "--record", str(tmp_path / "none" / "x.json")])
+    assert status == 2 and one_line(capsys.readouterr().err).endswith(f"folder {tmp_path / 'none'} does not exist")

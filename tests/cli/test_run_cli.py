@@ -232,3 +232,9 @@ def test_ctrl_c_says_what_is_stored_and_how_to_go_on(capsys: pytest.CaptureFixtu
     status, out, err = run(capsys, "run", str(config), "--workers", "1", "--leaderboards", str(tmp_path / "boards"))
     assert status == 2 and "add --resume" in err
     assert "matches " not in out  # a refused run shows no progress bar
+    assert "" not in out.splitlines()  # nor the blank line an unshown progress display leaves when it stops
+    changed = tmp_path / "changed.toml"  # the same name with another seed: the stored results do not match it
+    changed.write_text(config.read_text().replace("seed = ", "seed = 1", 1))
+    status, out, err = run(capsys, "run", str(changed), "--workers", "1", "--leaderboards", str(boards))
+    assert status == 2 and "holds results of a different configuration" in err and err.count("\n") == 1
+    assert out.strip() and "" not in out.splitlines()  # the schedule's line, then the error: no blank line

@@ -60,8 +60,9 @@ def test_bad_input_is_one_line(capsys: pytest.CaptureFixture[str], boards: Path,
                       + (["--plugins-dir", str(PLUGINS)] if argv[0] == "ladder" and argv[1] in ("run", "add") else []))
     except SystemExit as exit:  # a usage error from argparse
         status = int(exit.code or 0)
-    err = capsys.readouterr().err
-    assert status != 0
+    out, err = capsys.readouterr()
+    assert status == 2  # each is the request's fault (a usage or config error), none a failure of the work
+    assert out == ""  # nothing before the error, not even the blank line of a progress display never shown
     assert err.count("\n") == 1 and "Traceback" not in err, err
     assert expected in err, err
 
