@@ -149,8 +149,10 @@ def check_agent(
                 report.add(finding)
             report.move_seconds.extend(result.move_seconds[seat])
             memory = result.peak_memory_mb[seat]
-            if memory is not None:
-                report.peak_memory_mb = max(report.peak_memory_mb or 0.0, memory)
+            if memory is not None and memory >= (report.peak_memory_mb or 0.0):
+                report.peak_memory_mb = memory
+                # A full sandbox puts the seat in cgroups, whose peak counts only what the seat added.
+                report.peak_memory_kind = "added" if result.sandbox[seat] == "full" else "resident"
             if report.coverage is not None:
                 report.coverage.add_match(game, result.record, seat, len(scenario.prefix) if scenario else 0)
             return check, result, seats

@@ -110,7 +110,11 @@ class CheckReport:
     limits: Limits  # the limits the agent played under
     matches: list[MatchCheck] = field(default_factory=list)  # every match played, in order
     move_seconds: list[float] = field(default_factory=list)  # seconds of every decision the agent made
-    peak_memory_mb: float | None = None  # largest peak resident memory of its process (isolated only)
+    peak_memory_mb: float | None = None  # largest peak memory of its seat (a process seat only)
+    # How the peak was measured: "added" (the seat's cgroup: only what its processes allocated or changed of the
+    # arena preloaded before it started, which they share) or "resident" (the process's peak resident size,
+    # the shared preloaded arena included, where no cgroup measures it); None without a figure.
+    peak_memory_kind: str | None = None
     deterministic: bool | None = None  # same seed twice gave the same actions; None if not checked
     problems: list[str] = field(default_factory=list)  # one line each: what went wrong and what to fix
     findings: list[Finding] = field(default_factory=list)  # the same problems in parts (summary groups fixes)
@@ -162,7 +166,8 @@ class CheckReport:
             "agent": self.agent, "version": self.version, "game": self.game, "seed": self.seed, "passed": self.passed,
             "isolation": self.isolation, "limits": self.limits.to_json(), "decisions": self.decisions,
             "faults": self.counts(), "move_seconds": {"median": self.move_seconds_median, "max": self.move_seconds_max},
-            "peak_memory_mb": self.peak_memory_mb, "deterministic": self.deterministic,
+            "peak_memory_mb": self.peak_memory_mb, "peak_memory_kind": self.peak_memory_kind,
+            "deterministic": self.deterministic,
             "problems": list(self.problems), "matches": [match.to_json() for match in self.matches],
             "coverage": None if self.coverage is None else self.coverage.to_json(),
         }
@@ -185,7 +190,10 @@ class CheckReport:
             lines.append(f"  time per move: median {format_ms(self.move_seconds_median)}, "
                          f"max {format_ms(self.move_seconds_max)}")
         if self.peak_memory_mb is not None:
-            lines.append(f"  peak memory: {self.peak_memory_mb:.0f} MB (resident, including the preloaded arena)")
+            how = {"added": "added by the agent's processes to the arena preloaded before the seat started",
+                   "resident": "resident, including the arena preloaded before the seat started"}
+            kind = how.get(self.peak_memory_kind or "", "peak")
+            lines.append(f"  peak memory: {self.peak_memory_mb:.0f} MB ({kind})")
         determinism = {True: "yes", False: "NO", None: "not checked"}[self.deterministic]
         lines.append(f"  deterministic for a fixed seed: {determinism}")
         if self.coverage is not None:

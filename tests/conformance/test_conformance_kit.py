@@ -15,6 +15,7 @@ from arena.cli import main
 from arena.conformance import assert_agent_conforms, check_agent
 from arena.plugins import Registry
 from arena.referee import Limits
+from arena.referee.confinement import sandbox_level
 
 BAD_AGENTS = Path(__file__).resolve().parents[1] / "bad_agents"
 FAST = Limits(move_seconds=0.2, bank_seconds=0.2, startup_seconds=2.0, memory_mb=64)
@@ -40,6 +41,12 @@ def test_a_good_agent_passes_with_measurements(bad_registry: Registry) -> None:
     assert report.counts() == {"exception": 0, "illegal": 0, "timeout": 0, "crash": 0, "memory": 0}
     text = report.summary()
     assert text.endswith("PASS") and "time per move: median" in text and "peak memory" in text
+    # The figure says what it counts: a full sandbox's cgroup counts what the seat added to the preloaded arena
+    # (a few MB), a process's resident peak counts the arena too.
+    full = sandbox_level() == "full"
+    assert report.peak_memory_kind == ("added" if full else "resident")
+    assert ("added by the agent's processes to the arena preloaded" in text) == full
+    assert ("resident, including the arena preloaded" in text) == (not full)
     data = report.to_json()
     assert data["passed"] is True and data["deterministic"] is True and len(data["matches"]) == len(report.matches)
     assert all(count > 0 for cases in data["coverage"].values() for count in cases.values())
@@ -49,6 +56,12 @@ def test_a_good_agent_passes_with_measurements(bad_registry: Registry) -> None:
 def test_trusted_checks_measure_no_memory(bad_registry: Registry) -> None:
     report = check(bad_registry, "random", isolation="trusted")
     assert report.passed and report.peak_memory_mb is None and report.isolation == "trusted"
+
+
+def test_an_isolated_seat_reports_its_resident_peak_with_the_arena_in_it(bad_registry: Registry) -> None:
+    report = check(bad_registry, "random", isolation="isolated")
+    assert report.peak_memory_kind == "resident" and report.peak_memory_mb is not None
+    assert "resident, including the arena preloaded before the seat started" in report.summary()
 
 
 @pytest.mark.parametrize(
