@@ -31,6 +31,7 @@ from arena.games.types import Action, ChanceOutcome, InvalidSetup, to_json
 if TYPE_CHECKING:
     from arena.coverage import CoveragePlan
     from arena.games.chance import Chance
+    from arena.games.drawing import CardFace, Table
 
 
 @dataclass(frozen=True, slots=True)
@@ -384,6 +385,29 @@ class Game(ABC):
     def deck(self) -> Deck | None:
         """The game's cards for ``arena cards`` (None for a game without a deck to show)."""
         return None
+
+    def table(self, state: GameState, viewer: int | None = None, hands: bool = True,
+              names: Sequence[str] = ()) -> Table | None:
+        """What is on the table in ``state`` (``arena.games.drawing``), or None for a game that draws nothing.
+
+        ``viewer`` is the seat whose point of view it is (its own hand face up, every other hand face down), or
+        None for a spectator, who sees every hand with ``hands`` and none without.  A game builds the scene
+        from its seats' observations, so a seat's view holds nothing its observation does not.
+        """
+        return None
+
+    def card_faces(self) -> Mapping[str, CardFace]:
+        """How each card id a ``table`` names looks (``arena.games.drawing.CardFace``)."""
+        return {}
+
+    def draw(self, state: GameState, viewer: int | None = None, hands: bool = True, names: Sequence[str] = (),
+             title: str = "") -> str | None:
+        """``state`` as an SVG document from ``viewer``'s point of view (see ``table``), or None if the game
+        draws nothing.  Every text in it is escaped (names and labels may come from agents' authors)."""
+        from arena.games.drawing import svg
+
+        scene = self.table(state, viewer, hands, names)
+        return None if scene is None else svg(scene, self.card_faces(), title)
 
     def coverage_plan(self) -> CoveragePlan | None:
         """The cases ``arena check-agent`` drives an agent through and how to reach them (``arena.coverage``).

@@ -56,6 +56,8 @@ _CALL_WORDS = {PASS: "passes", SMALL: "bids small", BIG: "bids big"}
 
 if TYPE_CHECKING:
     from arena.coverage import CoveragePlan
+    from arena.games.base import GameState
+    from arena.games.drawing import CardFace, Table
 
 
 class LorumGame(Game):
@@ -145,6 +147,19 @@ class LorumGame(Game):
         from arena.games.lorum.coverage import PLAN  # imports arena.coverage: only arena check-agent needs it
 
         return PLAN
+
+    def table(self, state: GameState, viewer: int | None = None, hands: bool = True,
+              names: Sequence[str] = ()) -> Table:
+        """The table from ``viewer``'s seat or a spectator's (``arena.games.lorum.drawing``)."""
+        from arena.games.lorum.drawing import lorum_table
+
+        return lorum_table(state, viewer, hands, names)
+
+    def card_faces(self) -> Mapping[str, CardFace]:
+        """Every card's face for drawings."""
+        from arena.games.lorum.drawing import FACES
+
+        return FACES
 
     def deck(self) -> Deck:
         """The 32 cards, highest first, with the names logs and records use and their card points (S-9)."""

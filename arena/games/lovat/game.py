@@ -45,6 +45,8 @@ from arena.games.lovat.state import LovatState
 
 if TYPE_CHECKING:
     from arena.coverage import CoveragePlan
+    from arena.games.base import GameState
+    from arena.games.drawing import CardFace, Table
 
 
 def random_keep_action(observation: Observation, rng: random.Random) -> Action:
@@ -197,6 +199,19 @@ class LovatGame(Game):
         from arena.games.lovat.coverage import PLAN  # imports arena.coverage: only arena check-agent needs it
 
         return PLAN
+
+    def table(self, state: GameState, viewer: int | None = None, hands: bool = True,
+              names: Sequence[str] = ()) -> Table:
+        """The table from ``viewer``'s seat or a spectator's (``arena.games.lovat.drawing``)."""
+        from arena.games.lovat.drawing import lovat_table
+
+        return lovat_table(state, viewer, hands, names)
+
+    def card_faces(self) -> Mapping[str, CardFace]:
+        """Every card's face for drawings."""
+        from arena.games.lovat.drawing import FACES
+
+        return FACES
 
     def deck(self) -> Deck:
         """The 80 cards with level and strength in each colour (``arena cards lovat``)."""

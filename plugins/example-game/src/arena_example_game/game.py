@@ -14,6 +14,7 @@ from arena.games.base import (
     Deck,
     Game,
     GameInfo,
+    GameState,
     Observation,
     OptionSpec,
     ScoreSpec,
@@ -21,6 +22,8 @@ from arena.games.base import (
     log_sentence,
     seat_label,
 )
+from arena.games.drawing import CardFace, Table
+from arena_example_game.drawing import FACES, pledge_table
 from arena_example_game.rules import DECK, RANK_NAMES, SUIT_NAMES, describe_card, suit
 from arena_example_game.state import BID, GAME_ID, PledgeObservation, PledgeState
 
@@ -133,6 +136,15 @@ class PledgeGame(Game):
     def describe_hand(self, observation: Observation) -> str | None:
         """The seat's cards, in deck order."""
         return " ".join(observation.hand) if isinstance(observation, PledgeObservation) else None
+
+    def table(self, state: GameState, viewer: int | None = None, hands: bool = True,
+              names: Sequence[str] = ()) -> Table:
+        """The table from ``viewer``'s seat or a spectator's (``arena_example_game.drawing``)."""
+        return pledge_table(state, viewer, hands, names)
+
+    def card_faces(self) -> Mapping[str, CardFace]:
+        """Every card's face for drawings."""
+        return FACES
 
     def coverage_plan(self) -> CoveragePlan:
         """What ``arena check-agent`` drives an agent through: pledging, leading, following and discarding."""

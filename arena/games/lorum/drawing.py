@@ -1,0 +1,49 @@
+"""Slovak Lorum at the table: each seat's cards, chips, tricks and points; the trick in the middle; the pot.
+
+Built from the seats' observations (``LorumObservation``), so a seat's view holds nothing its observation does
+not: its own hand face up, every other hand as a count of face-down cards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from arena.games.base import GameState, plural
+from arena.games.drawing import CardFace, SeatView, Table, seat_names
+from arena.games.lorum.cards import DECK, POINTS, SUIT_NAMES
+from arena.games.lorum.observation import LorumObservation
+
+SUIT_INK = {"a": "#7a4a1d", "g": "#2e7d32", "h": "#c62828", "b": "#b8860b"}
+"""Ink per suit: acorns brown, green (leaves) green, hearts red, bells gold."""
+
+FACES: dict[str, CardFace] = {
+    card: CardFace(label=card[:-1], corner=SUIT_NAMES[card[-1]], ink=SUIT_INK[card[-1]],
+                   mark="" if not points else plural(points, "pt"))
+    for card, points in zip(DECK, POINTS, strict=True)
+}
+"""Each card's rank big, its suit in the corner, its points (S-9) marked."""
+
+
+def lorum_table(state: GameState, viewer: int | None, hands: bool, names: Sequence[str]) -> Table:
+    """The table from ``viewer``'s seat (None: a spectator, seeing every hand with ``hands``)."""
+    public: LorumObservation = state.observation(0 if viewer is None else viewer)  # type: ignore[assignment]
+    players = len(public.hand_sizes)
+    labels = seat_names(players, names)
+    seats = []
+    for seat in range(players):
+        if seat == viewer or (viewer is None and hands):
+            held: tuple[str, ...] | None = tuple(state.observation(seat).hand)  # type: ignore[attr-defined]
+        else:
+            held = None
+        notes = [note for note, true in (("dealer", seat == public.dealer),
+                                         (f"called {public.contract}", seat == public.bidder)) if true]
+        seats.append(SeatView(name=labels[seat], hand=held, hidden=0 if held is not None else public.hand_sizes[seat],
+                              counts=(("chips", public.balances[seat]), ("tricks", public.tricks_won[seat]),
+                                      ("points", public.points[seat])),
+                              note=", ".join(notes)))
+    middle, faded = public.trick, False
+    if not middle and public.tricks and public.phase != "bid":  # between tricks: the one just taken, paler
+        middle, faded = public.tricks[-1][0], True
+    contract = "bidding" if public.contract is None else f"contract: {public.contract}"
+    info = (f"deal {public.deal} of {public.deals}", contract, f"pot {public.pot}")
+    return Table(seats=tuple(seats), middle=tuple(middle), info=info, to_move=public.to_move, faded=faded)
