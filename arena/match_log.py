@@ -30,6 +30,7 @@ class LogStep:
     faults: tuple[str, ...]  # fault lines at this move: the substitute plays the seat from here
     events: tuple[str, ...]  # the public events that followed, one sentence each
     hands: tuple[tuple[int, str], ...]  # (seat, hand line) for every hand that changed (with hands=True)
+    table: dict[str, Any] | None = None  # the table after the step, as ``Table.to_json`` (with tables=True)
 
     def terminal_lines(self, names: Sequence[str]) -> list[str]:
         """The step as ``arena replay --log`` prints it: faults, a secret decision, events, changed hands."""
@@ -94,11 +95,13 @@ def move_times(record: Mapping[str, Any]) -> list[float | None]:
     return times
 
 
-def log_steps(game: Game, record: Mapping[str, Any], hands: bool = False) -> Iterator[LogStep]:
+def log_steps(game: Game, record: Mapping[str, Any], hands: bool = False, tables: bool = False) -> Iterator[LogStep]:
     """The match step by step: the opening events, then one ``LogStep`` per recorded action.
 
-    With ``hands``, each step lists the hands that changed (every seat's at the start).  Faults stand at the
-    move they name; a fault naming a move past the last action is shown after it.
+    With ``hands``, each step lists the hands that changed (every seat's at the start).  With ``tables``, each
+    step carries the table after it as a spectator sees it with every hand (``Game.table``; None for a game that
+    draws nothing).  Faults stand at the move they name; a fault naming a move past the last action is shown
+    after it.
     """
     options = game.info.resolve_options(None, record.get("options", {}))
     names = seat_names(record)
@@ -128,8 +131,12 @@ def log_steps(game: Game, record: Mapping[str, Any], hands: bool = False) -> Ite
                     shown[seat] = hand
         return tuple(game.describe_event(event, names) for event in events), tuple(changed)
 
+    def table() -> dict[str, Any] | None:
+        scene = game.table(state, None, True, names) if tables else None
+        return None if scene is None else scene.to_json()
+
     events, changed = catch_up(None)
-    yield LogStep(None, None, "", False, None, (), events, changed)
+    yield LogStep(None, None, "", False, None, (), events, changed, table())
     times = move_times(record)
     actions = record["actions"]
     for move, entry in enumerate(actions):
@@ -139,7 +146,7 @@ def log_steps(game: Game, record: Mapping[str, Any], hands: bool = False) -> Ite
         state.apply(seat, action)
         events, changed = catch_up(seat)
         yield LogStep(move, seat, decision, observation.phase in game.info.simultaneous_phases, times[move],
-                      tuple(faults.pop(move, ())), events, changed)
+                      tuple(faults.pop(move, ())), events, changed, table())
     late = tuple(line for move in sorted(faults) for line in faults[move])
     if late:
         yield LogStep(None, None, "", False, None, late, (), ())

@@ -52,6 +52,8 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
             "arena replay my-deal.json --json --save played.json",
             "arena replay game.json --log --hands",
             "arena replay quickstart-lorum --match t0000-b00-r1 --log",
+            "arena replay game.json --picture table.svg --at 20",
+            "arena replay game.json --svg --seat 1 > seat1.svg",
         ),
     )
     parser.add_argument("source", metavar="FILE|NAME",
@@ -63,6 +65,13 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
                         help="with --log: show every seat's hand at the start and whenever it changes")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--save", type=Path, metavar="FILE", help="save the completed record to FILE")
+    parser.add_argument("--svg", action="store_true",
+                        help="print the table as an SVG picture instead of the result (every hand shown)")
+    parser.add_argument("--picture", type=Path, metavar="FILE", help="also write the table's SVG picture to FILE")
+    parser.add_argument("--at", type=int, metavar="MOVE",
+                        help="with --svg or --picture: the table after the first MOVE actions (default: the end)")
+    parser.add_argument("--seat", type=int, metavar="SEAT",
+                        help="with --svg or --picture: as SEAT sees it (its own hand only), not as a spectator")
     add_leaderboards_dir(parser)
     add_plugins_dir(parser)
     parser.set_defaults(run=run)
@@ -85,6 +94,11 @@ def run(args: argparse.Namespace) -> int:
         raise CliError("--hands shows hands in the log: add --log")
     if args.log and args.json:
         raise CliError("--log prints a readable log and --json a JSON result: choose one")
+    if args.svg and (args.log or args.json):
+        raise CliError("--svg prints a picture instead of the result: leave out --log and --json")
+    if (args.at is not None or args.seat is not None) and not (args.svg or args.picture):
+        raise CliError("--at and --seat choose what the picture shows: add --svg or --picture FILE")
+    check_output_file(args.picture, "--picture")
     data, where = _load(args)
     loaded = registry(args)
     try:
@@ -128,6 +142,15 @@ def run(args: argparse.Namespace) -> int:
             save_record(match.record, args.save)
         except OSError as error:
             raise CliError(f"--save {args.save}: {error.strerror or error}", status=1) from None
+    if args.svg or args.picture:
+        picture = table_picture(game, match.record, args.at, args.seat)
+        if args.svg:
+            print(picture)
+            return 0
+        try:
+            args.picture.write_text(picture + "\n", encoding="utf-8")
+        except OSError as error:
+            raise CliError(f"--picture {args.picture}: {error.strerror or error}", status=1) from None
     if args.log:
         # The recorded faults stand at the recorded moves; a play-out adds its own after them.
         faults = [*_checked_faults(data.get("faults", []), where), *match.record["faults"]]
@@ -156,6 +179,25 @@ def _checked_faults(faults: list[Any], where: str) -> list[Mapping[str, Any]]:
         if fault.get("phase", MOVE) not in PHASES:  # a record from before phases has none: read the old way
             raise CliError(f"{where}: fault {index}: 'phase' must be one of {', '.join(PHASES)}", status=1)
     return faults
+
+
+def table_picture(game: Game, record: Mapping[str, Any], at: int | None, seat: int | None) -> str:
+    """The SVG of the table after the first ``at`` actions of ``record`` (all of them if None), as ``seat`` sees
+    it or (None) as a spectator seeing every hand; a ``CliError`` for a move or seat out of range, or a game
+    that draws nothing."""
+    actions = len(record["actions"])
+    if at is not None and not 0 <= at <= actions:
+        raise CliError(f"--at {at}: the match has moves 0 to {actions}")
+    players = len(record["seats"])
+    if seat is not None and not 0 <= seat < players:
+        raise CliError(f"--seat {seat}: seats are 0 to {players - 1}")
+    state = replay({**record, "actions": record["actions"][:actions if at is None else at]}, game).state
+    where = "the end" if at is None or at == actions else f"move {at}"
+    who = "every hand" if seat is None else f"as seat {seat} sees it"
+    picture = game.draw(state, seat, True, seat_names(record), title=f"{game.info.title}, {where} ({who})")
+    if picture is None:
+        raise CliError(f"{game.info.title} draws no pictures of its table")
+    return picture
 
 
 def print_log(game: Game, record: Mapping[str, Any], hands: bool) -> None:

@@ -17,8 +17,10 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 from xml.sax.saxutils import escape, quoteattr
+
+from arena.games.interface import seat_label
 
 WIDTH = 760
 """The drawing's width in SVG units (its height follows the number of seats)."""
@@ -56,11 +58,10 @@ class CardFace:
         return {"t": self.label, "s": self.corner, "c": self.ink, "m": self.mark, "b": [list(bar) for bar in self.bars]}
 
 
-@dataclass(frozen=True, slots=True)
-class SeatView:
-    """One seat as the viewer sees it."""
+class SeatView(NamedTuple):
+    """One seat as the viewer sees it (a named tuple: a site build makes several per step, and JSON writes it
+    as an array as it is)."""
 
-    name: str  # the seat's label ("seat 2 (greedy)")
     hand: tuple[str, ...] | None  # the cards face up, or None when the viewer may not see them
     hidden: int = 0  # cards held face down (when ``hand`` is None)
     counts: tuple[tuple[str, int], ...] = ()  # ("chips", 12), ("counters", 3): shown as "chips 12 · counters 3"
@@ -77,6 +78,7 @@ class Table:
     """What is on the table at one moment, from one viewer's point of view."""
 
     seats: tuple[SeatView, ...]
+    names: Sequence[str] = ()  # the seats' agents, labelled as ``seat_label`` does ("seat 2 (greedy)")
     middle: tuple[tuple[int, str], ...] = ()  # (seat, card) played to the middle, in order
     info: tuple[str, ...] = ()  # public facts, one short line each ("deal 2 of 4", "pot 12")
     to_move: int | None = None  # the seat whose decision is pending, if any
@@ -88,11 +90,13 @@ class Table:
         return sum(seat.cards() for seat in self.seats) + len(self.middle)
 
     def to_json(self) -> dict[str, Any]:
-        """The scene as compact JSON (the site stores one per step)."""
-        return {"s": [[seat.name, None if seat.hand is None else list(seat.hand), seat.hidden,
-                       [list(count) for count in seat.counts], list(seat.won), seat.note] for seat in self.seats],
-                "m": [list(play) for play in self.middle], "i": list(self.info), "t": self.to_move,
-                "a": self.accent, "f": self.faded}
+        """The scene as compact JSON (the site stores one per step; the seats' names it takes from the match).
+
+        Per seat ``[hand or None, hidden, counts, won, note]``; ``m`` the middle, ``i`` the facts, ``t`` the seat
+        to move, ``a`` the accent, ``f`` whether the middle is faded.  Tuples stay tuples: ``json`` writes them
+        as arrays, and a site build makes one of these per step.
+        """
+        return {"s": self.seats, "m": self.middle, "i": self.info, "t": self.to_move, "a": self.accent, "f": self.faded}
 
 
 def seat_centres(players: int) -> list[tuple[float, float]]:
@@ -127,7 +131,7 @@ def svg(table: Table, faces: Mapping[str, CardFace], title: str = "") -> str:
         parts.append(_text(WIDTH - 8, 16 + 15 * line, text, size=12, anchor="end"))
     centres = seat_centres(players)
     for seat, (view, (x, y)) in enumerate(zip(table.seats, centres, strict=True)):
-        parts.append(_seat(view, x, y, faces, table.accent, seat == table.to_move))
+        parts.append(_seat(seat_label(seat, table.names), view, x, y, faces, table.accent, seat == table.to_move))
     cx, cy = WIDTH / 2, height / 2 + 10
     for seat, card in table.middle:
         x, y = centres[seat] if 0 <= seat < players else (cx, cy)
@@ -137,13 +141,13 @@ def svg(table: Table, faces: Mapping[str, CardFace], title: str = "") -> str:
     return "\n".join(parts)
 
 
-def _seat(view: SeatView, x: float, y: float, faces: Mapping[str, CardFace], accent: int | None,
+def _seat(name: str, view: SeatView, x: float, y: float, faces: Mapping[str, CardFace], accent: int | None,
           moving: bool) -> str:
     left, top = x - SEAT_W / 2, y - SEAT_H / 2
     parts = ['<g class="seat">',
              f'<rect x="{left}" y="{top}" width="{SEAT_W}" height="{SEAT_H}" rx="8" fill="#ffffff" '
              f'stroke="{"#d9822b" if moving else "#999999"}" stroke-width="{3 if moving else 1}"/>',
-             _text(left + 8, top + 15, ("\u25b6 " if moving else "") + view.name, size=12, weight="bold", clip=34)]
+             _text(left + 8, top + 15, ("\u25b6 " if moving else "") + name, size=12, weight="bold", clip=34)]
     facts = " \u00b7 ".join(f"{label} {value}" for label, value in view.counts)
     if view.note:
         facts = f"{facts} \u00b7 {view.note}" if facts else view.note
@@ -214,8 +218,3 @@ def _colour(value: str) -> str:
     return "#777777"
 
 
-def seat_names(players: int, names: Sequence[str]) -> list[str]:
-    """``seat N (name)`` labels for a table's seats."""
-    from arena.games.interface import seat_label
-
-    return [seat_label(seat, names) for seat in range(players)]

@@ -38,7 +38,7 @@ DATA_FOLDER = "data"
 MANIFEST = "manifest.json"
 """The build cache: per match chunk, what it holds and what it contributed to the front page."""
 
-BUILD_VERSION = 1
+BUILD_VERSION = 2
 """Bumped whenever a match chunk's contents change shape: every chunk is then rebuilt."""
 
 
@@ -62,7 +62,8 @@ def unpacked(script: str) -> Any:
 def match_page(game: Game | None, record: Mapping[str, Any]) -> dict[str, Any]:
     """What the match page shows of one match: the log's header and steps (with hands), the result, the record.
 
-    Each step is ``[move, seat, decision, secret, seconds, faults, events, hands]`` (``arena.match_log``).
+    Each step is ``[move, seat, decision, secret, seconds, faults, events, hands, table]`` (``arena.match_log``;
+    ``table`` is the scene the viewer draws, ``arena.games.drawing``, or None).
     Without the game installed, or for a record the engine refuses, ``steps`` is None and ``error`` says why.
     """
     names = seat_names(record)
@@ -74,8 +75,8 @@ def match_page(game: Game | None, record: Mapping[str, Any]) -> dict[str, Any]:
     try:
         page["header"] = header_lines(game, record["seed"], names)
         page["steps"] = [[step.move, step.seat, step.decision, step.secret, step.seconds, list(step.faults),
-                          list(step.events), [list(hand) for hand in step.hands]]
-                         for step in log_steps(game, record, hands=True)]
+                          list(step.events), [list(hand) for hand in step.hands], step.table]
+                         for step in log_steps(game, record, hands=True, tables=True)]
     except Exception as error:  # a damaged record: the page says so, the rest of the site stands
         page["error"] = f"the record cannot be replayed: {type(error).__name__}: {error}"
         page["steps"] = None

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from arena.games.base import GameState, plural
-from arena.games.drawing import CardFace, SeatView, Table, seat_names
+from arena.games.drawing import CardFace, SeatView, Table
 from arena.games.lorum.cards import DECK, POINTS, SUIT_NAMES
 from arena.games.lorum.observation import LorumObservation
 
@@ -27,23 +27,20 @@ FACES: dict[str, CardFace] = {
 def lorum_table(state: GameState, viewer: int | None, hands: bool, names: Sequence[str]) -> Table:
     """The table from ``viewer``'s seat (None: a spectator, seeing every hand with ``hands``)."""
     public: LorumObservation = state.observation(0 if viewer is None else viewer)  # type: ignore[assignment]
-    players = len(public.hand_sizes)
-    labels = seat_names(players, names)
     seats = []
-    for seat in range(players):
+    for seat, size in enumerate(public.hand_sizes):
+        held = None
         if seat == viewer or (viewer is None and hands):
-            held: tuple[str, ...] | None = tuple(state.observation(seat).hand)  # type: ignore[attr-defined]
-        else:
-            held = None
-        notes = [note for note, true in (("dealer", seat == public.dealer),
-                                         (f"called {public.contract}", seat == public.bidder)) if true]
-        seats.append(SeatView(name=labels[seat], hand=held, hidden=0 if held is not None else public.hand_sizes[seat],
-                              counts=(("chips", public.balances[seat]), ("tricks", public.tricks_won[seat]),
-                                      ("points", public.points[seat])),
-                              note=", ".join(notes)))
+            held = (public if seat == public.seat else state.observation(seat)).hand  # type: ignore[attr-defined]
+        note = "dealer" if seat == public.dealer else ""
+        if seat == public.bidder:
+            note = f"{note}, called {public.contract}" if note else f"called {public.contract}"
+        seats.append(SeatView(held, 0 if held is not None else size,
+                              (("chips", public.balances[seat]), ("tricks", public.tricks_won[seat]),
+                               ("points", public.points[seat])), (), note))
     middle, faded = public.trick, False
-    if not middle and public.tricks and public.phase != "bid":  # between tricks: the one just taken, paler
+    if not middle and public.phase != "bid" and public.tricks:  # between tricks: the one just taken, paler
         middle, faded = public.tricks[-1][0], True
     contract = "bidding" if public.contract is None else f"contract: {public.contract}"
-    info = (f"deal {public.deal} of {public.deals}", contract, f"pot {public.pot}")
-    return Table(seats=tuple(seats), middle=tuple(middle), info=info, to_move=public.to_move, faded=faded)
+    return Table(tuple(seats), names, middle, (f"deal {public.deal} of {public.deals}", contract, f"pot {public.pot}"),
+                 public.to_move, None, faded)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from arena.games.base import GameState
-from arena.games.drawing import CardFace, SeatView, Table, seat_names
+from arena.games.drawing import CardFace, SeatView, Table
 from arena.games.lovat.deck import COLOUR_INDEX, COLOURS, LEVEL, STRENGTH
 from arena.games.lovat.observation import LovatObservation
 from arena.games.lovat.rules import KEEP
@@ -31,21 +31,20 @@ FACES: dict[str, CardFace] = {
 def lovat_table(state: GameState, viewer: int | None, hands: bool, names: Sequence[str]) -> Table:
     """The table from ``viewer``'s seat (None: a spectator, seeing every hand with ``hands``)."""
     public: LovatObservation = state.observation(0 if viewer is None else viewer)  # type: ignore[assignment]
-    labels = seat_names(public.players, names)
     seats = []
     for seat in range(public.players):
-        held: tuple[str, ...] | None = None
+        held = None
         if seat == viewer or (viewer is None and hands):
-            held = tuple(state.observation(seat).hand)  # type: ignore[attr-defined]
-        notes = [note for note, true in (("dealer", seat == public.dealer), ("passed", public.passes[seat])) if true]
-        seats.append(SeatView(name=labels[seat], hand=held, hidden=0 if held is not None else public.hand_sizes[seat],
-                              counts=(("counters", public.counter_counts[seat]),),
-                              won=tuple(public.point_cards[seat]), note=", ".join(notes)))
+            held = (public if seat == public.seat else state.observation(seat)).hand  # type: ignore[attr-defined]
+        note = "dealer" if seat == public.dealer else ""
+        if public.passes[seat]:
+            note = f"{note}, passed" if note else "passed"
+        seats.append(SeatView(held, 0 if held is not None else public.hand_sizes[seat],
+                              (("counters", public.counter_counts[seat]),), public.point_cards[seat], note))
     info = ["keeping cards" if public.phase == KEEP else f"turn {min(public.turn + 1, public.turns)} of {public.turns}"]
     if public.die is not None:
         info.append(f"die: {public.die}")
     if public.colour is not None:
         info.append(f"colour: {public.colour}")
     accent = None if public.colour is None else COLOUR_INDEX[public.colour]
-    return Table(seats=tuple(seats), middle=tuple(public.plays), info=tuple(info), to_move=public.active,
-                 accent=accent)
+    return Table(tuple(seats), names, public.plays, tuple(info), public.active, accent)

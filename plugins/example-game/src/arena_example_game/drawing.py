@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from arena.games.base import GameState
-from arena.games.drawing import CardFace, SeatView, Table, seat_names
+from arena.games.drawing import CardFace, SeatView, Table
 from arena_example_game.rules import DECK, SUIT_NAMES
 from arena_example_game.state import PledgeObservation
 
@@ -37,10 +37,9 @@ def pledge_table(state: GameState, viewer: int | None, hands: bool, names: Seque
             assert isinstance(own, PledgeObservation)
             held = own.hand
         bid = public.bids[seat]
-        seats.append(SeatView(name=seat_names(public.players, names)[seat], hand=held,
-                              hidden=0 if held is not None else public.hand_size - played[seat],
+        seats.append(SeatView(hand=held, hidden=0 if held is not None else public.hand_size - played[seat],
                               counts=(() if bid is None else (("pledged", bid),)) + (("tricks", public.tricks[seat]),),
                               note="dealer" if seat == public.dealer else ""))
     moving = state.to_move()
-    return Table(seats=tuple(seats), middle=public.trick, info=(f"trump: {public.trump}",),
+    return Table(seats=tuple(seats), names=names, middle=public.trick, info=(f"trump: {public.trump}",),
                  to_move=moving[0] if moving else None)
