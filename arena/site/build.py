@@ -52,7 +52,8 @@ def build_site(folder: Path, title: str, config: Mapping[str, Any], boards: Mapp
         "matches.html": matches_page(title, {"agents": agents, "chunks": summary, "page_size": PAGE_SIZE,
                                              "chunk_rows": LIST_CHUNK}),
         "match.html": match_page(title, {"chunk_size": MATCH_CHUNK,
-                                         "first": rows[0].idx if rows else 0, "last": rows[-1].idx if rows else -1}),
+                                         "first": rows[0].idx if rows else 0, "last": rows[-1].idx if rows else -1,
+                                         "faces": _faces(game)}),
     }
     written = {}
     for name, text in pages.items():
@@ -60,3 +61,8 @@ def build_site(folder: Path, title: str, config: Mapping[str, Any], boards: Mapp
         written[name] = folder / name
     copy_assets(folder)
     return written
+
+
+def _faces(game: Game | None) -> dict[str, Any] | None:
+    """How the game's cards look, for the match viewer's drawing (None: the game is not installed)."""
+    return None if game is None else {card: face.to_json() for card, face in game.card_faces().items()}

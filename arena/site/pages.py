@@ -97,6 +97,7 @@ def match_page(title: str, settings: dict[str, Any]) -> str:
 <label><input type="checkbox" id="show-hands"> show every hand</label>
 <a id="raw-record" download>raw record (JSON)</a>
 </div>
+<figure id="table-drawing" hidden></figure>
 <div class="match-grid">
 <div>
 <h3>This step</h3>

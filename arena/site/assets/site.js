@@ -173,6 +173,121 @@
     render().catch(function (error) { status.textContent = String(error); });
   }
 
+  // ---------------------------------------------------------------- the table drawing
+
+  // The scene of one step (arena/games/drawing.py, Table.to_json) drawn as SVG with the layout of that module's
+  // svg(): seats around an ellipse, seat 0 at the bottom; every text set as text, never markup.
+  const SVG = "http://www.w3.org/2000/svg";
+  const WIDTH = 760, SEAT_W = 220, SEAT_H = 112, CARD_W = 30, CARD_H = 42, MID_W = 40, MID_H = 56;
+  const WON_W = 16, WON_H = 22, BACK = "#5b6b8c";
+
+  function colour(value) {
+    return /^#[0-9a-fA-F]{6}$/.test(String(value)) ? value : "#777777";
+  }
+
+  function shape(tag, attributes, text) {
+    const node = document.createElementNS(SVG, tag);
+    for (const key in attributes) node.setAttribute(key, attributes[key]);
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  function label(x, y, text, size, options) {
+    const o = options || {};
+    let shown = String(text);
+    if (o.clip && shown.length > o.clip) shown = shown.slice(0, o.clip - 1) + "\u2026";
+    return shape("text", { x: x.toFixed(1), y: y.toFixed(1), "font-size": size, "text-anchor": o.anchor || "start",
+                           "font-weight": o.weight || "normal", fill: colour(o.fill || "#222222") }, shown);
+  }
+
+  function tableHeight(players) { return players <= 4 ? 470 : 560; }
+
+  function seatCentres(players) {
+    const height = tableHeight(players);
+    const cx = WIDTH / 2, cy = height / 2 + 10, rx = WIDTH / 2 - SEAT_W / 2 - 6, ry = height / 2 - 70;
+    const centres = [];
+    for (let seat = 0; seat < players; seat++) {
+      const angle = Math.PI / 2 + 2 * Math.PI * seat / players;
+      centres.push([Math.round((cx + rx * Math.cos(angle)) * 10) / 10, Math.round((cy + ry * Math.sin(angle)) * 10) / 10]);
+    }
+    return centres;
+  }
+
+  function cardShape(card, faces, x, y, w, h, accent, small, faded) {
+    const face = faces[card] || { t: card, s: "", c: "#333333", m: "", b: [] };
+    const g = shape("g", { class: "card", "data-card": card });
+    if (faded) g.setAttribute("opacity", "0.6");
+    g.appendChild(shape("rect", { x: x.toFixed(1), y: y.toFixed(1), width: w, height: h, rx: 3, fill: "#ffffff",
+                                  stroke: colour(face.c) }));
+    if (small) {
+      g.appendChild(label(x + w / 2, y + h / 2 + 4, face.t, 9, { anchor: "middle", fill: face.c }));
+      return g;
+    }
+    g.appendChild(label(x + 3, y + 10, face.s, 8, { fill: face.c, clip: 8 }));
+    let text = face.t, ink = face.c;
+    if (accent !== null && accent >= 0 && accent < face.b.length) { ink = face.b[accent][0]; text = String(face.b[accent][1]); }
+    g.appendChild(label(x + w / 2, y + h / 2 + 5, text, w >= MID_W ? 13 : 11, { anchor: "middle", weight: "bold", fill: ink }));
+    if (face.b.length) {
+      const width = (w - 4) / face.b.length;
+      const top = Math.max.apply(null, face.b.map(function (bar) { return bar[1]; })) || 1;
+      face.b.forEach(function ([c, value], index) {
+        const bar = Math.max(1, 8 * value / top);
+        const rect = shape("rect", { x: (x + 2 + index * width).toFixed(1), y: (y + h - 2 - bar).toFixed(1),
+                                     width: width.toFixed(1), height: bar.toFixed(1), fill: colour(c) });
+        if (index === accent) { rect.setAttribute("stroke", "#000000"); rect.setAttribute("stroke-width", "0.8"); }
+        g.appendChild(rect);
+      });
+    }
+    if (face.m) g.appendChild(label(x + w / 2, y + h - 3, face.m, 8, { anchor: "middle", fill: "#b00020", weight: "bold" }));
+    return g;
+  }
+
+  function drawTable(scene, names, faces, visible) {
+    const players = scene.s.length, height = tableHeight(players);
+    const root = shape("svg", { viewBox: "0 0 " + WIDTH + " " + height, width: WIDTH, height: height,
+                                "font-family": "sans-serif", class: "arena-table", role: "img" });
+    root.appendChild(shape("rect", { width: WIDTH, height: height, fill: "#f4f1e8" }));
+    root.appendChild(shape("ellipse", { cx: WIDTH / 2, cy: height / 2 + 10, rx: WIDTH / 2 - 150, ry: height / 2 - 120,
+                                        fill: "#2f6f4f", stroke: "#24553c", "stroke-width": 4 }));
+    scene.i.forEach(function (text, line) { root.appendChild(label(WIDTH - 8, 16 + 15 * line, text, 12, { anchor: "end" })); });
+    const centres = seatCentres(players);
+    scene.s.forEach(function ([hand, hidden, counts, won, note], seat) {
+      const [x, y] = centres[seat], left = x - SEAT_W / 2, top = y - SEAT_H / 2, moving = seat === scene.t;
+      const g = shape("g", { class: "seat" });
+      g.appendChild(shape("rect", { x: left, y: top, width: SEAT_W, height: SEAT_H, rx: 8, fill: "#ffffff",
+                                    stroke: moving ? "#d9822b" : "#999999", "stroke-width": moving ? 3 : 1 }));
+      g.appendChild(label(left + 8, top + 15, (moving ? "\u25b6 " : "") + seatLabel(seat, names), 12, { weight: "bold", clip: 34 }));
+      let facts = counts.map(function ([name, value]) { return name + " " + value; }).join(" \u00b7 ");
+      if (note) facts = facts ? facts + " \u00b7 " + note : note;
+      g.appendChild(label(left + 8, top + 29, facts, 11, { clip: 40 }));
+      const faceUp = hand !== null && visible(seat);
+      const count = hand !== null ? hand.length : hidden;
+      const step = count ? Math.min(CARD_W + 2, (SEAT_W - 16 - CARD_W) / Math.max(1, count - 1)) : 0;
+      for (let index = 0; index < count; index++) {
+        const cx = left + 8 + index * step;
+        g.appendChild(faceUp ? cardShape(hand[index], faces, cx, top + 36, CARD_W, CARD_H, scene.a)
+          : shape("rect", { class: "card-back", x: cx.toFixed(1), y: (top + 36).toFixed(1), width: CARD_W,
+                            height: CARD_H, rx: 3, fill: BACK, stroke: "#ffffff" }));
+      }
+      if (won.length) {
+        const wonStep = Math.min(WON_W + 1, (SEAT_W - 16 - WON_W) / Math.max(1, won.length - 1));
+        won.forEach(function (card, index) {
+          g.appendChild(cardShape(card, faces, left + 8 + index * wonStep, top + 84, WON_W, WON_H, scene.a, true));
+        });
+      }
+      root.appendChild(g);
+    });
+    const cx = WIDTH / 2, cy = height / 2 + 10;
+    scene.m.forEach(function ([seat, card]) {
+      const [x, y] = seat >= 0 && seat < players ? centres[seat] : [cx, cy];
+      root.appendChild(cardShape(card, faces, cx + (x - cx) * 0.32 - MID_W / 2, cy + (y - cy) * 0.32 - MID_H / 2,
+                                 MID_W, MID_H, scene.a, false, scene.f));
+    });
+    return root;
+  }
+
+  window.arenaDrawTable = drawTable;  // for tests: the same drawing, given a scene
+
   // ---------------------------------------------------------------- one match
 
   function matchPage() {
@@ -182,9 +297,11 @@
     const status = document.getElementById("step-status");
     const handsBody = document.querySelector("#hands tbody");
     const showHands = document.getElementById("show-hands");
+    const drawing = document.getElementById("table-drawing");
     let match = null;
     let step = 0;
     let snapshots = [];
+    let scenes = [];
     let items = [];
     const opened = new Set();
     let recordUrl = null;
@@ -197,11 +314,15 @@
     function build() {
       const names = match.names;
       snapshots = [];
+      scenes = [];
       let hands = names.map(function () { return null; });
+      let scene = null;
       for (const s of match.steps) {
         hands = hands.slice();
         for (const [seat, line] of s[7]) hands[seat] = line;
         snapshots.push(hands);
+        if (s[8]) scene = s[8];  // a step without a table (faults after the last move) shows the last one
+        scenes.push(scene);
       }
       const lines = [];
       (match.header || []).forEach(function (text) { lines.push([0, text, ""]); });
@@ -230,6 +351,7 @@
         toggle.addEventListener("click", function () {
           if (opened.has(seat)) opened.delete(seat); else opened.add(seat);
           drawHands();
+          drawScene();
         });
         head.appendChild(toggle);
         tr.appendChild(head);
@@ -255,6 +377,7 @@
         : decisionLine(s, match.names), "decision"));
       for (const text of s[6]) parts.push(element("p", text));
       current.replaceChildren.apply(current, parts);
+      drawScene();
       status.textContent = "step " + step + " of " + (steps.length - 1);
       document.getElementById("step-prev").disabled = step === 0;
       document.getElementById("step-first").disabled = step === 0;
@@ -262,6 +385,15 @@
       document.getElementById("step-last").disabled = step === steps.length - 1;
       document.getElementById("settlement").hidden = step !== steps.length - 1;
       drawHands();
+    }
+
+    function drawScene() {
+      const scene = scenes[step];
+      if (!scene || !settings.faces) { drawing.replaceChildren(); drawing.hidden = true; return; }
+      drawing.hidden = false;
+      drawing.replaceChildren(drawTable(scene, match.names, settings.faces, function (seat) {
+        return showHands.checked || opened.has(seat);
+      }));
     }
 
     function move(to) {
@@ -326,7 +458,7 @@
     document.getElementById("step-prev").addEventListener("click", function () { move(step - 1); });
     document.getElementById("step-next").addEventListener("click", function () { move(step + 1); });
     document.getElementById("step-last").addEventListener("click", function () { move(Infinity); });
-    showHands.addEventListener("change", function () { if (match && match.steps) drawHands(); });
+    showHands.addEventListener("change", function () { if (match && match.steps) { drawHands(); drawScene(); } });
     document.addEventListener("keydown", function (event) {
       if (event.target.closest && event.target.closest("input, select, textarea")) return;
       const keys = { ArrowRight: step + 1, ArrowLeft: step - 1, Home: 0, End: Infinity };

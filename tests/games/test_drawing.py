@@ -1,0 +1,160 @@
+"""Games draw their table: every card the state holds is drawn, a seat's view hides the other hands, and every
+text an agent's author chose is escaped."""
+
+from __future__ import annotations
+
+import importlib
+import random
+import xml.etree.ElementTree as ElementTree
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.cli import main
+from arena.games.drawing import CardFace, SeatView, Table, svg
+from arena.games.lovat.deck import COLOURS, STRENGTH
+from arena.plugins import load_registry
+
+EXAMPLE_GAME = Path(__file__).resolve().parents[2] / "plugins" / "example-game" / "src"
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def registry() -> Any:
+    return load_registry(plugins_dir=None).registry
+
+
+def played(game: Any, players: int, moves: int, seed: int = 3) -> Any:
+    """A state after ``moves`` random decisions (or the end)."""
+    state = game.new_state(seed, game.info.resolve_options(players, {}))
+    rng = random.Random(seed)
+    for _ in range(moves):
+        if state.is_over():
+            break
+        seat = state.to_move()[0]
+        state.apply(seat, game.info.random_action(state.observation(seat), rng))
+    return state
+
+
+def shapes(picture: str) -> tuple[list[str], int]:
+    """The ids of the face-up cards an SVG draws, and its face-down cards (parsing it: it must be well formed)."""
+    root = ElementTree.fromstring(picture)
+    faces = [node.get("data-card", "") for node in root.iter(f"{SVG}g") if node.get("class") == "card"]
+    backs = sum(1 for node in root.iter(f"{SVG}rect") if node.get("class") == "card-back")
+    return faces, backs
+
+
+def engine_cards(game: Any, state: Any) -> tuple[list[tuple[str, ...]], int]:
+    """Every hand, and how many other cards are on the table (the middle, the cards won), from the engine."""
+    players = len(state.observation(0).hand_sizes)
+    hands = [tuple(state.observation(seat).hand) for seat in range(players)]
+    public = state.observation(0)
+    if game.info.name == "lorum":
+        return hands, len(public.trick) or (len(public.tricks[-1][0]) if public.tricks and public.phase != "bid"
+                                            else 0)
+    return hands, len(public.plays) + sum(len(cards) for cards in public.point_cards)
+
+
+@pytest.mark.parametrize("name, players, moves", [("lorum", 4, 0), ("lorum", 4, 9), ("lorum", 4, 13),
+                                                  ("lovat", 3, 3), ("lovat", 4, 14), ("lovat", 6, 30)])
+def test_every_card_the_state_holds_is_drawn(name: str, players: int, moves: int) -> None:
+    game = registry().game(name)
+    state = played(game, players, moves)
+    hands, others = engine_cards(game, state)
+    faces, backs = shapes(game.draw(state))
+    assert backs == 0 and len(faces) == sum(map(len, hands)) + others == game.table(state).cards() > 0
+    for hand in hands:
+        assert set(hand) <= set(faces)
+    faces, backs = shapes(game.draw(state, hands=False))  # a spectator without the hands: backs, counted
+    assert backs == sum(map(len, hands)) and len(faces) == others
+
+
+@pytest.mark.parametrize("name, players", [("lorum", 4), ("lovat", 5)])
+def test_a_seat_sees_only_its_own_hand(name: str, players: int) -> None:
+    game = registry().game(name)
+    state = played(game, players, 12)
+    hands, others = engine_cards(game, state)
+    table = game.table(state, viewer=1)
+    assert table.seats[1].hand == hands[1]
+    assert all(seat.hand is None and seat.hidden == len(hands[index])
+               for index, seat in enumerate(table.seats) if index != 1)
+    faces, backs = shapes(game.draw(state, viewer=1))
+    hidden = {card for index, hand in enumerate(hands) if index != 1 for card in hand}
+    assert not hidden & set(faces), "another seat's card is drawn face up"
+    assert backs == sum(len(hand) for index, hand in enumerate(hands) if index != 1)
+    assert len(faces) == len(hands[1]) + others
+
+
+def test_lovat_cards_show_level_colour_and_strength_and_lorum_cards_their_points() -> None:
+    games = registry()
+    lovat = games.game("lovat")
+    face = lovat.card_faces()["L2-05"]
+    assert face.corner == "L2-05" and face.label == "L2" and len(face.bars) == 5
+    state = next(state for moves in range(3, 60) for state in (played(lovat, 3, moves),)
+                 if state.observation(0).colour is not None and state.observation(0).hand)
+    colour = state.observation(0).colour
+    table = lovat.table(state)
+    assert table.accent == COLOURS.index(colour) and f"colour: {colour}" in table.info
+    card = state.observation(0).hand[0]
+    strength = STRENGTH[card][COLOURS.index(colour)]
+    root = ElementTree.fromstring(lovat.draw(state))
+    drawn = next(node for node in root.iter(f"{SVG}g") if node.get("data-card") == card)
+    assert str(strength) in [text.text for text in drawn.iter(f"{SVG}text")]  # the strength that counts now
+    lorum = games.game("lorum").card_faces()
+    assert lorum["Og"].mark == "8 pts" and lorum["Ah"].mark == "1 pt" and lorum["Aa"].mark == ""
+    assert lorum["Og"].corner == "green" and lorum["Og"].label == "O"
+
+
+def test_every_text_is_escaped_and_a_colour_is_only_a_colour() -> None:
+    hostile = '<script>alert(1)</script>&"'
+    face = CardFace(label="</text><script>x</script>", corner="&amp;", ink="url(javascript:alert(1))",
+                    mark="<b>", bars=(("red;fill:url(x)", 3), ("#00ff00", 5)))
+    table = Table(seats=(SeatView(("c<1>",), 0, (("chips<", 3),), (), hostile), SeatView(None, 2)),
+                  names=(hostile, "b"), middle=((0, "c<1>"),), info=(hostile,), to_move=0, accent=0)
+    picture = svg(table, {"c<1>": face}, title=hostile)
+    root = ElementTree.fromstring(picture)  # well formed: nothing broke out of its element
+    assert not [node for node in root.iter() if node.tag.endswith(("script", "b"))]
+    texts = [node.text or "" for node in root.iter(f"{SVG}text")]
+    assert hostile in texts and "\u25b6 seat 0 (<script>alert(1)</scrip\u2026" in texts and "&amp;" in texts
+    fills = {node.get("fill") for node in root.iter()} | {node.get("stroke") for node in root.iter()}
+    assert not any(value and ("url" in value or ";" in value) for value in fills)
+    assert "#777777" in fills  # the bad colours are drawn grey
+
+
+def test_the_example_game_draws_itself(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(EXAMPLE_GAME))
+    game = importlib.import_module("arena_example_game.game").GAME
+
+    state = game.new_state(5, game.info.resolve_options(3, {}))
+    rng = random.Random(5)
+    for _ in range(5):
+        seat = state.to_move()[0]
+        state.apply(seat, game.info.random_action(state.observation(seat), rng))
+    hands = [state.observation(seat).hand for seat in range(3)]
+    trick = state.observation(0).trick
+    faces, backs = shapes(game.draw(state, names=["a", "b", "c"]))
+    assert backs == 0 and sorted(faces) == sorted([*(card for hand in hands for card in hand),
+                                                   *(card for _, card in trick)])
+    faces, backs = shapes(game.draw(state, viewer=2))
+    assert backs == len(hands[0]) + len(hands[1]) and not set(hands[0]) & set(faces)
+
+
+def test_replay_draws_the_table_as_svg_or_to_a_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    record = tmp_path / "game.json"
+    assert main(["play", "lorum", "--seed", "4", "--record", str(record)]) == 0
+    capsys.readouterr()
+    assert main(["replay", str(record), "--svg", "--at", "13", "--seat", "2"]) == 0
+    out = capsys.readouterr().out
+    _faces, backs = shapes(out)
+    assert backs > 0 and "Slovak Lorum, move 13 (as seat 2 sees it)" in out
+    picture = tmp_path / "table.svg"
+    assert main(["replay", str(record), "--picture", str(picture)]) == 0
+    out = capsys.readouterr().out
+    assert "recorded actions legal" in out and shapes(picture.read_text())[1] == 0
+    for argv, message in ((["--svg", "--at", "999"], "--at 999: the match has moves 0 to "),
+                          (["--svg", "--seat", "4"], "--seat 4: seats are 0 to 3"),
+                          (["--at", "3"], "--at and --seat choose what the picture shows: add --svg"),
+                          (["--svg", "--log"], "--svg prints a picture instead of the result")):
+        assert main(["replay", str(record), *argv]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and message in err, err
