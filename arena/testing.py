@@ -14,6 +14,8 @@ policy (``GameInfo.random_action``) at every player count and checks, at each de
   (``Game.sample_state``) gives that seat exactly the same observation, so the observation holds nothing
   the seat cannot know and the sampler respects everything it does know;
 * cloning: a clone changed does not change the original, and the two stay equal under the same actions;
+* for a game that draws its table (``Game.table``): a seat's view shows no other seat's hand, every card it
+  names has a face, and the SVG is well formed with markup in the seats' names;
 
 and at the end of each game: a sane result, a match record that survives JSON and replays to the same
 result, chance log and events, the same game again from the same seed, and a deck that is JSON.
@@ -27,6 +29,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
+import xml.etree.ElementTree as ElementTree
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -122,6 +125,8 @@ def _check_one_game(game: Game, options: Mapping[str, Any], seed: int, samples_p
                 samples += sampler
         if len(actions) % 9 == 0:
             _check_clone(game, state, chosen, f"{where}")
+        if len(actions) % 7 == 0:
+            _check_drawing(game, state, options["players"], where)
         for seat, action in chosen.items():
             state.apply(seat, action)
             actions.append((seat, action))
@@ -155,6 +160,29 @@ def _check_observation(game: Game, state: GameState, seat: int, observation: Obs
         assert state.is_legal(seat, action), f"{where}: listed action {action!r} is not is_legal()"
         assert game.action_error(observation, action) is None, (
             f"{where}: Game.action_error rejects the listed action {action!r}")
+
+
+def _check_drawing(game: Game, state: GameState, players: int, where: str) -> None:
+    """A game that draws its table: a seat's view shows no other seat's hand, a spectator without hands none,
+    every card it names has a face, and the picture is well-formed SVG."""
+    spectator = game.table(state, None, False)
+    if spectator is None:
+        return
+    assert all(view.hand is None for view in spectator.seats), (
+        f"{where}: Game.table(state, None, hands=False) shows a hand; a spectator without hands sees none")
+    faces = game.card_faces()
+    for seat in range(players):
+        table = game.table(state, seat, True)
+        assert table is not None and len(table.seats) == players, f"{where}: Game.table must draw every seat"
+        shown = [index for index, view in enumerate(table.seats) if view.hand is not None and index != seat]
+        assert not shown, f"{where}: seat {seat}'s view of the table shows the hands of seats {shown}"
+        named = [card for view in table.seats for card in (*(view.hand or ()), *view.won)]
+        named += [card for _, card in table.middle]
+        missing = sorted(set(named) - set(faces))
+        assert not missing, f"{where}: Game.card_faces() has no face for {missing[:5]}"
+    picture = game.draw(state, None, True, [f"<{seat}&>" for seat in range(players)])
+    assert picture is not None
+    ElementTree.fromstring(picture)  # well formed, the names' markup escaped
 
 
 def _check_plain(value: Any, where: str) -> None:
