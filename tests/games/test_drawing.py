@@ -158,3 +158,16 @@ def test_replay_draws_the_table_as_svg_or_to_a_file(capsys: pytest.CaptureFixtur
         assert main(["replay", str(record), *argv]) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and message in err, err
+
+
+def test_the_conformance_kit_catches_a_drawing_that_shows_another_seats_hand() -> None:
+    from arena.testing import check_game
+
+    lorum = registry().game("lorum")
+
+    class Leaky(type(lorum)):  # type: ignore[misc]
+        def table(self, state: Any, viewer: int | None = None, hands: bool = True, names: Any = ()) -> Any:
+            return super().table(state, None, viewer is not None or hands, names)  # every hand to any seat
+
+    with pytest.raises(AssertionError, match=r"seat 0's view of the table shows the hands of seats \[1, 2, 3\]"):
+        check_game(Leaky(), seeds=(0,))
