@@ -190,8 +190,8 @@ class CheckReport:
             lines.append(f"  time per move: median {format_ms(self.move_seconds_median)}, "
                          f"max {format_ms(self.move_seconds_max)}")
         if self.peak_memory_mb is not None:
-            how = {"added": "added by the agent's processes to the arena preloaded before the seat started",
-                   "resident": "resident, including the arena preloaded before the seat started"}
+            how = {"added": "the agent's own, beyond the preloaded arena it shares",
+                   "resident": "resident, the preloaded arena included"}
             kind = how.get(self.peak_memory_kind or "", "peak")
             lines.append(f"  peak memory: {self.peak_memory_mb:.0f} MB ({kind})")
         determinism = {True: "yes", False: "NO", None: "not checked"}[self.deterministic]

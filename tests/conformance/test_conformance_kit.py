@@ -45,8 +45,8 @@ def test_a_good_agent_passes_with_measurements(bad_registry: Registry) -> None:
     # (a few MB), a process's resident peak counts the arena too.
     full = sandbox_level() == "full"
     assert report.peak_memory_kind == ("added" if full else "resident")
-    assert ("added by the agent's processes to the arena preloaded" in text) == full
-    assert ("resident, including the arena preloaded" in text) == (not full)
+    assert ("(the agent's own, beyond the preloaded arena it shares)" in text) == full
+    assert ("(resident, the preloaded arena included)" in text) == (not full)
     data = report.to_json()
     assert data["passed"] is True and data["deterministic"] is True and len(data["matches"]) == len(report.matches)
     assert all(count > 0 for cases in data["coverage"].values() for count in cases.values())
@@ -61,7 +61,7 @@ def test_trusted_checks_measure_no_memory(bad_registry: Registry) -> None:
 def test_an_isolated_seat_reports_its_resident_peak_with_the_arena_in_it(bad_registry: Registry) -> None:
     report = check(bad_registry, "random", isolation="isolated")
     assert report.peak_memory_kind == "resident" and report.peak_memory_mb is not None
-    assert "resident, including the arena preloaded before the seat started" in report.summary()
+    assert "(resident, the preloaded arena included)" in report.summary()
 
 
 @pytest.mark.parametrize(
