@@ -47,7 +47,8 @@ def history_svg(history: Mapping[str, Any], element_id: str = "history-svg") -> 
                               linewidth=0)
             axes.plot(x, [v[0] for _, v in points], marker="o", linestyle=dashes, color=colour, markersize=2.5,
                       linewidth=1.2, label=agent)
-        axes.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+        if axes.lines:  # an agent without a rating at any checkpoint draws no line (a tiny field)
+            axes.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
         axes.set_xlabel("matches rated")
         axes.set_ylabel(f"{history.get('method', '')} rating")
         axes.grid(alpha=0.3)
