@@ -22,6 +22,7 @@ from arena.options import AgentOptions
 from arena.suggest import closest
 from arena.tournament.config import LADDER_FORMAT, MAX_MATCHES, ConfigError, TournamentConfig
 from arena.tournament.config_loading import config_from_dict, read_toml
+from arena.tournament.config_validation import misplaced_hint
 from arena.tournament.schedule import ROUND_ROBIN
 
 METHODS = ("elo", "plackett-luce")
@@ -142,7 +143,8 @@ def _settings(table: Any, source: str, problems: list[str]) -> LadderSettings:
     for key in table:
         if key not in LADDER_KEYS:
             close = closest(str(key), LADDER_KEYS)
-            hint = f'; did you mean "{close}"?' if close else f" (known: {', '.join(LADDER_KEYS)})"
+            hint = misplaced_hint(str(key), "ladder.") or (
+                f'; did you mean "{close}"?' if close else f" (known: {', '.join(LADDER_KEYS)})")
             problems.append(f"{source}: ladder.{key}: unknown key{hint}")
     defaults = LadderSettings()
     values: dict[str, Any] = {}

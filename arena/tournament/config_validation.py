@@ -88,7 +88,7 @@ def _suggest(word: str, known: Collection[str]) -> str:
     return f'; did you mean "{close}"?' if close else ""
 
 
-def _misplaced(key: str, prefix: str) -> str:
+def misplaced_hint(key: str, prefix: str) -> str:
     """A hint for a top-level key found in a table: in TOML every key after a ``[table]`` header belongs to that
     table, so ``format = ...`` written below ``[limits]`` reads as ``limits.format``."""
     if not prefix or key not in TOP_KEYS:
@@ -158,7 +158,7 @@ class ConfigValidator:
     def unknown_keys(self, table: Mapping[str, Any], known: Sequence[str], prefix: str = "") -> None:
         for key in table:
             if key not in known:
-                hint = (_misplaced(str(key), prefix) or _suggest(str(key), known)
+                hint = (misplaced_hint(str(key), prefix) or _suggest(str(key), known)
                         or f" (known keys: {', '.join(known)})")
                 self.problem(f"{prefix}{key}", f"unknown key{hint}")
 
@@ -318,7 +318,7 @@ class ConfigValidator:
             try:
                 info.resolve_options(players, {key: value})
             except InvalidSetup as error:
-                hint = "" if key in known else _misplaced(key, "game_options.") or _suggest(key, known)
+                hint = "" if key in known else misplaced_hint(key, "game_options.") or _suggest(key, known)
                 self.problem(f"game_options.{key}", f"{error}{hint}")
         if len(self.problems) > before:
             return None

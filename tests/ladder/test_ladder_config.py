@@ -59,3 +59,13 @@ def test_a_ladder_short_of_entries_is_called_a_ladder() -> None:
         ladder_from_dict(data, GAMES, AGENTS, source="l.toml", agent_options=OPTIONS)
     (line,) = caught.value.problems
     assert line.startswith("l.toml: agents: a ladder at tables of 3 needs at least 3 entries, got 2; add entries")
+
+
+def test_a_top_level_key_below_the_ladder_table_says_to_move_it_above() -> None:
+    data = load_ladder_config(ROOT / "configs" / "ladder-lovat.toml", GAMES, AGENTS, agent_options=OPTIONS).to_json()
+    data["ladder"]["isolation"] = data.pop("isolation")  # written after [ladder]: TOML puts it in that table
+    with pytest.raises(ConfigError) as caught:
+        ladder_from_dict(data, GAMES, AGENTS, source="l.toml", agent_options=OPTIONS)
+    assert caught.value.problems == (
+        "l.toml: ladder.isolation: unknown key; 'isolation' is a top-level key: TOML puts every key below a "
+        "[ladder] header into that table, so write it above the first table",)
