@@ -85,7 +85,7 @@ def drawing_png(page: DevToolsPage) -> bytes:
     return base64.b64decode(page.call("Page.captureScreenshot", {"format": "png", "clip": clip})["data"])
 
 
-@pytest.mark.parametrize("which, step", [("lorum", 6), ("lovat", 5)])
+@pytest.mark.parametrize("which, step", [("lorum", 6), ("lovat", 6)])
 def test_a_step_is_drawn_with_every_card_the_state_holds(which: str, step: int, site: Path, lovat_site: Path,
                                                          devtools: DevToolsPage,
                                                          png_rows: Callable[[bytes], Any]) -> None:
@@ -118,10 +118,15 @@ def test_a_step_is_drawn_with_every_card_the_state_holds(which: str, step: int, 
     else:
         assert "pot " in picture["text"] and "chips " in picture["text"]
 
+    middle_before = {card for _, card in game.table(state).middle}
     page.press("ArrowRight")  # the next step is drawn from its own scene
     game, state = engine_state(folder, step + 1)
     hands, others = held_cards(game, state)
     assert drawn(page)["faces"] == sum(len(hand) for hand in hands) + others
+    arrived = {card for _, card in game.table(state).middle} - middle_before  # played by this step: animated
+    assert arrived  # both chosen steps play a card
+    assert sorted(page.evaluate("[...document.querySelectorAll('#table-drawing .arrived')]"
+                                ".map(card => card.dataset.card)")) == sorted(arrived)
     assert page.errors == []
 
 

@@ -242,7 +242,8 @@
     return g;
   }
 
-  function drawTable(scene, names, faces, visible) {
+  // ``previous`` (the step before, or null): cards new in the middle arrive with a short animation.
+  function drawTable(scene, names, faces, visible, previous) {
     const players = scene.s.length, height = tableHeight(players);
     const root = shape("svg", { viewBox: "0 0 " + WIDTH + " " + height, width: WIDTH, height: height,
                                 "font-family": "sans-serif", class: "arena-table", role: "img" });
@@ -278,10 +279,13 @@
       root.appendChild(g);
     });
     const cx = WIDTH / 2, cy = height / 2 + 10;
+    const before = new Set((previous ? previous.m : []).map(function (play) { return play[1]; }));
     scene.m.forEach(function ([seat, card]) {
       const [x, y] = seat >= 0 && seat < players ? centres[seat] : [cx, cy];
-      root.appendChild(cardShape(card, faces, cx + (x - cx) * 0.32 - MID_W / 2, cy + (y - cy) * 0.32 - MID_H / 2,
-                                 MID_W, MID_H, scene.a, false, scene.f));
+      const shown = cardShape(card, faces, cx + (x - cx) * 0.32 - MID_W / 2, cy + (y - cy) * 0.32 - MID_H / 2,
+                              MID_W, MID_H, scene.a, false, scene.f);
+      if (previous && !before.has(card)) shown.classList.add("arrived");
+      root.appendChild(shown);
     });
     return root;
   }
@@ -361,7 +365,7 @@
       }));
     }
 
-    function draw() {
+    function draw(forward) {
       const steps = match.steps;
       const s = steps[step];
       for (const li of items) {
@@ -377,7 +381,7 @@
         : decisionLine(s, match.names), "decision"));
       for (const text of s[6]) parts.push(element("p", text));
       current.replaceChildren.apply(current, parts);
-      drawScene();
+      drawScene(forward);
       status.textContent = "step " + step + " of " + (steps.length - 1);
       document.getElementById("step-prev").disabled = step === 0;
       document.getElementById("step-first").disabled = step === 0;
@@ -387,19 +391,20 @@
       drawHands();
     }
 
-    function drawScene() {
+    function drawScene(animate) {
       const scene = scenes[step];
       if (!scene || !settings.faces) { drawing.replaceChildren(); drawing.hidden = true; return; }
       drawing.hidden = false;
       drawing.replaceChildren(drawTable(scene, match.names, settings.faces, function (seat) {
         return showHands.checked || opened.has(seat);
-      }));
+      }, animate ? scenes[step - 1] : null));
     }
 
     function move(to) {
       if (!match || !match.steps) return;
+      const from = step;
       step = Math.max(0, Math.min(match.steps.length - 1, to));
-      draw();
+      draw(step === from + 1);
     }
 
     function drawResult() {
