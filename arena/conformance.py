@@ -151,8 +151,10 @@ def check_agent(
             memory = result.peak_memory_mb[seat]
             if memory is not None and memory >= (report.peak_memory_mb or 0.0):
                 report.peak_memory_mb = memory
-                # A full sandbox puts the seat in cgroups, whose peak counts only what the seat added.
-                report.peak_memory_kind = "added" if result.sandbox[seat] == "full" else "resident"
+                # A full sandbox puts the seat in cgroups, whose peak counts only what the seat added to the
+                # zygote it was forked from; a program is started afresh, so all of its memory is its own.
+                report.peak_memory_kind = ("program" if is_program(spec) else
+                                           "added" if result.sandbox[seat] == "full" else "resident")
             if report.coverage is not None:
                 report.coverage.add_match(game, result.record, seat, len(scenario.prefix) if scenario else 0)
             return check, result, seats

@@ -112,8 +112,9 @@ class CheckReport:
     move_seconds: list[float] = field(default_factory=list)  # seconds of every decision the agent made
     peak_memory_mb: float | None = None  # largest peak memory of its seat (a process seat only)
     # How the peak was measured: "added" (the seat's cgroup: only what its processes allocated or changed of the
-    # arena preloaded before it started, which they share) or "resident" (the process's peak resident size,
-    # the shared preloaded arena included, where no cgroup measures it); None without a figure.
+    # arena preloaded before it started, which they share), "resident" (the process's peak resident size,
+    # the shared preloaded arena included, where no cgroup measures it) or "program" (an agent program, which
+    # shares nothing with the arena); None without a figure.
     peak_memory_kind: str | None = None
     deterministic: bool | None = None  # same seed twice gave the same actions; None if not checked
     problems: list[str] = field(default_factory=list)  # one line each: what went wrong and what to fix
@@ -191,7 +192,7 @@ class CheckReport:
                          f"max {format_ms(self.move_seconds_max)}")
         if self.peak_memory_mb is not None:
             how = {"added": "the agent's own, beyond the preloaded arena it shares",
-                   "resident": "resident, the preloaded arena included"}
+                   "resident": "resident, the preloaded arena included", "program": "the program's own"}
             kind = how.get(self.peak_memory_kind or "", "peak")
             lines.append(f"  peak memory: {self.peak_memory_mb:.0f} MB ({kind})")
         determinism = {True: "yes", False: "NO", None: "not checked"}[self.deterministic]
