@@ -130,14 +130,18 @@ def test_a_step_is_drawn_with_every_card_the_state_holds(which: str, step: int, 
     assert page.errors == []
 
 
-def test_agent_names_are_text_in_the_drawing(tmp_path: Path, devtools: DevToolsPage) -> None:
-    """A seat's name is the agent's entry name: markup in it stays text, in the drawing as on the page."""
+def test_names_and_card_faces_are_text_and_colours_in_the_drawing(tmp_path: Path, devtools: DevToolsPage) -> None:
+    """A seat's name is the agent's entry name, a plugin game's card faces its author's: markup in them stays
+    text, and a colour that is not "#rrggbb" is drawn grey, in the browser as in ``arena.games.drawing``."""
     game = load_registry(plugins_dir=None).registry.game("lorum")
     record = arena.play_match("lorum", ["greedy", "random", "random", "random"], seed=2).record
     record["seats"][1]["agent"] = "<img src=x onerror=t()>"
     data = match_page(game, record)
     scene = data["steps"][3][8]
     faces = {card: face.to_json() for card, face in game.card_faces().items()}
+    hand = scene["s"][0][0]
+    faces[hand[0]] = {"t": "<b>big</b>", "s": "<i>", "c": "red;stroke:url(javascript:x)", "m": "<u>m</u>",
+                      "b": [["url(x)", 3], ["#00ff00", 5]]}
     script = tmp_path / "draw.js"
     script.write_text((Path(__file__).resolve().parents[2] / "arena" / "site" / "assets" / "site.js").read_text())
     page_html = tmp_path / "draw.html"
@@ -151,5 +155,9 @@ def test_agent_names_are_text_in_the_drawing(tmp_path: Path, devtools: DevToolsP
     devtools.wait_for("typeof window.arenaDrawTable === 'function'")
     devtools.evaluate("document.getElementById('out').appendChild("
                       "window.arenaDrawTable(window.SCENE, window.NAMES, window.FACES, () => true))")
-    assert devtools.evaluate("document.querySelectorAll('#out img').length") == 0
-    assert "seat 1 (<img src=x onerror=t()>)" in devtools.evaluate("document.getElementById('out').textContent")
+    assert devtools.evaluate("document.querySelectorAll('#out img, #out b, #out i, #out u').length") == 0
+    text = devtools.evaluate("document.getElementById('out').textContent")
+    assert "seat 1 (<img src=x onerror=t()>)" in text and "<b>big</b>" in text and "<u>m</u>" in text
+    colours = devtools.evaluate(f"[...document.querySelectorAll('#out g.card[data-card=\"{hand[0]}\"] *')]"
+                                ".flatMap(node => [node.getAttribute('fill'), node.getAttribute('stroke')])")
+    assert "#777777" in colours and not any(value and ("url" in value or ";" in value) for value in colours)
