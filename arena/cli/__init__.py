@@ -35,6 +35,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "games": ("listing", "list installed games"),
     "check-agent": ("check_agent", "check that an agent plays legally, in time and reproducibly"),
     "doctor": ("doctor", "show the sandbox features this machine offers and what each isolation mode uses"),
+    "serve": ("serve", "host a competition: participants submit agents, the ladder plays them"),
+    "submit": ("submit", "upload an agent to a served competition and follow its check"),
 }
 """Every command, in the order ``--help`` lists them: the module of ``arena.cli`` whose ``add_parsers(subparsers)``
 adds it (a module's commands are listed together), and its one-line help as that module gives it."""

@@ -1,0 +1,139 @@
+"""``arena serve``: host a competition (docs/serve.md); ``arena serve users``: its participants."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from arena.cli.common import CliError, add_command, print_json
+from arena.tournament.config import ConfigError
+
+if TYPE_CHECKING:
+    from arena.serve.server import Competition
+
+USERS_HELP = "arena serve users add NAME | list | revoke NAME   [--config CONFIG] (default: serve.toml)"
+
+
+def add_parsers(subparsers: argparse._SubParsersAction) -> None:
+    """Register ``arena serve``."""
+    parser = add_command(
+        subparsers, "serve", help="host a competition: participants submit agents, the ladder plays them",
+        description=(
+            "Serve the competition of CONFIG (a ladder config with a [serve] table, docs/serve.md): invited "
+            "participants upload agents (web form, 'arena submit' or the JSON API), each upload is checked "
+            "in the sandbox and joins the ladder, which plays continuously; the leaderboard, the matches and "
+            "each participant's own page update live. Binds the loopback address unless --host says "
+            "otherwise; put it behind a TLS-terminating proxy to open it to others. Refuses to start "
+            "without the full sandbox ('arena doctor').\n\n"
+            f"Participants: {USERS_HELP}. 'add' prints the new token once (it is stored only hashed)."
+        ),
+        examples=(
+            "arena serve configs/serve-lorum.toml",
+            "arena serve configs/serve-lorum.toml --host 0.0.0.0 --port 8080",
+            "arena serve users add alice --config configs/serve-lorum.toml",
+            "arena serve users list --config configs/serve-lorum.toml",
+            "arena serve users revoke alice --config configs/serve-lorum.toml",
+        ),
+    )
+    parser.add_argument("config", metavar="CONFIG|users", help="the serve config, or 'users' to manage participants")
+    parser.add_argument("words", nargs="*", metavar="ARG", help="for 'users': add NAME, list, or revoke NAME")
+    parser.add_argument("--config", dest="users_config", metavar="CONFIG", default="serve.toml",
+                        help="for 'users': the serve config (default serve.toml)")
+    parser.add_argument("--host", help="address to bind (default: the config's, else 127.0.0.1)")
+    parser.add_argument("--port", type=int, help="port to bind (default: the config's, else 8000)")
+    parser.add_argument("--workers", type=int, help="play on a local Ray of this many workers (1: serially)")
+    parser.add_argument("--address", help="play on this Ray cluster (default: $RAY_ADDRESS)")
+    parser.add_argument("--json", action="store_true", help="for 'users': print JSON")
+    parser.set_defaults(run=run)
+
+
+def _load(path: Path) -> Competition:
+    from arena.serve.server import load_competition
+
+    if not path.is_file():
+        raise CliError(f"{path}: no such serve config (docs/serve.md shows one)", status=1)
+    try:
+        return load_competition(path)
+    except ConfigError as error:
+        raise CliError(str(error).replace("\n", "; ")) from None
+
+
+def run(args: argparse.Namespace) -> int:
+    """Serve, or manage participants."""
+    if args.config == "users":
+        return run_users(args)
+    if args.words:
+        raise CliError(f"unexpected arguments after the config: {' '.join(args.words)} (users: {USERS_HELP})")
+    try:
+        from arena.serve.server import sandbox_problem, serve
+    except ImportError as error:
+        raise CliError(f"'arena serve' needs the serve extra: pip install 'arena[serve]' ({error})", status=1) from None
+    config = Path(args.config)
+    competition = _load(config)
+    problem = sandbox_problem()
+    if problem is not None:
+        raise CliError(problem, status=1)
+    host = args.host or competition.settings.host
+    port = competition.settings.port if args.port is None else args.port
+    if not 0 <= port <= 65535:
+        raise CliError(f"--port {port}: expected 0 to 65535")
+    extra = [*(["--workers", str(args.workers)] if args.workers else []),
+             *(["--address", args.address] if args.address else [])]
+    print(f"serving {competition.ladder.name} on http://{host}:{port}/ (Ctrl-C stops it)", flush=True)
+    return serve(config, competition, host, port, extra)
+
+
+def run_users(args: argparse.Namespace) -> int:
+    """``arena serve users add NAME | list | revoke NAME``."""
+    from arena.serve import auth
+    from arena.serve.db import ServeDB
+
+    words = args.words
+    if not words or words[0] not in ("add", "list", "revoke") or len(words) != (1 if words[0] == "list" else 2):
+        raise CliError(f"usage: {USERS_HELP}")
+    competition = _load(Path(args.users_config))
+    folder = competition.settings.folder
+    try:
+        secret = auth.load_secret(folder)
+    except auth.AuthError as error:
+        raise CliError(str(error), status=1) from None
+    with ServeDB(folder) as db:
+        if words[0] == "list":
+            users = db.users()
+            if args.json:
+                print_json([{"name": user.name, "created": user.created, "revoked": user.revoked,
+                             "uploads": len(db.uploads(user=user.name))} for user in users])
+                return 0
+            for user in users:
+                state = "revoked " + _when(user.revoked) if user.revoked else "active"
+                print(f"{user.name}\t{state}\tadded {_when(user.created)}\t{len(db.uploads(user=user.name))} uploads")
+            if not users:
+                print("no participants yet: 'arena serve users add NAME'")
+            return 0
+        try:
+            name = auth.check_name(words[1])
+        except auth.AuthError as error:
+            raise CliError(str(error)) from None
+        if words[0] == "revoke":
+            try:
+                db.revoke(name)
+            except ValueError as error:
+                raise CliError(str(error), status=1) from None
+            print(f"{name}'s token is revoked: it is refused from now on; their agents and matches stay")
+            return 0
+        token = auth.new_token(name)
+        try:
+            db.add_user(name, auth.token_hash(secret, token))
+        except ValueError as error:
+            raise CliError(str(error), status=1) from None
+    if args.json:
+        print_json({"name": name, "token": token})
+    else:
+        print(f"added {name}; their token (shown only now, stored only hashed):\n{token}")
+    return 0
+
+
+def _when(stamp: float | None) -> str:
+    return "-" if stamp is None else time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(stamp))

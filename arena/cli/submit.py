@@ -1,0 +1,99 @@
+"""``arena submit URL FILE``: upload an agent to a competition served by ``arena serve`` (docs/serve.md)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from arena.cli.common import CliError, add_command, print_json
+
+TOKEN_ENV = "ARENA_TOKEN"
+FINAL = ("accepted", "rejected")
+
+
+def add_parsers(subparsers: argparse._SubParsersAction) -> None:
+    """Register ``arena submit``."""
+    parser = add_command(
+        subparsers, "submit", help="upload an agent to a served competition and follow its check",
+        description=(
+            "Upload FILE (a .py drop-in, a wheel, a .zip or a .tar.gz of a package) to the competition at URL "
+            f"as a new version of your agent. The token comes from ${TOKEN_ENV} or --token-file, never from the "
+            "command line (where other users of the machine could read it). With --wait, follow its check "
+            "until it is accepted or rejected.\n\nExit status: 0 accepted (or queued without --wait), 1 refused "
+            "or rejected."
+        ),
+        examples=(
+            "ARENA_TOKEN=$(cat ~/.arena-token) arena submit https://arena.example.org my_agent.py --wait",
+            "arena submit http://127.0.0.1:8000 dist/my_agent-1.0-py3-none-any.whl --token-file ~/.arena-token",
+        ),
+    )
+    parser.add_argument("url", metavar="URL", help="the competition's address")
+    parser.add_argument("file", metavar="FILE", type=Path, help="the agent to upload")
+    parser.add_argument("--token-file", type=Path, metavar="FILE", help=f"read the token from FILE (else ${TOKEN_ENV})")
+    parser.add_argument("--wait", action="store_true", help="wait for the check's outcome")
+    parser.add_argument("--timeout", type=float, default=900.0, metavar="S", help="most seconds to wait (900)")
+    parser.add_argument("--json", action="store_true", help="print the upload as JSON")
+    parser.set_defaults(run=run)
+
+
+def _token(args: argparse.Namespace) -> str:
+    if args.token_file is not None:
+        try:
+            token = args.token_file.read_text(encoding="utf-8", errors="replace").strip()
+        except OSError as error:
+            raise CliError(f"{args.token_file}: cannot read the token: {error.strerror}", status=1) from None
+    else:
+        token = os.environ.get(TOKEN_ENV, "").strip()
+    if not token:
+        raise CliError(f"no token: set ${TOKEN_ENV} or pass --token-file FILE (the organiser gave you the token)")
+    return token
+
+
+def _detail(response: Any) -> str:
+    try:
+        detail = response.json().get("detail")
+    except ValueError:
+        detail = None
+    return str(detail) if detail else f"HTTP {response.status_code}"
+
+
+def run(args: argparse.Namespace) -> int:
+    """Upload, then (``--wait``) poll until the check is done."""
+    try:
+        import httpx
+    except ImportError:
+        raise CliError("'arena submit' needs httpx: pip install 'arena[serve]'", status=1) from None
+    token = _token(args)
+    if not args.file.is_file():
+        raise CliError(f"{args.file}: no such file", status=1)
+    base = args.url.rstrip("/")
+    headers = {"Authorization": f"Bearer {token}"}
+    try:
+        with httpx.Client(base_url=base, headers=headers, timeout=60) as client:
+            with args.file.open("rb") as stream:
+                response = client.post("/api/uploads", files={"file": (args.file.name, stream)})
+            if response.status_code != 202:
+                raise CliError(f"{args.url}: upload refused: {_detail(response)}", status=1)
+            upload = response.json()
+            deadline = time.monotonic() + args.timeout
+            while args.wait and upload["state"] not in FINAL:
+                if time.monotonic() > deadline:
+                    raise CliError(f"upload {upload['id']} is still {upload['state']} after {args.timeout:g} s; "
+                                   "see your page for its outcome", status=1)
+                time.sleep(1.0)
+                response = client.get(f"/api/uploads/{upload['id']}")
+                if response.status_code != 200:
+                    raise CliError(f"{args.url}: {_detail(response)}", status=1)
+                upload = response.json()
+    except httpx.HTTPError as error:
+        raise CliError(f"{args.url}: {error}", status=1) from None
+    if args.json:
+        print_json(upload)
+    else:
+        reason = f": {upload['reason']}" if upload.get("reason") else ""
+        print(f"upload {upload['id']} ({upload['filename']}, sha256 {upload['sha256'][:12]}): "
+              f"{upload['state']}{reason}")
+    return 1 if upload["state"] == "rejected" else 0

@@ -1,0 +1,259 @@
+"""The web app, built by a factory from ``AppSettings``: the JSON API (``/api``), the pages and the live site.
+
+Authentication is one dependency per kind of caller: ``api_user`` reads ``Authorization: Bearer TOKEN``,
+``page_user`` the HttpOnly session cookie a login sets (the token itself, never readable by a script);
+every protected route declares one, and a route about an upload takes only the caller's own (another
+participant's upload is "not found", which says nothing about whether it exists).  The request records
+intent only: an upload is checked for size and names, stored and queued; the checker and the player do
+the work (arena.serve.checker, arena.serve.player).  FastAPI documents the API at ``/api/docs``.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import Depends, FastAPI, HTTPException, Request, UploadFile
+from fastapi.responses import FileResponse, Response
+from pydantic import BaseModel
+
+from arena.serve import auth
+from arena.serve.archives import UploadError, kind_of, read_upload, safe_filename
+from arena.serve.config import ServeLimits
+from arena.serve.db import ServeDB, Upload, User
+from arena.serve.guards import BodyLimit, RateLimit, SecurityHeaders
+from arena.serve.results import Results, row_json
+from arena.serve.storage import blob_path, store_blob
+
+SESSION_COOKIE = "arena_session"
+HOUR = 3600.0
+SITE_TYPES = {".html": "text/html; charset=utf-8", ".css": "text/css", ".js": "text/javascript",
+              ".json": "application/json", ".png": "image/png", ".svg": "image/svg+xml", ".csv": "text/csv",
+              ".md": "text/markdown; charset=utf-8"}
+"""What the live site may serve from the ladder's folder, by ending: never its store or lock files."""
+FORM_OVERHEAD = 64 * 1024
+"""Bytes a multipart form adds around its file (boundaries, headers, the CSRF field)."""
+
+
+@dataclass(frozen=True, slots=True)
+class AppSettings:
+    """What the app needs: the competition's folder, its ladder's name and game, the limits, the secret."""
+
+    folder: Path  # the competition's folder (serve.sqlite, blobs/, leaderboards/)
+    ladder: str  # the ladder's name (leaderboards/<ladder>/)
+    game: str  # the game played
+    limits: ServeLimits  # bounds on every participant's input
+    secret: bytes  # the server's secret (arena.serve.auth)
+
+
+class UploadOut(BaseModel):
+    """An upload as its owner sees it."""
+
+    id: int
+    user: str
+    filename: str
+    kind: str
+    sha256: str
+    size: int
+    created: float
+    state: str
+    reason: str | None
+    agent: str | None
+    version: int | None
+    entry: str | None
+    joined: float | None
+    retired: float | None
+    report: str | None = None
+
+
+class Me(BaseModel):
+    """The caller and their uploads."""
+
+    user: str
+    uploads: list[UploadOut]
+
+
+class App:
+    """State shared by the routes of one app: a database connection per thread, the results, the settings."""
+
+    def __init__(self, settings: AppSettings) -> None:
+        self.settings = settings
+        self.results = Results(settings.folder / "leaderboards", settings.ladder)
+        self._local = threading.local()
+        ServeDB(settings.folder).close()  # the schema exists before the first request
+
+    @property
+    def db(self) -> ServeDB:
+        """This thread's connection (FastAPI runs plain route functions in a thread pool)."""
+        db = getattr(self._local, "db", None)
+        if db is None:
+            db = self._local.db = ServeDB(self.settings.folder)
+        return db
+
+    def user_for(self, token: str | None) -> User | None:
+        """The live participant ``token`` belongs to, or None (forged, revoked, malformed)."""
+        name = auth.token_name(token or "")
+        if name is None or token is None:
+            return None
+        user = self.db.user(name)
+        if user is None or user.revoked is not None:
+            return None
+        return user if auth.same(user.token_hash, auth.token_hash(self.settings.secret, token)) else None
+
+    def own_upload(self, user: User, upload_id: int) -> Upload:
+        """``user``'s upload ``upload_id``; 404 for another's as for none."""
+        upload = self.db.upload(upload_id)
+        if upload is None or upload.user != user.name:
+            raise HTTPException(404, f"you have no upload {upload_id}")
+        return upload
+
+    def accept(self, user: User, filename: str, data: bytes) -> Upload:
+        """Check an upload's limits and contents' names and sizes, store it and queue it; HTTPException if refused."""
+        limits = self.settings.limits
+        db = self.db
+        if db.recent_count(user.name, HOUR) >= limits.uploads_per_hour:
+            raise HTTPException(429, f"at most {limits.uploads_per_hour} uploads an hour; try again later")
+        if db.waiting(user.name) >= limits.queued:
+            raise HTTPException(429, f"{limits.queued} of your uploads are waiting for their check already; send "
+                                     "this one when one is done")
+        if db.stored_bytes(user.name) + len(data) > limits.stored_bytes:
+            raise HTTPException(413, f"your uploads would hold more than {limits.stored_bytes} bytes (the "
+                                     "competition's limit per participant)")
+        try:
+            kind = kind_of(filename)
+            read_upload(filename, data, limits)  # sizes, counts and names, before anything is stored
+        except UploadError as error:
+            raise HTTPException(400, str(error)) from None
+        digest = store_blob(self.settings.folder, data)
+        return db.add_upload(user.name, safe_filename(filename), kind, digest, len(data))
+
+    def entries_of(self, user: User) -> set[str]:
+        """The ladder entries of ``user``'s uploads."""
+        return {upload.entry for upload in self.db.uploads(user=user.name) if upload.entry is not None}
+
+
+def api_user(request: Request) -> User:
+    """The participant whose token the request carries (``Authorization: Bearer TOKEN``); 401 otherwise."""
+    state: App = request.app.state.arena
+    header = request.headers.get("authorization", "")
+    scheme, _space, token = header.partition(" ")
+    user = state.user_for(token.strip()) if scheme.lower() == "bearer" else None
+    if user is None:
+        raise HTTPException(401, "a valid token is needed: send 'Authorization: Bearer TOKEN' (forged, revoked "
+                                 "and malformed tokens are refused)", headers={"WWW-Authenticate": "Bearer"})
+    return user
+
+
+ApiUser = Annotated[User, Depends(api_user)]
+
+
+def out(upload: Upload) -> UploadOut:
+    """An upload for its owner."""
+    return UploadOut(**upload.to_json(owner=True))
+
+
+def create_app(settings: AppSettings) -> FastAPI:
+    """The web app of one competition."""
+    state = App(settings)
+    app = FastAPI(title=f"arena serve: {settings.ladder}", docs_url="/api/docs", redoc_url=None,
+                  openapi_url="/api/openapi.json")
+    app.state.arena = state
+
+    @app.get("/api/me", response_model=Me)
+    def me(user: ApiUser) -> Me:
+        """The caller and every upload they made."""
+        return Me(user=user.name, uploads=[out(upload) for upload in state.db.uploads(user=user.name)])
+
+    @app.post("/api/uploads", status_code=202, response_model=UploadOut)
+    async def upload(user: ApiUser, file: UploadFile) -> UploadOut:
+        """Submit an agent (a .py drop-in, a wheel, a .zip or a .tar.gz): stored and queued for its check."""
+        data = await file.read(settings.limits.upload_bytes + 1)
+        accepted = await _in_thread(state.accept, user, file.filename or "", data)
+        return out(accepted)
+
+    @app.get("/api/uploads", response_model=list[UploadOut])
+    def uploads(user: ApiUser) -> list[UploadOut]:
+        """The caller's uploads, oldest first."""
+        return [out(upload) for upload in state.db.uploads(user=user.name)]
+
+    @app.get("/api/uploads/{upload_id}", response_model=UploadOut)
+    def one_upload(user: ApiUser, upload_id: int) -> UploadOut:
+        """One of the caller's uploads, with its check's report."""
+        return out(state.own_upload(user, upload_id))
+
+    @app.get("/api/uploads/{upload_id}/file")
+    def upload_file(user: ApiUser, upload_id: int) -> FileResponse:
+        """The file the caller uploaded, as sent."""
+        found = state.own_upload(user, upload_id)
+        return FileResponse(blob_path(settings.folder, found.sha256), media_type="application/octet-stream",
+                            filename=found.filename)
+
+    @app.get("/api/leaderboard")
+    def leaderboard() -> dict[str, Any]:
+        """The leaderboard as last published (each entry's rating and interval, its faults, its version)."""
+        return state.results.leaderboard()
+
+    @app.get("/api/matches")
+    def matches(entry: str | None = None, offset: int = 0, limit: int = 100) -> dict[str, Any]:
+        """Stored matches, newest first, optionally only those of one entry; a page at a time (limit <= 500)."""
+        if not 0 <= offset <= 10**9 or not 1 <= limit <= 500:
+            raise HTTPException(400, "offset must be 0 or more and limit from 1 to 500")
+        rows = state.results.snapshot().rows
+        chosen = [row for row in reversed(rows) if entry is None or entry in row.agents]
+        return {"total": len(chosen), "matches": [row_json(row) for row in chosen[offset:offset + limit]]}
+
+    @app.get("/api/my/matches")
+    def my_matches(user: ApiUser, offset: int = 0, limit: int = 100) -> dict[str, Any]:
+        """The caller's agents' matches, newest first, with the faults of their own seats."""
+        if not 0 <= offset <= 10**9 or not 1 <= limit <= 500:
+            raise HTTPException(400, "offset must be 0 or more and limit from 1 to 500")
+        mine = state.entries_of(user)
+        chosen = [row for row in reversed(state.results.snapshot().rows) if mine & set(row.agents)]
+        return {"total": len(chosen), "matches": [row_json(row, mine) for row in chosen[offset:offset + limit]]}
+
+    @app.get("/api/matches/{match_id}")
+    def match(match_id: str) -> dict[str, Any]:
+        """One stored (finished) match's full record."""
+        if len(match_id) > 100:
+            raise HTTPException(404, "no such match")
+        record = state.results.record(match_id)
+        if record is None:
+            raise HTTPException(404, f"no stored match {match_id[:100]!r}")
+        return record
+
+    @app.get("/site/{path:path}")
+    def site(path: str) -> Response:
+        """The ladder's site (leaderboard, matches, viewer), rewritten by the player after every run."""
+        return _site_file(settings, path)
+
+    from arena.serve.pages import add_pages  # the pages share this app's state and dependencies
+
+    add_pages(app, state)
+    # The last added runs first: the rate limit, then the body bound, then the headers on every answer.
+    app.add_middleware(SecurityHeaders)
+    app.add_middleware(BodyLimit, limit=settings.limits.upload_bytes + FORM_OVERHEAD)
+    app.add_middleware(RateLimit, rate=settings.limits.requests_per_second)
+    return app
+
+
+async def _in_thread(function: Any, *args: Any) -> Any:
+    from starlette.concurrency import run_in_threadpool
+
+    return await run_in_threadpool(function, *args)
+
+
+def _site_file(settings: AppSettings, path: str) -> Response:
+    """A file of the site, by a relative path inside the ladder's folder; 404 for anything else."""
+    root = (settings.folder / "leaderboards" / settings.ladder).resolve()
+    parts = [part for part in path.split("/") if part]
+    if not parts:
+        parts = ["index.html"]
+    if any(part.startswith(".") or "\\" in part for part in parts) or len(path) > 300:
+        raise HTTPException(404, "no such page")
+    target = root.joinpath(*parts).resolve()
+    suffix = target.suffix.lower()
+    if not target.is_relative_to(root) or suffix not in SITE_TYPES or not target.is_file():
+        raise HTTPException(404, "no such page (the site appears after the first matches are played)")
+    return FileResponse(target, media_type=SITE_TYPES[suffix], headers={"cache-control": "no-cache"})

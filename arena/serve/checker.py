@@ -1,0 +1,144 @@
+"""The check queue: every upload runs the full ``arena check-agent`` in the sandbox, off the request path.
+
+The worker (``run_checker``) claims the oldest queued upload, unpacks it into a plugin folder of its own
+(``work/check-ID/plugins``) and runs the check there in a child process (``python -m arena.serve.checker``)
+under a wall-time limit, whose seats run in the full sandbox whatever the machine's default.  The outcome
+(accepted with the agent it registers, or rejected with a one-line reason) and the check's full report
+go to the competition's database.  The queue is the database: a checker killed mid-check puts that upload
+back in the queue when it starts again.  The upload is never imported here: discovery and the check's
+seats read it in their own sandboxed processes (arena.plugins, arena.referee).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from arena.serve.archives import UploadError, read_upload
+from arena.serve.config import ServeLimits
+from arena.serve.db import ACCEPTED, REJECTED, ServeDB, Upload
+from arena.serve.storage import blob_path
+
+REASON_MAX = 300
+
+
+def plugin_name(upload: Upload) -> str:
+    """The plugin name an upload is loaded under: its content hash, so two versions never clash."""
+    return f"u{upload.sha256[:16]}"
+
+
+def stage(folder: Path, upload: Upload, limits: ServeLimits) -> Path:
+    """Unpack ``upload`` alone into a fresh ``work/check-ID/plugins`` folder; that plugins folder."""
+    plugins = folder / "work" / f"check-{upload.id}" / "plugins"
+    shutil.rmtree(plugins.parent, ignore_errors=True)
+    plugins.mkdir(parents=True)
+    data = blob_path(folder, upload.sha256).read_bytes()
+    read_upload(upload.filename, data, limits).write(plugins, plugin_name(upload))
+    return plugins
+
+
+def check_one(folder: Path, upload: Upload, game: str, seats: int, limits: dict[str, Any],
+              serve_limits: ServeLimits) -> tuple[str, str, str, str | None]:
+    """Check ``upload``: (state, one-line reason, full report, the agent it registers or None)."""
+    try:
+        plugins = stage(folder, upload, serve_limits)
+    except (UploadError, OSError) as error:
+        return REJECTED, _line(str(error)), str(error), None
+    command = [sys.executable, "-m", "arena.serve.checker", str(plugins), plugin_name(upload), game, str(seats),
+               json.dumps(limits), str(serve_limits.check_matches)]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)  # its own group: a timeout stops every process it made
+    try:
+        out, err = process.communicate(timeout=serve_limits.check_seconds)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        reason = f"the check took longer than {serve_limits.check_seconds:g} s (the competition's limit)"
+        return REJECTED, reason, reason, None
+    finally:
+        shutil.rmtree(plugins.parent, ignore_errors=True)
+    try:
+        result = json.loads(out.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        reason = _line(err.strip().splitlines()[-1] if err.strip() else f"the check ended with status "
+                       f"{process.returncode}")
+        return REJECTED, f"the check could not run: {reason}", err[-20_000:], None
+    return result["state"], _line(result["reason"]), result["report"], result["agent"]
+
+
+def _line(text: str) -> str:
+    return " ".join(text.split())[:REASON_MAX]
+
+
+def run_checker(folder: Path, game: str, seats: int, limits: dict[str, Any], serve_limits: ServeLimits,
+                stop: Callable[[], bool], idle: float = 0.5) -> None:
+    """Check queued uploads one by one until ``stop()``; at start, requeue a check a stopped checker left."""
+    with ServeDB(folder) as db:
+        db.requeue_checking()
+        while not stop():
+            upload = db.next_queued()
+            if upload is None:
+                time.sleep(idle)
+                continue
+            state, reason, report, agent = check_one(folder, upload, game, seats, limits, serve_limits)
+            if state == ACCEPTED and agent is not None:
+                owner = db.agent_owner(agent)
+                if owner is not None and owner != upload.user:
+                    state, reason = REJECTED, (f"agent name {agent!r} belongs to another participant; register "
+                                               "your agent under another name")
+            db.finish_check(upload.id, state, reason, report, agent)
+
+
+def _child(plugins: str, plugin: str, game_name: str, seats: int, limits_json: str, matches: int) -> dict[str, Any]:
+    """In the child: load the upload's plugins folder, find its one agent, run the full check in the sandbox."""
+    from arena.conformance import check_agent
+    from arena.plugins import load_registry
+    from arena.referee import Limits, RefereeError
+
+    manager = load_registry(plugins_dir=plugins)
+    registry = manager.registry
+    for line in registry.errors:
+        if f"plugin {plugin!r}" in line:  # an import that failed (a missing dependency), a bad registration
+            return {"state": REJECTED, "reason": line.replace(f"({Path(plugins) / plugin}", "(upload"),
+                    "report": "\n".join(registry.errors), "agent": None}
+    agents = sorted(name for name, owner in registry.agent_plugin.items() if owner == plugin)
+    game = registry.games.get(game_name)
+    playing = [name for name in agents if game is not None and registry.agents[name].plays(game_name)]
+    if len(playing) != 1:
+        reason = (f"the upload registers {len(playing)} agents that play {game_name} ({', '.join(playing) or 'none'}); "
+                  "register exactly one (a new agent is a new upload)")
+        return {"state": REJECTED, "reason": reason, "report": reason, "agent": None}
+    spec = registry.agents[playing[0]]
+    try:
+        report = check_agent(spec, game_name, matches=matches, seed=0, player_counts=[seats],
+                             limits=Limits(**json.loads(limits_json)), isolation="sandboxed", registry=registry,
+                             plugins_dir=plugins)
+    except (ValueError, RefereeError) as error:
+        return {"state": REJECTED, "reason": str(error), "report": str(error), "agent": spec.name}
+    if report.passed:
+        reason = (f"passed: {len(report.matches)} matches in the sandbox, median move "
+                  f"{(report.move_seconds_median or 0) * 1000:.1f} ms")
+        return {"state": ACCEPTED, "reason": reason, "report": report.summary(), "agent": spec.name}
+    first = report.problems[0] if report.problems else "failed"
+    return {"state": REJECTED, "reason": f"failed its check: {first}", "report": report.summary(),
+            "agent": spec.name}
+
+
+def main(argv: list[str]) -> int:
+    """``python -m arena.serve.checker PLUGINS PLUGIN GAME SEATS LIMITS MATCHES``: one check, JSON on stdout."""
+    plugins, plugin, game, seats, limits_json, matches = argv
+    result = _child(plugins, plugin, game, int(seats), limits_json, int(matches))
+    print(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,272 @@
+"""The competition's own database (``serve.sqlite``): participants, and every upload with its check and entry.
+
+Matches live in the ladder's results store (``arena.ladder``), as for any ladder; this file holds only
+what the ladder does not know: who may submit, what each participant sent and where it stands.  Every
+write is one transaction in a write-ahead log with ``synchronous=FULL``, so an upload answered "queued"
+survives ``kill -9`` of the server and of the machine's power alike.  Each process opens its own
+connection (the web app, the checker and the player share the file).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+DB_FILE = "serve.sqlite"
+
+QUEUED, CHECKING, ACCEPTED, REJECTED = "queued", "checking", "accepted", "rejected"
+STATES = (QUEUED, CHECKING, ACCEPTED, REJECTED)
+"""An upload's states: waiting for its check, being checked, passed (it plays), failed (the reason says why)."""
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS users (
+    name TEXT PRIMARY KEY,
+    token_hash TEXT NOT NULL,
+    created REAL NOT NULL,
+    revoked REAL
+);
+CREATE TABLE IF NOT EXISTS uploads (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    user TEXT NOT NULL REFERENCES users(name),
+    filename TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    sha256 TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    created REAL NOT NULL,
+    state TEXT NOT NULL,
+    reason TEXT,
+    report TEXT,
+    agent TEXT,
+    version INTEGER,
+    entry TEXT,
+    joined REAL,
+    retired REAL,
+    updated REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS uploads_user ON uploads (user, created);
+CREATE INDEX IF NOT EXISTS uploads_state ON uploads (state);
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class User:
+    """A participant."""
+
+    name: str  # lower-case name (arena.serve.auth.USER_NAME)
+    token_hash: str  # HMAC-SHA256 of the token under the server's secret
+    created: float  # when added (Unix time)
+    revoked: float | None  # when the token was revoked, if it was
+
+
+@dataclass(frozen=True, slots=True)
+class Upload:
+    """One upload and where it stands."""
+
+    id: int  # upload number, in order of arrival
+    user: str  # its owner
+    filename: str  # the name it was sent under (shown escaped, never used as a path)
+    kind: str  # "file" (a .py drop-in), "zip", "wheel" or "tar"
+    sha256: str  # content hash: its stored file is blobs/<sha256>
+    size: int  # bytes sent
+    created: float  # when it arrived
+    state: str  # one of STATES
+    reason: str | None  # one line: why it was rejected, or what the check said
+    report: str | None  # the check's full report (text), for its owner only
+    agent: str | None  # the agent it registers (known after its check)
+    version: int | None  # its version among its owner's uploads of that agent (1, 2, ...)
+    entry: str | None  # its ladder entry, once it has joined
+    joined: float | None  # when it joined the ladder
+    retired: float | None  # when a newer version replaced it
+    updated: float  # last change
+
+    def to_json(self, owner: bool) -> dict[str, Any]:
+        """Plain JSON; the check report only for its ``owner``."""
+        data = {"id": self.id, "user": self.user, "filename": self.filename, "kind": self.kind,
+                "sha256": self.sha256, "size": self.size, "created": self.created, "state": self.state,
+                "reason": self.reason, "agent": self.agent, "version": self.version, "entry": self.entry,
+                "joined": self.joined, "retired": self.retired}
+        if owner:
+            data["report"] = self.report
+        return data
+
+
+class ServeDB:
+    """An open connection to the competition's database."""
+
+    def __init__(self, folder: Path) -> None:
+        """Open (creating if needed) ``folder/serve.sqlite``."""
+        folder.mkdir(parents=True, exist_ok=True)
+        self.path = folder / DB_FILE
+        self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30, check_same_thread=False)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=FULL")  # an answered upload is on disk, not only in the log's cache
+        self.db.execute("PRAGMA foreign_keys=ON")
+        self.db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.db.close()
+
+    def __enter__(self) -> ServeDB:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """One write transaction (taken at once, so two writers never deadlock on an upgrade)."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    # -- users ---------------------------------------------------------------------------------
+
+    def add_user(self, name: str, token_hash: str) -> None:
+        """Add participant ``name``; ``ValueError`` if the name is taken (a revoked one too: history stays)."""
+        try:
+            with self.transaction():
+                self.db.execute("INSERT INTO users (name, token_hash, created) VALUES (?, ?, ?)",
+                                (name, token_hash, time.time()))
+        except sqlite3.IntegrityError:
+            raise ValueError(f"participant {name!r} exists already; revoke and choose another name, or keep "
+                             "their token") from None
+
+    def user(self, name: str) -> User | None:
+        """Participant ``name``, if any."""
+        row = self.db.execute("SELECT name, token_hash, created, revoked FROM users WHERE name = ?", (name,)).fetchone()
+        return None if row is None else User(*row)
+
+    def users(self) -> list[User]:
+        """Every participant, by name."""
+        return [User(*row) for row in self.db.execute("SELECT name, token_hash, created, revoked FROM users "
+                                                      "ORDER BY name")]
+
+    def revoke(self, name: str) -> None:
+        """Revoke ``name``'s token; ``ValueError`` for an unknown or already revoked participant."""
+        with self.transaction():
+            found = self.db.execute("UPDATE users SET revoked = ? WHERE name = ? AND revoked IS NULL",
+                                    (time.time(), name)).rowcount
+        if not found:
+            raise ValueError(f"no participant {name!r} with a live token (see 'arena serve users list')")
+
+    # -- uploads -------------------------------------------------------------------------------
+
+    _COLUMNS = ("id, user, filename, kind, sha256, size, created, state, reason, report, agent, version, entry, "
+                "joined, retired, updated")
+
+    def add_upload(self, user: str, filename: str, kind: str, sha256: str, size: int) -> Upload:
+        """Record an upload (its file already stored) as queued for its check."""
+        now = time.time()
+        with self.transaction():
+            cursor = self.db.execute(
+                "INSERT INTO uploads (user, filename, kind, sha256, size, created, state, updated) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (user, filename, kind, sha256, size, now, QUEUED, now))
+        upload = self.upload(int(cursor.lastrowid or 0))
+        assert upload is not None
+        return upload
+
+    def upload(self, upload_id: int) -> Upload | None:
+        """Upload ``upload_id``, if any."""
+        row = self.db.execute(f"SELECT {self._COLUMNS} FROM uploads WHERE id = ?", (upload_id,)).fetchone()
+        return None if row is None else Upload(*row)
+
+    def uploads(self, user: str | None = None, state: str | None = None) -> list[Upload]:
+        """Uploads, oldest first: all, one participant's, or those in one state."""
+        where, values = [], []
+        if user is not None:
+            where.append("user = ?")
+            values.append(user)
+        if state is not None:
+            where.append("state = ?")
+            values.append(state)
+        clause = f" WHERE {' AND '.join(where)}" if where else ""
+        return [Upload(*row) for row in self.db.execute(f"SELECT {self._COLUMNS} FROM uploads{clause} ORDER BY id",
+                                                        values)]
+
+    def recent_count(self, user: str, seconds: float) -> int:
+        """Uploads ``user`` made in the last ``seconds``."""
+        return int(self.db.execute("SELECT COUNT(*) FROM uploads WHERE user = ? AND created > ?",
+                                   (user, time.time() - seconds)).fetchone()[0])
+
+    def stored_bytes(self, user: str) -> int:
+        """Bytes of every upload ``user`` made."""
+        return int(self.db.execute("SELECT COALESCE(SUM(size), 0) FROM uploads WHERE user = ?", (user,)).fetchone()[0])
+
+    def waiting(self, user: str) -> int:
+        """``user``'s uploads queued or being checked."""
+        return int(self.db.execute("SELECT COUNT(*) FROM uploads WHERE user = ? AND state IN (?, ?)",
+                                   (user, QUEUED, CHECKING)).fetchone()[0])
+
+    def next_queued(self) -> Upload | None:
+        """Claim the oldest queued upload for checking (an upload left ``checking`` by a killed checker is
+        put back in the queue by ``requeue_checking`` at start-up)."""
+        with self.transaction():
+            row = self.db.execute(f"SELECT {self._COLUMNS} FROM uploads WHERE state = ? ORDER BY id LIMIT 1",
+                                  (QUEUED,)).fetchone()
+            if row is None:
+                return None
+            self.db.execute("UPDATE uploads SET state = ?, updated = ? WHERE id = ?", (CHECKING, time.time(), row[0]))
+        return self.upload(row[0])
+
+    def requeue_checking(self) -> int:
+        """Put back in the queue the uploads whose check a stopped checker left unfinished; how many."""
+        with self.transaction():
+            return self.db.execute("UPDATE uploads SET state = ?, updated = ? WHERE state = ?",
+                                   (QUEUED, time.time(), CHECKING)).rowcount
+
+    def finish_check(self, upload_id: int, state: str, reason: str, report: str, agent: str | None) -> None:
+        """Record a check's outcome: ``accepted`` (with its agent and next version number) or ``rejected``."""
+        with self.transaction():
+            version = None
+            if state == ACCEPTED:
+                user = self.db.execute("SELECT user FROM uploads WHERE id = ?", (upload_id,)).fetchone()[0]
+                version = 1 + int(self.db.execute(
+                    "SELECT COALESCE(MAX(version), 0) FROM uploads WHERE user = ? AND agent = ? AND state = ?",
+                    (user, agent, ACCEPTED)).fetchone()[0])
+            self.db.execute("UPDATE uploads SET state = ?, reason = ?, report = ?, agent = ?, version = ?, updated = ? "
+                            "WHERE id = ?", (state, reason, report, agent, version, time.time(), upload_id))
+
+    def agent_owner(self, agent: str) -> str | None:
+        """The participant whose accepted uploads register ``agent``, if any."""
+        row = self.db.execute("SELECT user FROM uploads WHERE agent = ? AND state = ? LIMIT 1",
+                              (agent, ACCEPTED)).fetchone()
+        return None if row is None else str(row[0])
+
+    def waiting_to_join(self) -> list[Upload]:
+        """Accepted uploads that have not joined the ladder yet, oldest first."""
+        return [Upload(*row) for row in self.db.execute(
+            f"SELECT {self._COLUMNS} FROM uploads WHERE state = ? AND entry IS NULL AND retired IS NULL ORDER BY id",
+            (ACCEPTED,))]
+
+    def joined(self, upload_id: int, entry: str) -> None:
+        """Record that ``upload_id`` joined the ladder as ``entry``."""
+        with self.transaction():
+            self.db.execute("UPDATE uploads SET entry = ?, joined = ?, updated = ? WHERE id = ?",
+                            (entry, time.time(), time.time(), upload_id))
+
+    def retire(self, upload_id: int) -> None:
+        """Record that a newer version replaced ``upload_id``."""
+        with self.transaction():
+            self.db.execute("UPDATE uploads SET retired = ?, updated = ? WHERE id = ?",
+                            (time.time(), time.time(), upload_id))
+
+    def entry_owners(self) -> dict[str, str]:
+        """Ladder entry → its owner, for every upload that joined."""
+        return {str(entry): str(user) for entry, user in
+                self.db.execute("SELECT entry, user FROM uploads WHERE entry IS NOT NULL")}
+
+
+def report_json(data: Any) -> str:
+    """A check report kept as text (JSON)."""
+    return json.dumps(data, sort_keys=True)

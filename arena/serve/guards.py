@@ -1,0 +1,138 @@
+"""ASGI middleware every request passes: a bound on the body, a rate limit per client, security headers.
+
+They wrap the app as plain ASGI (no request parsing of their own): the body bound counts bytes as they
+arrive, so a request without a ``Content-Length`` is stopped at the limit too, before it is spooled.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; object-src 'none'; "
+       "base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+"""No inline script, nothing from another origin, no framing (docs/serve.md)."""
+
+HEADERS = [
+    (b"content-security-policy", CSP.encode()),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"x-frame-options", b"DENY"),
+]
+
+
+async def _refuse(send: Send, status: int, detail: str, extra: list[tuple[bytes, bytes]] | None = None) -> None:
+    body = json.dumps({"detail": detail}).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                            *HEADERS, *(extra or [])]})
+    await send({"type": "http.response.body", "body": body})
+
+
+class _TooLarge(Exception):
+    pass
+
+
+class BodyLimit:
+    """Refuse (413) a request whose body is larger than ``limit`` bytes, by its header or as it arrives."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        detail = f"request body larger than {self.limit} bytes (the competition's upload limit)"
+        for key, value in scope.get("headers", ()):
+            if key == b"content-length":
+                try:
+                    declared = int(value)
+                except ValueError:
+                    await _refuse(send, 400, "malformed Content-Length")
+                    return
+                if declared > self.limit:
+                    await _refuse(send, 413, detail)
+                    return
+        seen = 0
+        started = False
+
+        async def counted() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:
+                    raise _TooLarge
+            return message
+
+        async def watched(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, counted, watched)
+        except _TooLarge:
+            if not started:
+                await _refuse(send, 413, detail)
+
+
+class RateLimit:
+    """A token bucket per client address: ``rate`` requests a second, bursts of ``2 * rate``; else 429."""
+
+    def __init__(self, app: ASGIApp, rate: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.app = app
+        self.rate = rate
+        self.burst = max(1.0, 2 * rate)
+        self.clock = clock
+        self.buckets: dict[str, tuple[float, float]] = {}  # address -> (tokens, when)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        client = scope.get("client")
+        address = client[0] if client else "unknown"
+        now = self.clock()
+        tokens, when = self.buckets.get(address, (self.burst, now))
+        tokens = min(self.burst, tokens + (now - when) * self.rate)
+        if tokens < 1:
+            self.buckets[address] = (tokens, now)
+            wait = max(1, int((1 - tokens) / self.rate + 0.999))
+            await _refuse(send, 429, f"too many requests from {address}: at most {self.rate:g} a second; retry in "
+                                     f"{wait} s", [(b"retry-after", str(wait).encode())])
+            return
+        self.buckets[address] = (tokens - 1, now)
+        if len(self.buckets) > 100_000:  # bounded memory: forget the idle
+            self.buckets = {key: value for key, value in self.buckets.items() if now - value[1] < 60}
+        await self.app(scope, receive, send)
+
+
+class SecurityHeaders:
+    """Add the Content-Security-Policy and its companions to every response."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                names = {key.lower() for key, _value in message.get("headers", ())}
+                message["headers"] = [*message.get("headers", ()), *(h for h in HEADERS if h[0] not in names)]
+            await send(message)
+
+        await self.app(scope, receive, with_headers)

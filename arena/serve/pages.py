@@ -1,0 +1,126 @@
+"""The pages: the leaderboard, a page per agent, login, and each participant's own page (uploads, reports,
+matches and faults of their own seats), rendered by Jinja2 with escaping on; the site's match viewer is
+linked, not copied (``/site/``).  A form post carries the session's CSRF value and the cookie is
+``SameSite=Strict``: another site can make a browser neither log in silently nor upload.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import UploadFile
+
+from arena.serve import auth
+from arena.serve.db import User
+from arena.serve.results import row_json
+
+if TYPE_CHECKING:
+    from arena.serve.app import App
+
+TEMPLATES = Environment(loader=FileSystemLoader(Path(__file__).parent / "templates"),
+                        autoescape=select_autoescape(default=True, default_for_string=True))
+COOKIE_AGE = 14 * 24 * 3600
+
+
+def add_pages(app: FastAPI, state: App) -> None:
+    """Register the pages on ``app``."""
+    from arena.serve.app import SESSION_COOKIE
+
+    def render(name: str, status: int = 200, **values: Any) -> HTMLResponse:
+        values.setdefault("title", state.settings.ladder)
+        return HTMLResponse(TEMPLATES.get_template(name).render(ladder=state.settings.ladder,
+                                                                game=state.settings.game, **values),
+                            status_code=status)
+
+    def viewer(request: Request) -> User | None:
+        return state.user_for(request.cookies.get(SESSION_COOKIE))
+
+    def csrf(user: User) -> str:
+        return auth.csrf_value(state.settings.secret, user.token_hash)
+
+    def check_csrf(user: User, posted: object) -> None:
+        if not isinstance(posted, str) or not auth.same(posted, csrf(user)):
+            raise HTTPException(403, "this form has expired or came from another site; reload the page and retry")
+
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    def home(request: Request) -> HTMLResponse:
+        board = state.results.leaderboard()
+        owners = state.db.entry_owners()
+        return render("home.html", board=board, owners=owners, user=viewer(request),
+                      matches=len(state.results.snapshot().rows))
+
+    @app.post("/login", include_in_schema=False)
+    async def login(request: Request) -> Response:
+        form = await request.form(max_files=0, max_fields=2)
+        token = form.get("token")
+        user = state.user_for(token.strip()) if isinstance(token, str) else None
+        if user is None or not isinstance(token, str):
+            return render("message.html", 401, message="That token is not valid (or was revoked). Ask the organiser "
+                                                       "for a new one.")
+        response = RedirectResponse("/me", status_code=303)
+        response.set_cookie(SESSION_COOKIE, token.strip(), max_age=COOKIE_AGE, httponly=True, samesite="strict",
+                            secure=request.url.scheme == "https", path="/")
+        return response
+
+    @app.post("/logout", include_in_schema=False)
+    async def logout(request: Request) -> Response:
+        user = viewer(request)
+        if user is not None:
+            form = await request.form(max_files=0, max_fields=2)
+            check_csrf(user, form.get("csrf"))
+        response = RedirectResponse("/", status_code=303)
+        response.delete_cookie(SESSION_COOKIE, path="/")
+        return response
+
+    def my_page(request: Request, user: User, status: int = 200, error: str | None = None) -> HTMLResponse:
+        mine = state.entries_of(user)
+        rows = [row_json(row, mine) for row in reversed(state.results.snapshot().rows) if mine & set(row.agents)]
+        return render("me.html", status, user=user, uploads=list(reversed(state.db.uploads(user=user.name))),
+                      csrf=csrf(user), matches=rows[:200], total=len(rows), mine=mine, error=error,
+                      limits=state.settings.limits)
+
+    @app.get("/me", response_class=HTMLResponse, include_in_schema=False)
+    def me(request: Request) -> Response:
+        user = viewer(request)
+        if user is None:
+            return RedirectResponse("/", status_code=303)
+        return my_page(request, user)
+
+    @app.post("/me/uploads", include_in_schema=False)
+    async def upload(request: Request) -> Response:
+        user = viewer(request)
+        if user is None:
+            raise HTTPException(401, "log in first")
+        form = await request.form(max_files=1, max_fields=2)
+        check_csrf(user, form.get("csrf"))
+        file = form.get("file")
+        if not isinstance(file, UploadFile):
+            return await run_in_threadpool(my_page, request, user, 400, "choose a file to upload")
+        data = await file.read(state.settings.limits.upload_bytes + 1)
+        try:
+            await run_in_threadpool(state.accept, user, file.filename or "", data)
+        except HTTPException as error:
+            return await run_in_threadpool(my_page, request, user, error.status_code, str(error.detail))
+        return RedirectResponse("/me", status_code=303)
+
+    @app.get("/me/uploads/{upload_id}", response_class=HTMLResponse, include_in_schema=False)
+    def report(request: Request, upload_id: int) -> Response:
+        user = viewer(request)
+        if user is None:
+            return RedirectResponse("/", status_code=303)
+        return render("upload.html", user=user, upload=state.own_upload(user, upload_id), csrf=csrf(user))
+
+    @app.get("/agents/{entry}", response_class=HTMLResponse, include_in_schema=False)
+    def agent(request: Request, entry: str) -> HTMLResponse:
+        board = state.results.leaderboard()
+        row = next((row for row in board.get("rows", []) if row.get("agent") == entry), None)
+        rows = [row_json(match) for match in reversed(state.results.snapshot().rows) if entry in match.agents]
+        if row is None and not rows and entry not in state.db.entry_owners():
+            raise HTTPException(404, "no such agent")
+        return render("agent.html", entry=entry, row=row, matches=rows[:200], total=len(rows),
+                      owner=state.db.entry_owners().get(entry), user=viewer(request))

@@ -1,0 +1,142 @@
+"""The ladder worker: admit accepted uploads to the competition's ladder, play a batch, publish; again.
+
+Between two runs of the ladder (never during one: the ladder's store is one writer's at a time) each
+accepted upload joins as a new entry, ``USER.AGENT.vN``, and the same participant's previous version of
+that agent is retired (its matches and history stay).  The ladder plays from a plugins folder holding
+exactly the active uploads, each under a name made from its content hash; the folder's own name is a
+hash of that set (``plugins/g...``), so a changed field is a new folder, which every process loads
+afresh (a match worker keeps the registry of a folder it has loaded).  Then ``arena.ladder.run_ladder``
+plays ``batch`` matches (newcomers first, as ``arena ladder run`` does), storing each match as it ends,
+and ``arena.publish`` rewrites the site the server shows.  A worker killed at any point resumes: an
+interrupted run is finished with ``resume``, and an admission half done is completed (each of its steps
+is idempotent).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import shutil
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from arena.ladder.config import LadderConfig
+from arena.ladder.field import add_entry, open_ladder, read_ladder, retire_entry, start_ladder
+from arena.ladder.runner import run_ladder
+from arena.plugins import load_registry
+from arena.publish import publish
+from arena.serve.archives import read_upload
+from arena.serve.checker import plugin_name
+from arena.serve.config import ServeLimits
+from arena.serve.db import ServeDB, Upload
+from arena.serve.storage import blob_path
+from arena.tournament.config import ENTRY_PATTERN, NAME_MAX, AgentEntry
+from arena.tournament.runner import entry_versions
+
+PLUGINS = "plugins"
+LEADERBOARDS = "leaderboards"
+
+
+def entry_name(upload: Upload) -> str:
+    """The ladder entry of an accepted upload: ``USER.AGENT.vN`` (or ``USER.uID`` if that is not a valid name)."""
+    name = f"{upload.user}.{upload.agent}.v{upload.version}"
+    return name if ENTRY_PATTERN.fullmatch(name) and len(name) <= NAME_MAX else f"{upload.user}.u{upload.id}"
+
+
+def admit(folder: Path, db: ServeDB, config: LadderConfig, limits: ServeLimits) -> list[str]:
+    """Let every accepted upload not yet playing join the ladder; the entries that joined."""
+    waiting = db.waiting_to_join()
+    if not waiting:
+        return []
+    leaderboards = folder / LEADERBOARDS
+    joined: list[str] = []
+    with open_ladder(leaderboards, config.name) as store:
+        for upload in waiting:
+            ladder = read_ladder(store)
+            for older in db.uploads(user=upload.user):
+                if older.agent == upload.agent and older.entry is not None and older.retired is None:
+                    if ladder.entry(older.entry).active:
+                        retire_entry(store, ladder, older.entry)
+                    db.retire(older.id)
+            name = entry_name(upload)
+            if not any(entry.name == name for entry in read_ladder(store).entries):
+                alone = folder / "work" / f"join-{upload.id}"
+                shutil.rmtree(alone, ignore_errors=True)
+                alone.mkdir(parents=True)
+                _write(folder, upload, alone, limits)
+                assert upload.agent is not None
+                entry = AgentEntry(name=name, plugin=upload.agent, options={}, isolation=None)
+                registry = load_registry(plugins_dir=alone).registry
+                single = dataclasses.replace(config.tournament, agents=(entry,))
+                version = entry_versions(single, registry)[name]
+                add_entry(store, entry, version, {"check": "passed", "upload": upload.id, "user": upload.user,
+                                                  "version": version["version"], "files": version["files"]})
+                shutil.rmtree(alone, ignore_errors=True)
+            db.joined(upload.id, name)
+            joined.append(name)
+    return joined
+
+
+def _write(folder: Path, upload: Upload, plugins: Path, limits: ServeLimits) -> None:
+    """Unpack ``upload``'s stored file into ``plugins`` under its plugin name."""
+    data = blob_path(folder, upload.sha256).read_bytes()
+    read_upload(upload.filename, data, limits).write(plugins, plugin_name(upload))
+
+
+def active_plugins(folder: Path, db: ServeDB, limits: ServeLimits) -> Path:
+    """The plugins folder of the uploads now playing (made if new; the folders of earlier fields removed)."""
+    playing = [upload for upload in db.uploads() if upload.entry is not None and upload.retired is None]
+    key = hashlib.sha256(" ".join(sorted(upload.sha256 for upload in playing)).encode()).hexdigest()[:16]
+    root = folder / PLUGINS
+    target = root / f"g{key}"
+    if not target.is_dir():
+        partial = root / f".g{key}.partial"
+        shutil.rmtree(partial, ignore_errors=True)
+        partial.mkdir(parents=True)
+        for upload in playing:
+            _write(folder, upload, partial, limits)
+        partial.rename(target)  # whole or absent: a worker killed meanwhile leaves only the partial folder
+    for other in root.iterdir():
+        if other == target:
+            continue
+        if other.is_dir() and not other.is_symlink():
+            shutil.rmtree(other, ignore_errors=True)
+        else:
+            other.unlink(missing_ok=True)
+    return target
+
+
+def interrupted(folder: Path, name: str) -> bool:
+    """Whether the ladder's last run was stopped before it finished (it is resumed, not started anew)."""
+    with open_ladder(folder / LEADERBOARDS, name) as store:
+        runs = store.runs()
+    return bool(runs) and not runs[-1].finished
+
+
+def play_once(folder: Path, plugins: Path, config: LadderConfig, batch: int, workers: int | None,
+              address: str | None) -> int:
+    """Play one run of at most ``batch`` matches (finishing an interrupted one first) and publish; matches played,
+    0 when the field is smaller than a table."""
+    leaderboards = folder / LEADERBOARDS
+    with open_ladder(leaderboards, config.name) as store:
+        active = len(read_ladder(store).active)
+    if active < config.seats:
+        return 0
+    resume = interrupted(folder, config.name)
+    summary = run_ladder(config.name, leaderboards=leaderboards, plugins_dir=plugins,
+                         matches=None if resume else batch, resume=resume, workers=workers, address=address)
+    publish(summary.ladder.config.tournament, leaderboards, plugins_dir=plugins)
+    return summary.played
+
+
+def run_player(folder: Path, config: LadderConfig, limits: ServeLimits, batch: int, stop: Callable[[], bool],
+               workers: int | None = None, address: str | None = None, idle: float = 0.5) -> None:
+    """Admit and play until ``stop()``."""
+    start_ladder(config, folder / LEADERBOARDS).close()
+    with ServeDB(folder) as db:
+        while not stop():
+            admit(folder, db, config, limits)
+            plugins = active_plugins(folder, db, limits)
+            if not play_once(folder, plugins, config, batch, workers, address):
+                time.sleep(idle)

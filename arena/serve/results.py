@@ -1,0 +1,97 @@
+"""What the pages and the API read from the ladder's store and files: read-only, cached by the files' state.
+
+Reading never writes: the store is opened read-only while the player writes it (SQLite's write-ahead log
+lets both run at once).  The published ``leaderboard.json`` is the leaderboard (rewritten by the player
+after every run); the match rows are read once per change of the store, so a page view costs a look-up.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from arena.tournament.store import MatchRow, Store, StoreError, store_path
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """The store's matches at one moment."""
+
+    rows: tuple[MatchRow, ...]  # in schedule order
+    by_id: dict[str, MatchRow]  # match id -> row
+
+
+class Results:
+    """The competition's results, as the server shows them."""
+
+    def __init__(self, leaderboards: Path, name: str) -> None:
+        self.folder = leaderboards / name
+        self.path = store_path(leaderboards, name)
+        self._lock = threading.Lock()
+        self._key: tuple[int, ...] | None = None
+        self._snapshot = Snapshot((), {})
+        self._board_key: tuple[int, int] | None = None
+        self._board: dict[str, Any] = {}
+
+    def _state(self) -> tuple[int, ...]:
+        key: list[int] = []
+        for path in (self.path, self.path.with_name(self.path.name + "-wal")):
+            try:
+                stat = path.stat()
+                key += [stat.st_mtime_ns, stat.st_size]
+            except OSError:
+                key += [0, 0]
+        return tuple(key)
+
+    def snapshot(self) -> Snapshot:
+        """Every stored match (re-read only when the store changed)."""
+        key = self._state()
+        with self._lock:
+            if key != self._key:
+                try:
+                    with Store.open_readonly(self.path) as store:
+                        rows = tuple(store.rows())
+                except StoreError:
+                    rows = ()
+                self._snapshot = Snapshot(rows, {row.id: row for row in rows})
+                self._key = key
+            return self._snapshot
+
+    def leaderboard(self) -> dict[str, Any]:
+        """The published leaderboard (``leaderboard.json``), or an empty one before the first run."""
+        path = self.folder / "leaderboard.json"
+        try:
+            stat = path.stat()
+        except OSError:
+            return {"rows": [], "matches": 0}
+        key = (stat.st_mtime_ns, stat.st_size)
+        with self._lock:
+            if key != self._board_key:
+                try:
+                    self._board = json.loads(path.read_text())
+                except (OSError, ValueError):
+                    return self._board or {"rows": [], "matches": 0}
+                self._board_key = key
+            return self._board
+
+    def record(self, match_id: str) -> dict[str, Any] | None:
+        """One stored match's full record (a finished match: its hands are history), or None."""
+        if match_id not in self.snapshot().by_id:
+            return None
+        try:
+            with Store.open_readonly(self.path) as store:
+                return store.record(match_id)
+        except (StoreError, KeyError):
+            return None
+
+
+def row_json(row: MatchRow, mine: set[str] | None = None) -> dict[str, Any]:
+    """A match row for the API: seats, scores and ranks; the faults only of the seats in ``mine`` (the viewer's)."""
+    data = {"idx": row.idx, "id": row.id, "agents": list(row.agents), "scores": list(row.scores),
+            "ranks": list(row.ranks), "wall_seconds": row.wall_seconds}
+    if mine is not None:
+        data["faults"] = [dict(fault) for fault in row.faults if row.agents[int(fault["seat"])] in mine]
+    return data

@@ -1,0 +1,108 @@
+"""Run a competition: load its config, start the checker and the player as child processes, serve the app.
+
+The workers are separate processes (``python -m arena.serve.worker``) so that matches and checks never
+hold up a page, and each holds a lock file so that two of a kind never run at once (a worker of a killed
+server, until it notices, and the new server's).  A worker asks the kernel to stop it when the server
+goes (``PR_SET_PDEATHSIG``), however the server ends, ``kill -9`` included; everything it does is
+recorded as it goes (arena.serve.db, the ladder's store), so the next start resumes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import signal
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.ladder.config import LadderConfig, ladder_from_dict
+from arena.plugins import load_registry
+from arena.serve.config import ServeSettings, split_config
+from arena.tournament.config import ConfigError
+
+SANDBOXED = "sandboxed"
+
+
+@dataclass(frozen=True, slots=True)
+class Competition:
+    """A loaded serve config: the ladder and the ``[serve]`` settings."""
+
+    ladder: LadderConfig  # every seat sandboxed
+    settings: ServeSettings
+
+
+def load_competition(path: Path) -> Competition:
+    """Read and validate a serve config; ``ConfigError`` (one line per problem) otherwise.
+
+    Every seat of a served competition runs in the full sandbox, the built-in anchors included, so that
+    no entry gains from running in-process: a config asking for another isolation is refused.
+    """
+    data, settings = split_config(path)
+    isolation = data.setdefault("isolation", SANDBOXED)
+    problems = []
+    if isolation != SANDBOXED:
+        problems.append(f"{path}: isolation: a served competition runs every seat sandboxed (the anchors too); "
+                        f"remove isolation = {isolation!r} or set it to \"sandboxed\"")
+    for agent in data.get("agents", ()) if isinstance(data.get("agents"), list) else ():
+        if isinstance(agent, dict) and agent.get("isolation", SANDBOXED) != SANDBOXED:
+            problems.append(f"{path}: agents: {agent.get('name')!r} asks for isolation {agent['isolation']!r}; a "
+                            "served competition runs every seat sandboxed")
+    if problems:
+        raise ConfigError(problems)
+    loaded = load_registry(plugins_dir=None).registry
+    ladder = ladder_from_dict(data, {name: game.info for name, game in loaded.games.items()},
+                              {name: set(spec.games) for name, spec in loaded.agents.items()}, source=str(path),
+                              agent_options={name: spec.options for name, spec in loaded.agents.items()})
+    if settings.batch_matches == 0:
+        settings = dataclasses.replace(settings, batch_matches=ladder.seats * ladder.settings.batch_blocks)
+    return Competition(ladder=ladder, settings=settings)
+
+
+def sandbox_problem() -> str | None:
+    """Why uploads cannot be played here (no full sandbox), or None."""
+    from arena.referee.confinement import sandbox_level
+
+    level = sandbox_level()
+    if level == "full":
+        return None
+    return (f"'arena serve' needs the full sandbox for uploads, and this machine offers {level!r}; "
+            "'arena doctor' says what is missing")
+
+
+def start_worker(kind: str, config: Path, extra: list[str]) -> subprocess.Popen[bytes]:
+    """Start worker ``kind`` ("checker" or "player") for the competition of ``config``."""
+    return subprocess.Popen([sys.executable, "-m", "arena.serve.worker", kind, str(config), str(os.getpid()),
+                             *extra])
+
+
+def serve(config: Path, competition: Competition, host: str, port: int, extra: list[str]) -> int:
+    """Start both workers, serve the app until stopped, then stop the workers."""
+    import uvicorn
+
+    from arena.serve.app import AppSettings, create_app
+    from arena.serve.auth import load_secret
+    from arena.serve.storage import remove_partial
+
+    settings = competition.settings
+    secret = load_secret(settings.folder)
+    remove_partial(settings.folder)
+    app = create_app(AppSettings(folder=settings.folder, ladder=competition.ladder.name,
+                                 game=competition.ladder.tournament.game, limits=settings.limits, secret=secret))
+    workers = [start_worker(kind, config, extra) for kind in ("checker", "player")]
+    try:
+        # proxy_headers: behind a TLS-terminating proxy on this machine, the scheme (Secure cookies) and
+        # the client's address (the rate limit) come from its X-Forwarded-* headers (docs/serve.md).
+        uvicorn.run(app, host=host, port=port, log_level="warning", proxy_headers=True,
+                    forwarded_allow_ips="127.0.0.1", server_header=False)
+    finally:
+        for worker in workers:
+            if worker.poll() is None:
+                worker.send_signal(signal.SIGTERM)
+        for worker in workers:
+            try:
+                worker.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                worker.kill()
+    return 0
