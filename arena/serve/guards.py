@@ -64,27 +64,31 @@ class BodyLimit:
                     await _refuse(send, 413, detail)
                     return
         seen = 0
-        started = False
+        started = tripped = False
 
         async def counted() -> Message:
-            nonlocal seen
+            nonlocal seen, tripped
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > self.limit:
+                    tripped = True
                     raise _TooLarge
             return message
 
         async def watched(message: Message) -> None:
             nonlocal started
+            if tripped:  # the app turned the stopped read into an answer of its own (a 400): say why instead
+                return
             started = started or message["type"] == "http.response.start"
             await send(message)
 
         try:
             await self.app(scope, counted, watched)
         except _TooLarge:
-            if not started:
-                await _refuse(send, 413, detail)
+            pass
+        if tripped and not started:
+            await _refuse(send, 413, detail)
 
 
 class RateLimit:

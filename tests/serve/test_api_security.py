@@ -1,0 +1,197 @@
+"""The JSON API over real HTTP, as a participant would drive it, and every cross-participant access refused."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import tarfile
+import zipfile
+
+import httpx
+import pytest
+from serve_helpers import Live, agent_source, zip_of
+
+
+@pytest.fixture(scope="module")
+def live(serve_app) -> Live:
+    return serve_app()
+
+
+def upload(client: httpx.Client, name: str, data: bytes) -> httpx.Response:
+    return client.post("/api/uploads", files={"file": (name, data)})
+
+
+def test_an_upload_is_stored_queued_and_readable_by_its_owner_only(live: Live) -> None:
+    with live.client("alice") as alice, live.client("bob") as bob:
+        response = upload(alice, "mine.py", agent_source())
+        assert response.status_code == 202, response.text
+        sent = response.json()
+        assert sent["state"] == "queued" and sent["user"] == "alice" and sent["filename"] == "mine.py"
+        assert alice.get(f"/api/uploads/{sent['id']}").json()["sha256"] == sent["sha256"]
+        assert alice.get(f"/api/uploads/{sent['id']}/file").content == agent_source()
+        assert [item["id"] for item in alice.get("/api/me").json()["uploads"]] == [sent["id"]]
+        # Another participant: not found (which says nothing of whether it exists), for the upload, its report
+        # and its file alike; and it is not in their list.
+        for path in (f"/api/uploads/{sent['id']}", f"/api/uploads/{sent['id']}/file"):
+            refused = bob.get(path)
+            assert refused.status_code == 404 and "no upload" in refused.json()["detail"]
+        assert bob.get("/api/uploads").json() == []
+
+
+@pytest.mark.parametrize("headers", [
+    {},
+    {"Authorization": "Bearer alice.not-the-token"},
+    {"Authorization": "Bearer bob"},
+    {"Authorization": "Basic YWxpY2U6eA=="},
+    {"Authorization": "Bearer " + "a" * 5000},
+], ids=["none", "forged", "malformed", "other-scheme", "huge"])
+def test_missing_forged_and_malformed_tokens_are_refused(live: Live, headers: dict[str, str]) -> None:
+    with live.client(**headers) as client:
+        for response in (client.get("/api/me"), upload(client, "mine.py", agent_source())):
+            assert response.status_code == 401
+            assert "a valid token is needed" in response.json()["detail"]
+            assert response.headers["www-authenticate"] == "Bearer"
+
+
+def test_a_revoked_token_is_refused(live: Live) -> None:
+    with live.client("carol") as carol:
+        assert carol.get("/api/me").status_code == 401
+
+
+def test_an_oversized_upload_is_refused_before_it_is_read(live: Live) -> None:
+    big = b"#" * 100_000  # the limit is 20,000 bytes
+    with live.client("alice") as alice:
+        response = upload(alice, "big.py", big)
+        assert response.status_code == 413 and "larger than" in response.json()["detail"]
+
+        def chunks():  # a well-formed start, then no end and no Content-Length: counted as it arrives
+            yield b'--b\r\nContent-Disposition: form-data; name="file"; filename="x.py"\r\n\r\n'
+            for _ in range(50):
+                yield b"x" * 4096
+
+        streamed = alice.post("/api/uploads", content=chunks(),
+                              headers={"content-type": "multipart/form-data; boundary=b"})
+        assert streamed.status_code == 413
+    assert all(path.stat().st_size <= 20_000 for path in live.folder.glob("blobs/*"))
+
+
+def tar_gz(members: list[tarfile.TarInfo], data: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        for info in members:
+            archive.addfile(info, io.BytesIO(data[info.name]) if info.name in data else None)
+    return buffer.getvalue()
+
+
+def _link(name: str, target: str) -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.type = tarfile.SYMTYPE
+    info.linkname = target
+    return info
+
+
+def _file(name: str, size: int) -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.size = size
+    return info
+
+
+def _zip_link() -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("pkg/__init__.py", "x = 1\n")
+        info = zipfile.ZipInfo("pkg/secret")
+        info.external_attr = (0o120777 << 16)  # a symbolic link, by its Unix mode
+        archive.writestr(info, "/etc/passwd")
+    return buffer.getvalue()
+
+
+def _bomb() -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("pkg/__init__.py", "x = 1\n")
+        archive.writestr("pkg/zeros.bin", b"\0" * 5_000_000)  # 5 MB of zeros: about 5 KB compressed
+    return buffer.getvalue()
+
+
+def _lying_bomb() -> bytes:
+    """A zip whose central directory claims a tiny size for a member that inflates to megabytes."""
+    data = bytearray(_bomb())
+    # Rewrite the declared uncompressed size (central directory and local header) of the zeros member.
+    archive = zipfile.ZipFile(io.BytesIO(bytes(data)))
+    info = archive.getinfo("pkg/zeros.bin")
+    real = info.file_size.to_bytes(4, "little")
+    data = bytearray(bytes(data).replace(real, (10).to_bytes(4, "little")))
+    return bytes(data)
+
+
+@pytest.mark.parametrize(("name", "data", "message"), [
+    ("up.zip", zip_of({"../evil.py": b"x", "pkg/__init__.py": b""}), "leaves the upload's folder"),
+    ("up.zip", zip_of({"pkg/../../evil.py": b"x", "pkg/__init__.py": b""}), "leaves the upload's folder"),
+    ("up.zip", zip_of({"/etc/evil.py": b"x", "pkg/__init__.py": b""}), "absolute path"),
+    ("up.zip", zip_of({"pkg\\..\\evil.py": b"x"}), "backslash"),
+    ("up.zip", _zip_link(), "links and special files are refused"),
+    ("up.zip", _bomb(), "unpacks to 5000"),
+    ("up.zip", _lying_bomb(), "cannot be read: Bad CRC-32"),  # read only as far as declared, then refused
+    ("up.tar.gz", tar_gz([_file("pkg/__init__.py", 1), _link("pkg/link", "/etc/passwd")], {"pkg/__init__.py": b"x"}),
+     "links and special files are refused"),
+    ("up.tar.gz", gzip.compress(b"\0" * 3_000_000), "unpacks to more than 200000 bytes"),
+    ("up.tar.gz", tar_gz([_file("../../x.py", 1)], {"../../x.py": b"x"}), "leaves the upload's folder"),
+    ("up.zip", zip_of({f"pkg/m{i}.py": b"" for i in range(30)}), "the limit is 20 files"),
+    ("up.zip", zip_of({"a/__init__.py": b"", "b/__init__.py": b""}), "exactly one package folder"),
+    ("up.zip", zip_of({"pkg/__init__.py": b"", "pkg/fast.c": b"int x;"}), "needs a build"),
+    ("up.exe", b"MZ", "not an accepted upload"),
+    ("up.zip", b"not a zip", "not a readable zip archive"),
+], ids=["dotdot", "inner-dotdot", "absolute", "backslash", "zip-link", "zip-bomb", "lying-zip-bomb", "tar-link",
+        "gzip-bomb", "tar-dotdot", "too-many-files", "two-packages", "needs-build", "wrong-kind", "damaged"])
+def test_hostile_archives_are_refused_before_anything_is_unpacked(live: Live, name: str, data: bytes,
+                                                                   message: str) -> None:
+    with live.client("bob") as bob:
+        before = len(bob.get("/api/uploads").json())
+        response = upload(bob, name, data)
+        assert response.status_code == 400, response.text
+        assert message in response.json()["detail"]
+        assert len(bob.get("/api/uploads").json()) == before  # nothing recorded
+    assert not (live.folder / "work").exists()  # nothing unpacked
+
+
+def test_a_wheel_and_a_source_archive_of_one_package_are_accepted(live: Live) -> None:
+    wheel = zip_of({"mine/__init__.py": agent_source("wheelie"), "mine-1.0.dist-info/METADATA": b"Name: mine\n"})
+    sdist = tar_gz([_file("mine-1.0/src/mine/__init__.py", len(agent_source("tarry"))), _file("mine-1.0/PKG-INFO", 1)],
+                   {"mine-1.0/src/mine/__init__.py": agent_source("tarry"), "mine-1.0/PKG-INFO": b"x"})
+    with live.client("bob") as bob:
+        assert upload(bob, "mine-1.0-py3-none-any.whl", wheel).json()["kind"] == "wheel"
+        assert upload(bob, "mine-1.0.tar.gz", sdist).json()["kind"] == "tar"
+
+
+def test_every_answer_carries_the_content_security_policy_and_bad_requests_get_a_clear_status(live: Live) -> None:
+    with live.client("alice") as alice:
+        for response in (alice.get("/"), alice.get("/api/me"), alice.get("/api/uploads/abc"),
+                         alice.get("/api/uploads/999999"), alice.get("/nowhere")):
+            assert "script-src 'self'" in response.headers["content-security-policy"]
+            assert "unsafe-inline" not in response.headers["content-security-policy"]
+            assert response.headers["x-content-type-options"] == "nosniff"
+        assert alice.get("/api/uploads/abc").status_code == 422
+        assert alice.get("/api/matches?limit=100000").status_code == 400
+        assert "Traceback" not in alice.get("/api/uploads/abc").text
+
+
+@pytest.mark.parametrize("path", ["/site/results.sqlite", "/site/../serve.sqlite", "/site/%2e%2e/serve.sqlite",
+                                  "/site/..%2fserve.sqlite", "/site/.secret", "/site/../secret.key",
+                                  "/site/data/../../../secret.key"])
+def test_the_site_serves_no_store_secret_or_file_outside_it(live: Live, path: str) -> None:
+    site = live.folder / "leaderboards" / "serve-test"
+    site.mkdir(parents=True, exist_ok=True)
+    (site / "results.sqlite").write_bytes(b"SQLite format 3\0")
+    (site / "index.html").write_text("<p>ok</p>")
+    with httpx.Client(base_url=live.url) as client:
+        response = client.get(path)
+        assert response.status_code == 404
+        assert b"SQLite" not in response.content
+        assert client.get("/site/index.html").text == "<p>ok</p>"
+
+
+def test_the_api_schema_documents_the_upload(live: Live) -> None:
+    with httpx.Client(base_url=live.url) as client:
+        schema = client.get("/api/openapi.json").json()
+    assert "/api/uploads" in schema["paths"] and "post" in schema["paths"]["/api/uploads"]

@@ -1,0 +1,105 @@
+"""The pages (login, the participant's own page, CSRF, escaping) and the limits on each participant."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import httpx
+import pytest
+from serve_helpers import Live, agent_source
+
+
+@contextmanager
+def login(live: Live, user: str) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=live.url, timeout=30) as client:
+        response = client.post("/login", data={"token": live.tokens[user]})
+        assert response.status_code == 303 and response.headers["location"] == "/me"
+        yield client
+
+
+def csrf_of(page: str) -> str:
+    found = re.search(r'name="csrf" value="([0-9a-f]+)"', page)
+    assert found, "no CSRF field on the page"
+    return found.group(1)
+
+
+@pytest.fixture(scope="module")
+def live(serve_app) -> Live:
+    return serve_app()
+
+
+def test_login_sets_an_httponly_samesite_cookie_and_a_bad_token_is_refused(live: Live) -> None:
+    with httpx.Client(base_url=live.url) as client:
+        response = client.post("/login", data={"token": live.tokens["alice"]})
+        cookie = response.headers["set-cookie"].lower()
+        assert "httponly" in cookie and "samesite=strict" in cookie
+        assert "secure" not in cookie  # plain HTTP here; behind a TLS proxy the scheme turns it on
+        refused = client.post("/login", data={"token": live.tokens["alice"] + "x"})
+        assert refused.status_code == 401 and "not valid" in refused.text
+        assert client.post("/login", data={"token": live.tokens["carol"]}).status_code == 401
+
+
+def test_a_form_upload_needs_the_session_csrf_value(live: Live) -> None:
+    with login(live, "alice") as alice:
+        page = alice.get("/me").text
+        files = {"file": ("mine.py", agent_source())}
+        forged = alice.post("/me/uploads", files=files, data={"csrf": "0" * 64})
+        assert forged.status_code == 403 and "another site" in forged.json()["detail"]
+        missing = alice.post("/me/uploads", files=files)
+        assert missing.status_code == 403
+        with login(live, "bob") as bob:  # bob's own CSRF value does not work in alice's session, nor hers in his
+            bobs = csrf_of(bob.get("/me").text)
+            assert alice.post("/me/uploads", files=files, data={"csrf": bobs}).status_code == 403
+        sent = alice.post("/me/uploads", files=files, data={"csrf": csrf_of(page)})
+        assert sent.status_code == 303
+        assert "mine.py" in alice.get("/me").text
+
+
+def test_what_a_participant_wrote_is_escaped_and_another_participants_report_is_not_found(live: Live) -> None:
+    hostile = '<img src=x onerror=alert(1)>".py'
+    with live.client("bob") as bob_api:
+        sent = bob_api.post("/api/uploads", files={"file": (hostile, agent_source())}).json()
+    with login(live, "bob") as bob:
+        page = bob.get("/me").text
+        assert "<img" not in page
+        assert "&lt;img src=x onerror=alert(1)&gt;%22.py" in page  # httpx sends the quote as %22
+        assert "<img" not in bob.get(f"/me/uploads/{sent['id']}").text
+    with login(live, "alice") as alice:
+        assert alice.get(f"/me/uploads/{sent['id']}").status_code == 404
+        assert hostile not in alice.get("/me").text
+
+
+def test_uploads_per_hour_are_limited(serve_app) -> None:
+    live = serve_app(uploads_per_hour=2)
+    with live.client("alice") as alice:
+        codes = [alice.post("/api/uploads", files={"file": (f"m{i}.py", agent_source(f"m{i}"))}).status_code
+                 for i in range(3)]
+        assert codes == [202, 202, 429]
+        assert "2 uploads an hour" in alice.post("/api/uploads", files={"file": ("m.py", b"x")}).json()["detail"]
+    with live.client("bob") as bob:  # per participant
+        assert bob.post("/api/uploads", files={"file": ("b.py", agent_source("b"))}).status_code == 202
+
+
+def test_the_queue_and_the_stored_bytes_are_bounded_per_participant(serve_app) -> None:
+    live = serve_app(queued=1, stored_bytes=1500)
+    with live.client("alice") as alice:
+        assert alice.post("/api/uploads", files={"file": ("a.py", agent_source("a"))}).status_code == 202
+        second = alice.post("/api/uploads", files={"file": ("b.py", agent_source("b"))})
+        assert second.status_code == 429 and "waiting for their check" in second.json()["detail"]
+    with live.client("bob") as bob:
+        big = agent_source("c") + b"#" * 1200
+        refused = bob.post("/api/uploads", files={"file": ("c.py", big)})
+        assert refused.status_code == 413 and "more than 1500 bytes" in refused.json()["detail"]
+
+
+def test_too_many_requests_from_one_address_get_429_with_retry_after(serve_app) -> None:
+    live = serve_app(requests_per_second=2.0)
+    with httpx.Client(base_url=live.url) as client:
+        codes = [client.get("/api/leaderboard").status_code for _ in range(10)]
+        assert codes[:4] == [200] * 4  # a burst of twice the rate
+        assert 429 in codes
+        refused = client.get("/api/leaderboard")
+        assert refused.status_code == 429 and int(refused.headers["retry-after"]) >= 1
+        assert "too many requests" in refused.json()["detail"]
