@@ -1,0 +1,181 @@
+"""A whole competition as an organiser and participants run it: ``arena serve`` in its own process, participants
+added from the command line, agents submitted with ``arena submit``, checked in the sandbox, played by the
+ladder; then ``kill -9`` of the server and a restart that loses nothing; and the pages in headless Chromium.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from serve_helpers import agent_source, free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+BROKEN = b'''
+from arena import hookimpl
+from arena.agent import Agent, AgentSpec
+
+
+class Broken(Agent):
+    def act(self, observation):
+        raise RuntimeError("no idea")
+
+
+@hookimpl
+def arena_register_agents(register):
+    register(AgentSpec(name="broken", games=("lovat",), factory=Broken, description="raises", version="1.0"))
+'''
+
+
+def arena(*args: str, env: dict[str, str] | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True, timeout=timeout,
+                          env=env, cwd=ROOT)
+
+
+@dataclass
+class Served:
+    """A competition served by ``arena serve`` in its own process."""
+
+    config: Path
+    folder: Path
+    port: int
+    tokens: dict[str, str]
+    process: subprocess.Popen[str] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        self.process = subprocess.Popen([sys.executable, "-m", "arena", "serve", str(self.config), "--port",
+                                         str(self.port)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                        text=True)
+        deadline = time.monotonic() + 60
+        while True:
+            assert self.process.poll() is None, self.process.communicate()
+            try:
+                if httpx.get(f"{self.url}/api/leaderboard", timeout=2).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline, "arena serve did not answer within 60 s"
+            time.sleep(0.2)
+
+    def api(self, user: str, path: str) -> Any:
+        response = httpx.get(self.url + path, headers={"Authorization": f"Bearer {self.tokens[user]}"}, timeout=30)
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    def wait(self, check: Callable[[], Any], what: str, timeout: float = 180) -> Any:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            value = check()
+            if value:
+                return value
+            time.sleep(0.5)
+        raise AssertionError(f"not within {timeout} s: {what}")
+
+
+def workers_of(config: Path) -> list[int]:
+    """The worker processes serving ``config`` (read from /proc: this test's own)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                words = (entry / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"arena.serve.worker" in words and str(config).encode() in words:
+                found.append(int(entry.name))
+    return found
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    base = tmp_path_factory.mktemp("served")
+    text = (ROOT / "configs" / "serve-lovat.toml").read_text()
+    text = text.replace('folder = "../competitions/serve-lovat"', 'folder = "competition"')
+    text = text.replace("check_matches = 2", "check_matches = 1").replace("batch_blocks = 2", "batch_blocks = 1")
+    config = base / "serve.toml"
+    config.write_text(text)
+    tokens = {}
+    for name in ("alice", "bob"):
+        added = arena("serve", "users", "add", name, "--config", str(config), "--json")
+        assert added.returncode == 0, added.stderr
+        tokens[name] = json.loads(added.stdout)["token"]
+    served = Served(config=config, folder=base / "competition", port=free_port(), tokens=tokens)
+    served.start()
+    yield served
+    if served.process is not None and served.process.poll() is None:
+        served.process.send_signal(signal.SIGTERM)
+        served.process.wait(timeout=60)
+
+
+@pytest.mark.slow
+def test_submit_check_play_then_kill_9_and_restart_lose_nothing(served: Served, tmp_path: Path) -> None:
+    listed = arena("serve", "users", "list", "--config", str(served.config))
+    assert "alice\tactive" in listed.stdout and served.tokens["alice"] not in listed.stdout
+    assert served.tokens["alice"].encode() not in (served.folder / "serve.sqlite").read_bytes()
+
+    mine, broken = tmp_path / "mine.py", tmp_path / "broken.py"
+    mine.write_bytes(agent_source())
+    broken.write_bytes(BROKEN)
+    alice_env = dict(os.environ, ARENA_TOKEN=served.tokens["alice"])
+    bob_file = tmp_path / "bob-token"
+    bob_file.write_text(served.tokens["bob"] + "\n")
+    no_token = arena("submit", served.url, str(mine), env={k: v for k, v in os.environ.items() if k != "ARENA_TOKEN"})
+    assert no_token.returncode == 2 and "no token: set $ARENA_TOKEN or pass --token-file" in no_token.stderr
+
+    accepted = arena("submit", served.url, str(mine), "--wait", env=alice_env)
+    assert accepted.returncode == 0, accepted.stderr
+    assert "accepted: passed" in accepted.stdout
+    rejected = arena("submit", served.url, str(broken), "--wait", "--token-file", str(bob_file))
+    assert rejected.returncode == 1
+    assert "rejected: failed its check: exception at move 0" in rejected.stdout
+    assert "raised RuntimeError: no idea" in rejected.stdout
+
+    # The accepted agent joins the ladder and plays; its owner sees its matches, with its own faults only.
+    mine_matches = served.wait(lambda: served.api("alice", "/api/my/matches")["total"], "alice's first match")
+    assert mine_matches > 0
+    upload = served.api("alice", "/api/uploads")[0]
+    assert upload["entry"] == "alice.mine.v1" and "mine 1.0 on lovat (sandboxed" in upload["report"]
+    board = served.wait(lambda: [row for row in httpx.get(served.url + "/api/leaderboard").json()["rows"]
+                                 if row["agent"] == "alice.mine.v1"], "alice's agent on the leaderboard")
+    assert board[0]["games"] > 0
+    bob_view = httpx.get(f"{served.url}/api/uploads/{upload['id']}",
+                         headers={"Authorization": f"Bearer {served.tokens['bob']}"})
+    assert bob_view.status_code == 404
+
+    # kill -9 of the server: its workers go with it; a restart keeps every upload and every stored match, and
+    # the ladder goes on.
+    before_uploads = {user: served.api(user, "/api/uploads") for user in ("alice", "bob")}
+    assert served.process is not None
+    served.process.kill()
+    served.process.wait()
+    served.wait(lambda: not workers_of(served.config), "the workers to stop with their server", timeout=60)
+    stored = len(_stored_ids(served.folder))
+    served.start()
+    after = {user: served.api(user, "/api/uploads") for user in ("alice", "bob")}
+    for user in before_uploads:
+        assert [(u["id"], u["sha256"], u["state"]) for u in after[user]] == \
+            [(u["id"], u["sha256"], u["state"]) for u in before_uploads[user]]
+    assert stored > 0 and len(_stored_ids(served.folder)) >= stored
+    served.wait(lambda: len(_stored_ids(served.folder)) > stored, "the ladder to play on after the restart")
+
+
+def _stored_ids(folder: Path) -> list[str]:
+    from arena.tournament.store import Store
+
+    with Store.open_readonly(folder / "leaderboards" / "serve-lovat" / "results.sqlite") as store:
+        return [row.id for row in store.rows()]
