@@ -223,6 +223,11 @@ def create_app(settings: AppSettings) -> FastAPI:
             raise HTTPException(404, f"no stored match {match_id[:100]!r}")
         return record
 
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon() -> Response:
+        """No icon (and no 404 in every browser's console)."""
+        return Response(status_code=204)
+
     @app.get("/site/{path:path}")
     def site(path: str) -> Response:
         """The ladder's site (leaderboard, matches, viewer), rewritten by the player after every run."""

@@ -18,7 +18,6 @@ from typing import Any
 
 import httpx
 import pytest
-
 from serve_helpers import agent_source, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -179,3 +178,40 @@ def _stored_ids(folder: Path) -> list[str]:
 
     with Store.open_readonly(folder / "leaderboards" / "serve-lovat" / "results.sqlite") as store:
         return [row.id for row in store.rows()]
+
+
+@pytest.mark.slow
+def test_a_participant_in_a_browser_logs_in_uploads_sees_it_play_and_opens_a_match(served: Served, devtools: Any,
+                                                                                    tmp_path: Path) -> None:
+    page = devtools
+    agent = tmp_path / "clicker.py"
+    agent.write_bytes(agent_source("clicker"))
+    page.open(served.url + "/")
+    page.evaluate(f"document.querySelector('input[name=token]').value = {json.dumps(served.tokens['alice'])}")
+    page.follow("form[action='/login'] button")
+    assert page.wait_for("location.pathname") == "/me"
+    root = page.call("DOM.getDocument")["root"]["nodeId"]
+    node = page.call("DOM.querySelector", {"nodeId": root, "selector": "#upload-form input[type=file]"})["nodeId"]
+    page.call("DOM.setFileInputFiles", {"nodeId": node, "files": [str(agent)]})
+    page.follow("#upload-form button")
+
+    def state() -> str | None:
+        page.open(served.url + "/me")
+        cells = page.evaluate("[...document.querySelectorAll('#uploads tbody tr')].map(r => r.textContent)")
+        row = next((text for text in cells if "clicker.py" in text), "")
+        return "accepted" if "accepted" in row and "alice.clicker.v1" in row else None
+
+    served.wait(state, "the browser's upload to be accepted and join the ladder")
+
+    def on_board() -> bool:
+        page.open(served.url + "/")
+        return bool(page.evaluate("[...document.querySelectorAll('#leaderboard a')]"
+                                  ".some(a => a.textContent === 'alice.clicker.v1')"))
+
+    served.wait(on_board, "the browser's agent on the leaderboard")
+    page.follow("#leaderboard a[href='/agents/alice.clicker.v1']")
+    page.follow("#agent-matches tbody a")
+    page.wait_for("location.pathname === '/site/match.html' && document.querySelectorAll('#match-log li').length")
+    seats = page.evaluate("document.body.textContent")
+    assert "alice.clicker.v1" in seats
+    assert page.errors == []  # the site's script runs under the Content-Security-Policy, and nothing is refused
