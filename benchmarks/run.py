@@ -16,7 +16,9 @@ notification and per match beside the same agent in-process, and a sandboxed mat
 ``fidelity`` (coverage and calibration of every rating method on simulated
 fields; writes its tables into docs/ratings.md), ``site`` (build time and size
 of a tournament's site for 10^5 matches), ``cli`` (start-up of ``arena --help``, ``agents``, ``games``,
-``doctor``).  Each
+``doctor``), ``serve`` (a served competition:
+pages a second, upload to first rated match, matches per hour beside
+``arena ladder run``; needs ``pip install -e '.[serve]'``).  Each
 script also runs alone (``python benchmarks/engine.py --quick``).  Every
 figure is a median over repeated runs; a ratio compares two figures measured
 in the same process.
@@ -36,7 +38,7 @@ else:
     from benchmarks import common
 
 SECTIONS: tuple[str, ...] = ("engine", "peers", "env", "tournament", "ratings", "sandbox", "protocol", "fidelity",
-                             "site", "cli")
+                             "site", "cli", "serve")
 """Every section, in the order they print (and run, but for ``RUN_FIRST``)."""
 
 RUN_FIRST: frozenset[str] = frozenset({"sandbox"})

@@ -195,3 +195,33 @@ def test_the_api_schema_documents_the_upload(live: Live) -> None:
     with httpx.Client(base_url=live.url) as client:
         schema = client.get("/api/openapi.json").json()
     assert "/api/uploads" in schema["paths"] and "post" in schema["paths"]["/api/uploads"]
+
+
+def test_twenty_concurrent_uploads_and_page_views_lose_nothing_and_half_write_nothing(serve_app) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    live = serve_app()
+    sources = {f"agent{i}.py": agent_source(f"agent{i}") for i in range(20)}
+
+    def send(name: str) -> int:
+        with live.client("alice" if int(name[5:-3]) % 2 else "bob") as client:
+            return int(client.post("/api/uploads", files={"file": (name, sources[name])}).json()["id"])
+
+    def view(_: int) -> int:
+        with httpx.Client(base_url=live.url) as client:
+            return client.get("/").status_code + client.get("/api/leaderboard").status_code
+
+    with ThreadPoolExecutor(max_workers=24) as pool:
+        views = pool.map(view, range(40))
+        ids = list(pool.map(send, sources))
+        assert set(views) == {400}  # 200 + 200: every page answered
+    assert len(set(ids)) == 20
+    from arena.serve.db import ServeDB
+    from arena.serve.storage import blob_path
+
+    with ServeDB(live.folder) as db:
+        stored = db.uploads()
+    assert sorted(upload.filename for upload in stored) == sorted(sources)
+    for upload in stored:  # each recorded upload has its whole file, under its hash
+        assert blob_path(live.folder, upload.sha256).read_bytes() == sources[upload.filename]
+    assert not list(live.folder.glob("blobs/.*"))  # no temporary file left
