@@ -156,6 +156,14 @@ def test_cli_prints_each_command_beside_its_target() -> None:
     assert "target < 0.3 s" in rows["arena --help"][3] and "target < 1 s" in rows["arena agents"][3]
 
 
+@pytest.mark.slow
+def test_serve_prints_pages_uploads_and_matches_per_hour() -> None:
+    rows = table(run("benchmarks/serve.py", "--quick", timeout=600))
+    expect(rows, ["upload to its first rated match", "leaderboard page (/) while the ladder plays",
+                  "match page (match.html + its record) while the ladder plays", "matches per hour, served"])
+    assert "of 'arena ladder run'" in rows["matches per hour, served"][3]
+
+
 def test_one_command_runs_the_chosen_sections() -> None:
     output = run("-m", "benchmarks", "--quick", "--only", "engine")
     rows = table(output)
@@ -173,7 +181,12 @@ def test_protocol_prints_each_seat_kind_per_decision_and_matches_per_second(tmp_
     assert rows["per decision, trivial agent: protocol, C"][3].endswith("sandboxed Python")
 
 
+<<<<<<< HEAD
 @pytest.mark.parametrize("script", ["engine", "peers", "env", "tournament", "ratings", "sandbox", "protocol", "fidelity",
                                     "site", "cli", "run"])
+=======
+@pytest.mark.parametrize("script", ["engine", "peers", "env", "tournament", "ratings", "protocol", "fidelity", "site",
+                                    "serve", "run"])
+>>>>>>> f662c3c (Tests of arena serve users, the serve config's checks, the refusal without the full sandbox, arena submit's token sources; the serve benchmark's smoke test)
 def test_every_script_explains_itself(script: str) -> None:
     assert "--quick" in run(f"benchmarks/{script}.py", "--help")

@@ -1,0 +1,103 @@
+"""``arena serve users``, ``arena serve``'s config checks and ``arena submit``'s token handling: one-line errors
+with the right exit status, tokens shown once and stored only hashed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from arena.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def config_file(tmp_path: Path, extra: str = "", replace: tuple[str, str] = ("", "")) -> Path:
+    text = (ROOT / "configs" / "serve-lovat.toml").read_text()
+    text = text.replace('folder = "../competitions/serve-lovat"', 'folder = "competition"')
+    text = text.replace(*replace) + extra
+    path = tmp_path / "serve.toml"
+    path.write_text(text)
+    return path
+
+
+def test_users_add_list_revoke(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = str(config_file(tmp_path))
+    assert main(["serve", "users", "add", "alice", "--config", config, "--json"]) == 0
+    token = json.loads(capsys.readouterr().out)["token"]
+    assert token.startswith("alice.") and len(token) > 40
+    assert token.encode() not in (tmp_path / "competition" / "serve.sqlite").read_bytes()
+    assert main(["serve", "users", "add", "alice", "--config", config]) == 1
+    assert "participant 'alice' exists already" in capsys.readouterr().err
+    assert main(["serve", "users", "list", "--config", config]) == 0
+    listed = capsys.readouterr().out
+    assert listed.startswith("alice\tactive") and token not in listed
+    assert main(["serve", "users", "revoke", "alice", "--config", config]) == 0
+    assert main(["serve", "users", "revoke", "alice", "--config", config]) == 1
+    assert "no participant 'alice' with a live token" in capsys.readouterr().err
+    assert main(["serve", "users", "list", "--config", config]) == 0
+    assert "alice\trevoked" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("words", "message"), [
+    (["add"], "usage: arena serve users add NAME"),
+    (["remove", "x"], "usage: arena serve users add NAME"),
+    (["add", "Alice"], "participant name 'Alice': expected lower-case letters"),
+    (["add", "a" * 40], "at most 32 characters"),
+])
+def test_users_mistakes_are_one_line_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                 words: list[str], message: str) -> None:
+    assert main(["serve", "users", *words, "--config", str(config_file(tmp_path))]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (("[serve]\n", "[serve]\ncolour = 1\n"), "[serve]: unknown key 'colour'"),
+    (("upload_bytes = 1000000", "upload_bytes = -5"), "upload_bytes: expected a whole number from 1000 to"),
+    (("queued = 3", "queued = 2.5"), "queued: expected a whole number"),
+    (("port = 8000", "port = 70000"), "port: expected a whole number from 0 to 65535"),
+    (('isolation = "sandboxed"', 'isolation = "trusted"'), "a served competition runs every seat sandboxed"),
+])
+def test_a_bad_serve_config_is_refused_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                   change: tuple[str, str], message: str) -> None:
+    assert main(["serve", "users", "list", "--config", str(config_file(tmp_path, replace=change))]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+    assert len([line for line in err.splitlines() if line.startswith("arena: error:")]) == 1
+
+
+def test_a_ladder_config_without_a_serve_table_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "users", "list", "--config", str(ROOT / "configs" / "ladder-lovat.toml")]) == 2
+    assert "no [serve] table: a serve config is a ladder config with a [serve] table" in capsys.readouterr().err
+
+
+def test_serve_refuses_to_start_without_the_full_sandbox(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from arena.serve import server
+
+    monkeypatch.setattr(server, "sandbox_problem", lambda: "'arena serve' needs the full sandbox for uploads, and "
+                                                           "this machine offers 'partial'; 'arena doctor' says what")
+    assert main(["serve", str(config_file(tmp_path))]) == 1
+    assert "needs the full sandbox" in capsys.readouterr().err
+    assert not (tmp_path / "competition" / "secret.key").exists()  # nothing started
+
+
+def test_submit_takes_the_token_from_the_environment_or_a_file_only(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    agent = tmp_path / "mine.py"
+    agent.write_text("x = 1\n")
+    monkeypatch.delenv("ARENA_TOKEN", raising=False)
+    assert main(["submit", "http://127.0.0.1:9", str(agent)]) == 2
+    assert "no token: set $ARENA_TOKEN or pass --token-file FILE" in capsys.readouterr().err
+    assert main(["submit", "http://127.0.0.1:9", str(agent), "--token-file", str(tmp_path / "none")]) == 1
+    assert "cannot read the token" in capsys.readouterr().err
+    monkeypatch.setenv("ARENA_TOKEN", "alice.x")
+    assert main(["submit", "http://127.0.0.1:9", str(agent)]) == 1  # nothing listens on port 9
+    err = capsys.readouterr().err
+    assert err.startswith("arena: error: http://127.0.0.1:9:") and "Traceback" not in err
+    # A token on the command line is never taken as one (argparse reads --token as --token-file: a path).
+    monkeypatch.delenv("ARENA_TOKEN")
+    assert main(["submit", "http://127.0.0.1:9", str(agent), "--token", "bob.y"]) == 1
+    assert "cannot read the token" in capsys.readouterr().err
