@@ -1,0 +1,73 @@
+"""The check queue on its own: an upload is unpacked alone, discovered in its sandboxed child and checked; a missing
+library, a name another participant owns and a check cut short are each rejected or requeued with their reason."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from arena.serve.checker import check_one, run_checker
+from arena.serve.config import ServeLimits
+from arena.serve.db import ACCEPTED, CHECKING, QUEUED, REJECTED, ServeDB
+from arena.serve.storage import store_blob
+from serve_helpers import add_user, agent_source, zip_of
+
+LIMITS = {"move_seconds": 1.0, "bank_seconds": 10.0, "startup_seconds": 10.0, "memory_mb": 1024}
+NEEDS_TORCH = b"import torch_that_is_not_here\n" + agent_source("heavy")
+
+
+def queue(folder: Path, user: str, filename: str, data: bytes) -> int:
+    with ServeDB(folder) as db:
+        return db.add_upload(user, filename, "file", store_blob(folder, data), len(data)).id
+
+
+def test_an_upload_needing_a_missing_library_is_rejected_with_the_import_error(tmp_path: Path) -> None:
+    add_user(tmp_path, "alice")
+    upload_id = queue(tmp_path, "alice", "heavy.py", NEEDS_TORCH)
+    with ServeDB(tmp_path) as db:
+        upload = db.upload(upload_id)
+    assert upload is not None
+    state, reason, _report, agent = check_one(tmp_path, upload, "lovat", 3, LIMITS, ServeLimits(check_matches=1))
+    assert state == REJECTED and agent is None
+    assert "No module named 'torch_that_is_not_here'" in reason
+    assert str(tmp_path) not in reason  # the reason names the upload, not the server's folders
+    assert not (tmp_path / "work" / f"check-{upload_id}").exists()  # the unpacked copy is gone
+
+
+def test_a_package_registering_two_agents_is_rejected(tmp_path: Path) -> None:
+    add_user(tmp_path, "alice")
+    two = agent_source("one").replace(
+        b"    register(AgentSpec(",
+        b"    register(AgentSpec(name='two', games=('lorum',), factory=Mine, description='x', version='1'))\n"
+        b"    register(AgentSpec(")
+    data = zip_of({"pkg-1.0.dist-info/METADATA": b"Name: pkg\n", "pkg/__init__.py": two})
+    with ServeDB(tmp_path) as db:
+        upload = db.add_upload("alice", "pkg-1.0-py3-none-any.whl", "wheel", store_blob(tmp_path, data), len(data))
+    state, reason, _report, agent = check_one(tmp_path, upload, "lorum", 4, LIMITS, ServeLimits(check_matches=1))
+    assert (state, agent) == (REJECTED, None)
+    assert reason == "the upload registers 2 agents that play lorum (one, two); register exactly one (a new agent is " \
+                     "a new upload)"
+
+
+@pytest.mark.slow
+def test_the_queue_checks_in_order_refuses_a_taken_agent_name_and_requeues_a_cut_check(tmp_path: Path) -> None:
+    for name in ("alice", "bob"):
+        add_user(tmp_path, name)
+    first = queue(tmp_path, "alice", "mine.py", agent_source("mine"))
+    clash = queue(tmp_path, "bob", "mine.py", agent_source("mine").replace(b'"random"', b'"bob\'s"'))
+    with ServeDB(tmp_path) as db:  # a check a killed checker left half done
+        db.db.execute("UPDATE uploads SET state = ? WHERE id = ?", (CHECKING, first))
+    calls = []
+
+    def stop() -> bool:
+        calls.append(1)
+        with ServeDB(tmp_path) as db:
+            return not db.uploads(state=QUEUED) and not db.uploads(state=CHECKING)
+
+    run_checker(tmp_path, "lovat", 3, LIMITS, ServeLimits(check_matches=1), stop=stop, idle=0.01)
+    with ServeDB(tmp_path) as db:
+        mine, theirs = db.upload(first), db.upload(clash)
+    assert mine is not None and theirs is not None
+    assert (mine.state, mine.agent, mine.version) == (ACCEPTED, "mine", 1)
+    assert theirs.state == REJECTED and "agent name 'mine' belongs to another participant" in (theirs.reason or "")
