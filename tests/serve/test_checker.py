@@ -6,12 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from serve_helpers import add_user, agent_source, zip_of
 
 from arena.serve.checker import check_one, run_checker
 from arena.serve.config import ServeLimits
 from arena.serve.db import ACCEPTED, CHECKING, QUEUED, REJECTED, ServeDB
 from arena.serve.storage import store_blob
-from serve_helpers import add_user, agent_source, zip_of
 
 LIMITS = {"move_seconds": 1.0, "bank_seconds": 10.0, "startup_seconds": 10.0, "memory_mb": 1024}
 NEEDS_TORCH = b"import torch_that_is_not_here\n" + agent_source("heavy")

@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -160,12 +161,35 @@ def test_submit_check_play_then_kill_9_and_restart_lose_nothing(served: Served, 
     # the ladder goes on.
     before_uploads = {user: served.api(user, "/api/uploads") for user in ("alice", "bob")}
     assert served.process is not None
+    sending = threading.Event()
+
+    def slow_body() -> Iterator[bytes]:  # an upload still arriving when the server is killed
+        yield b'--b\r\nContent-Disposition: form-data; name="file"; filename="late.py"\r\n\r\n'
+        sending.set()
+        for _ in range(100):
+            time.sleep(0.1)
+            yield b"# more\n"
+
+    def send_late() -> None:
+        try:
+            httpx.post(served.url + "/api/uploads", content=slow_body(), timeout=60,
+                       headers={"Authorization": f"Bearer {served.tokens['alice']}",
+                                "content-type": "multipart/form-data; boundary=b"})
+        except httpx.HTTPError:
+            pass  # the server went away mid-request
+
+    late = threading.Thread(target=send_late)
+    late.start()
+    assert sending.wait(30)
+    time.sleep(0.3)
     served.process.kill()
     served.process.wait()
     served.wait(lambda: not workers_of(served.config), "the workers to stop with their server", timeout=60)
     stored = len(_stored_ids(served.folder))
+    late.join(timeout=60)
     served.start()
     after = {user: served.api(user, "/api/uploads") for user in ("alice", "bob")}
+    assert not list((served.folder / "blobs").glob(".*"))  # nothing half-written left behind
     for user in before_uploads:
         assert [(u["id"], u["sha256"], u["state"]) for u in after[user]] == \
             [(u["id"], u["sha256"], u["state"]) for u in before_uploads[user]]
