@@ -22,7 +22,7 @@ from pydantic import BaseModel
 from arena.serve import auth
 from arena.serve.archives import UploadError, kind_of, read_upload, safe_filename
 from arena.serve.config import ServeLimits
-from arena.serve.db import ServeDB, Upload, User
+from arena.serve.db import ACCEPTED, ServeDB, Upload, User
 from arena.serve.guards import BodyLimit, RateLimit, SecurityHeaders
 from arena.serve.results import Results, row_json
 from arena.serve.storage import blob_path, store_blob
@@ -65,6 +65,7 @@ class UploadOut(BaseModel):
     entry: str | None
     joined: float | None
     retired: float | None
+    retire_asked: float | None
     report: str | None = None
 
 
@@ -129,6 +130,16 @@ class App:
         digest = store_blob(self.settings.folder, data)
         return db.add_upload(user.name, safe_filename(filename), kind, digest, len(data))
 
+    def retire(self, user: User, upload_id: int) -> Upload:
+        """Ask to retire ``user``'s accepted upload ``upload_id``; 404 for another's, 409 for one not accepted."""
+        upload = self.own_upload(user, upload_id)
+        if upload.state != ACCEPTED:
+            raise HTTPException(409, f"upload {upload_id} is {upload.state}: only an accepted upload plays, and can "
+                                     "be retired")
+        if upload.retired is None:
+            self.db.ask_retire(upload_id)
+        return self.own_upload(user, upload_id)
+
     def entries_of(self, user: User) -> set[str]:
         """The ladder entries of ``user``'s uploads."""
         return {upload.entry for upload in self.db.uploads(user=user.name) if upload.entry is not None}
@@ -189,6 +200,12 @@ def create_app(settings: AppSettings) -> FastAPI:
         found = state.own_upload(user, upload_id)
         return FileResponse(blob_path(settings.folder, found.sha256), media_type="application/octet-stream",
                             filename=found.filename)
+
+    @app.post("/api/uploads/{upload_id}/retire", status_code=202, response_model=UploadOut)
+    def retire(user: ApiUser, upload_id: int) -> UploadOut:
+        """Stop scheduling one of the caller's accepted uploads (its matches and history stay); done between
+        two runs of the ladder."""
+        return out(state.retire(user, upload_id))
 
     @app.get("/api/leaderboard")
     def leaderboard() -> dict[str, Any]:

@@ -47,6 +47,7 @@ CREATE TABLE IF NOT EXISTS uploads (
     entry TEXT,
     joined REAL,
     retired REAL,
+    retire_asked REAL,
     updated REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS uploads_user ON uploads (user, created);
@@ -82,7 +83,8 @@ class Upload:
     version: int | None  # its version among its owner's uploads of that agent (1, 2, ...)
     entry: str | None  # its ladder entry, once it has joined
     joined: float | None  # when it joined the ladder
-    retired: float | None  # when a newer version replaced it
+    retired: float | None  # when it stopped playing (a newer version replaced it, or its owner retired it)
+    retire_asked: float | None  # when its owner asked to retire it
     updated: float  # last change
 
     def to_json(self, owner: bool) -> dict[str, Any]:
@@ -90,7 +92,7 @@ class Upload:
         data = {"id": self.id, "user": self.user, "filename": self.filename, "kind": self.kind,
                 "sha256": self.sha256, "size": self.size, "created": self.created, "state": self.state,
                 "reason": self.reason, "agent": self.agent, "version": self.version, "entry": self.entry,
-                "joined": self.joined, "retired": self.retired}
+                "joined": self.joined, "retired": self.retired, "retire_asked": self.retire_asked}
         if owner:
             data["report"] = self.report
         return data
@@ -163,7 +165,7 @@ class ServeDB:
     # -- uploads -------------------------------------------------------------------------------
 
     _COLUMNS = ("id, user, filename, kind, sha256, size, created, state, reason, report, agent, version, entry, "
-                "joined, retired, updated")
+                "joined, retired, retire_asked, updated")
 
     def add_upload(self, user: str, filename: str, kind: str, sha256: str, size: int) -> Upload:
         """Record an upload (its file already stored) as queued for its check."""
@@ -244,9 +246,10 @@ class ServeDB:
         return None if row is None else str(row[0])
 
     def waiting_to_join(self) -> list[Upload]:
-        """Accepted uploads that have not joined the ladder yet, oldest first."""
+        """Accepted uploads that have not joined the ladder yet (nor been retired by their owner), oldest first."""
         return [Upload(*row) for row in self.db.execute(
-            f"SELECT {self._COLUMNS} FROM uploads WHERE state = ? AND entry IS NULL AND retired IS NULL ORDER BY id",
+            f"SELECT {self._COLUMNS} FROM uploads WHERE state = ? AND entry IS NULL AND retired IS NULL "
+            "AND retire_asked IS NULL ORDER BY id",
             (ACCEPTED,))]
 
     def joined(self, upload_id: int, entry: str) -> None:
@@ -260,6 +263,17 @@ class ServeDB:
         with self.transaction():
             self.db.execute("UPDATE uploads SET retired = ?, updated = ? WHERE id = ?",
                             (time.time(), time.time(), upload_id))
+
+    def ask_retire(self, upload_id: int) -> None:
+        """Record its owner's wish that accepted upload ``upload_id`` play no more (the player retires it)."""
+        with self.transaction():
+            self.db.execute("UPDATE uploads SET retire_asked = ?, updated = ? WHERE id = ? AND retire_asked IS NULL",
+                            (time.time(), time.time(), upload_id))
+
+    def retire_asked(self) -> list[Upload]:
+        """Accepted uploads whose owner asked to retire them and that are not retired yet."""
+        return [Upload(*row) for row in self.db.execute(
+            f"SELECT {self._COLUMNS} FROM uploads WHERE retire_asked IS NOT NULL AND retired IS NULL ORDER BY id")]
 
     def entry_owners(self) -> dict[str, str]:
         """Ladder entry → its owner, for every upload that joined."""

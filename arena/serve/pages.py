@@ -115,6 +115,16 @@ def add_pages(app: FastAPI, state: App) -> None:
             return RedirectResponse("/", status_code=303)
         return render("upload.html", user=user, upload=state.own_upload(user, upload_id), csrf=csrf(user))
 
+    @app.post("/me/uploads/{upload_id}/retire", include_in_schema=False)
+    async def retire(request: Request, upload_id: int) -> Response:
+        user = viewer(request)
+        if user is None:
+            raise HTTPException(401, "log in first")
+        form = await request.form(max_files=0, max_fields=2)
+        check_csrf(user, form.get("csrf"))
+        await run_in_threadpool(state.retire, user, upload_id)
+        return RedirectResponse(f"/me/uploads/{upload_id}", status_code=303)
+
     @app.get("/agents/{entry}", response_class=HTMLResponse, include_in_schema=False)
     def agent(request: Request, entry: str) -> HTMLResponse:
         board = state.results.leaderboard()

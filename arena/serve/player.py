@@ -45,13 +45,20 @@ def entry_name(upload: Upload) -> str:
 
 
 def admit(folder: Path, db: ServeDB, config: LadderConfig, limits: ServeLimits) -> list[str]:
-    """Let every accepted upload not yet playing join the ladder; the entries that joined."""
+    """Retire what owners asked to retire, then let every accepted upload not yet playing join the ladder; the
+    entries that joined."""
     waiting = db.waiting_to_join()
-    if not waiting:
+    leaving = db.retire_asked()
+    if not waiting and not leaving:
         return []
     leaderboards = folder / LEADERBOARDS
     joined: list[str] = []
     with open_ladder(leaderboards, config.name) as store:
+        for upload in leaving:
+            ladder = read_ladder(store)
+            if upload.entry is not None and ladder.entry(upload.entry).active:
+                retire_entry(store, ladder, upload.entry)
+            db.retire(upload.id)
         for upload in waiting:
             ladder = read_ladder(store)
             for older in db.uploads(user=upload.user):

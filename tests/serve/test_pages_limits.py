@@ -103,3 +103,23 @@ def test_too_many_requests_from_one_address_get_429_with_retry_after(serve_app) 
         refused = client.get("/api/leaderboard")
         assert refused.status_code == 429 and int(refused.headers["retry-after"]) >= 1
         assert "too many requests" in refused.json()["detail"]
+
+
+def test_only_its_owner_can_retire_an_upload_and_only_an_accepted_one(live: Live) -> None:
+    from arena.serve.db import ACCEPTED, ServeDB
+
+    with live.client("alice") as alice, live.client("bob") as bob:
+        sent = alice.post("/api/uploads", files={"file": ("r.py", agent_source("r"))}).json()
+        assert alice.post(f"/api/uploads/{sent['id']}/retire").status_code == 409  # still queued
+        with ServeDB(live.folder) as db:
+            db.finish_check(sent["id"], ACCEPTED, "passed", "report", "r")
+        assert bob.post(f"/api/uploads/{sent['id']}/retire").status_code == 404
+        assert alice.get(f"/api/uploads/{sent['id']}").json()["retire_asked"] is None
+        with login(live, "bob") as page:  # bob's session and CSRF value cannot retire it either
+            csrf = csrf_of(page.get("/me").text)
+            assert page.post(f"/me/uploads/{sent['id']}/retire", data={"csrf": csrf}).status_code == 404
+        asked = alice.post(f"/api/uploads/{sent['id']}/retire")
+        assert asked.status_code == 202 and asked.json()["retire_asked"] is not None
+    with ServeDB(live.folder) as db:  # the player retires it between two runs, and never lets it join
+        assert [upload.id for upload in db.retire_asked()] == [sent["id"]]
+        assert sent["id"] not in [upload.id for upload in db.waiting_to_join()]

@@ -196,6 +196,12 @@ def test_submit_check_play_then_kill_9_and_restart_lose_nothing(served: Served, 
     assert stored > 0 and len(_stored_ids(served.folder)) >= stored
     served.wait(lambda: len(_stored_ids(served.folder)) > stored, "the ladder to play on after the restart")
 
+    # Its owner retires it: the player takes it out of the field between two runs.
+    retire = httpx.post(f"{served.url}/api/uploads/{upload['id']}/retire",
+                        headers={"Authorization": f"Bearer {served.tokens['alice']}"})
+    assert retire.status_code == 202
+    served.wait(lambda: served.api("alice", f"/api/uploads/{upload['id']}")["retired"], "the retirement")
+
 
 def _stored_ids(folder: Path) -> list[str]:
     from arena.tournament.store import Store
