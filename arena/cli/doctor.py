@@ -123,6 +123,8 @@ def run_doctor(args: argparse.Namespace) -> int:
     if capabilities.level != "full":
         print("isolation = \"sandboxed\" refuses to start here; docs/security.md says what each missing "
               "feature would stop")
+        print("arena serve refuses to start here too: a served competition runs every seat in the full sandbox "
+              "(docs/serve.md)")
     print()
     if not left:
         print("left behind by ended arena processes: nothing")
