@@ -33,6 +33,7 @@ SITE_TYPES = {".html": "text/html; charset=utf-8", ".css": "text/css", ".js": "t
               ".json": "application/json", ".png": "image/png", ".svg": "image/svg+xml", ".csv": "text/csv",
               ".md": "text/markdown; charset=utf-8"}
 """What the live site may serve from the ladder's folder, by ending: never its store or lock files."""
+SITE_ASSETS = Path(__file__).resolve().parent.parent / "site" / "assets"
 FORM_OVERHEAD = 64 * 1024
 """Bytes a multipart form adds around its file (boundaries, headers, the CSRF field)."""
 
@@ -219,7 +220,9 @@ def create_app(settings: AppSettings) -> FastAPI:
             raise HTTPException(400, "offset must be 0 or more and limit from 1 to 500")
         rows = state.results.snapshot().rows
         chosen = [row for row in reversed(rows) if entry is None or entry in row.agents]
-        return {"total": len(chosen), "matches": [row_json(row) for row in chosen[offset:offset + limit]]}
+        shown = state.results.viewable()
+        return {"total": len(chosen), "matches": [row_json(row, viewable=shown(row))
+                                                  for row in chosen[offset:offset + limit]]}
 
     @app.get("/api/my/matches")
     def my_matches(user: ApiUser, offset: int = 0, limit: int = 100) -> dict[str, Any]:
@@ -228,7 +231,9 @@ def create_app(settings: AppSettings) -> FastAPI:
             raise HTTPException(400, "offset must be 0 or more and limit from 1 to 500")
         mine = state.entries_of(user)
         chosen = [row for row in reversed(state.results.snapshot().rows) if mine & set(row.agents)]
-        return {"total": len(chosen), "matches": [row_json(row, mine) for row in chosen[offset:offset + limit]]}
+        shown = state.results.viewable()
+        return {"total": len(chosen), "matches": [row_json(row, mine, shown(row))
+                                                  for row in chosen[offset:offset + limit]]}
 
     @app.get("/api/matches/{match_id}")
     def match(match_id: str) -> dict[str, Any]:
@@ -244,6 +249,11 @@ def create_app(settings: AppSettings) -> FastAPI:
     def favicon() -> Response:
         """No icon (and no 404 in every browser's console)."""
         return Response(status_code=204)
+
+    @app.get("/assets/site.css", include_in_schema=False)
+    def stylesheet() -> FileResponse:
+        """The site's stylesheet, from arena's own files (the pages need it before the first publish)."""
+        return FileResponse(SITE_ASSETS / "site.css", media_type="text/css")
 
     @app.get("/site/{path:path}")
     def site(path: str) -> Response:

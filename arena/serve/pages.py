@@ -79,7 +79,9 @@ def add_pages(app: FastAPI, state: App) -> None:
 
     def my_page(request: Request, user: User, status: int = 200, error: str | None = None) -> HTMLResponse:
         mine = state.entries_of(user)
-        rows = [row_json(row, mine) for row in reversed(state.results.snapshot().rows) if mine & set(row.agents)]
+        shown = state.results.viewable()
+        rows = [row_json(row, mine, shown(row)) for row in reversed(state.results.snapshot().rows)
+                if mine & set(row.agents)]
         return render("me.html", status, user=user, uploads=list(reversed(state.db.uploads(user=user.name))),
                       csrf=csrf(user), matches=rows[:200], total=len(rows), mine=mine, error=error,
                       limits=state.settings.limits)
@@ -129,8 +131,17 @@ def add_pages(app: FastAPI, state: App) -> None:
     def agent(request: Request, entry: str) -> HTMLResponse:
         board = state.results.leaderboard()
         row = next((row for row in board.get("rows", []) if row.get("agent") == entry), None)
-        rows = [row_json(match) for match in reversed(state.results.snapshot().rows) if entry in match.agents]
+        shown = state.results.viewable()
+        rows = [row_json(match, viewable=shown(match)) for match in reversed(state.results.snapshot().rows)
+                if entry in match.agents]
         if row is None and not rows and entry not in state.db.entry_owners():
             raise HTTPException(404, "no such agent")
-        return render("agent.html", entry=entry, row=row, matches=rows[:200], total=len(rows),
-                      owner=state.db.entry_owners().get(entry), user=viewer(request))
+        owner = state.db.entry_owners().get(entry)
+        versions = []
+        if owner is not None:  # every version of this agent by its owner (each its own entry)
+            agent_name = next(upload.agent for upload in state.db.uploads(user=owner) if upload.entry == entry)
+            versions = [upload for upload in state.db.uploads(user=owner)
+                        if upload.agent == agent_name and upload.entry is not None]
+        history = state.results.ladder_entry(entry)
+        return render("agent.html", entry=entry, row=row, matches=rows[:200], total=len(rows), owner=owner,
+                      versions=versions, history=history, user=viewer(request))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ class Snapshot:
 
     rows: tuple[MatchRow, ...]  # in schedule order
     by_id: dict[str, MatchRow]  # match id -> row
+    position: dict[str, int]  # match id -> its place in ``rows``
 
 
 class Results:
@@ -32,7 +34,7 @@ class Results:
         self.path = store_path(leaderboards, name)
         self._lock = threading.Lock()
         self._key: tuple[int, ...] | None = None
-        self._snapshot = Snapshot((), {})
+        self._snapshot = Snapshot((), {}, {})
         self._board_key: tuple[int, int] | None = None
         self._board: dict[str, Any] = {}
 
@@ -56,7 +58,8 @@ class Results:
                         rows = tuple(store.rows())
                 except StoreError:
                     rows = ()
-                self._snapshot = Snapshot(rows, {row.id: row for row in rows})
+                self._snapshot = Snapshot(rows, {row.id: row for row in rows},
+                                          {row.id: place for place, row in enumerate(rows)})
                 self._key = key
             return self._snapshot
 
@@ -77,6 +80,25 @@ class Results:
                 self._board_key = key
             return self._board
 
+    def viewable(self) -> Callable[[MatchRow], bool]:
+        """Whether a stored match is in the published site yet (its viewer page has it): the site is rewritten
+        after each batch, from the matches stored then, while the matches of the next batch are being stored."""
+        published = int(self.leaderboard().get("matches") or 0)
+        position = self.snapshot().position
+        return lambda row: position.get(row.id, published) < published
+
+    def ladder_entry(self, name: str) -> dict[str, Any] | None:
+        """Entry ``name`` of the published ladder history (``ladder.json``): when it joined and left, its status
+        and its rating after every batch; None before it is published."""
+        try:
+            data = json.loads((self.folder / "ladder.json").read_text())
+        except (OSError, ValueError):
+            return None
+        for entry in data.get("entries", []) if isinstance(data, dict) else []:
+            if isinstance(entry, dict) and entry.get("name") == name:
+                return entry
+        return None
+
     def record(self, match_id: str) -> dict[str, Any] | None:
         """One stored match's full record (a finished match: its hands are history), or None."""
         if match_id not in self.snapshot().by_id:
@@ -88,10 +110,12 @@ class Results:
             return None
 
 
-def row_json(row: MatchRow, mine: set[str] | None = None) -> dict[str, Any]:
-    """A match row for the API: seats, scores and ranks; the faults only of the seats in ``mine`` (the viewer's)."""
+def row_json(row: MatchRow, mine: set[str] | None = None, viewable: bool = False) -> dict[str, Any]:
+    """A match row for the API: seats, scores and ranks, the site's viewer for it if published (else None); the
+    faults only of the seats in ``mine`` (the caller's)."""
     data = {"idx": row.idx, "id": row.id, "agents": list(row.agents), "scores": list(row.scores),
-            "ranks": list(row.ranks), "wall_seconds": row.wall_seconds}
+            "ranks": list(row.ranks), "wall_seconds": row.wall_seconds,
+            "viewer": f"/site/match.html#{row.idx}" if viewable else None}
     if mine is not None:
         data["faults"] = [dict(fault) for fault in row.faults if row.agents[int(fault["seat"])] in mine]
     return data

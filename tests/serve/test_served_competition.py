@@ -240,6 +240,13 @@ def test_a_participant_in_a_browser_logs_in_uploads_sees_it_play_and_opens_a_mat
 
     served.wait(on_board, "the browser's agent on the leaderboard")
     page.follow("#leaderboard a[href='/agents/alice.clicker.v1']")
+    assert page.evaluate("document.getElementById('versions').textContent").split() == ["alice.clicker.v1", "(playing)"]
+
+    def rating_path() -> int:  # its rating after each batch, once the ladder's history is published
+        page.open(served.url + "/agents/alice.clicker.v1")
+        return int(page.evaluate("document.querySelectorAll('#rating-path tbody tr').length"))
+
+    served.wait(rating_path, "the agent's rating path on its page")
     page.follow("#agent-matches tbody a")
     page.wait_for("location.pathname === '/site/match.html' && document.querySelectorAll('#match-log li').length")
     seats = page.evaluate("document.body.textContent")
