@@ -22,13 +22,12 @@ from pydantic import BaseModel
 from arena.serve import auth
 from arena.serve.archives import UploadError, kind_of, read_upload, safe_filename
 from arena.serve.config import ServeLimits
-from arena.serve.db import ACCEPTED, ServeDB, Upload, User
+from arena.serve.db import ACCEPTED, Bounds, LimitError, ServeDB, Upload, User
 from arena.serve.guards import BodyLimit, RateLimit, SecurityHeaders
 from arena.serve.results import Results, row_json
 from arena.serve.storage import blob_path, store_blob
 
 SESSION_COOKIE = "arena_session"
-HOUR = 3600.0
 SITE_TYPES = {".html": "text/html; charset=utf-8", ".css": "text/css", ".js": "text/javascript",
               ".json": "application/json", ".png": "image/png", ".svg": "image/svg+xml", ".csv": "text/csv",
               ".md": "text/markdown; charset=utf-8"}
@@ -114,22 +113,24 @@ class App:
     def accept(self, user: User, filename: str, data: bytes) -> Upload:
         """Check an upload's limits and contents' names and sizes, store it and queue it; HTTPException if refused."""
         limits = self.settings.limits
+        bounds = Bounds(per_hour=limits.uploads_per_hour, queued=limits.queued, stored_bytes=limits.stored_bytes)
         db = self.db
-        if db.recent_count(user.name, HOUR) >= limits.uploads_per_hour:
-            raise HTTPException(429, f"at most {limits.uploads_per_hour} uploads an hour; try again later")
-        if db.waiting(user.name) >= limits.queued:
-            raise HTTPException(429, f"{limits.queued} of your uploads are waiting for their check already; send "
-                                     "this one when one is done")
-        if db.stored_bytes(user.name) + len(data) > limits.stored_bytes:
-            raise HTTPException(413, f"your uploads would hold more than {limits.stored_bytes} bytes (the "
-                                     "competition's limit per participant)")
         try:
+            with db.transaction():  # refuse early, before the work of reading and storing the upload
+                db.check_bounds(user.name, len(data), bounds)
             kind = kind_of(filename)
             read_upload(filename, data, limits)  # sizes, counts and names, before anything is stored
+        except LimitError as error:
+            raise HTTPException(error.status, str(error)) from None
         except UploadError as error:
             raise HTTPException(400, str(error)) from None
         digest = store_blob(self.settings.folder, data)
-        return db.add_upload(user.name, safe_filename(filename), kind, digest, len(data))
+        try:  # again, with the insert: two uploads at once cannot both take the last place
+            return db.add_upload(user.name, safe_filename(filename), kind, digest, len(data), bounds)
+        except LimitError as error:
+            # Its file stays: another upload of the same bytes may be recording it at this moment. Only a race
+            # past the check above leaves such a file, so at most one per concurrent request.
+            raise HTTPException(error.status, str(error)) from None
 
     def retire(self, user: User, upload_id: int) -> Upload:
         """Ask to retire ``user``'s accepted upload ``upload_id``; 404 for another's, 409 for one not accepted."""

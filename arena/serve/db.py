@@ -9,7 +9,6 @@ connection (the web app, the checker and the player share the file).
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -53,6 +52,23 @@ CREATE TABLE IF NOT EXISTS uploads (
 CREATE INDEX IF NOT EXISTS uploads_user ON uploads (user, created);
 CREATE INDEX IF NOT EXISTS uploads_state ON uploads (state);
 """
+
+
+@dataclass(frozen=True, slots=True)
+class Bounds:
+    """What one participant may hold: uploads in any hour, uploads waiting for their check, bytes stored."""
+
+    per_hour: int
+    queued: int
+    stored_bytes: int
+
+
+class LimitError(Exception):
+    """An upload over one of its participant's bounds: the HTTP status to answer and one line."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,16 +183,34 @@ class ServeDB:
     _COLUMNS = ("id, user, filename, kind, sha256, size, created, state, reason, report, agent, version, entry, "
                 "joined, retired, retire_asked, updated")
 
-    def add_upload(self, user: str, filename: str, kind: str, sha256: str, size: int) -> Upload:
-        """Record an upload (its file already stored) as queued for its check."""
+    def add_upload(self, user: str, filename: str, kind: str, sha256: str, size: int,
+                   bounds: Bounds | None = None) -> Upload:
+        """Record an upload (its file already stored) as queued for its check.
+
+        With ``bounds``, they are checked in the same transaction as the insert (so two uploads at once cannot
+        both take the last place): ``LimitError`` if one is exceeded, and nothing is recorded.
+        """
         now = time.time()
         with self.transaction():
+            if bounds is not None:
+                self.check_bounds(user, size, bounds)
             cursor = self.db.execute(
                 "INSERT INTO uploads (user, filename, kind, sha256, size, created, state, updated) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (user, filename, kind, sha256, size, now, QUEUED, now))
         upload = self.upload(int(cursor.lastrowid or 0))
         assert upload is not None
         return upload
+
+    def check_bounds(self, user: str, size: int, bounds: Bounds) -> None:
+        """``LimitError`` if one more upload of ``size`` bytes would exceed ``user``'s ``bounds``."""
+        if self.recent_count(user, 3600.0) >= bounds.per_hour:
+            raise LimitError(429, f"at most {bounds.per_hour} uploads an hour; try again later")
+        if self.waiting(user) >= bounds.queued:
+            raise LimitError(429, f"{bounds.queued} of your uploads are waiting for their check already; send this "
+                                  "one when one is done")
+        if self.stored_bytes(user) + size > bounds.stored_bytes:
+            raise LimitError(413, f"your uploads would hold more than {bounds.stored_bytes} bytes (the competition's "
+                                  "limit per participant)")
 
     def upload(self, upload_id: int) -> Upload | None:
         """Upload ``upload_id``, if any."""
@@ -280,7 +314,3 @@ class ServeDB:
         return {str(entry): str(user) for entry, user in
                 self.db.execute("SELECT entry, user FROM uploads WHERE entry IS NOT NULL")}
 
-
-def report_json(data: Any) -> str:
-    """A check report kept as text (JSON)."""
-    return json.dumps(data, sort_keys=True)

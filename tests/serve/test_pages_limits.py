@@ -123,3 +123,17 @@ def test_only_its_owner_can_retire_an_upload_and_only_an_accepted_one(live: Live
     with ServeDB(live.folder) as db:  # the player retires it between two runs, and never lets it join
         assert [upload.id for upload in db.retire_asked()] == [sent["id"]]
         assert sent["id"] not in [upload.id for upload in db.waiting_to_join()]
+
+
+def test_concurrent_uploads_cannot_overrun_a_bound(serve_app) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    live = serve_app(queued=3)
+
+    def send(number: int) -> int:
+        with live.client("alice") as alice:
+            return alice.post("/api/uploads", files={"file": (f"c{number}.py", agent_source(f"c{number}"))}).status_code
+
+    with ThreadPoolExecutor(max_workers=10) as pool:
+        codes = sorted(pool.map(send, range(10)))
+    assert codes == [202] * 3 + [429] * 7
