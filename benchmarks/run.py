@@ -18,7 +18,8 @@ fields; writes its tables into docs/ratings.md), ``site`` (build time and size
 of a tournament's site for 10^5 matches), ``cli`` (start-up of ``arena --help``, ``agents``, ``games``,
 ``doctor``), ``serve`` (a served competition:
 pages a second, upload to first rated match, matches per hour beside
-``arena ladder run``; needs ``pip install -e '.[serve]'``).  Each
+``arena ladder run``; needs ``pip install -e '.[serve]'``; run only when named:
+``--only serve``).  Each
 script also runs alone (``python benchmarks/engine.py --quick``).  Every
 figure is a median over repeated runs; a ratio compares two figures measured
 in the same process.
@@ -47,6 +48,11 @@ cost grows with the parent's memory, which the ratings section leaves at gigabyt
 zygote is a fresh interpreter). Run after it, a seat measured 10-30x its true cost."""
 
 
+ON_REQUEST: frozenset[str] = frozenset({"serve"})
+"""Sections run only when named with ``--only``: the served competition starts a server and plays a ladder
+for minutes (1.5 minutes at ``--quick``), which would break the one-minute budget of ``--quick``."""
+
+
 def section(name: str) -> Callable[[str], list[common.Row]]:
     """The ``measure(size)`` function of a section (imported only when it runs)."""
     if __package__ in (None, ""):
@@ -72,7 +78,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help=f"run only these sections ({', '.join(SECTIONS)})")
     args = parser.parse_args(argv)
     size = args.size or "default"
-    chosen = [name for name in SECTIONS if not args.only or name in args.only]
+    chosen = [name for name in SECTIONS if (name in args.only if args.only else name not in ON_REQUEST)]
     print(common.machine_line())
     print(f"sizes: {size}; sections: {', '.join(chosen)}; load average before: {load_average()}")
     print(flush=True)
