@@ -23,7 +23,7 @@ from arena.serve import auth
 from arena.serve.archives import UploadError, kind_of, read_upload, safe_filename
 from arena.serve.config import ServeLimits
 from arena.serve.db import ACCEPTED, Bounds, LimitError, ServeDB, Upload, User
-from arena.serve.guards import BodyLimit, RateLimit, SecurityHeaders
+from arena.serve.guards import SITE_CSP, BodyLimit, RateLimit, SecurityHeaders
 from arena.serve.results import Results, row_json
 from arena.serve.storage import blob_path, store_blob
 
@@ -289,4 +289,5 @@ def _site_file(settings: AppSettings, path: str) -> Response:
     suffix = target.suffix.lower()
     if not target.is_relative_to(root) or suffix not in SITE_TYPES or not target.is_file():
         raise HTTPException(404, "no such page (the site appears after the first matches are played)")
-    return FileResponse(target, media_type=SITE_TYPES[suffix], headers={"cache-control": "no-cache"})
+    return FileResponse(target, media_type=SITE_TYPES[suffix],
+                        headers={"cache-control": "no-cache", "content-security-policy": SITE_CSP})

@@ -51,8 +51,7 @@ def add_pages(app: FastAPI, state: App) -> None:
     def home(request: Request) -> HTMLResponse:
         board = state.results.leaderboard()
         owners = state.db.entry_owners()
-        return render("home.html", board=board, owners=owners, user=viewer(request),
-                      matches=len(state.results.snapshot().rows))
+        return render("home.html", board=board, owners=owners, user=viewer(request), matches=board.get("matches", 0))
 
     @app.post("/login", include_in_schema=False)
     async def login(request: Request) -> Response:

@@ -2,19 +2,24 @@
 
 Reading never writes: the store is opened read-only while the player writes it (SQLite's write-ahead log
 lets both run at once).  The published ``leaderboard.json`` is the leaderboard (rewritten by the player
-after every run); the match rows are read once per change of the store, so a page view costs a look-up.
+after every run); the match rows are read again when the store changed, at most once a second, so a page
+view costs a look-up.
 """
 
 from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from arena.tournament.store import MatchRow, Store, StoreError, store_path
+
+REFRESH = 1.0
+"""Seconds between two looks at whether the store changed."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +41,7 @@ class Results:
         self._key: tuple[int, ...] | None = None
         self._snapshot = Snapshot((), {}, {})
         self._board_key: tuple[int, int] | None = None
+        self._checked = -REFRESH
         self._board: dict[str, Any] = {}
 
     def _state(self) -> tuple[int, ...]:
@@ -49,7 +55,12 @@ class Results:
         return tuple(key)
 
     def snapshot(self) -> Snapshot:
-        """Every stored match (re-read only when the store changed)."""
+        """Every stored match (re-read when the store changed, at most every ``REFRESH`` seconds: a page may be
+        that much behind the store while matches are being stored)."""
+        now = time.monotonic()
+        if now - self._checked < REFRESH:
+            return self._snapshot
+        self._checked = now
         key = self._state()
         with self._lock:
             if key != self._key:

@@ -188,7 +188,10 @@ def test_the_site_serves_no_store_secret_or_file_outside_it(live: Live, path: st
         response = client.get(path)
         assert response.status_code == 404
         assert b"SQLite" not in response.content
-        assert client.get("/site/index.html").text == "<p>ok</p>"
+        served = client.get("/site/index.html")
+        assert served.text == "<p>ok</p>"
+        policy = served.headers["content-security-policy"]  # styles inline for the charts; scripts never
+        assert "script-src 'self';" in policy and "style-src 'self' 'unsafe-inline'" in policy
 
 
 def test_the_api_schema_documents_the_upload(live: Live) -> None:

@@ -251,4 +251,6 @@ def test_a_participant_in_a_browser_logs_in_uploads_sees_it_play_and_opens_a_mat
     page.wait_for("location.pathname === '/site/match.html' && document.querySelectorAll('#match-log li').length")
     seats = page.evaluate("document.body.textContent")
     assert "alice.clicker.v1" in seats
+    page.open(served.url + "/site/index.html")  # the leaderboard with its charts (inline SVG)
+    page.wait_for("document.querySelectorAll('#leaderboard-elo tbody tr').length")
     assert page.errors == []  # the site's script runs under the Content-Security-Policy, and nothing is refused
