@@ -13,6 +13,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -107,6 +108,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     text = (ROOT / "configs" / "serve-lovat.toml").read_text()
     text = text.replace('folder = "../competitions/serve-lovat"', 'folder = "competition"')
     text = text.replace("check_matches = 2", "check_matches = 1").replace("batch_blocks = 2", "batch_blocks = 1")
+    text = text.replace("queued = 3", "queued = 20").replace("uploads_per_hour = 20", "uploads_per_hour = 40")
     config = base / "serve.toml"
     config.write_text(text)
     tokens = {}
@@ -195,6 +197,29 @@ def test_submit_check_play_then_kill_9_and_restart_lose_nothing(served: Served, 
             [(u["id"], u["sha256"], u["state"]) for u in before_uploads[user]]
     assert stored > 0 and len(_stored_ids(served.folder)) >= stored
     served.wait(lambda: len(_stored_ids(served.folder)) > stored, "the ladder to play on after the restart")
+
+    # Twenty uploads at once and a stream of page views while the ladder plays: every upload is recorded whole.
+    many = {f"bulk{number}.py": b"import a_library_this_machine_lacks\n# %d\n" % number for number in range(20)}
+
+    def send(name: str) -> int:
+        response = httpx.post(served.url + "/api/uploads", files={"file": (name, many[name])}, timeout=60,
+                              headers={"Authorization": f"Bearer {served.tokens['bob']}"})
+        return response.status_code
+
+    def views(_: int) -> set[int]:
+        with httpx.Client(base_url=served.url, timeout=60) as client:
+            return {client.get(path).status_code for path in ("/", "/api/leaderboard", "/api/matches?limit=20")}
+
+    with ThreadPoolExecutor(max_workers=24) as pool:
+        seen = pool.map(views, range(20))
+        assert sorted(pool.map(send, many)) == [202] * 20
+        assert set().union(*seen) == {200}
+    bulk = [u for u in served.api("bob", "/api/uploads") if u["filename"] in many]
+    assert sorted(u["filename"] for u in bulk) == sorted(many)
+    for item in bulk:
+        fetched = httpx.get(f"{served.url}/api/uploads/{item['id']}/file",
+                            headers={"Authorization": f"Bearer {served.tokens['bob']}"})
+        assert fetched.content == many[item["filename"]]
 
     # Its owner retires it: the player takes it out of the field between two runs.
     retire = httpx.post(f"{served.url}/api/uploads/{upload['id']}/retire",
