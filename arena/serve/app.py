@@ -11,6 +11,7 @@ the work (arena.serve.checker, arena.serve.player).  FastAPI documents the API a
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -34,6 +35,8 @@ SITE_TYPES = {".html": "text/html; charset=utf-8", ".css": "text/css", ".js": "t
 """What the live site may serve from the ladder's folder, by ending: never its store or lock files."""
 SITE_ASSETS = Path(__file__).resolve().parent.parent / "site" / "assets"
 FORM_OVERHEAD = 64 * 1024
+REGISTRATIONS = 5
+"""Self-registrations an hour from one client address."""
 """Bytes a multipart form adds around its file (boundaries, headers, the CSRF field)."""
 
 
@@ -46,6 +49,7 @@ class AppSettings:
     game: str  # the game played
     limits: ServeLimits  # bounds on every participant's input
     secret: bytes  # the server's secret (arena.serve.auth)
+    self_registration: bool = False  # whether anyone may add themselves (POST /api/register)
 
 
 class UploadOut(BaseModel):
@@ -69,6 +73,19 @@ class UploadOut(BaseModel):
     report: str | None = None
 
 
+class Registration(BaseModel):
+    """A participant's wished name (self-registration)."""
+
+    name: str
+
+
+class Registered(BaseModel):
+    """A new participant and their token, shown only in this answer."""
+
+    name: str
+    token: str
+
+
 class Me(BaseModel):
     """The caller and their uploads."""
 
@@ -83,6 +100,7 @@ class App:
         self.settings = settings
         self.results = Results(settings.folder / "leaderboards", settings.ladder)
         self._local = threading.local()
+        self._registrations: dict[str, list[float]] = {}  # client address -> when it registered someone
         ServeDB(settings.folder).close()  # the schema exists before the first request
 
     @property
@@ -132,6 +150,27 @@ class App:
             # past the check above leaves such a file, so at most one per concurrent request.
             raise HTTPException(error.status, str(error)) from None
 
+    def register(self, name: str, address: str) -> Registered:
+        """Add participant ``name`` (self-registration); their token. 404 when it is off, 400 for a bad name,
+        409 for a taken one, 429 past ``REGISTRATIONS`` an hour from one address."""
+        if not self.settings.self_registration:
+            raise HTTPException(404, "self-registration is off: ask the organiser for a token")
+        now = time.monotonic()
+        recent = [when for when in self._registrations.get(address, []) if now - when < 3600]
+        if len(recent) >= REGISTRATIONS:
+            raise HTTPException(429, f"at most {REGISTRATIONS} registrations an hour from one address")
+        try:
+            auth.check_name(name)
+        except auth.AuthError as error:
+            raise HTTPException(400, str(error)) from None
+        token = auth.new_token(name)
+        try:
+            self.db.add_user(name, auth.token_hash(self.settings.secret, token))
+        except ValueError:
+            raise HTTPException(409, f"the name {name!r} is taken; choose another") from None
+        self._registrations[address] = [*recent, now]
+        return Registered(name=name, token=token)
+
     def retire(self, user: User, upload_id: int) -> Upload:
         """Ask to retire ``user``'s accepted upload ``upload_id``; 404 for another's, 409 for one not accepted."""
         upload = self.own_upload(user, upload_id)
@@ -173,6 +212,12 @@ def create_app(settings: AppSettings) -> FastAPI:
     app = FastAPI(title=f"arena serve: {settings.ladder}", docs_url="/api/docs", redoc_url=None,
                   openapi_url="/api/openapi.json")
     app.state.arena = state
+
+    @app.post("/api/register", status_code=201, response_model=Registered)
+    def register(request: Request, wish: Registration) -> Registered:
+        """Add yourself as a participant, where the competition allows it; the token is shown only here."""
+        client = request.client.host if request.client else "unknown"
+        return state.register(wish.name[:100], client)
 
     @app.get("/api/me", response_model=Me)
     def me(user: ApiUser) -> Me:

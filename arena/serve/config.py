@@ -50,10 +50,11 @@ class ServeSettings:
     host: str = LOOPBACK  # the address to bind: the loopback unless the organiser says otherwise
     port: int = DEFAULT_PORT
     batch_matches: int = 0  # matches per ladder run between admissions (0: one batch of the ladder's blocks)
+    self_registration: bool = False  # whether anyone may add themselves as a participant (else the organiser)
     limits: ServeLimits = field(default_factory=ServeLimits)
 
 
-SERVE_KEYS = ("folder", "host", "port", "batch_matches", "limits")
+SERVE_KEYS = ("folder", "host", "port", "batch_matches", "self_registration", "limits")
 
 
 def split_config(path: Path) -> tuple[dict[str, Any], ServeSettings]:
@@ -82,11 +83,14 @@ def split_config(path: Path) -> tuple[dict[str, Any], ServeSettings]:
     batch = table.get("batch_matches", 0)
     if isinstance(batch, bool) or not isinstance(batch, int) or not 0 <= batch <= 100_000:
         problems.append(f"{source}: [serve] batch_matches: expected a whole number from 0 to 100000, not {batch!r}")
+    open_door = table.get("self_registration", False)
+    if not isinstance(open_door, bool):
+        problems.append(f"{source}: [serve] self_registration: expected true or false, not {open_door!r}")
     limits = _limits(table.get("limits", {}), source, problems)
     if problems:
         raise ConfigError(problems)
     settings = ServeSettings(folder=(path.parent / folder).resolve(), host=host, port=port, batch_matches=batch,
-                             limits=limits)
+                             self_registration=open_door is True, limits=limits)
     return data, settings
 
 

@@ -31,9 +31,9 @@ def add_pages(app: FastAPI, state: App) -> None:
     """Register the pages on ``app``."""
     from arena.serve.app import SESSION_COOKIE
 
-    def render(name: str, status: int = 200, **values: Any) -> HTMLResponse:
+    def render(template: str, status: int = 200, **values: Any) -> HTMLResponse:
         values.setdefault("title", state.settings.ladder)
-        return HTMLResponse(TEMPLATES.get_template(name).render(ladder=state.settings.ladder,
+        return HTMLResponse(TEMPLATES.get_template(template).render(ladder=state.settings.ladder,
                                                                 game=state.settings.game, **values),
                             status_code=status)
 
@@ -51,7 +51,19 @@ def add_pages(app: FastAPI, state: App) -> None:
     def home(request: Request) -> HTMLResponse:
         board = state.results.leaderboard()
         owners = state.db.entry_owners()
-        return render("home.html", board=board, owners=owners, user=viewer(request), matches=board.get("matches", 0))
+        return render("home.html", board=board, owners=owners, user=viewer(request), matches=board.get("matches", 0),
+                      open_door=state.settings.self_registration)
+
+    @app.post("/register", include_in_schema=False)
+    async def register(request: Request) -> Response:
+        form = await request.form(max_files=0, max_fields=2)
+        name = form.get("name")
+        client = request.client.host if request.client else "unknown"
+        try:
+            added = await run_in_threadpool(state.register, name[:100] if isinstance(name, str) else "", client)
+        except HTTPException as error:
+            return render("message.html", error.status_code, message=str(error.detail))
+        return render("registered.html", 201, name=added.name, token=added.token)
 
     @app.post("/login", include_in_schema=False)
     async def login(request: Request) -> Response:

@@ -89,7 +89,8 @@ def serve(config: Path, competition: Competition, host: str, port: int, extra: l
     secret = load_secret(settings.folder)
     remove_partial(settings.folder)
     app = create_app(AppSettings(folder=settings.folder, ladder=competition.ladder.name,
-                                 game=competition.ladder.tournament.game, limits=settings.limits, secret=secret))
+                                 game=competition.ladder.tournament.game, limits=settings.limits, secret=secret,
+                                 self_registration=settings.self_registration))
     workers = [start_worker(kind, config, extra) for kind in ("checker", "player")]
     try:
         # proxy_headers: behind a TLS-terminating proxy on this machine, the scheme (Secure cookies) and

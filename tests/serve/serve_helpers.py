@@ -91,7 +91,8 @@ def add_user(folder: Path, name: str) -> str:
 @pytest.fixture(scope="module")
 def serve_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[..., Live]]:
     """``serve_app(**limits)``: a fresh competition served by uvicorn on a free port, with participants alice,
-    bob and carol (carol's token revoked); every server is stopped at the end of the module."""
+    bob and carol (carol's token revoked), and ``self_registration`` if given; every server is stopped at the
+    end of the module."""
     servers: list[tuple[uvicorn.Server, threading.Thread]] = []
 
     def start(**limits: Any) -> Live:
@@ -99,10 +100,11 @@ def serve_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[...
         tokens = {name: add_user(folder, name) for name in ("alice", "bob", "carol")}
         with ServeDB(folder) as db:
             db.revoke("carol")
+        open_door = bool(limits.pop("self_registration", False))
         values = {"upload_bytes": 20_000, "files": 20, "unpacked_bytes": 200_000, "uploads_per_hour": 50,
                   "queued": 50, "requests_per_second": 1000.0, **limits}
         settings = AppSettings(folder=folder, ladder="serve-test", game="lovat", limits=ServeLimits(**values),
-                               secret=auth.load_secret(folder))
+                               secret=auth.load_secret(folder), self_registration=open_door)
         port = free_port()
         server = uvicorn.Server(uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning"))
         thread = threading.Thread(target=server.run, daemon=True)

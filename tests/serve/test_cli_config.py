@@ -58,6 +58,7 @@ def test_users_mistakes_are_one_line_usage_errors(tmp_path: Path, capsys: pytest
     (("upload_bytes = 1000000", "upload_bytes = -5"), "upload_bytes: expected a whole number from 1000 to"),
     (("queued = 3", "queued = 2.5"), "queued: expected a whole number"),
     (("port = 8000", "port = 70000"), "port: expected a whole number from 0 to 65535"),
+    (("self_registration = false", 'self_registration = "yes"'), "self_registration: expected true or false"),
     (('isolation = "sandboxed"', 'isolation = "trusted"'), "a served competition runs every seat sandboxed"),
 ])
 def test_a_bad_serve_config_is_refused_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],

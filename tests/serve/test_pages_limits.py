@@ -137,3 +137,23 @@ def test_concurrent_uploads_cannot_overrun_a_bound(serve_app) -> None:
     with ThreadPoolExecutor(max_workers=10) as pool:
         codes = sorted(pool.map(send, range(10)))
     assert codes == [202] * 3 + [429] * 7
+
+
+def test_self_registration_is_off_unless_the_config_turns_it_on(serve_app) -> None:
+    closed = serve_app()
+    with httpx.Client(base_url=closed.url) as client:
+        refused = client.post("/api/register", json={"name": "eve"})
+        assert refused.status_code == 404 and "self-registration is off" in refused.json()["detail"]
+        assert 'action="/register"' not in client.get("/").text
+    live = serve_app(self_registration=True)
+    with httpx.Client(base_url=live.url) as client:
+        assert 'action="/register"' in client.get("/").text
+        made = client.post("/api/register", json={"name": "eve"})
+        assert made.status_code == 201
+        token = made.json()["token"]
+        assert client.get("/api/me", headers={"Authorization": f"Bearer {token}"}).json()["user"] == "eve"
+        taken = client.post("/api/register", json={"name": "alice"})
+        assert taken.status_code == 409 and "taken" in taken.json()["detail"]
+        assert client.post("/api/register", json={"name": "Bad Name"}).status_code == 400
+        codes = [client.post("/api/register", json={"name": f"p{number}"}).status_code for number in range(6)]
+        assert codes == [201] * 4 + [429] * 2  # 5 an hour from one address, eve included
