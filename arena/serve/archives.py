@@ -3,12 +3,16 @@
 Accepted forms (docs/serve.md): a single-file drop-in (``.py``), and a package as a wheel (``.whl``), a
 zip (``.zip``) or a source archive (``.tar.gz``/``.tgz``).  An archive must hold exactly one package
 folder (one ``__init__.py`` at its top) whose ``__init__.py`` registers the agent, as a package folder
-dropped into ``plugins/`` does (docs/writing-agents.md); metadata folders (``*.dist-info``,
-``*.egg-info``) and build files beside it are ignored.  Everything is read in memory within the limits:
+dropped into ``plugins/`` does (docs/writing-agents.md), or exactly one agent program's folder (its
+``arena-agent.toml`` at its top: any language, built by arena in a sandbox of its own, docs/protocol.md);
+metadata folders (``*.dist-info``, ``*.egg-info``) and build files beside a package are ignored.
+Everything is read in memory within the limits:
 a compressed stream is decompressed only up to the unpacked limit (so an archive bomb stops there), a
 member's declared size is never trusted (its bytes are counted as read), and a link, a device, an
-absolute path, a ``..`` or a name that is not plain text is refused.  Compiled code and sources that need
-a build (C, Cython) are refused: an upload is pure Python, with only the arena's environment beside it.
+absolute path, a ``..`` or a name that is not plain text is refused.  In a Python package, compiled code
+and sources that need a build (C, Cython) are refused: it is pure Python, with only the arena's
+environment beside it.  Files are written without execute permission: a program's command names an
+interpreter or what its build makes.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from arena.program import MANIFEST_NAME
 from arena.serve.config import ServeLimits
 
 KINDS = {".py": "file", ".whl": "wheel", ".zip": "zip", ".tar.gz": "tar", ".tgz": "tar"}
@@ -181,17 +186,31 @@ def _tar_members(data: bytes, limits: ServeLimits) -> dict[str, bytes]:
 
 
 def _package(members: dict[str, bytes]) -> dict[str, bytes]:
-    """The files of the archive's one package folder, relative to it; ``UploadError`` otherwise."""
-    for path in members:
-        if path.lower().endswith(NEEDS_BUILD):
-            raise UploadError(f"{path!r}: compiled code or a source that needs a build; uploads must be pure "
-                              "Python (the arena's environment offers numpy and scipy)")
+    """The files of the archive's one package folder, or one agent program's folder (its ``arena-agent.toml``
+    beside them), relative to it; ``UploadError`` otherwise."""
     code = {path: data for path, data in members.items() if not METADATA.match(path)}
-    inits = {posixpath.dirname(path) for path in code if posixpath.basename(path) == "__init__.py"}
-    roots = sorted(folder for folder in inits if folder and posixpath.dirname(folder) not in inits)
-    if len(roots) != 1:
-        found = ", ".join(roots[:5]) or "none"
-        raise UploadError(f"an archive must hold exactly one package folder (with an __init__.py that registers the "
-                          f"agent); found {len(roots)}: {found}")
-    prefix = roots[0] + "/"
+    programs = sorted(posixpath.dirname(path) for path in code if posixpath.basename(path) == MANIFEST_NAME)
+    if programs:  # an agent program in any language: arena builds it in its own sandbox (docs/protocol.md)
+        shallowest = [folder for folder in programs if not any(folder.startswith(other + "/") for other in programs
+                                                               if other != folder)]
+        if len(shallowest) != 1 or not shallowest[0]:
+            raise UploadError(f"an archive must hold exactly one program folder (with its {MANIFEST_NAME}) or one "
+                              f"package folder; found {', '.join(shallowest[:5]) or 'a manifest at its top'}: put "
+                              "the program in a folder of its own")
+        root = shallowest[0]
+    else:
+        for path in code:
+            if path.lower().endswith(NEEDS_BUILD):
+                raise UploadError(f"{path!r}: compiled code or a source that needs a build; a Python package must "
+                                  "be pure Python (the arena's environment offers numpy and scipy), a program "
+                                  f"brings its {MANIFEST_NAME} with its build command")
+        inits = {posixpath.dirname(path) for path in code if posixpath.basename(path) == "__init__.py"}
+        roots = sorted(folder for folder in inits if folder and posixpath.dirname(folder) not in inits)
+        if len(roots) != 1:
+            found = ", ".join(roots[:5]) or "none"
+            raise UploadError(f"an archive must hold exactly one package folder (with an __init__.py that registers "
+                              f"the agent) or one program folder (with its {MANIFEST_NAME}); found {len(roots)}: "
+                              f"{found}")
+        root = roots[0]
+    prefix = root + "/"
     return {path.removeprefix(prefix): data for path, data in code.items() if path.startswith(prefix)}

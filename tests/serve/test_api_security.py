@@ -139,11 +139,12 @@ def _lying_bomb() -> bytes:
     ("up.tar.gz", tar_gz([_file("../../x.py", 1)], {"../../x.py": b"x"}), "leaves the upload's folder"),
     ("up.zip", zip_of({f"pkg/m{i}.py": b"" for i in range(30)}), "the limit is 20 files"),
     ("up.zip", zip_of({"a/__init__.py": b"", "b/__init__.py": b""}), "exactly one package folder"),
+    ("up.zip", zip_of({"a/arena-agent.toml": b"", "b/arena-agent.toml": b""}), "exactly one program folder"),
     ("up.zip", zip_of({"pkg/__init__.py": b"", "pkg/fast.c": b"int x;"}), "needs a build"),
     ("up.exe", b"MZ", "not an accepted upload"),
     ("up.zip", b"not a zip", "not a readable zip archive"),
 ], ids=["dotdot", "inner-dotdot", "absolute", "backslash", "zip-link", "zip-bomb", "lying-zip-bomb", "tar-link",
-        "gzip-bomb", "tar-dotdot", "too-many-files", "two-packages", "needs-build", "wrong-kind", "damaged"])
+        "gzip-bomb", "tar-dotdot", "too-many-files", "two-packages", "two-programs", "needs-build", "wrong-kind", "damaged"])
 def test_hostile_archives_are_refused_before_anything_is_unpacked(live: Live, name: str, data: bytes,
                                                                    message: str) -> None:
     with live.client("bob") as bob:

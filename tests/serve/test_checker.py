@@ -71,3 +71,22 @@ def test_the_queue_checks_in_order_refuses_a_taken_agent_name_and_requeues_a_cut
     assert mine is not None and theirs is not None
     assert (mine.state, mine.agent, mine.version) == (ACCEPTED, "mine", 1)
     assert theirs.state == REJECTED and "agent name 'mine' belongs to another participant" in (theirs.reason or "")
+
+
+@pytest.mark.slow
+def test_an_agent_program_in_c_is_built_checked_and_accepted(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    if shutil.which("cc") is None:
+        pytest.skip("no C compiler on this machine: the C starter program cannot be built")
+    monkeypatch.setenv("ARENA_BUILD_CACHE", str(tmp_path / "builds"))
+    starter = Path(__file__).resolve().parents[2] / "plugins" / "c-starter"
+    manifest = (starter / "arena-agent.toml").read_text().replace('name = "c-starter"', 'name = "c-mine"')
+    data = zip_of({"c-mine/arena-agent.toml": manifest.encode(), "c-mine/agent.c": (starter / "agent.c").read_bytes()})
+    add_user(tmp_path, "alice")
+    with ServeDB(tmp_path) as db:
+        upload = db.add_upload("alice", "c-mine.zip", "zip", store_blob(tmp_path, data), len(data))
+    state, reason, report, agent = check_one(tmp_path, upload, "lorum", 4, LIMITS, ServeLimits(check_matches=1))
+    assert (state, agent) == (ACCEPTED, "c-mine"), report
+    assert reason.startswith("passed:")
