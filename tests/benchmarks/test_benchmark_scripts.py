@@ -181,12 +181,7 @@ def test_protocol_prints_each_seat_kind_per_decision_and_matches_per_second(tmp_
     assert rows["per decision, trivial agent: protocol, C"][3].endswith("sandboxed Python")
 
 
-<<<<<<< HEAD
 @pytest.mark.parametrize("script", ["engine", "peers", "env", "tournament", "ratings", "sandbox", "protocol", "fidelity",
-                                    "site", "cli", "run"])
-=======
-@pytest.mark.parametrize("script", ["engine", "peers", "env", "tournament", "ratings", "protocol", "fidelity", "site",
-                                    "serve", "run"])
->>>>>>> f662c3c (Tests of arena serve users, the serve config's checks, the refusal without the full sandbox, arena submit's token sources; the serve benchmark's smoke test)
+                                    "site", "cli", "serve", "run"])
 def test_every_script_explains_itself(script: str) -> None:
     assert "--quick" in run(f"benchmarks/{script}.py", "--help")
