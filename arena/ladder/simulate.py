@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from arena.ladder.config import LadderSettings
 from arena.ladder.planner import choose_tables, meeting_counts
-from arena.ladder.standing import fit_standing
+from arena.ladder.standing import AHEAD, BEHIND, fit_standing
 from arena.ratings.data import MatchOutcome
 from arena.ratings.simulate import simulate_outcomes
 from arena.seeding import derive_seed
@@ -33,6 +33,7 @@ class SimulatedRun:
     settled: bool  # whether the stopping rule said settled (else the budget ran out)
     order: tuple[str, ...]  # the final order, best first
     correct: bool  # whether it is the true order (strongest first)
+    ordered: tuple[tuple[str, str], ...] = ()  # pairs the last fit's tests put in an order (the one ahead first)
 
 
 def true_order(strengths: Mapping[str, float]) -> tuple[str, ...]:
@@ -62,7 +63,10 @@ def _run(strengths: Mapping[str, float], seats: int, settings: LadderSettings, s
         settled = standing.settled(settings.level, settings.min_blocks)
         if settled or len(outcomes) + seats > budget:
             order = standing.order()
-            return SimulatedRun(len(outcomes), settled, order, order == true_order(strengths))
+            ordered = tuple((a, b) if verdict == AHEAD else (b, a)
+                            for a, b in itertools.combinations(order, 2)
+                            for verdict in (standing.verdict(a, b, settings.level),) if verdict in (AHEAD, BEHIND))
+            return SimulatedRun(len(outcomes), settled, order, order == true_order(strengths), ordered)
         count = min(settings.batch_blocks, (budget - len(outcomes)) // seats)
         batch += 1
         if tables is None:
@@ -72,7 +76,8 @@ def _run(strengths: Mapping[str, float], seats: int, settings: LadderSettings, s
                     run_blocks[name] = run_blocks.get(name, 0) + 1
             batch_tables = [choice.entries for choice in choose_tables(
                 standing, seats, count, seed=seed, batch=batch, run_blocks=run_blocks, run_tables=len(chosen),
-                meetings=meeting_counts(chosen), fair_share=settings.fair_share, min_blocks=settings.min_blocks)]
+                meetings=meeting_counts(chosen), fair_share=settings.fair_share, min_blocks=settings.min_blocks,
+                level=settings.level)]
         else:
             batch_tables = [next(tables) for _ in range(count)]
         for table in batch_tables:
