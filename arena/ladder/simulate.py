@@ -14,12 +14,13 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import random
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from arena.ladder.config import LadderSettings
 from arena.ladder.planner import choose_tables, meeting_counts
-from arena.ladder.standing import AHEAD, BEHIND, fit_standing
+from arena.ladder.standing import AHEAD, BEHIND, Standing, fit_standing
+from arena.ratings import RatingTable
 from arena.ratings.data import MatchOutcome
 from arena.ratings.simulate import simulate_outcomes
 from arena.seeding import derive_seed
@@ -51,15 +52,19 @@ def _play_block(strengths: Mapping[str, float], entries: Sequence[str], seats: i
             for rotation, outcome in enumerate(played)]
 
 
+StandingOf = Callable[[Sequence[MatchOutcome], Sequence[str], str], tuple[Standing, RatingTable]]
+"""How a run reads the field from its matches: ``fit_standing``, or another rule to compare it with."""
+
+
 def _run(strengths: Mapping[str, float], seats: int, settings: LadderSettings, seed: int, luck: float,
-         budget: int, tables: Iterator[tuple[str, ...]] | None) -> SimulatedRun:
+         budget: int, tables: Iterator[tuple[str, ...]] | None, standing_of: StandingOf) -> SimulatedRun:
     """Fit, stop or choose a batch (the planner, or the next ``tables``), play it; until settled or the budget."""
     active = tuple(strengths)
     outcomes: list[MatchOutcome] = []
     chosen: list[tuple[str, ...]] = []
     batch = 0
     while True:
-        standing, _ = fit_standing(outcomes, active, settings.method)
+        standing, _ = standing_of(outcomes, active, settings.method)
         settled = standing.settled(settings.level, settings.min_blocks)
         if settled or len(outcomes) + seats > budget:
             order = standing.order()
@@ -86,10 +91,12 @@ def _run(strengths: Mapping[str, float], seats: int, settings: LadderSettings, s
 
 
 def simulate_ladder(strengths: Mapping[str, float], seats: int, settings: LadderSettings, *, seed: int,
-                    luck: float = 1.0, budget: int | None = None) -> SimulatedRun:
+                    luck: float = 1.0, budget: int | None = None,
+                    standing_of: StandingOf = fit_standing) -> SimulatedRun:
     """A ladder of entries with these natural-log ``strengths`` played ``--until settled`` (within ``budget``,
-    default the settings' budget), every block simulated."""
-    return _run(strengths, seats, settings, seed, luck, budget or settings.budget, None)
+    default the settings' budget), every block simulated; ``standing_of`` reads the field (the ladder's own
+    ``fit_standing`` unless a benchmark compares another rule)."""
+    return _run(strengths, seats, settings, seed, luck, budget or settings.budget, None, standing_of)
 
 
 def round_robin_tables(entries: Sequence[str], seats: int, seed: int) -> Iterator[tuple[str, ...]]:
@@ -102,8 +109,9 @@ def round_robin_tables(entries: Sequence[str], seats: int, seed: int) -> Iterato
 
 
 def simulate_round_robin(strengths: Mapping[str, float], seats: int, settings: LadderSettings, *, seed: int,
-                         luck: float = 1.0, budget: int | None = None) -> SimulatedRun:
+                         luck: float = 1.0, budget: int | None = None,
+                         standing_of: StandingOf = fit_standing) -> SimulatedRun:
     """The same field in round-robin rounds under the same stopping rule, checked after every
     ``batch_blocks`` blocks as the ladder is."""
     tables = round_robin_tables(tuple(strengths), seats, seed)
-    return _run(strengths, seats, settings, seed, luck, budget or settings.budget, tables)
+    return _run(strengths, seats, settings, seed, luck, budget or settings.budget, tables, standing_of)
