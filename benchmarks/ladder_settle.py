@@ -130,7 +130,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="20 runs per table size")
     parser.add_argument("--reps", type=int, default=200, help="runs per table size (default 200)")
-    parser.add_argument("--before-reps", type=int, help="runs per table size of the rule before (default --reps)")
+    parser.add_argument("--before-reps", type=int,
+                        help="runs per table size of the rule before (default --reps; 0: not run)")
     parser.add_argument("--gap", type=float, default=0.5, help="strength gap between neighbours (natural log)")
     parser.add_argument("--luck", type=float, default=1.0, help="spread of a seat's deal luck")
     parser.add_argument("--budget", type=int, help="most matches per run (default the ladder's, 5,000)")
@@ -138,7 +139,7 @@ def main() -> None:
     parser.add_argument("--seats", type=int, nargs="+", default=[3, 4, 5, 6], help="table sizes (default 3 4 5 6)")
     args = parser.parse_args()
     reps = 20 if args.quick else args.reps
-    before_reps = min(reps, args.before_reps or reps)
+    before_reps = reps if args.before_reps is None else min(reps, args.before_reps)
     settings = LadderSettings()
     budget = args.budget or settings.budget
     print(f"ladder settings: {settings.to_json()}, intervals {INTERVALS!r} (before: 'adjusted'); strength gap "
@@ -179,12 +180,14 @@ def main() -> None:
         before_robin = play(simulate_round_robin, before_reps, standing_of=margin_standing)
         l_settled, l_wrong, l_matches = describe(ladder)
         r_settled, _, r_matches = describe(robin)
-        bl_settled, _, _ = describe(before_ladder)
-        br_settled, _, br_matches = describe(before_robin)
-        print(f"| {seats} | {entries} | {bl_settled}, {mean_interval(before_ladder)} "
-              f"| {br_settled}, {mean_interval(before_robin)} | {l_settled} | {l_wrong} | {mean_interval(ladder)} "
-              f"| {r_settled} | {mean_interval(robin)} | {l_matches / br_matches:.2f} | {l_matches / r_matches:.2f} |",
-              flush=True)
+        before = ["not run", "not run", "-"]
+        if before_reps:
+            bl_settled, _, _ = describe(before_ladder)
+            br_settled, _, br_matches = describe(before_robin)
+            before = [f"{bl_settled}, {mean_interval(before_ladder)}", f"{br_settled}, {mean_interval(before_robin)}",
+                      f"{l_matches / br_matches:.2f}"]
+        print(f"| {seats} | {entries} | {before[0]} | {before[1]} | {l_settled} | {l_wrong} | {mean_interval(ladder)} "
+              f"| {r_settled} | {mean_interval(robin)} | {before[2]} | {l_matches / r_matches:.2f} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -8,9 +8,9 @@ For each table of a batch (``choose_tables``):
 1. **The focus entry.**  First any active entry that has fallen a whole table behind its fair
    share in this run (``fair_share`` of an even split, k/n of the tables): the quota that keeps
    every entry playing.  Else the newest entry with fewer than ``min_blocks`` blocks.  Else the
-   entry whose rank is least certain: the largest *unsettledness* with a neighbour in the rating
-   order (``Standing.unsettledness``: 1 - the larger chance that one is ahead of the other by more
-   than the stopping rule's margin; newer entries first among equals).
+   entry whose rank is furthest from settled: the largest *unsettledness* with a neighbour in the
+   rating order (``Standing.unsettledness``: 0 once the pair's test has a verdict, else 1 - how near
+   the test is to one; newer entries first among equals).
 2. **The table.**  The focus, then seat by seat the entry ``j`` that adds the most
    ``sum over seated a of (u(a, j) + U_FLOOR) * c(a, j) * (1 - c(a, j))``: ``u`` the pair's
    unsettledness, ``c`` the chance one finishes ahead of the other (so ``c(1 - c)``, the Fisher
