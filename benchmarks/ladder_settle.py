@@ -171,10 +171,13 @@ def main() -> None:
         ladder = play(simulate_ladder, reps)
         robin = play(simulate_round_robin, reps)
         if args.twins:
-            b_settled = f"{sum(run.settled for run in before_ladder)}/{len(before_ladder)}"
+            was = ["not run"] * 3
+            if before_reps:
+                was = [f"{sum(run.settled for run in before_ladder)}/{len(before_ladder)}",
+                       twins_ordered(before_ladder, twins), mean_interval(before_ladder)]
             settled = f"{sum(run.settled for run in ladder)}/{len(ladder)}"
-            print(f"| {seats} | {entries} | {b_settled} | {twins_ordered(before_ladder, twins)} "
-                  f"| {mean_interval(before_ladder)} | {settled} | {twins_ordered(ladder, twins)} "
+            print(f"| {seats} | {entries} | {was[0]} | {was[1]} "
+                  f"| {was[2]} | {settled} | {twins_ordered(ladder, twins)} "
                   f"| {mean_interval(ladder)} | {twins_ordered(robin, twins)} | {mean_interval(robin)} |", flush=True)
             continue
         before_robin = play(simulate_round_robin, before_reps, standing_of=margin_standing)

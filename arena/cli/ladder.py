@@ -85,7 +85,7 @@ def _add_run(commands: argparse._SubParsersAction) -> None:
             "match, played (in this process, or on Ray as 'arena run' does), stored and rated; newcomers and "
             "open ranks first, every active entry keeping a fair share. --matches N plays N matches (whole "
             "blocks); --until settled stops once every active entry's test against each neighbour has a verdict "
-            f"(ahead by {DELTA:g} Elo rather than level, behind, or level: a sequential test at the config's level "
+            f"(ahead or behind, or level: neither ahead by {DELTA:g} Elo; a sequential test at the config's level "
             "that may be checked after every batch), within --matches or the config's budget. Killed? Run it "
             "again with --resume: the chosen blocks are finished, nothing is played twice."
         ),
@@ -240,8 +240,8 @@ def standing_table(summary: LadderRunSummary) -> Table:
     """The active field after a run: rank, entry, rating and interval, blocks, P against the next, status."""
     settings = summary.ladder.settings
     standing = summary.standing
-    table = Table(title=f"{summary.name}: {settings.method}, settled when the test ({DELTA:g} Elo against none, "
-                        f"level {settings.level:g}) with each neighbour has a verdict and "
+    table = Table(title=f"{summary.name}: {settings.method}, settled when the test with each neighbour (level "
+                        f"{settings.level:g}; level means neither {DELTA:g} Elo ahead) has a verdict and "
                         f"{settings.min_blocks}+ blocks",
                   box=box.SIMPLE_HEAD)
     for column in ("rank", "entry", "rating", "interval", "blocks", "vs next", "status"):

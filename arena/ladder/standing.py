@@ -4,15 +4,15 @@ A ``Standing`` is what the planner and the stopping rule read of one rating fit:
 entry's rating, the spread of every pair's gap, and the duplicate blocks each entry has played.  An
 entry with no matches yet has no rating: it is ahead of anyone, or behind, with probability 1/2.
 
-The rule (``docs/ladder.md``) is a sequential probability ratio test per pair of entries, read from
-the fit's gap ``g`` and its spread ``s`` (a normal likelihood, as fishtest reads its Elo for two
-players): the log-likelihood ratio of a gap of ``+DELTA`` against none is ``(g DELTA - DELTA^2 / 2) /
-s^2``, and of ``-DELTA`` against none the same with ``-g``.  A pair has a *verdict* when one of them
-reaches ``log((1 - beta) / alpha)`` (the one above is ahead: ``AHEAD``; below: ``BEHIND``) or both
-fall to ``log(beta / (1 - alpha))`` (no gap of ``DELTA`` either way: ``LEVEL``), with ``alpha = (1 -
-level) / 2`` per direction and ``beta = 1 - level``.  Wald's bounds hold however often the test is
-looked at, so checking after every batch does not inflate the error: two entries of equal strength
-are put in an order with probability at most ``1 - level``, and end ``LEVEL`` otherwise.
+The rule (``docs/ladder.md``) is a sequential test per pair of entries, read from the fit's gap ``g``
+and its spread ``s`` (a normal likelihood, as fishtest reads its Elo for two players): the
+log-likelihood ratio of a gap of ``+d`` against none is ``(g d - d^2 / 2) / s^2``.  A pair is
+*ordered* (``AHEAD`` or ``BEHIND``) when the weighted sum of these ratios over the ``MIXTURE``'s gaps
+(mostly ``DELTA``) reaches ``1 / alpha`` in one direction, ``alpha = (1 - level) / 2``: a mixture of
+likelihood ratios is a martingale under no gap, so by Ville's inequality this bound holds however often
+the test is looked at.  A pair is ``LEVEL`` when both ratios for ``DELTA`` fall to Wald's ``log(beta /
+(1 - alpha))``, ``beta = 1 - level``: neither is likely ahead by ``DELTA``.  Two entries of equal
+strength are so put in an order with probability at most ``1 - level``, and end ``LEVEL`` otherwise.
 
 An entry's rank is *settled* when it has played at least ``min_blocks`` duplicate blocks and the pair
 it forms with each neighbour in the rating order has a verdict; the ladder is settled when every
@@ -44,16 +44,28 @@ ELO_PER_NATURAL = 400 / math.log(10)
 """Elo points per natural-log unit of strength (the rating tables' scale)."""
 
 DELTA = 40.0
-"""The gap (Elo) each pair's test is built to tell from none: half the 87 Elo of well-separated neighbours,
-about the 43 of close ones.  A smaller gap needs more matches for every verdict; a larger one calls close
-entries level."""
+"""The gap (Elo) the level verdict is built for: two entries are *level* when neither is likely ahead by this
+much.  Half the 87 Elo of well-separated neighbours, about the 43 of close ones."""
+
+MIXTURE: tuple[tuple[float, float], ...] = ((DELTA, 0.9), (80.0, 0.04), (160.0, 0.03), (320.0, 0.02), (640.0, 0.01))
+"""The gaps (Elo) an order verdict weighs, with their weights: mostly ``DELTA``, and a little of gaps up to 16
+times larger, so that entries far apart (a random agent among search agents) are ordered in a few blocks rather
+than after as many as a gap of 40 Elo needs.  The weights add up to 1, which is what keeps the error bound."""
 
 
 def wald_bounds(level: float) -> tuple[float, float]:
-    """The test's (upper, lower) log-likelihood-ratio bounds at ``level``: Wald's ``log((1 - beta) / alpha)`` and
-    ``log(beta / (1 - alpha))`` with ``alpha = (1 - level) / 2`` (each direction) and ``beta = 1 - level``."""
+    """The test's (upper, lower) bounds at ``level``: ``log(1 / alpha)`` for the order (Ville's bound on the
+    mixture's likelihood ratio) and Wald's ``log(beta / (1 - alpha))`` for level, with ``alpha = (1 - level) / 2``
+    (each direction) and ``beta = 1 - level``."""
     alpha, beta = (1.0 - level) / 2.0, 1.0 - level
-    return math.log((1.0 - beta) / alpha), math.log(beta / (1.0 - alpha))
+    return math.log(1.0 / alpha), math.log(beta / (1.0 - alpha))
+
+
+def _mixture(gap: float, variance: float) -> float:
+    """log of the weighted likelihood ratio of the ``MIXTURE``'s gaps against none, for a measured ``gap``."""
+    terms = [math.log(weight) + (gap * delta - delta * delta / 2) / variance for delta, weight in MIXTURE]
+    top = max(terms)
+    return top + math.log(sum(math.exp(term - top) for term in terms))
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,17 +85,18 @@ class Standing:
                        key=lambda name: (-self.ratings[name], self.active.index(name)))
         object.__setattr__(self, "_order", (*rated, *(name for name in self.active if name not in self.ratings)))
 
-    def log_ratios(self, a: str, b: str) -> tuple[float, float] | None:
-        """The test's log-likelihood ratios for the pair: of ``a`` ahead of ``b`` by ``DELTA`` against a gap of
-        none, and of ``a`` behind by ``DELTA`` against none; None when either has not played or the gap has no
-        finite spread (nothing to test yet)."""
+    def log_ratios(self, a: str, b: str) -> tuple[float, float, float, float] | None:
+        """The pair's log-likelihood ratios against a gap of none: of ``a`` ahead of ``b`` and behind it by the
+        ``MIXTURE`` (for an order), then ahead and behind by ``DELTA`` (for level); None when either has not
+        played or the gap has no finite spread (nothing to test yet)."""
         if a not in self.ratings or b not in self.ratings:
             return None
         gap, spread = self.ratings[a] - self.ratings[b], self.gap_sd.get((a, b), math.inf)
         if not math.isfinite(spread) or spread <= 0:
             return None
         variance = spread * spread
-        return (gap * DELTA - DELTA**2 / 2) / variance, (-gap * DELTA - DELTA**2 / 2) / variance
+        return (_mixture(gap, variance), _mixture(-gap, variance),
+                (gap * DELTA - DELTA**2 / 2) / variance, (-gap * DELTA - DELTA**2 / 2) / variance)
 
     def verdict(self, a: str, b: str, level: float) -> str | None:
         """``AHEAD`` (``a`` ahead of ``b``), ``BEHIND``, ``LEVEL`` or None while the pair's test is open."""
@@ -91,10 +104,10 @@ class Standing:
         if ratios is None:
             return None
         upper, lower = wald_bounds(level)
-        up, down = ratios
-        if up >= upper:
+        ahead, behind, up, down = ratios
+        if ahead >= upper:
             return AHEAD
-        if down >= upper:
+        if behind >= upper:
             return BEHIND
         return LEVEL if max(up, down) <= lower else None
 
@@ -105,10 +118,10 @@ class Standing:
         if ratios is None:
             return 0.0
         upper, lower = wald_bounds(level)
-        nearest = max(ratios)
-        if nearest >= upper or nearest <= lower:
+        ordered, levelled = max(ratios[:2]), max(ratios[2:])
+        if ordered >= upper or levelled <= lower:
             return 1.0
-        return 1.0 - 2.0 * min(upper - nearest, nearest - lower) / (upper - lower)
+        return max(0.0, 1.0 - 2.0 * min(upper - ordered, levelled - lower) / (upper - lower))
 
     def unsettledness(self, a: str, b: str, level: float) -> float:
         """What a block of ``a`` and ``b`` can still do for the stopping rule: 0 once the pair has a verdict,

@@ -62,14 +62,16 @@ def test_the_choice_is_a_function_of_the_standing_and_the_seed() -> None:
     assert len(firsts) > 1, "ties should be broken by the seed"
 
 
-def test_a_pairs_verdict_is_walds_test_of_delta_against_no_gap() -> None:
+def test_a_pairs_verdict_is_a_sequential_test_of_a_gap_against_none() -> None:
     upper, lower = wald_bounds(0.95)
-    assert (round(upper, 4), round(lower, 4)) == (3.6376, -2.9704)  # log(0.95 / 0.025), log(0.05 / 0.975)
-    # Log-likelihood ratio (g 40 - 800) / s^2: 87 Elo apart, spread 25 gives 4.29, over the upper bound.
+    assert (round(upper, 4), round(lower, 4)) == (3.6889, -2.9704)  # log(1 / 0.025), log(0.05 / 0.975)
+    # Mostly the ratio for 40 Elo, (g 40 - 800) / s^2: 87 Elo apart with a spread of 25 gives 4.29, over the bound.
     assert pair(87.0, 25.0).verdict("x", "y", 0.95) == AHEAD
     assert pair(87.0, 25.0).verdict("y", "x", 0.95) == BEHIND
-    assert pair(87.0, 30.0).verdict("x", "y", 0.95) is None  # 2.98: open
-    assert pair(87.0, 30.0).verdict("x", "y", 0.90) == AHEAD  # level 0.9: bound log(0.9 / 0.05) = 2.89
+    assert pair(87.0, 30.0).verdict("x", "y", 0.95) is None  # 2.98 (and the larger gaps' little weight): open
+    assert pair(87.0, 30.0).verdict("x", "y", 0.85) == AHEAD  # level 0.85: bound log(1 / 0.075) = 2.59
+    # Far apart, the larger gaps of the mixture order the pair long before the ratio for 40 Elo could (0.88 here).
+    assert pair(900.0, 200.0).verdict("x", "y", 0.95) == AHEAD
     # Level: neither 40 Elo ahead nor behind is likely (both ratios -3.0 or lower); a wide spread says nothing yet.
     assert pair(5.0, 10.0).verdict("x", "y", 0.95) == LEVEL
     assert pair(5.0, 30.0).verdict("x", "y", 0.95) is None
