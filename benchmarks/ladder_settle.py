@@ -1,16 +1,24 @@
-"""How often ``arena ladder run --until settled`` settles a wrong order, and what it saves over a round-robin.
+"""How often ``arena ladder run --until settled`` settles a wrong order, and the matches it takes, before and after.
 
 For each table size from 3 to 6 seats, a field of ``seats + 2`` simulated entries of known strength
 (natural-log strengths ``0, -gap, -2 gap, ...``; per-seat deal luck shared by a duplicate block, as
 ``arena.ratings.simulate`` models it) is played ``reps`` times by the ladder's own planner and
-stopping rule (``arena.ladder.simulate.simulate_ladder``), and the same number of times in complete
-round-robin rounds under the same stopping rule, checked as often (``simulate_round_robin``).
-Printed per table size: how many runs settled within the budget, how many of those settled a wrong
-order (any two entries inverted; with a 95% Wilson interval), the mean matches, and the ratio of the
-ladder's mean matches to the round-robin's.  ``docs/ladder.md`` quotes the table.
+stopping rule (``arena.ladder.simulate.simulate_ladder``), and as often in complete round-robin rounds
+under the same rule, checked as often (``simulate_round_robin``).  "Before" is the rule the ladder had
+until its pair tests (``MarginStanding`` below: P(ahead by more than 20 Elo) >= level against each
+neighbour, intervals floored at the curvature, the planner weighting pairs by that rule), run on the
+same seeds in the same process.  Printed per table size: how many runs settled within the budget, how
+many of those settled a wrong order (any two entries inverted; 95% Wilson interval), the mean matches
+(budget-ended runs count their budget) with a 95% interval, and the ratios.
 
-    python benchmarks/ladder_settle.py               # 200 runs per table size (several minutes)
-    python benchmarks/ladder_settle.py --quick       # 20 runs per table size
+``--twins`` plays a field whose two middle entries are copies of one strength instead, and counts the
+runs whose last fit puts the copies in an order (any verdict but level; before: P >= level), with a
+Wilson interval.  ``docs/ladder.md`` quotes the tables.
+
+    python benchmarks/ladder_settle.py                      # 200 runs per table size, 87 Elo apart
+    python benchmarks/ladder_settle.py --gap 0.25 --reps 100 --before-reps 30
+    python benchmarks/ladder_settle.py --twins --budget 2000
+    python benchmarks/ladder_settle.py --quick              # 20 runs per table size
 """
 
 from __future__ import annotations
@@ -19,7 +27,9 @@ import argparse
 import math
 import statistics
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -27,7 +37,57 @@ if str(ROOT) not in sys.path:
 
 from arena.ladder.config import LadderSettings  # noqa: E402 -- after the path set-up above
 from arena.ladder.simulate import SimulatedRun, simulate_ladder, simulate_round_robin  # noqa: E402
-from arena.ladder.standing import INTERVALS  # noqa: E402
+from arena.ladder.standing import (  # noqa: E402
+    AHEAD,
+    BEHIND,
+    INTERVALS,
+    Standing,
+    block_counts,
+    standing_from_table,
+)
+from arena.ratings import RatingTable, fit  # noqa: E402
+from arena.ratings.data import MatchOutcome  # noqa: E402
+
+MARGIN = 20.0
+"""The rule before the pair tests: a neighbour ahead by more than this many Elo with probability ``level``."""
+
+
+class MarginStanding(Standing):
+    """The stopping rule and planner weights the ladder had before its pair tests, for the "before" columns.
+
+    A pair is ordered once P(ahead by more than ``MARGIN``) reaches ``level`` (never level: equal entries play
+    to the budget), and the planner weighs a pair by 1 - the largest of P(ahead), P(behind) and P(within)."""
+
+    __slots__ = ()
+
+    def p_ahead(self, a: str, b: str) -> float:
+        """P(``a``'s rating exceeds ``b``'s by more than ``MARGIN``) from the gap and its spread (normal)."""
+        if a not in self.ratings or b not in self.ratings:
+            return 0.5
+        gap, spread = self.ratings[a] - self.ratings[b], self.gap_sd.get((a, b), math.inf)
+        if not math.isfinite(spread):
+            return 0.5
+        if spread <= 0:
+            return 1.0 if gap > MARGIN else 0.0
+        return 0.5 * math.erfc(-(gap - MARGIN) / (spread * math.sqrt(2)))
+
+    def verdict(self, a: str, b: str, level: float) -> str | None:
+        """``AHEAD`` or ``BEHIND`` once P(ahead by more than the margin) reaches ``level``; else None."""
+        return AHEAD if self.p_ahead(a, b) >= level else BEHIND if self.p_ahead(b, a) >= level else None
+
+    def unsettledness(self, a: str, b: str, level: float) -> float:
+        """1 - the largest of P(``a`` ahead by more than the margin), P(``b`` ahead by more) and P(within)."""
+        ahead, behind = self.p_ahead(a, b), self.p_ahead(b, a)
+        return 1 - max(ahead, behind, 1.0 - ahead - behind)
+
+
+def margin_standing(outcomes: Sequence[MatchOutcome], active: Sequence[str],
+                    method: str) -> tuple[Standing, RatingTable]:
+    """The field as the rule before the pair tests read it: ``method`` with intervals floored at the curvature."""
+    table = fit(outcomes, method, intervals="adjusted")
+    read = standing_from_table(table, active, block_counts(outcomes))
+    return MarginStanding(active=read.active, ratings=read.ratings, bounds=read.bounds, games=read.games,
+                          gap_sd=read.gap_sd, blocks=read.blocks), table
 
 
 def wilson(errors: int, runs: int, z: float = 1.96) -> tuple[float, float]:
@@ -38,6 +98,21 @@ def wilson(errors: int, runs: int, z: float = 1.96) -> tuple[float, float]:
     centre = (p + z * z / (2 * runs)) / (1 + z * z / runs)
     half = z * math.sqrt(p * (1 - p) / runs + z * z / (4 * runs * runs)) / (1 + z * z / runs)
     return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def mean_interval(runs: list[SimulatedRun]) -> str:
+    """Mean matches with a 95% normal interval."""
+    values = [run.matches for run in runs]
+    mean = statistics.fmean(values)
+    half = 1.96 * statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else math.inf
+    return f"{mean:.0f} ± {half:.0f}"
+
+
+def twins_ordered(runs: list[SimulatedRun], twins: tuple[str, str]) -> str:
+    """How many runs ended with the two copies in an order, with a 95% Wilson interval."""
+    ordered = sum(any({a, b} == set(twins) for a, b in run.ordered) for run in runs)
+    low, high = wilson(ordered, len(runs))
+    return f"{ordered}/{len(runs)} [{100 * low:.1f}, {100 * high:.1f}]"
 
 
 def describe(runs: list[SimulatedRun]) -> tuple[str, str, float]:
@@ -55,25 +130,67 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="20 runs per table size")
     parser.add_argument("--reps", type=int, default=200, help="runs per table size (default 200)")
+    parser.add_argument("--before-reps", type=int,
+                        help="runs per table size of the rule before (default --reps; 0: not run)")
     parser.add_argument("--gap", type=float, default=0.5, help="strength gap between neighbours (natural log)")
     parser.add_argument("--luck", type=float, default=1.0, help="spread of a seat's deal luck")
+    parser.add_argument("--budget", type=int, help="most matches per run (default the ladder's, 5,000)")
+    parser.add_argument("--twins", action="store_true", help="two middle entries of equal strength")
+    parser.add_argument("--seats", type=int, nargs="+", default=[3, 4, 5, 6], help="table sizes (default 3 4 5 6)")
     args = parser.parse_args()
     reps = 20 if args.quick else args.reps
+    before_reps = reps if args.before_reps is None else min(reps, args.before_reps)
     settings = LadderSettings()
-    print(f"ladder settings: {settings.to_json()}, intervals {INTERVALS!r}; strength gap {args.gap} (natural log, "
-          f"{args.gap * 400 / math.log(10):.0f} Elo) between neighbours; seat luck {args.luck}; {reps} runs each")
-    print("| seats | entries | ladder: settled | ladder: wrong order | ladder: mean matches "
-          "| round-robin: settled | round-robin: wrong order | round-robin: mean matches | ratio |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    for seats in (3, 4, 5, 6):
+    budget = args.budget or settings.budget
+    print(f"ladder settings: {settings.to_json()}, intervals {INTERVALS!r} (before: 'adjusted'); strength gap "
+          f"{args.gap} (natural log, {args.gap * 400 / math.log(10):.0f} Elo) between neighbours; seat luck "
+          f"{args.luck}; budget {budget}; {reps} runs each (before: {before_reps})")
+    if args.twins:
+        print("| seats | entries | before: ladder settled | before: twins ordered | before: mean matches "
+              "| ladder: settled | ladder: twins ordered | ladder: mean matches "
+              "| round-robin: twins ordered | round-robin: mean matches |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
+    else:
+        print("| seats | entries | before: ladder settled, mean matches | before: round-robin settled, mean matches "
+              "| ladder: settled | ladder: wrong order | ladder: mean matches | round-robin: settled "
+              "| round-robin: mean matches | ladder / before round-robin | ladder / round-robin |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for seats in args.seats:
         entries = seats + 2
         strengths = {f"e{i}": -args.gap * i for i in range(entries)}
-        ladder = [simulate_ladder(strengths, seats, settings, seed=seed, luck=args.luck) for seed in range(reps)]
-        robin = [simulate_round_robin(strengths, seats, settings, seed=seed, luck=args.luck) for seed in range(reps)]
+        twins = ("e1", "twin")
+        if args.twins:
+            strengths = {f"e{i}": -args.gap * i for i in range(entries - 1)} | {"twin": -args.gap}
+
+        def play(simulate: Callable[..., SimulatedRun], count: int, strengths: dict[str, float] = strengths,
+                 seats: int = seats, **rule: Any) -> list[SimulatedRun]:
+            return [simulate(strengths, seats, settings, seed=seed, luck=args.luck, budget=budget, **rule)
+                    for seed in range(count)]
+
+        before_ladder = play(simulate_ladder, before_reps, standing_of=margin_standing)
+        ladder = play(simulate_ladder, reps)
+        robin = play(simulate_round_robin, reps)
+        if args.twins:
+            was = ["not run"] * 3
+            if before_reps:
+                was = [f"{sum(run.settled for run in before_ladder)}/{len(before_ladder)}",
+                       twins_ordered(before_ladder, twins), mean_interval(before_ladder)]
+            settled = f"{sum(run.settled for run in ladder)}/{len(ladder)}"
+            print(f"| {seats} | {entries} | {was[0]} | {was[1]} "
+                  f"| {was[2]} | {settled} | {twins_ordered(ladder, twins)} "
+                  f"| {mean_interval(ladder)} | {twins_ordered(robin, twins)} | {mean_interval(robin)} |", flush=True)
+            continue
+        before_robin = play(simulate_round_robin, before_reps, standing_of=margin_standing)
         l_settled, l_wrong, l_matches = describe(ladder)
-        r_settled, r_wrong, r_matches = describe(robin)
-        print(f"| {seats} | {entries} | {l_settled} | {l_wrong} | {l_matches:.0f} | {r_settled} | {r_wrong} "
-              f"| {r_matches:.0f} | {l_matches / r_matches:.2f} |", flush=True)
+        r_settled, _, r_matches = describe(robin)
+        before = ["not run", "not run", "-"]
+        if before_reps:
+            bl_settled, _, _ = describe(before_ladder)
+            br_settled, _, br_matches = describe(before_robin)
+            before = [f"{bl_settled}, {mean_interval(before_ladder)}", f"{br_settled}, {mean_interval(before_robin)}",
+                      f"{l_matches / br_matches:.2f}"]
+        print(f"| {seats} | {entries} | {before[0]} | {before[1]} | {l_settled} | {l_wrong} | {mean_interval(ladder)} "
+              f"| {r_settled} | {mean_interval(robin)} | {before[2]} | {l_matches / r_matches:.2f} |", flush=True)
 
 
 if __name__ == "__main__":

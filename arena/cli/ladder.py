@@ -41,7 +41,7 @@ from arena.ladder.field import (
 )
 from arena.ladder.history import ladder_history, write_history
 from arena.ladder.runner import SETTLED, LadderProgress, LadderRunSummary, run_ladder, summary_json
-from arena.ladder.standing import MARGIN
+from arena.ladder.standing import DELTA, Standing
 from arena.options import OptionError, parse_assignments
 from arena.plugin_data import VERSION_MAX, printable
 from arena.referee import ISOLATION_MODES, RefereeError
@@ -84,10 +84,10 @@ def _add_run(commands: argparse._SubParsersAction) -> None:
             "NAME (a ladder already started). Batches of duplicate blocks are chosen from a fit of every stored "
             "match, played (in this process, or on Ray as 'arena run' does), stored and rated; newcomers and "
             "open ranks first, every active entry keeping a fair share. --matches N plays N matches (whole "
-            "blocks); --until settled stops once every active entry is ahead of the neighbour below (and "
-            f"behind the one above) by more than {MARGIN:g} Elo with the config's level of probability, within "
-            "--matches or the config's budget. Killed? Run it again with "
-            "--resume: the chosen blocks are finished, nothing is played twice."
+            "blocks); --until settled stops once every active entry's test against each neighbour has a verdict "
+            f"(ahead or behind, or level: neither ahead by {DELTA:g} Elo; a sequential test at the config's level "
+            "that may be checked after every batch), within --matches or the config's budget. Killed? Run it "
+            "again with --resume: the chosen blocks are finished, nothing is played twice."
         ),
         examples=(
             "arena ladder run configs/ladder-lovat.toml --matches 80",
@@ -230,23 +230,30 @@ def _name(target: Any) -> str:
     return target if isinstance(target, str) else target.name
 
 
+def _against_next(standing: Standing, name: str, below: str, level: float) -> str:
+    """The verdict of ``name``'s test against the entry below it, or how near the open test is to one."""
+    verdict = standing.verdict(name, below, level)
+    return verdict if verdict is not None else f"open ({standing.progress(name, below, level):.2f})"
+
+
 def standing_table(summary: LadderRunSummary) -> Table:
     """The active field after a run: rank, entry, rating and interval, blocks, P against the next, status."""
     settings = summary.ladder.settings
     standing = summary.standing
-    table = Table(title=f"{summary.name}: {settings.method}, settled at P(ahead by > {MARGIN:g} Elo) >= "
-                        f"{settings.level:g} with each neighbour and {settings.min_blocks}+ blocks",
+    table = Table(title=f"{summary.name}: {settings.method}, settled when the test with each neighbour (level "
+                        f"{settings.level:g}; level means neither {DELTA:g} Elo ahead) has a verdict and "
+                        f"{settings.min_blocks}+ blocks",
                   box=box.SIMPLE_HEAD)
-    for column in ("rank", "entry", "rating", "interval", "blocks", f"P > next + {MARGIN:g}", "status"):
+    for column in ("rank", "entry", "rating", "interval", "blocks", "vs next", "status"):
         table.add_column(column, justify="left" if column in ("entry", "status") else "right")
     order = standing.order()
     for rank, name in enumerate(order, start=1):
         rating = standing.ratings.get(name)
         low, high = standing.bounds.get(name, (None, None))
-        after = standing.p_ahead(name, order[rank]) if rank < len(order) else None
+        after = _against_next(standing, name, order[rank], settings.level) if rank < len(order) else None
         table.add_row(str(rank), name, "-" if rating is None else f"{rating:.0f}",
                       "-" if low is None or high is None else f"[{low:.0f}, {high:.0f}]",
-                      str(standing.blocks.get(name, 0)), "-" if after is None else f"{after:.3f}",
+                      str(standing.blocks.get(name, 0)), "-" if after is None else after,
                       standing.status(name, settings.level, settings.min_blocks))
     return table
 

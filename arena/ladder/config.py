@@ -45,7 +45,7 @@ class LadderSettings:
     """The ``[ladder]`` table: how tables are chosen and when a rank is settled."""
 
     method: str = DEFAULT_METHOD  # rating method whose P(stronger) schedules and stops ("elo", "plackett-luce")
-    level: float = DEFAULT_LEVEL  # P(ahead by more than standing.MARGIN) needed against each neighbour to settle
+    level: float = DEFAULT_LEVEL  # confidence of each neighbour pair's sequential test (standing.wald_bounds)
     min_blocks: int = DEFAULT_MIN_BLOCKS  # duplicate blocks an entry plays before its rank can be settled
     budget: int = DEFAULT_BUDGET  # most matches one '--until settled' run plays
     batch_blocks: int = DEFAULT_BATCH_BLOCKS  # blocks chosen from one fit (then played, stored and refitted)

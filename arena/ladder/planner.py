@@ -8,9 +8,9 @@ For each table of a batch (``choose_tables``):
 1. **The focus entry.**  First any active entry that has fallen a whole table behind its fair
    share in this run (``fair_share`` of an even split, k/n of the tables): the quota that keeps
    every entry playing.  Else the newest entry with fewer than ``min_blocks`` blocks.  Else the
-   entry whose rank is least certain: the largest *unsettledness* with a neighbour in the rating
-   order (``Standing.unsettledness``: 1 - the larger chance that one is ahead of the other by more
-   than the stopping rule's margin; newer entries first among equals).
+   entry whose rank is furthest from settled: the largest *unsettledness* with a neighbour in the
+   rating order (``Standing.unsettledness``: 0 once the pair's test has a verdict, else 1 - how near
+   the test is to one; newer entries first among equals).
 2. **The table.**  The focus, then seat by seat the entry ``j`` that adds the most
    ``sum over seated a of (u(a, j) + U_FLOOR) * c(a, j) * (1 - c(a, j))``: ``u`` the pair's
    unsettledness, ``c`` the chance one finishes ahead of the other (so ``c(1 - c)``, the Fisher
@@ -29,6 +29,7 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from arena.ladder.config import DEFAULT_LEVEL
 from arena.ladder.standing import Standing
 from arena.seeding import derive_seed
 
@@ -72,6 +73,7 @@ def choose_tables(
     meetings: Mapping[tuple[str, str], int],
     fair_share: float,
     min_blocks: int,
+    level: float = DEFAULT_LEVEL,
 ) -> list[Choice]:
     """The next ``count`` tables of ``seats`` active entries.
 
@@ -92,6 +94,8 @@ def choose_tables(
         run's tables.
     min_blocks
         Blocks an entry plays before it is no longer new.
+    level
+        The stopping rule's level: a pair with a verdict at it draws no more blocks for itself.
     """
     active = list(standing.active)
     n = len(active)
@@ -99,7 +103,7 @@ def choose_tables(
         raise ValueError(f"{n} active entries cannot fill a table of {seats}")
     rng = random.Random(derive_seed(SEED_TAG, seed, "batch", batch))
     tiebreak = {name: rng.random() for name in active}
-    unsettled = {_pair(a, b): standing.unsettledness(a, b) for a, b in itertools.combinations(active, 2)}
+    unsettled = {_pair(a, b): standing.unsettledness(a, b, level) for a, b in itertools.combinations(active, 2)}
     information = {_pair(a, b): c * (1 - c) for a, b in itertools.combinations(active, 2)
                    for c in (standing.win_chance(a, b),)}
     met = {pair: meetings.get(pair, 0) for pair in unsettled}

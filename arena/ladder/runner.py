@@ -245,7 +245,7 @@ class _Play:
             standing, self.seats, count, seed=self.seed, batch=batch, run_blocks=run_blocks,
             run_tables=sum(block.run == self.run for block in planned),
             meetings=meeting_counts([block.entries for block in planned]),
-            fair_share=settings.fair_share, min_blocks=settings.min_blocks,
+            fair_share=settings.fair_share, min_blocks=settings.min_blocks, level=settings.level,
         )
         with self.store.transaction():
             for choice in choices:
@@ -265,7 +265,7 @@ def summary_json(summary: LadderRunSummary) -> dict[str, Any]:
         "standing": [
             {"rank": rank, "entry": name, "rating": standing.ratings.get(name),
              "interval": list(standing.bounds[name]) if name in standing.bounds else None,
-             "blocks": standing.blocks.get(name, 0), "confidence": standing.confidence(name),
+             "blocks": standing.blocks.get(name, 0), "confidence": standing.confidence(name, settings.level),
              "status": standing.status(name, settings.level, settings.min_blocks)}
             for rank, name in enumerate(standing.order(), start=1)
         ],

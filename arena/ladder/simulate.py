@@ -14,12 +14,13 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import random
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from arena.ladder.config import LadderSettings
 from arena.ladder.planner import choose_tables, meeting_counts
-from arena.ladder.standing import fit_standing
+from arena.ladder.standing import AHEAD, BEHIND, Standing, fit_standing
+from arena.ratings import RatingTable
 from arena.ratings.data import MatchOutcome
 from arena.ratings.simulate import simulate_outcomes
 from arena.seeding import derive_seed
@@ -33,6 +34,7 @@ class SimulatedRun:
     settled: bool  # whether the stopping rule said settled (else the budget ran out)
     order: tuple[str, ...]  # the final order, best first
     correct: bool  # whether it is the true order (strongest first)
+    ordered: tuple[tuple[str, str], ...] = ()  # pairs the last fit's tests put in an order (the one ahead first)
 
 
 def true_order(strengths: Mapping[str, float]) -> tuple[str, ...]:
@@ -50,19 +52,26 @@ def _play_block(strengths: Mapping[str, float], entries: Sequence[str], seats: i
             for rotation, outcome in enumerate(played)]
 
 
+StandingOf = Callable[[Sequence[MatchOutcome], Sequence[str], str], tuple[Standing, RatingTable]]
+"""How a run reads the field from its matches: ``fit_standing``, or another rule to compare it with."""
+
+
 def _run(strengths: Mapping[str, float], seats: int, settings: LadderSettings, seed: int, luck: float,
-         budget: int, tables: Iterator[tuple[str, ...]] | None) -> SimulatedRun:
+         budget: int, tables: Iterator[tuple[str, ...]] | None, standing_of: StandingOf) -> SimulatedRun:
     """Fit, stop or choose a batch (the planner, or the next ``tables``), play it; until settled or the budget."""
     active = tuple(strengths)
     outcomes: list[MatchOutcome] = []
     chosen: list[tuple[str, ...]] = []
     batch = 0
     while True:
-        standing, _ = fit_standing(outcomes, active, settings.method)
+        standing, _ = standing_of(outcomes, active, settings.method)
         settled = standing.settled(settings.level, settings.min_blocks)
         if settled or len(outcomes) + seats > budget:
             order = standing.order()
-            return SimulatedRun(len(outcomes), settled, order, order == true_order(strengths))
+            ordered = tuple((a, b) if verdict == AHEAD else (b, a)
+                            for a, b in itertools.combinations(order, 2)
+                            for verdict in (standing.verdict(a, b, settings.level),) if verdict in (AHEAD, BEHIND))
+            return SimulatedRun(len(outcomes), settled, order, order == true_order(strengths), ordered)
         count = min(settings.batch_blocks, (budget - len(outcomes)) // seats)
         batch += 1
         if tables is None:
@@ -72,7 +81,8 @@ def _run(strengths: Mapping[str, float], seats: int, settings: LadderSettings, s
                     run_blocks[name] = run_blocks.get(name, 0) + 1
             batch_tables = [choice.entries for choice in choose_tables(
                 standing, seats, count, seed=seed, batch=batch, run_blocks=run_blocks, run_tables=len(chosen),
-                meetings=meeting_counts(chosen), fair_share=settings.fair_share, min_blocks=settings.min_blocks)]
+                meetings=meeting_counts(chosen), fair_share=settings.fair_share, min_blocks=settings.min_blocks,
+                level=settings.level)]
         else:
             batch_tables = [next(tables) for _ in range(count)]
         for table in batch_tables:
@@ -81,10 +91,12 @@ def _run(strengths: Mapping[str, float], seats: int, settings: LadderSettings, s
 
 
 def simulate_ladder(strengths: Mapping[str, float], seats: int, settings: LadderSettings, *, seed: int,
-                    luck: float = 1.0, budget: int | None = None) -> SimulatedRun:
+                    luck: float = 1.0, budget: int | None = None,
+                    standing_of: StandingOf = fit_standing) -> SimulatedRun:
     """A ladder of entries with these natural-log ``strengths`` played ``--until settled`` (within ``budget``,
-    default the settings' budget), every block simulated."""
-    return _run(strengths, seats, settings, seed, luck, budget or settings.budget, None)
+    default the settings' budget), every block simulated; ``standing_of`` reads the field (the ladder's own
+    ``fit_standing`` unless a benchmark compares another rule)."""
+    return _run(strengths, seats, settings, seed, luck, budget or settings.budget, None, standing_of)
 
 
 def round_robin_tables(entries: Sequence[str], seats: int, seed: int) -> Iterator[tuple[str, ...]]:
@@ -97,8 +109,9 @@ def round_robin_tables(entries: Sequence[str], seats: int, seed: int) -> Iterato
 
 
 def simulate_round_robin(strengths: Mapping[str, float], seats: int, settings: LadderSettings, *, seed: int,
-                         luck: float = 1.0, budget: int | None = None) -> SimulatedRun:
+                         luck: float = 1.0, budget: int | None = None,
+                         standing_of: StandingOf = fit_standing) -> SimulatedRun:
     """The same field in round-robin rounds under the same stopping rule, checked after every
     ``batch_blocks`` blocks as the ladder is."""
     tables = round_robin_tables(tuple(strengths), seats, seed)
-    return _run(strengths, seats, settings, seed, luck, budget or settings.budget, tables)
+    return _run(strengths, seats, settings, seed, luck, budget or settings.budget, tables, standing_of)

@@ -4,14 +4,19 @@ A ``Standing`` is what the planner and the stopping rule read of one rating fit:
 entry's rating, the spread of every pair's gap, and the duplicate blocks each entry has played.  An
 entry with no matches yet has no rating: it is ahead of anyone, or behind, with probability 1/2.
 
-The rule (``docs/ladder.md``): order the active entries by rating; an entry's rank is *settled*
-when it has played at least ``min_blocks`` duplicate blocks and, against each neighbour in that
-order, P(ahead by more than ``MARGIN``) (in whichever direction the order says) is at least
-``level``.  The ladder is settled when every active entry is.  Checked after every batch, so its
-error rate is that of a sequential test: ``benchmarks/ladder_settle.py`` measures it.  The margin
-is what keeps that error bounded for entries of equal strength: with P(stronger) alone, re-checked
-after every batch, two copies of one agent were put in an order in about 55% of simulated runs;
-their gap shrinks towards zero as they play, so it clears a fixed margin only by early luck.
+The rule (``docs/ladder.md``) is a sequential test per pair of entries, read from the fit's gap ``g``
+and its spread ``s`` (a normal likelihood, as fishtest reads its Elo for two players): the
+log-likelihood ratio of a gap of ``+d`` against none is ``(g d - d^2 / 2) / s^2``.  A pair is
+*ordered* (``AHEAD`` or ``BEHIND``) when the weighted sum of these ratios over the ``MIXTURE``'s gaps
+(mostly ``DELTA``) reaches ``1 / alpha`` in one direction, ``alpha = (1 - level) / 2``: a mixture of
+likelihood ratios is a martingale under no gap, so by Ville's inequality this bound holds however often
+the test is looked at.  A pair is ``LEVEL`` when both ratios for ``DELTA`` fall to Wald's ``log(beta /
+(1 - alpha))``, ``beta = 1 - level``: neither is likely ahead by ``DELTA``.  Two entries of equal
+strength are so put in an order with probability at most ``1 - level``, and end ``LEVEL`` otherwise.
+
+An entry's rank is *settled* when it has played at least ``min_blocks`` duplicate blocks and the pair
+it forms with each neighbour in the rating order has a verdict; the ladder is settled when every
+active entry is.  ``benchmarks/ladder_settle.py`` measures the error rates and the matches.
 """
 
 from __future__ import annotations
@@ -30,11 +35,37 @@ RETIRED = "retired"
 """An entry's status: fewer than ``min_blocks`` blocks; playing; settled; no longer scheduled.
 ``SETTLED`` also names ``--until settled`` and a run that ended so."""
 
+AHEAD = "ahead"
+BEHIND = "behind"
+LEVEL = "level"
+"""A pair's verdict: the first is ahead by ``DELTA`` rather than level, behind, or neither is ahead by it."""
+
 ELO_PER_NATURAL = 400 / math.log(10)
 """Elo points per natural-log unit of strength (the rating tables' scale)."""
 
-MARGIN = 20.0
-"""Elo points by which a neighbour must be ahead, with probability ``level``, for an order to be settled."""
+DELTA = 40.0
+"""The gap (Elo) the level verdict is built for: two entries are *level* when neither is likely ahead by this
+much.  Half the 87 Elo of well-separated neighbours, about the 43 of close ones."""
+
+MIXTURE: tuple[tuple[float, float], ...] = ((DELTA, 0.9), (80.0, 0.04), (160.0, 0.03), (320.0, 0.02), (640.0, 0.01))
+"""The gaps (Elo) an order verdict weighs, with their weights: mostly ``DELTA``, and a little of gaps up to 16
+times larger, so that entries far apart (a random agent among search agents) are ordered in a few blocks rather
+than after as many as a gap of 40 Elo needs.  The weights add up to 1, which is what keeps the error bound."""
+
+
+def wald_bounds(level: float) -> tuple[float, float]:
+    """The test's (upper, lower) bounds at ``level``: ``log(1 / alpha)`` for the order (Ville's bound on the
+    mixture's likelihood ratio) and Wald's ``log(beta / (1 - alpha))`` for level, with ``alpha = (1 - level) / 2``
+    (each direction) and ``beta = 1 - level``."""
+    alpha, beta = (1.0 - level) / 2.0, 1.0 - level
+    return math.log(1.0 / alpha), math.log(beta / (1.0 - alpha))
+
+
+def _mixture(gap: float, variance: float) -> float:
+    """log of the weighted likelihood ratio of the ``MIXTURE``'s gaps against none, for a measured ``gap``."""
+    terms = [math.log(weight) + (gap * delta - delta * delta / 2) / variance for delta, weight in MIXTURE]
+    top = max(terms)
+    return top + math.log(sum(math.exp(term - top) for term in terms))
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,29 +85,48 @@ class Standing:
                        key=lambda name: (-self.ratings[name], self.active.index(name)))
         object.__setattr__(self, "_order", (*rated, *(name for name in self.active if name not in self.ratings)))
 
-    def p_ahead(self, a: str, b: str) -> float:
-        """P(``a``'s rating exceeds ``b``'s by more than ``MARGIN``), from the gap and its spread (normal);
-        1/2 when either has not played or the gap has no finite spread."""
+    def log_ratios(self, a: str, b: str) -> tuple[float, float, float, float] | None:
+        """The pair's log-likelihood ratios against a gap of none: of ``a`` ahead of ``b`` and behind it by the
+        ``MIXTURE`` (for an order), then ahead and behind by ``DELTA`` (for level); None when either has not
+        played or the gap has no finite spread (nothing to test yet)."""
         if a not in self.ratings or b not in self.ratings:
-            return 0.5
+            return None
         gap, spread = self.ratings[a] - self.ratings[b], self.gap_sd.get((a, b), math.inf)
-        if not math.isfinite(spread):
-            return 0.5
-        if spread <= 0:
-            return 1.0 if gap > MARGIN else 0.0
-        return 0.5 * math.erfc(-(gap - MARGIN) / (spread * math.sqrt(2)))
+        if not math.isfinite(spread) or spread <= 0:
+            return None
+        variance = spread * spread
+        return (_mixture(gap, variance), _mixture(-gap, variance),
+                (gap * DELTA - DELTA**2 / 2) / variance, (-gap * DELTA - DELTA**2 / 2) / variance)
 
-    def p_within(self, a: str, b: str) -> float:
-        """P(the ratings of ``a`` and ``b`` are within ``MARGIN`` of each other): what neither is ahead by more
-        (0 where ``p_ahead`` has nothing to say: its halves add up to one)."""
-        return max(0.0, 1.0 - self.p_ahead(a, b) - self.p_ahead(b, a))
+    def verdict(self, a: str, b: str, level: float) -> str | None:
+        """``AHEAD`` (``a`` ahead of ``b``), ``BEHIND``, ``LEVEL`` or None while the pair's test is open."""
+        ratios = self.log_ratios(a, b)
+        if ratios is None:
+            return None
+        upper, lower = wald_bounds(level)
+        ahead, behind, up, down = ratios
+        if ahead >= upper:
+            return AHEAD
+        if behind >= upper:
+            return BEHIND
+        return LEVEL if max(up, down) <= lower else None
 
-    def unsettledness(self, a: str, b: str) -> float:
-        """How much a block of ``a`` and ``b`` could still tell the stopping rule: 1 - the largest of P(``a`` ahead
-        by more than ``MARGIN``), P(``b`` ahead by more) and P(within it).  Two entries surely within the margin
-        can never be settled, so the planner spends its blocks elsewhere."""
-        ahead, behind = self.p_ahead(a, b), self.p_ahead(b, a)
-        return 1 - max(ahead, behind, 1.0 - ahead - behind)
+    def progress(self, a: str, b: str, level: float) -> float:
+        """How near the pair's test is to a verdict: 1 at one, 0 half-way between its bounds (or before
+        either entry has played)."""
+        ratios = self.log_ratios(a, b)
+        if ratios is None:
+            return 0.0
+        upper, lower = wald_bounds(level)
+        ordered, levelled = max(ratios[:2]), max(ratios[2:])
+        if ordered >= upper or levelled <= lower:
+            return 1.0
+        return max(0.0, 1.0 - 2.0 * min(upper - ordered, levelled - lower) / (upper - lower))
+
+    def unsettledness(self, a: str, b: str, level: float) -> float:
+        """What a block of ``a`` and ``b`` can still do for the stopping rule: 0 once the pair has a verdict,
+        else 1 - its ``progress`` (the planner seats the pairs furthest from a verdict first)."""
+        return 0.0 if self.verdict(a, b, level) is not None else 1.0 - self.progress(a, b, level)
 
     def win_chance(self, a: str, b: str) -> float:
         """The chance ``a`` finishes ahead of ``b`` at a table, averaged over the gap's uncertainty
@@ -96,19 +146,16 @@ class Standing:
         order = self.order()
         return {name: tuple(order[j] for j in (i - 1, i + 1) if 0 <= j < len(order)) for i, name in enumerate(order)}
 
-    def confidence(self, name: str) -> float:
-        """The least P(ahead by more than ``MARGIN``) between ``name`` and a neighbour, each in the direction of
-        the order."""
-        order = self.order()
-        i = order.index(name)
-        values = [self.p_ahead(order[j], order[j + 1]) for j in (i - 1, i) if 0 <= j < len(order) - 1]
-        return min(values, default=1.0)
+    def confidence(self, name: str, level: float) -> float:
+        """The least ``progress`` of the tests between ``name`` and its neighbours: 1 when every one has a verdict."""
+        return min((self.progress(name, other, level) for other in self.neighbours()[name]), default=1.0)
 
     def status(self, name: str, level: float, min_blocks: int) -> str:
         """``new``, ``unsettled`` or ``settled`` (for an active entry)."""
         if self.blocks.get(name, 0) < min_blocks:
             return NEW
-        return SETTLED if self.confidence(name) >= level else UNSETTLED
+        decided = all(self.verdict(name, other, level) is not None for other in self.neighbours()[name])
+        return SETTLED if decided else UNSETTLED
 
     def settled(self, level: float, min_blocks: int) -> bool:
         """Whether every active entry's rank is settled."""
@@ -141,13 +188,15 @@ def standing_from_table(table: RatingTable, active: Sequence[str], blocks: Mappi
                     blocks=dict(blocks))
 
 
-INTERVALS = "adjusted"
-"""The ladder's covariance: the curvature times the design effect floored at 1 (``arena.ratings.inference``).
+INTERVALS = "auto"
+"""The ladder's covariance: the leaderboard's default (``arena.ratings.design``), clustered by duplicate block.
 
-Never narrower than the curvature.  The leaderboard's ``auto`` lets a measured design effect below 1
-narrow the intervals; in a lopsided field it can collapse (0.04 was measured in a real 3-player Lovat
-ladder with ``random`` far below search and greedy, which made every P(stronger) 1.000 after 72
-matches), and a stopping rule must not settle on that."""
+With every entry behind ``CLUSTER_MIN_BLOCKS`` blocks it is the curvature times the design effect as measured,
+below 1 included (what the blocks earn), floored at 0.25 and, for every gap, at the gap's own sandwich; with
+fewer blocks, the curvature never narrowed.  The per-gap floor is what keeps a lopsided field honest: there the
+field's design effect is set by the strong entries' contrasts and, alone, narrowed the gaps among the weak ones
+(a real 3-player Lovat ladder of random, greedy and two search entries measured 0.04).  The pair test's error
+rates with it are measured in ``benchmarks/ladder_settle.py``."""
 
 
 def fit_standing(outcomes: Sequence[MatchOutcome], active: Sequence[str], method: str) -> tuple[Standing, RatingTable]:

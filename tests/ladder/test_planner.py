@@ -4,25 +4,25 @@ from __future__ import annotations
 
 import itertools
 
-from scipy.special import ndtri
-
 from arena.ladder.planner import NEW, QUOTA, UNCERTAIN, choose_tables
-from arena.ladder.standing import MARGIN, SETTLED, UNSETTLED, Standing
+from arena.ladder.standing import AHEAD, BEHIND, LEVEL, SETTLED, UNSETTLED, Standing, wald_bounds
 from arena.ladder.standing import NEW as STATUS_NEW
 
 
-def standing(ratings: dict[str, float], ahead: dict[tuple[str, str], float], blocks: dict[str, int],
+def standing(ratings: dict[str, float], spreads: dict[tuple[str, str], float], blocks: dict[str, int],
              active: tuple[str, ...] | None = None) -> Standing:
-    """A standing whose P(ahead by more than the margin) is given for some ordered pairs of the better rated
-    first (through the gap's spread); 0.999 otherwise."""
+    """A standing whose gaps have the given spreads (Elo) for some pairs, and 5 otherwise (every test decided)."""
     names = tuple(active or ratings)
     rated = [name for name in names if name in ratings]
-    spread: dict[tuple[str, str], float] = {}
-    for a, b in itertools.permutations(rated, 2):
-        wanted = ahead.get((a, b), ahead.get((b, a), 0.999))
-        spread[a, b] = (abs(ratings[a] - ratings[b]) - MARGIN) / float(ndtri(wanted))
+    spread = {(a, b): spreads.get((a, b), spreads.get((b, a), 5.0)) for a, b in itertools.permutations(rated, 2)}
     return Standing(active=names, ratings=ratings, bounds={name: (r - 50, r + 50) for name, r in ratings.items()},
                     games=dict.fromkeys(names, 40), gap_sd=spread, blocks=blocks)
+
+
+def pair(gap: float, spread: float) -> Standing:
+    """Two entries ``gap`` Elo apart, the gap's spread ``spread``."""
+    return Standing(active=("x", "y"), ratings={"x": 1500.0 + gap, "y": 1500.0}, bounds={}, games={},
+                    gap_sd={("x", "y"): spread, ("y", "x"): spread}, blocks={"x": 30, "y": 30})
 
 
 FIELD = {"a": 1700.0, "b": 1600.0, "c": 1500.0, "d": 1400.0}
@@ -45,7 +45,7 @@ def test_a_newcomer_sits_at_every_table_until_it_has_its_blocks() -> None:
 
 
 def test_an_open_rank_draws_its_neighbour_and_a_settled_field_keeps_playing_by_quota() -> None:
-    state = standing(FIELD, {("b", "c"): 0.6}, dict.fromkeys(FIELD, 30))
+    state = standing(FIELD, {("b", "c"): 60.0}, dict.fromkeys(FIELD, 30))
     first = choose(state, count=1)[0]
     assert first.reason == UNCERTAIN and {"b", "c"} <= set(first.entries)
     # An entry that has sat out this run while the others played falls behind its share and is seated first.
@@ -54,7 +54,7 @@ def test_an_open_rank_draws_its_neighbour_and_a_settled_field_keeps_playing_by_q
 
 
 def test_the_choice_is_a_function_of_the_standing_and_the_seed() -> None:
-    state = standing(FIELD, {("a", "b"): 0.7, ("c", "d"): 0.55}, dict.fromkeys(FIELD, 30))
+    state = standing(FIELD, {("a", "b"): 50.0, ("c", "d"): 70.0}, dict.fromkeys(FIELD, 30))
     assert choose(state, count=6) == choose(state, count=6)
     # A newcomer is tied with everyone: which of the field it meets first is the seed's choice.
     fresh = standing(FIELD, {}, dict.fromkeys(FIELD, 30) | {"new": 0}, active=(*FIELD, "new"))
@@ -62,26 +62,40 @@ def test_the_choice_is_a_function_of_the_standing_and_the_seed() -> None:
     assert len(firsts) > 1, "ties should be broken by the seed"
 
 
-def test_settled_means_every_neighbour_beyond_the_level_and_enough_blocks() -> None:
+def test_a_pairs_verdict_is_a_sequential_test_of_a_gap_against_none() -> None:
+    upper, lower = wald_bounds(0.95)
+    assert (round(upper, 4), round(lower, 4)) == (3.6889, -2.9704)  # log(1 / 0.025), log(0.05 / 0.975)
+    # Mostly the ratio for 40 Elo, (g 40 - 800) / s^2: 87 Elo apart with a spread of 25 gives 4.29, over the bound.
+    assert pair(87.0, 25.0).verdict("x", "y", 0.95) == AHEAD
+    assert pair(87.0, 25.0).verdict("y", "x", 0.95) == BEHIND
+    assert pair(87.0, 30.0).verdict("x", "y", 0.95) is None  # 2.98 (and the larger gaps' little weight): open
+    assert pair(87.0, 30.0).verdict("x", "y", 0.85) == AHEAD  # level 0.85: bound log(1 / 0.075) = 2.59
+    # Far apart, the larger gaps of the mixture order the pair long before the ratio for 40 Elo could (0.88 here).
+    assert pair(900.0, 200.0).verdict("x", "y", 0.95) == AHEAD
+    # Level: neither 40 Elo ahead nor behind is likely (both ratios -3.0 or lower); a wide spread says nothing yet.
+    assert pair(5.0, 10.0).verdict("x", "y", 0.95) == LEVEL
+    assert pair(5.0, 30.0).verdict("x", "y", 0.95) is None
+    assert pair(5.0, 30.0).progress("x", "y", 0.95) < pair(5.0, 20.0).progress("x", "y", 0.95) < 1.0
+    assert pair(5.0, 10.0).progress("x", "y", 0.95) == 1.0 and pair(5.0, 10.0).unsettledness("x", "y", 0.95) == 0.0
+    # Either entry without a rating, or a gap without a finite spread: nothing to test.
+    assert pair(87.0, float("inf")).verdict("x", "y", 0.95) is None
+
+
+def test_settled_means_a_verdict_with_every_neighbour_and_enough_blocks() -> None:
     blocks = dict.fromkeys(FIELD, 30)
-    close = standing(FIELD, {("b", "c"): 0.94}, blocks)
+    close = standing(FIELD, {("b", "c"): 60.0}, blocks)
     assert close.order() == ("a", "b", "c", "d")
     assert [close.status(name, 0.95, 8) for name in close.order()] == [SETTLED, UNSETTLED, UNSETTLED, SETTLED]
     assert not close.settled(0.95, 8)
-    clear = standing(FIELD, {("b", "c"): 0.96}, blocks)
+    assert close.confidence("b", 0.95) < 1.0 and close.confidence("a", 0.95) == 1.0
+    clear = standing(FIELD, {("b", "c"): 20.0}, blocks)
     assert clear.settled(0.95, 8)
-    assert not standing(FIELD, {("b", "c"): 0.96}, blocks | {"d": 7}).settled(0.95, 8)
+    assert not standing(FIELD, {("b", "c"): 20.0}, blocks | {"d": 7}).settled(0.95, 8)
     assert standing(FIELD, {}, blocks | {"d": 7}).status("d", 0.95, 8) == STATUS_NEW
-    # Ahead by less than the margin: never settled, however sure the order (10 Elo, spread 0.5: P(stronger) 1);
-    # surely within the margin, so no block could settle it and the planner looks elsewhere.
-    near = Standing(active=("x", "y"), ratings={"x": 1510.0, "y": 1500.0}, bounds={}, games={},
-                    gap_sd={("x", "y"): 0.5, ("y", "x"): 0.5}, blocks={"x": 30, "y": 30})
-    assert near.p_ahead("x", "y") < 1e-9 and not near.settled(0.95, 8)
-    assert near.p_within("x", "y") > 0.999 and near.unsettledness("x", "y") < 0.001
-    # Undecided: 15 Elo apart with a spread of 20 is open every way.
-    open_pair = Standing(active=("x", "y"), ratings={"x": 1515.0, "y": 1500.0}, bounds={}, games={},
-                         gap_sd={("x", "y"): 20.0, ("y", "x"): 20.0}, blocks={"x": 30, "y": 30})
-    assert 0.4 < open_pair.unsettledness("x", "y") < 0.5  # 1 - P(within 20 Elo), 0.56
-    # An entry without a rating is unsettled against everyone: P(stronger) 1/2.
+    # Two entries surely within 40 Elo of each other are settled as level: the ladder does not play on for
+    # an order that only luck could give them.
+    twins = standing({"a": 1600.0, "b": 1502.0, "c": 1500.0}, {("b", "c"): 8.0}, dict.fromkeys("abc", 30))
+    assert twins.verdict("b", "c", 0.95) == LEVEL and twins.settled(0.95, 8)
+    # An entry without a rating is unsettled against everyone.
     fresh = standing(FIELD, {}, blocks | {"e": 9}, active=(*FIELD, "e"))
     assert fresh.order()[-1] == "e" and fresh.status("e", 0.95, 8) == UNSETTLED

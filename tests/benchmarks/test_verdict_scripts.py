@@ -1,0 +1,32 @@
+"""Smoke tests of the two verdict studies: each runs at a tiny size and prints the table docs quote."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def rows(*arguments: str) -> list[list[str]]:
+    """The markdown rows ``python <arguments>`` prints (fails on a non-zero exit)."""
+    done = subprocess.run([sys.executable, *arguments], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return [[cell.strip() for cell in line.strip("|").split(" | ")]
+            for line in done.stdout.splitlines() if line.startswith("| ") and not line.startswith("| seats")
+            and not line.startswith("| game")]
+
+
+def test_luck_control_shows_the_mean_scores_gaps_unmoved_by_the_reference() -> None:
+    table = rows("benchmarks/luck_control.py", "--reps", "2", "--blocks", "6")
+    assert [row[0] for row in table] == ["lorum"] * 3 + ["lovat"] * 2
+    # In a complete duplicate block every agent has the same total subtracted: the score's gaps do not move.
+    assert all(row[-1] == "same" for row in table), table
+
+
+def test_ladder_settle_compares_the_rule_before_on_the_same_seeds() -> None:
+    (row,) = rows("benchmarks/ladder_settle.py", "--reps", "2", "--seats", "3")
+    assert row[:2] == ["3", "5"] and row[4] == "2/2" and row[2].startswith("2/2, ")
+    (twins,) = rows("benchmarks/ladder_settle.py", "--twins", "--reps", "2", "--seats", "3", "--budget", "600")
+    assert twins[2] == "0/2"  # before: two copies never settle (they play to the budget)
