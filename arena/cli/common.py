@@ -23,7 +23,12 @@ if TYPE_CHECKING:  # arena.publish imports the ratings (numpy, scipy): only the 
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """An ``ArgumentParser`` whose usage errors are one line: what was wrong, and where to read more."""
+    """An ``ArgumentParser`` whose usage errors are one line: what was wrong, and where to read more. Options
+    are matched whole, never by a prefix: ``--token X`` must not be read as ``--token-file X``."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         """Print ``PROG: error: MESSAGE (see 'PROG --help')`` and exit with status 2."""

@@ -299,3 +299,14 @@ def test_a_record_path_below_a_file_says_the_file_is_not_a_folder(capsys, tmp_pa
     assert one_line(err) == f"arena: error: --record {blocker / 'x.json'}: {blocker} is a file, not a folder"
     status = main(["play", "lorum", "--record", str(tmp_path / "none" / "x.json")])
     assert status == 2 and one_line(capsys.readouterr().err).endswith(f"folder {tmp_path / 'none'} does not exist")
+
+
+@pytest.mark.parametrize("argv", [
+    ("submit", "http://127.0.0.1:1", "agent.py", "--token", "secret"),  # not --token-file: the token is never read
+    ("run", "configs/quickstart-lovat.toml", "--work", "1"),
+])
+def test_an_option_is_matched_whole_never_by_its_prefix(capsys: pytest.CaptureFixture[str], argv: tuple[str, ...]
+                                                        ) -> None:
+    status, err = run(capsys, *argv)
+    assert status == 2
+    assert f"unrecognized arguments: {' '.join(argv[-2:])}" in one_line(err)
