@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.cli.common import CliError, add_command, print_json
+from arena.cli.numbers import seconds
 
 TOKEN_ENV = "ARENA_TOKEN"
 FINAL = ("accepted", "rejected")
@@ -33,10 +34,21 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("url", metavar="URL", help="the competition's address")
     parser.add_argument("file", metavar="FILE", type=Path, help="the agent to upload")
     parser.add_argument("--token-file", type=Path, metavar="FILE", help=f"read the token from FILE (else ${TOKEN_ENV})")
+    parser.add_argument("--token", action=_RefuseToken, help=argparse.SUPPRESS)
     parser.add_argument("--wait", action="store_true", help="wait for the check's outcome")
-    parser.add_argument("--timeout", type=float, default=900.0, metavar="S", help="most seconds to wait (900)")
+    parser.add_argument("--timeout", type=seconds(positive=True), default=900.0, metavar="S",
+                        help="most seconds to wait (900)")
     parser.add_argument("--json", action="store_true", help="print the upload as JSON")
     parser.set_defaults(run=run)
+
+
+class _RefuseToken(argparse.Action):
+    """``--token X``: refused with the two ways that work, without repeating the token."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        parser.error(f"a token is never taken from the command line, where other users of the machine can read "
+                     f"it: set ${TOKEN_ENV} or pass --token-file FILE")
 
 
 def _token(args: argparse.Namespace) -> str:

@@ -98,7 +98,10 @@ def test_submit_takes_the_token_from_the_environment_or_a_file_only(tmp_path: Pa
     assert main(["submit", "http://127.0.0.1:9", str(agent)]) == 1  # nothing listens on port 9
     err = capsys.readouterr().err
     assert err.startswith("arena: error: http://127.0.0.1:9:") and "Traceback" not in err
-    # A token on the command line is never taken as one (argparse reads --token as --token-file: a path).
+    # A token on the command line is refused, and not repeated where the terminal's scrollback keeps it.
     monkeypatch.delenv("ARENA_TOKEN")
-    assert main(["submit", "http://127.0.0.1:9", str(agent), "--token", "bob.y"]) == 1
-    assert "cannot read the token" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exited:
+        main(["submit", "http://127.0.0.1:9", str(agent), "--token", "bob.y"])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "a token is never taken from the command line" in err and "bob.y" not in err
