@@ -97,6 +97,7 @@ class _Placed:
     temp_dir: str = ""
     freezer: cgroups.Freezer | None = None  # the group's freezer, kept open (None: the init stops the seat)
     acknowledgements: int | None = None  # the read end of the init's acknowledgement pipe (no freezer only)
+    name: int | None = None  # the init's /proc/PID/comm, kept open beside the pipe: read again with pread
     frozen: bool = False  # as last set here: a freeze or thaw that changes nothing is not written again
 
 
@@ -334,7 +335,14 @@ def place(box: SeatBox, policy: Policy, *, parent: int, temp_root: str,
     if acknowledgements is not None and freezer is not None:
         os.close(acknowledgements)
         acknowledgements = None
-    _placed[box.pid] = _Placed(pidfd, folders, os.path.realpath(box.temp_dir), freezer, acknowledgements)
+    name = None
+    if acknowledgements is not None:
+        try:
+            name = os.open(f"/proc/{box.pid}/comm", os.O_RDONLY | os.O_CLOEXEC)  # verified above, pidfd held
+        except OSError:
+            os.close(acknowledgements)
+            acknowledgements = None
+    _placed[box.pid] = _Placed(pidfd, folders, os.path.realpath(box.temp_dir), freezer, acknowledgements, name)
     level = box.level
     if box.level == "full" and not (freezer and "memory" in cgroups.find().bases):
         level = "partial"
@@ -435,7 +443,7 @@ def _set_frozen(box: SeatBox, frozen: bool) -> None:
     path = f"/proc/{box.pid}/comm"
     started = time.monotonic()
     if placed is not None and placed.acknowledgements is not None:
-        if _acknowledged(placed, FROZEN_BYTE if frozen else THAWED_BYTE, pidfd, started) and _named(path, want):
+        if _acknowledged(placed, FROZEN_BYTE if frozen else THAWED_BYTE, pidfd, started) and _named(placed, want):
             return
     while (elapsed := time.monotonic() - started) < ACKNOWLEDGE_SECONDS:
         try:
@@ -472,19 +480,20 @@ def _acknowledged(placed: _Placed, byte: bytes, pidfd: int, started: float) -> b
         if not data:  # no init writes there (a zygote that passed no pipe on): poll the name from now on
             os.close(fd)
             placed.acknowledgements = None
+            if placed.name is not None:
+                os.close(placed.name)
+                placed.name = None
             return False
         if data.endswith(byte):  # an earlier request's late answer comes first
             return True
     return False
 
 
-def _named(path: str, want: bytes) -> bool:
+def _named(placed: _Placed, want: bytes) -> bool:
+    """Whether the init now bears the name ``want`` (read at offset 0, the file shows the name of now)."""
+    assert placed.name is not None
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-        try:
-            return os.read(fd, 64).strip() == want
-        finally:
-            os.close(fd)
+        return os.pread(placed.name, 64, 0).strip() == want
     except OSError:
         return False
 
@@ -526,8 +535,9 @@ def reap(box: SeatBox) -> dict[str, Any]:
         result.update(cgroups.memory_report(placed.folders))
         if placed.freezer is not None:
             placed.freezer.close()
-        if placed.acknowledgements is not None:
-            os.close(placed.acknowledgements)
+        for fd in (placed.acknowledgements, placed.name):
+            if fd is not None:
+                os.close(fd)
         cgroups.remove(placed.folders)
         remove_tree(placed.temp_dir)
         os.close(placed.pidfd)
