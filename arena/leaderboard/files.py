@@ -1,8 +1,8 @@
 """Leaderboard files: Markdown, CSV, JSON and one self-contained HTML page.
 
 ``write_leaderboard_files`` writes all four into a directory.  The page needs no network:
-styles are inline, there are no scripts, the two charts are inline SVG (drawn by
-matplotlib) and a Content-Security-Policy forbids fetching anything.  Elements a browser
+styles are inline, there are no scripts, the two charts are inline SVG (written directly by
+``arena.leaderboard.svg``) and a Content-Security-Policy forbids fetching anything.  Elements a browser
 test can find: the table ``#leaderboard-table`` (one ``<tr data-agent=...>`` per agent in
 its ``<tbody>``), the notes ``#interval-note`` and ``#overlap-note``, the P(stronger) matrix
 ``#superiority-table`` in section ``#superiority``, the sections ``#ratings-chart`` and

@@ -65,14 +65,17 @@ class Zygote:
         """The zygote's process id, or None when it is not running."""
         return self._process.pid if self._process is not None and self._running() else None
 
-    def spawn(self, request: dict[str, Any], channel: socket.socket) -> dict[str, Any]:
-        """Fork a seat that talks over ``channel``'s peer; the zygote's reply (``pid``, ``box`` or ``error``)."""
+    def spawn(self, request: dict[str, Any], channel: socket.socket, acknowledge: int | None = None) -> dict[str, Any]:
+        """Fork a seat that talks over ``channel``'s peer; the zygote's reply (``pid``, ``box`` or ``error``).
+
+        ``acknowledge``, the write end of a pipe, goes to the seat's init (``arena.sandbox.spawn_seat``)."""
         with self._lock:
             for attempt in (1, 2):  # a zygote that died since the last request is restarted once
                 self._start()
                 assert self._control is not None
                 try:
-                    socket.send_fds(self._control, [json.dumps(request).encode()], [channel.fileno()])
+                    socket.send_fds(self._control, [json.dumps(request).encode()],
+                                   [channel.fileno()] + ([acknowledge] if acknowledge is not None else []))
                     return self._reply()
                 except (OSError, RefereeError, ValueError) as error:
                     self._stop()

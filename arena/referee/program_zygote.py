@@ -66,7 +66,7 @@ class ProgramZygote(Zygote):
         def run() -> int:
             return self._run_seat(fd, request)
 
-        box = spawn_seat(run, policy, [fd], await_placement=True)
+        box = spawn_seat(run, policy, [fd], await_placement=True, acknowledge=self.acknowledge)
         self.children[box.pid] = box
         return {"pid": box.pid, "box": box.to_json(), "log": os.path.join(box.temp_dir, LOG_NAME)}
 

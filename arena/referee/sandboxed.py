@@ -78,6 +78,7 @@ class ProcessSeat:
         self.listens = True
         self.failed: Fault | None = None  # a start-up failure that comes from the plugin's side
         self.forked: dict[str, Any] | None = None  # the zygote's reply to ``fork``, until ``place`` takes it
+        self.acknowledgements: int | None = None  # read end of the init's pipe (``fork``), until ``place`` takes it
 
     def launch(self) -> None:
         """Ask the plugin's zygote for the seat (a fork: the agent builds in parallel with the other seats')."""
@@ -106,6 +107,8 @@ class ProcessSeat:
                                "so they cannot reach an agent in its own process") from None
         self.zygote = self.host.zygote(source, self.require)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        # Where the seat has no cgroup freezer its init stops it and says so on this pipe (a read, not a poll).
+        self.acknowledgements, acknowledge = os.pipe2(os.O_CLOEXEC) if self.mode == SANDBOXED else (None, None)
         self.launched = time.monotonic()
         # Whatever goes wrong from here on comes from the plugin's side (its zygote ran its code): a start-up
         # fault of this seat, never a reason to stop the match or the tournament.
@@ -115,9 +118,11 @@ class ProcessSeat:
                 if self.mode == SANDBOXED and LEVELS.index(self.zygote.level) < LEVELS.index(self.require):
                     raise RefereeError(f"the sandbox of plugin {source.name!r} reached level "
                                        f"{self.zygote.level!r}, not {self.require!r}; run 'arena doctor'")
-                self.forked = self.zygote.spawn(request, theirs)
+                self.forked = self.zygote.spawn(request, theirs, acknowledge)
             finally:
                 theirs.close()
+                if acknowledge is not None:
+                    os.close(acknowledge)
             self.sock = ours
         except RefereeError as error:
             self._launch_failed(error, ours)
@@ -165,7 +170,9 @@ class ProcessSeat:
             box = SeatBox.from_json(reply["box"])
             if box.pid != pid:
                 raise ValueError(f"its box names process {box.pid}, not {pid}")
-            self.box = place(box, policy, parent=self.zygote.pid or 0, temp_root=self.zygote.temp_root or "/")
+            acknowledgements, self.acknowledgements = self.acknowledgements, None
+            self.box = place(box, policy, parent=self.zygote.pid or 0, temp_root=self.zygote.temp_root or "/",
+                             acknowledgements=acknowledgements)
         except (SandboxError, ValueError, TypeError) as error:
             raise RefereeError(f"the host of plugin {self.zygote.plugin.name!r} started a seat that cannot be "
                                f"placed: {error}") from None
@@ -247,6 +254,9 @@ class ProcessSeat:
 
     def closed(self, status: Mapping[str, Any]) -> None:
         """Note that the seat was reaped with ``status`` (see ``reap_all``) and drop the socket."""
+        if self.acknowledgements is not None:  # never placed
+            os.close(self.acknowledgements)
+            self.acknowledgements = None
         self.pid = None
         self.box = None
         maxrss = status.get("maxrss_kb")

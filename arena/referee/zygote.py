@@ -21,7 +21,10 @@ Requests and replies on the control socket (``SOCK_SEQPACKET``, one JSON object 
   "options", "memory_mb"}`` with the seat's socket passed as an fd
   (``SCM_RIGHTS``): fork the seat, reply ``{"pid": ..., "box": SeatBox JSON or
   null}`` or ``{"error": "..."}``.  The seat builds the agent and talks to the
-  referee directly over that socket (``arena.referee.protocol``).
+  referee directly over that socket (``arena.referee.protocol``).  A second fd,
+  if any, is the write end of the pipe on which a sandboxed seat's init
+  acknowledges each freeze and thaw (``arena.sandbox.spawn_seat``); the
+  zygote keeps no copy of it.
 * ``{"op": "reap", "pids": [...]}``: kill each seat's whole process tree, wait
   for it, and reply ``{"statuses": {pid: {"exit": code} or {"signal": number},
   with "maxrss_kb"}}``.
@@ -121,6 +124,7 @@ class Zygote:
         self.manager = manager
         self.registry = manager.registry
         self.found_read_paths: tuple[str, ...] | None = None  # what a sandboxed seat may read (_spawn_sandboxed)
+        self.acknowledge: int | None = None  # the spawn request's acknowledgement pipe, while it is served
 
     def serve(self) -> None:
         """Answer requests until the referee closes the control socket."""
@@ -129,14 +133,20 @@ class Zygote:
         try:
             while True:
                 try:
-                    data, fds, _flags, _address = socket.recv_fds(self.control, CONTROL_LIMIT, 1)
+                    data, fds, _flags, _address = socket.recv_fds(self.control, CONTROL_LIMIT, 2)
                 except OSError:
                     break
                 if not data:
                     break
                 request = json.loads(data)
                 if request.get("op") == "spawn":
-                    reply = self.spawn(request, fds[0] if fds else None)
+                    self.acknowledge = fds[1] if len(fds) > 1 else None
+                    try:
+                        reply = self.spawn(request, fds[0] if fds else None)
+                    finally:
+                        if self.acknowledge is not None:
+                            os.close(self.acknowledge)  # the seat's init has its own copy
+                        self.acknowledge = None
                 else:
                     for fd in fds:
                         os.close(fd)
@@ -188,7 +198,8 @@ class Zygote:
         def run() -> int:
             return self._run_seat(fd, request)
 
-        box = spawn_seat(run, policy, [fd], await_placement=True)  # the referee places it in its groups
+        # the referee places it in its groups
+        box = spawn_seat(run, policy, [fd], await_placement=True, acknowledge=self.acknowledge)
         self.children[box.pid] = box
         return {"pid": box.pid, "box": box.to_json()}
 

@@ -18,12 +18,14 @@ Who calls what
   not given), cannot bind or connect TCP, and cannot signal or reach abstract
   unix sockets outside its sandbox.  Fds it already holds (the referee's
   socket) still work: Landlock checks opening, not using.
-* ``spawn_seat(run, policy, keep_fds, await_placement=True)`` (the confined
-  zygote): one seat of one match, as described in ``arena.sandbox.seat``; the
-  zygote hands the ``SeatBox`` (plain JSON) to the referee.
-* ``place(box, policy, parent=ZYGOTE_PID, temp_root=...)`` (the referee,
-  unconfined): checks the box, makes the seat's cgroups, moves the seat's init
-  into them and only then lets the agent process start.
+* ``spawn_seat(run, policy, keep_fds, await_placement=True, acknowledge=W)``
+  (the confined zygote): one seat of one match, as described in
+  ``arena.sandbox.seat``; the zygote hands the ``SeatBox`` (plain JSON) to the
+  referee.  ``W`` is the write end of a pipe the referee made: the init
+  acknowledges each freeze and thaw there when there is no cgroup freezer.
+* ``place(box, policy, parent=ZYGOTE_PID, temp_root=..., acknowledgements=R)``
+  (the referee, unconfined): checks the box, makes the seat's cgroups, moves
+  the seat's init into them and only then lets the agent process start.
 * ``freeze(box)`` / ``thaw(box)`` (the referee, between turns); ``reap(box)``
   (both, the referee first: it kills and thaws the tree, gets its peak memory
   and removes the groups; then the zygote gets the exit status; both remove

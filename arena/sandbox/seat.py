@@ -44,6 +44,10 @@ SIGNALS = {signal.SIGCHLD, START, FREEZE, THAW}
 FROZEN_NAME, THAWED_NAME = "arena-frozen", "arena-thawed"
 """The init's process name after it has stopped / resumed the seat: how the referee knows it is done."""
 
+FROZEN_BYTE, THAWED_BYTE = b"F", b"T"
+"""Written by the init on its acknowledgement pipe (``spawn_seat``'s ``acknowledge``) after it renamed itself:
+the referee sleeps on the pipe instead of polling the name, then reads the name once to confirm."""
+
 ACKNOWLEDGE_SECONDS = 5.0
 """Longest wait for the init to confirm a freeze or thaw."""
 
@@ -92,6 +96,8 @@ class _Placed:
     folders: list[str] = field(default_factory=list)
     temp_dir: str = ""
     freezer: cgroups.Freezer | None = None  # the group's freezer, kept open (None: the init stops the seat)
+    acknowledgements: int | None = None  # the read end of the init's acknowledgement pipe (no freezer only)
+    name: int | None = None  # the init's /proc/PID/comm, kept open beside the pipe: read again with pread
     frozen: bool = False  # as last set here: a freeze or thaw that changes nothing is not written again
 
 
@@ -100,7 +106,7 @@ _placed: dict[int, _Placed] = {}
 
 
 def spawn_seat(run: Callable[[], int], policy: Policy, keep_fds: Sequence[int], *,
-               await_placement: bool = False) -> SeatBox:
+               await_placement: bool = False, acknowledge: int | None = None) -> SeatBox:
     """Fork one seat of one match from the confined zygote; the child runs ``run()`` and exits with its status.
 
     Its own PID, IPC and UTS namespaces (every process it starts, a setsid
@@ -113,7 +119,10 @@ def spawn_seat(run: Callable[[], int], policy: Policy, keep_fds: Sequence[int], 
     once placed, for the whole tree by the group; every fd closed but
     ``keep_fds`` and stdio (stdio -> /dev/null).  With ``await_placement`` the
     agent process starts only when the referee's ``place`` says so (it must
-    then be called).  ``run()`` should return a status below 128.
+    then be called).  ``run()`` should return a status below 128.  ``acknowledge``
+    is the write end of a pipe whose read end the referee gives ``place``:
+    the init alone keeps it (the agent process closes it before any agent
+    code runs) and writes a byte there after each freeze or thaw.
     """
     state = confinement.current
     if state is None:
@@ -122,6 +131,9 @@ def spawn_seat(run: Callable[[], int], policy: Policy, keep_fds: Sequence[int], 
         raise SandboxError("spawn_seat needs a single-threaded zygote (a thread would be copied half-way); "
                            "something in this process started a thread")
     keep = sorted({int(fd) for fd in keep_fds} - {0, 1, 2})
+    ack = None if acknowledge is None else int(acknowledge)
+    if ack is not None and ack not in keep:
+        keep = sorted([*keep, ack])
     temp_dir = tempfile.mkdtemp(prefix="seat-", dir=state.temp_root)
     size_kb = _address_space_kb()
     flags = kernel.CLONE_NEWPID | kernel.CLONE_NEWIPC | kernel.CLONE_NEWUTS if state.namespaces else 0
@@ -137,7 +149,7 @@ def spawn_seat(run: Callable[[], int], policy: Policy, keep_fds: Sequence[int], 
     if pid == 0:
         status = 127
         try:
-            status = _init(run, policy, keep, temp_dir, old_mask, await_placement, size_kb, state)
+            status = _init(run, policy, keep, temp_dir, old_mask, await_placement, size_kb, state, ack)
         finally:
             os._exit(status)
     signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
@@ -146,7 +158,7 @@ def spawn_seat(run: Callable[[], int], policy: Policy, keep_fds: Sequence[int], 
 
 
 def _init(run: Callable[[], int], policy: Policy, keep: list[int], temp_dir: str, old_mask: set[int],
-          await_placement: bool, size_kb: int, state: confinement.Confinement) -> int:
+          await_placement: bool, size_kb: int, state: confinement.Confinement, ack: int | None) -> int:
     """The seat's init: start the agent process, reap, stop/resume on request, end with the agent."""
     kernel.prctl(kernel.PR_SET_PDEATHSIG, signal.SIGKILL)  # the zygote's death ends the seat
     in_namespace = os.getpid() == 1
@@ -164,6 +176,8 @@ def _init(run: Callable[[], int], policy: Policy, keep: list[int], temp_dir: str
     if agent == 0:
         status = 127
         try:
+            if ack is not None:
+                os.close(ack)  # the init's alone: an agent that could write there could fake a freeze
             status = _agent(run, policy, temp_dir, old_mask, size_kb, state, in_namespace)
         finally:
             os._exit(status)
@@ -173,7 +187,17 @@ def _init(run: Callable[[], int], policy: Policy, keep: list[int], temp_dir: str
         except OSError:
             pass
     for fd in keep:
-        os.close(fd)
+        if fd != ack:
+            os.close(fd)
+    if ack is not None:
+        os.set_blocking(ack, False)  # a referee that stopped reading never blocks the init
+
+    def acknowledged(byte: bytes) -> None:
+        if ack is not None:
+            try:
+                os.write(ack, byte)
+            except OSError:
+                pass
 
     def everyone(sig: int) -> None:
         try:
@@ -194,9 +218,11 @@ def _init(run: Callable[[], int], policy: Policy, keep: list[int], temp_dir: str
         elif info.si_signo == FREEZE:
             everyone(signal.SIGSTOP)
             kernel.set_name(FROZEN_NAME)
+            acknowledged(FROZEN_BYTE)
         elif info.si_signo == THAW:
             everyone(signal.SIGCONT)
             kernel.set_name(THAWED_NAME)
+            acknowledged(THAWED_BYTE)
     everyone(signal.SIGKILL)
     if os.WIFSIGNALED(result):
         return 128 + os.WTERMSIG(result)
@@ -267,7 +293,8 @@ def _address_space_kb() -> int:
         return 0
 
 
-def place(box: SeatBox, policy: Policy, *, parent: int, temp_root: str) -> SeatBox:
+def place(box: SeatBox, policy: Policy, *, parent: int, temp_root: str,
+          acknowledgements: int | None = None) -> SeatBox:
     """From the referee: put a seat spawned with ``await_placement`` in its groups, then let it start.
 
     ``parent`` is the zygote's pid and ``temp_root`` the folder given to its
@@ -276,11 +303,15 @@ def place(box: SeatBox, policy: Policy, *, parent: int, temp_root: str) -> SeatB
     directly inside ``temp_root``) and only what this call verified is ever
     signalled, frozen or removed here.  Makes the seat's groups where this
     process may (memory for the whole tree, ``cpus`` cores, ``max_processes``)
-    and returns the box with ``group`` set.
+    and returns the box with ``group`` set.  ``acknowledgements`` is the read
+    end of the pipe given to ``spawn_seat`` as ``acknowledge`` (this call takes
+    it: closed by ``reap``, or here when the group's freezer makes it useless).
     """
     try:
         pidfd = os.pidfd_open(box.pid)
     except OSError as error:
+        if acknowledgements is not None:
+            os.close(acknowledgements)
         raise SandboxError(f"seat process {box.pid} is gone: {error}") from None
     try:
         _verify(box, parent, temp_root, pidfd)
@@ -293,13 +324,25 @@ def place(box: SeatBox, policy: Policy, *, parent: int, temp_root: str) -> SeatB
             raise SandboxError(f"cannot place seat process {box.pid} in its groups: {error}") from None
     except BaseException:
         os.close(pidfd)
+        if acknowledgements is not None:
+            os.close(acknowledgements)
         raise
     frozen_by = cgroups.freezer(folders)
     try:
         freezer = cgroups.Freezer(frozen_by) if frozen_by else None
     except OSError:
         freezer = None
-    _placed[box.pid] = _Placed(pidfd, folders, os.path.realpath(box.temp_dir), freezer)
+    if acknowledgements is not None and freezer is not None:
+        os.close(acknowledgements)
+        acknowledgements = None
+    name = None
+    if acknowledgements is not None:
+        try:
+            name = os.open(f"/proc/{box.pid}/comm", os.O_RDONLY | os.O_CLOEXEC)  # verified above, pidfd held
+        except OSError:
+            os.close(acknowledgements)
+            acknowledgements = None
+    _placed[box.pid] = _Placed(pidfd, folders, os.path.realpath(box.temp_dir), freezer, acknowledgements, name)
     level = box.level
     if box.level == "full" and not (freezer and "memory" in cgroups.find().bases):
         level = "partial"
@@ -399,6 +442,9 @@ def _set_frozen(box: SeatBox, frozen: bool) -> None:
     want = (FROZEN_NAME if frozen else THAWED_NAME).encode()
     path = f"/proc/{box.pid}/comm"
     started = time.monotonic()
+    if placed is not None and placed.acknowledgements is not None:
+        if _acknowledged(placed, FROZEN_BYTE if frozen else THAWED_BYTE, pidfd, started) and _named(placed, want):
+            return
     while (elapsed := time.monotonic() - started) < ACKNOWLEDGE_SECONDS:
         try:
             fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
@@ -413,6 +459,43 @@ def _set_frozen(box: SeatBox, frozen: bool) -> None:
             os.sched_yield()
         elif select.select([pidfd], [], [], 0.0002)[0]:
             return
+
+
+def _acknowledged(placed: _Placed, byte: bytes, pidfd: int, started: float) -> bool:
+    """Sleep on the init's pipe until it says ``byte``; False if the pipe or the init ended, or on time-out.
+
+    Only a wake-up: the caller confirms with the init's name, which only the init can set (its zygote holds no
+    copy of the pipe, but the name is the proof either way).
+    """
+    fd = placed.acknowledgements
+    assert fd is not None
+    while (left := ACKNOWLEDGE_SECONDS - (time.monotonic() - started)) > 0:
+        ready = select.select([fd, pidfd], [], [], left)[0]
+        if fd not in ready:
+            return False  # the init ended (its pidfd is readable) or the time is up
+        try:
+            data = os.read(fd, 64)
+        except BlockingIOError:
+            continue
+        if not data:  # no init writes there (a zygote that passed no pipe on): poll the name from now on
+            os.close(fd)
+            placed.acknowledgements = None
+            if placed.name is not None:
+                os.close(placed.name)
+                placed.name = None
+            return False
+        if data.endswith(byte):  # an earlier request's late answer comes first
+            return True
+    return False
+
+
+def _named(placed: _Placed, want: bytes) -> bool:
+    """Whether the init now bears the name ``want`` (read at offset 0, the file shows the name of now)."""
+    assert placed.name is not None
+    try:
+        return os.pread(placed.name, 64, 0).strip() == want
+    except OSError:
+        return False
 
 
 def reap(box: SeatBox) -> dict[str, Any]:
@@ -452,6 +535,9 @@ def reap(box: SeatBox) -> dict[str, Any]:
         result.update(cgroups.memory_report(placed.folders))
         if placed.freezer is not None:
             placed.freezer.close()
+        for fd in (placed.acknowledgements, placed.name):
+            if fd is not None:
+                os.close(fd)
         cgroups.remove(placed.folders)
         remove_tree(placed.temp_dir)
         os.close(placed.pidfd)

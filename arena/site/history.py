@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
-from arena.leaderboard.charts import new_figure, svg_text
+from arena.leaderboard import svg
 
 HISTORY_LIMIT = 12
 """The history chart draws at most this many agents (the best at the last checkpoint)."""
-
 
 # Ten colours far apart (matplotlib's tab10, the dark half of tab20); past ten, the colours repeat with dashes.
 # tab20 alternated dark and light shades of one hue, so agents ranked next to each other looked alike.
 LINE_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
                 "#17becf")
 LINE_DASHES = ("-", "--", ":")
+
+_DASH_ARRAYS = {"-": "", "--": ' stroke-dasharray="5,3"', ":": ' stroke-dasharray="1.5,2"'}
+"""Each line style as an SVG stroke attribute."""
 
 
 def line_style(number: int) -> tuple[str, str]:
@@ -34,26 +37,40 @@ def history_svg(history: Mapping[str, Any], element_id: str = "history-svg") -> 
         return last[0] if last else float("-inf")
 
     shown = sorted(series, key=final, reverse=True)[:HISTORY_LIMIT]
-    figure = new_figure(7.5, 4.2)
-    axes = figure.add_subplot()
-    if matches and shown:
-        for number, agent in enumerate(shown):
-            points = [(n, value) for n, value in zip(matches, series[agent]) if value is not None]
-            if not points:
-                continue
-            x = [n for n, _ in points]
-            colour, dashes = line_style(number)
-            axes.fill_between(x, [v[1] for _, v in points], [v[2] for _, v in points], color=colour, alpha=0.15,
-                              linewidth=0)
-            axes.plot(x, [v[0] for _, v in points], marker="o", linestyle=dashes, color=colour, markersize=2.5,
-                      linewidth=1.2, label=agent)
-        if axes.lines:  # an agent without a rating at any checkpoint draws no line (a tiny field)
-            axes.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
-        axes.set_xlabel("matches rated")
-        axes.set_ylabel(f"{history.get('method', '')} rating")
-        axes.grid(alpha=0.3)
-    else:
-        axes.text(0.5, 0.5, "no matches yet", ha="center", va="center", transform=axes.transAxes)
     more = f" (best {len(shown)} of {len(series)})" if len(series) > len(shown) else ""
-    axes.set_title(f"Rating history{more}", fontsize=10)
-    return svg_text(figure, element_id, "Rating history: each agent's rating and interval as matches accumulate")
+    label = "Rating history: each agent's rating and interval as matches accumulate"
+    lines = {agent: [(n, value) for n, value in zip(matches, series[agent]) if value is not None] for agent in shown}
+    drawn = {agent: points for agent, points in lines.items() if points}  # no rating at any checkpoint: no line
+    legend = svg.label_width(list(drawn), 160) + 24 if drawn else 0
+    left, top, width, height = 64.0, 30.0, 560.0 + legend, 320.0
+    right, bottom = width - legend - 12, height - 44
+    body = [svg.text((left + right) / 2, 18, f"Rating history{more}", anchor="middle", size=13)]
+    if not (matches and drawn):
+        body.append(svg.text((left + right) / 2, (top + bottom) / 2, "no matches yet", anchor="middle"))
+        return svg.document(element_id, label, width, height, body)
+    x_low, x_high = svg.padded([n for points in drawn.values() for n, _ in points], 0.02)
+    y_low, y_high = svg.padded([v for points in drawn.values() for _, value in points for v in value[:3]])
+
+    def x(value: float) -> float:
+        return left + (value - x_low) / (x_high - x_low) * (right - left)
+
+    def y(value: float) -> float:
+        clipped = min(max(value, y_low), y_high) if math.isfinite(value) else (y_high if value > 0 else y_low)
+        return bottom - (clipped - y_low) / (y_high - y_low) * (bottom - top)
+
+    body += svg.x_axis(left, right, bottom, top, x_low, x_high, "matches rated")
+    body += svg.y_axis(left, right, bottom, top, y_low, y_high, f"{history.get('method', '')} rating")
+    for number, (agent, points) in enumerate(drawn.items()):
+        colour, dashes = line_style(number)
+        entry_y = top + 6 + number * 16
+        body.append(svg.line(right + 12, entry_y, right + 26, entry_y, colour, 2, _DASH_ARRAYS[dashes].strip()))
+        body.append(svg.text(right + 30, entry_y + 3.5, svg.fit(agent, legend - 24), size=10))
+        band = [f"{svg.number(x(n))},{svg.number(y(v[2]))}" for n, v in points]
+        band += [f"{svg.number(x(n))},{svg.number(y(v[1]))}" for n, v in reversed(points)]
+        body.append(f'<polygon points="{" ".join(band)}" fill="{colour}" fill-opacity="0.15"/>')
+        path = " ".join(f"{svg.number(x(n))},{svg.number(y(v[0]))}" for n, v in points)
+        body.append(f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="1.2"'
+                    f"{_DASH_ARRAYS[dashes]}><title>{svg.escape(agent)}</title></polyline>")
+        body += [f'<circle cx="{svg.number(x(n))}" cy="{svg.number(y(v[0]))}" r="1.6" fill="{colour}"/>'
+                 for n, v in points]
+    return svg.document(element_id, label, width, height, body)

@@ -148,7 +148,7 @@ def _cpu_seconds(root: int) -> float:
 
 
 @pytest.mark.parametrize("groups", [True, False], ids=["cgroups", "no-cgroups"])
-@pytest.mark.parametrize("spinner", ["thread-spinner", "child-spinner"])
+@pytest.mark.parametrize("spinner", ["thread-spinner", "child-spinner", "forging-spinner"])
 def test_a_spinning_seat_is_frozen_while_others_think(registry: Registry, host: AgentHost, spinner: str,
                                                       groups: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     if not groups:  # as where the referee may make no cgroup (no root): its init stops the seat's processes
@@ -170,7 +170,7 @@ def test_a_spinning_seat_is_frozen_while_others_think(registry: Registry, host: 
              for index, name in enumerate(names)]
     match = play_match(game, game.info.resolve_options(4, {}), 2, seats, substitute=registry.agent("random"),
                        host=host)
-    assert match.record["faults"] == []
+    assert match.record["faults"] == [], [fault["message"] for fault in match.record["faults"]]
     assert len(Victim.stolen) >= 5
     # Four spinning threads or children would take ~0.1 CPU-second per 0.05 s turn; frozen, they take none.
     assert max(Victim.stolen) < 0.02, Victim.stolen

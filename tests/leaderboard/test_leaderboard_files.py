@@ -117,10 +117,12 @@ def test_html_page_is_self_contained_with_table_and_two_charts(written):
     assert "&lt;gamma &amp; co&gt;" in page and "<gamma" not in page
     start = page.index('<svg id="ratings-chart-svg"')
     ratings_svg = page[start : page.index("</svg>", start)]
-    labels = re.findall(r"<!-- (.*?) -->", ratings_svg)  # matplotlib notes each text it draws as paths
+    labels = re.findall(r"<text [^>]*>(.*?)</text>", ratings_svg)
     assert [html.unescape(label) for label in labels if html.unescape(label) in AGENTS] == list(board.agents)
     heatmap = page[page.index('<svg id="head-to-head-svg"') :]
-    assert re.search(r'<image [^>]*xlink:href="data:image/png;base64,', heatmap)  # the raster is inline
+    heatmap = heatmap[: heatmap.index("</svg>")]
+    assert heatmap.count('<rect class="cell"') == len(board.agents) ** 2  # a cell for every pair, drawn inline
+    assert "<gamma" not in heatmap and "&lt;gamma &amp; co&gt; vs" in heatmap
 
 
 def test_empty_leaderboard_page(tmp_path):

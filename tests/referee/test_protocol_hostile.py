@@ -95,7 +95,7 @@ class RawHost:
     def start(self) -> None:
         """Nothing to start: this process is the stand-in zygote."""
 
-    def spawn(self, request: dict[str, Any], channel: socket.socket) -> dict[str, Any]:
+    def spawn(self, request: dict[str, Any], channel: socket.socket, acknowledge: int | None = None) -> dict[str, Any]:
         self.agent = socket.socket(fileno=os.dup(channel.fileno()))
         self.process = subprocess.Popen(["sleep", "60"], start_new_session=True)
         return {"pid": self.process.pid}
