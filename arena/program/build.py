@@ -23,20 +23,29 @@ import fcntl
 import hashlib
 import json
 import os
+import resource
 import shutil
 import signal
 import subprocess
 import sys
 import tarfile
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import IO
 
 from arena.program.launch import SYSTEM_PATH
 from arena.program.manifest import Manifest, ManifestError, read_manifest
 
 BUILD_MEMORY_MB = 2048
 """Memory (and temporary space) a build may use."""
+
+OUTPUT_BYTES_MAX = BUILD_MEMORY_MB << 20
+"""Most bytes a build's output may hold (what its bounded folder holds; a sparse file would be far more)."""
+
+OUTPUT_FILES_MAX = 200_000
+"""Most files and folders a build's output may hold."""
 
 CACHE_ENV = "ARENA_BUILD_CACHE"
 """Environment variable naming the build cache folder (default ``~/.cache/arena/builds``)."""
@@ -124,13 +133,20 @@ def _build(manifest: Manifest, output: Path) -> None:
     # Standard error to a file, not a pipe: a chatty compiler must never block the archive on stdout.
     with tempfile.TemporaryFile() as errors_file:
         try:
+            from arena.sandbox import lease
+
+            # Marked with this process's lease: should this process die meanwhile, its janitor (or the next
+            # sweep) kills the build, and the build's namespace with it.
             process = subprocess.Popen(
-                [sys.executable, "-m", "arena.program.build", str(manifest.folder)], stdout=subprocess.PIPE,
-                stderr=errors_file, stdin=subprocess.DEVNULL, start_new_session=True, cwd="/")
+                [sys.executable, "-m", "arena.program.build", *lease.current().mark, str(manifest.folder)],
+                stdout=subprocess.PIPE, stderr=errors_file, stdin=subprocess.DEVNULL, start_new_session=True, cwd="/")
             assert process.stdout is not None
+            refused = None
             try:
-                with tarfile.open(fileobj=process.stdout, mode="r|") as archive:
-                    archive.extractall(staging, filter="data")
+                _unpack(process.stdout, staging)
+            except _Refused as error:
+                refused = str(error)
+                process.kill()  # it may still be writing (a sparse file of terabytes reads as terabytes of zeros)
             except (tarfile.TarError, OSError):
                 pass  # a failed build writes no archive: its standard error says why
             try:
@@ -138,15 +154,43 @@ def _build(manifest: Manifest, output: Path) -> None:
             except subprocess.TimeoutExpired:
                 process.kill()
                 status = process.wait()
+            if refused is not None:
+                raise BuildError(f"program {manifest.name!r}: the build's output was refused: {refused}")
             if status != 0:
                 errors_file.seek(0)
                 lines = [line for line in errors_file.read()[-8192:].decode(errors="replace").splitlines()
                          if line.strip()]
                 raise BuildError(f"program {manifest.name!r}: the build failed: "
                                  f"{lines[-1].strip()[:300] if lines else 'it exited with an error, saying nothing'}")
+            if not (staging / "src").is_dir():
+                raise BuildError(f"program {manifest.name!r}: the build's output was cut short (no archive)")
             os.rename(staging / "src", output)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
+
+
+class _Refused(Exception):
+    """A build output that breaks a bound or holds what the cache never takes (a link out, a device)."""
+
+
+def _unpack(stream: IO[bytes], staging: Path) -> None:
+    """Unpack the build's tar stream into ``staging``: data only (``filter="data"``: no link out of it, no
+    device, no absolute path) and within ``OUTPUT_BYTES_MAX`` and ``OUTPUT_FILES_MAX``; ``_Refused`` otherwise
+    (an error half-way must not leave a partial copy that would be taken for the build)."""
+    total = files = 0
+    with tarfile.open(fileobj=stream, mode="r|") as archive:
+        for member in archive:
+            total += member.size
+            files += 1
+            if total > OUTPUT_BYTES_MAX:
+                raise _Refused(f"it holds more than {OUTPUT_BYTES_MAX >> 20} MiB")
+            if files > OUTPUT_FILES_MAX:
+                raise _Refused(f"it holds more than {OUTPUT_FILES_MAX} files")
+            try:
+                archive.extract(member, staging, filter="data")
+            except tarfile.FilterError as error:
+                # Named as in the program's folder (the archive's names start with src/).
+                raise _Refused(str(error).replace(str(staging) + os.sep, "").replace("'src/", "'")) from None
 
 
 # -- the confined build process ----------------------------------------------------------------------------
@@ -159,8 +203,10 @@ def toolchain_read_paths(command: str) -> list[str]:
     if found:
         paths.append(os.path.dirname(os.path.realpath(found)))
     home = os.path.expanduser("~")
-    for variable, default in (("RUSTUP_HOME", ".rustup"), ("CARGO_HOME", ".cargo")):
-        paths.append(os.environ.get(variable) or os.path.join(home, default))
+    paths.append(os.environ.get("RUSTUP_HOME") or os.path.join(home, ".rustup"))
+    # Of a cargo home, only its tools (rustup's proxies): it also holds the user's registry tokens
+    # (credentials.toml) and configuration, which a build has no business reading.
+    paths.append(os.path.join(os.environ.get("CARGO_HOME") or os.path.join(home, ".cargo"), "bin"))
     return [path for path in paths if os.path.exists(path)]
 
 
@@ -187,22 +233,13 @@ def _run_build(folder: Path) -> int:
     path = SYSTEM_PATH if tool_path is None else os.pathsep.join([os.path.dirname(tool_path), SYSTEM_PATH])
     env = {"PATH": path, "HOME": temp, "TMPDIR": temp, "LANG": "C.UTF-8", "RUSTUP_HOME": rustup_home,
            "CARGO_HOME": os.path.join(temp, ".cargo"), "CARGO_NET_OFFLINE": "true"}
-    try:
-        process = subprocess.Popen(list(manifest.build), cwd=source, env=env, stdin=subprocess.DEVNULL,
-                                   stdout=sys.stderr, stderr=sys.stderr, start_new_session=True)
-    except OSError as error:
-        print(f"cannot run {tool!r}: {error.strerror}", file=sys.stderr)
+    if confinement.current is not None and confinement.current.namespaces:
+        status = _run_contained(list(manifest.build), source, env, manifest.build_seconds)
+    else:
+        status = _run_grouped(list(manifest.build), source, env, manifest.build_seconds)
+    if status == _CANNOT_RUN:
         return 1
-    try:
-        status = process.wait(timeout=manifest.build_seconds)
-    except subprocess.TimeoutExpired:
-        status = None
-    try:
-        os.killpg(process.pid, signal.SIGKILL)  # whatever the build left running, too
-    except OSError:
-        pass
     if status is None:
-        process.wait()
         print(f"the build took longer than build_seconds = {manifest.build_seconds:g}", file=sys.stderr)
         return 1
     if status != 0:  # its own last line of error is the one to show (the referee quotes the last line)
@@ -210,6 +247,78 @@ def _run_build(folder: Path) -> int:
     with tarfile.open(fileobj=sys.stdout.buffer, mode="w|") as archive:
         archive.add(source, arcname="src", filter=_executable_bits(temp))
     return 0
+
+
+_CANNOT_RUN = -1000
+"""The status of a build command that could not be started at all (its error is already on standard error)."""
+
+
+def _start(argv: list[str], cwd: str, env: dict[str, str]) -> subprocess.Popen[bytes] | None:
+    """Start the build command (its output on our standard error), its files bounded like its output."""
+
+    def bounded() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (OUTPUT_BYTES_MAX, OUTPUT_BYTES_MAX))
+
+    try:
+        return subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=sys.stderr,
+                                stderr=sys.stderr, start_new_session=True, preexec_fn=bounded)
+    except OSError as error:
+        print(f"cannot run {argv[0]!r}: {error.strerror}", file=sys.stderr)
+        return None
+
+
+def _run_contained(argv: list[str], cwd: str, env: dict[str, str], seconds: float) -> int | None:
+    """Run the build command beneath the init of a PID namespace of its own; its exit status, ``None`` past
+    ``seconds``.  Whatever it leaves running (a daemon, a ``setsid`` double fork) dies with that init: the
+    kernel kills every process of a namespace whose init ends, and the init ends with the build command, when
+    this process kills it, or when this process dies (``PR_SET_PDEATHSIG``)."""
+    from arena.sandbox import kernel
+
+    sys.stderr.flush()
+    init = kernel.clone(kernel.CLONE_NEWPID)
+    if init == 0:
+        code = 1
+        try:
+            kernel.prctl(kernel.PR_SET_PDEATHSIG, signal.SIGKILL)
+            process = _start(argv, cwd, env)
+            if process is None:
+                os._exit(2)
+            # Bounded here too: a parent that died before the line above sent no death signal.
+            code = 3 if process.wait(timeout=seconds + 1) else 0
+        except subprocess.TimeoutExpired:
+            code = 4
+        finally:
+            os._exit(code)
+    deadline = time.monotonic() + seconds
+    while True:
+        pid, status = os.waitpid(init, os.WNOHANG)
+        if pid:
+            code = os.waitstatus_to_exitcode(status)
+            return _CANNOT_RUN if code == 2 else code
+        if time.monotonic() >= deadline:
+            os.kill(init, signal.SIGKILL)
+            os.waitpid(init, 0)
+            return None
+        time.sleep(0.02)
+
+
+def _run_grouped(argv: list[str], cwd: str, env: dict[str, str], seconds: float) -> int | None:
+    """Without namespaces: run the build command in a process group of its own, killed when it ends (what
+    leaves the group, ``setsid``, is not; docs/security.md)."""
+    process = _start(argv, cwd, env)
+    if process is None:
+        return _CANNOT_RUN
+    try:
+        status: int | None = process.wait(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        status = None
+    try:
+        os.killpg(process.pid, signal.SIGKILL)  # whatever the build left running in its group, too
+    except OSError:
+        pass
+    if status is None:
+        process.wait()
+    return status
 
 
 def _executable_bits(temp: str) -> Callable[[tarfile.TarInfo], tarfile.TarInfo]:
@@ -247,6 +356,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the build process: ``python -m arena.program.build FOLDER``."""
     parser = argparse.ArgumentParser(prog="python -m arena.program.build",
                                      description="Build one agent program, confined; the result as tar on stdout.")
+    parser.add_argument("--lease", default="", help="the caller's lease token (marks this process as its own)")
     parser.add_argument("folder", help="the program's folder (holding arena-agent.toml)")
     args = parser.parse_args(argv)
     try:
