@@ -87,13 +87,17 @@ def ensure_built(manifest: Manifest) -> Path:
     """The folder the program runs from, building it first if this content was never built."""
     if not manifest.build:
         return manifest.folder
+    from arena.program import cache
+
     stamp = (manifest, _stamp(manifest.folder))
     known = _known.get(stamp)
     if known is not None and known.is_dir():  # seen this very content in this process: no hashing again
+        cache.touch(known)
         return known
     output = output_folder(manifest)
     if output.is_dir():
         _known[stamp] = output
+        cache.touch(output)
         return output
     if output in _failed:  # said once per process, not once per seat
         raise BuildError(_failed[output])
@@ -106,6 +110,8 @@ def ensure_built(manifest: Manifest) -> Path:
             except BuildError as error:
                 _failed[output] = str(error)
                 raise
+            cache.touch(output)  # its time was the archive's
+            cache.prune(output.parent)  # the new build is in use: never the one removed
     return output
 
 
