@@ -30,7 +30,7 @@ from arena.program import PROTOCOL_VERSION
 from arena.program.build import BuildError, ensure_built
 from arena.program.manifest import ManifestError, read_manifest
 from arena.referee import protocol
-from arena.referee.faults import CRASH, ILLEGAL, TIMEOUT, Fault, check_action
+from arena.referee.faults import CRASH, ILLEGAL, MEMORY, TIMEOUT, Fault, check_action
 from arena.referee.lines import LineChannel, encode
 from arena.referee.sandboxed import FINISH_SECONDS, LATE_READ_SECONDS, ProcessSeat, _timeout
 from arena.referee.seats import ISOLATED, TRUSTED
@@ -177,10 +177,19 @@ class ProgramSeat(ProcessSeat):
             raise self._died() from None
 
     def _died(self) -> Fault:
+        running = False
         if self.pid is not None:  # its end of the socket closed: let it finish exiting, so the status is its own
-            _await_exit(self.pid, EXIT_WAIT_SECONDS)
+            running = not _await_exit(self.pid, EXIT_WAIT_SECONDS)
         tail = self._log_tail()
+        grouped = self.box is not None and self.box.group is not None and _memory_groups()
         fault = super()._died()
+        if running:  # it was killed by the referee, not by itself: what it did was close its output
+            fault = Fault(CRASH, "closed its standard output but did not exit", fault.elapsed)
+        elif fault.kind == MEMORY and grouped and "memory limit" in str(fault):
+            # Bounded by its memory group alone (no address-space limit), a program that runs out of memory is
+            # killed by the group, which the status says; a segfault or an abort is then its own crash.
+            fault = Fault(CRASH, str(fault).split(" under its ")[0].replace("died of", "was killed by"),
+                          fault.elapsed)
         return _with_log(fault, tail)
 
     def _stop(self, fault: Fault) -> Fault:
@@ -209,18 +218,28 @@ class ProgramSeat(ProcessSeat):
         return printable(lines[-1].strip(), LOG_LINE_MAX) if lines else ""
 
 
-def _await_exit(pid: int, seconds: float) -> None:
-    """Wait (polling, at most ``seconds``) until process ``pid`` has ended: a zombie, or gone."""
+def _await_exit(pid: int, seconds: float) -> bool:
+    """Wait (polling, at most ``seconds``) until process ``pid`` has ended (a zombie, or gone); whether it has."""
     deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
+    while True:
         try:
             with open(f"/proc/{pid}/stat") as stat_file:
                 text = stat_file.read()
         except OSError:
-            return
+            return True
         if text[text.rindex(")") + 2:].startswith(("Z", "X")):
-            return
+            return True
+        if time.monotonic() >= deadline:
+            return False
         time.sleep(0.002)
+
+
+def _memory_groups() -> bool:
+    """Whether the referee puts seats in memory groups here (then a program seat has no address-space limit:
+    arena.referee.program_zygote)."""
+    from arena.sandbox import cgroups
+
+    return "memory" in cgroups.find().bases
 
 
 def _with_log(fault: Fault, tail: str) -> Fault:

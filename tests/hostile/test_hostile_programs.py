@@ -7,10 +7,14 @@ import time
 from pathlib import Path
 
 import pytest
-from hostile_helpers import LIMITS, needs_sandbox, play, processes_named
+from hostile_helpers import LIMITS, Victim, needs_sandbox, play, processes_named
 
+from arena.agent import AgentSpec
 from arena.plugins import Registry, load_registry
-from arena.referee import AgentHost, Limits, MatchResult
+from arena.referee import AgentHost, Limits, MatchResult, SeatPlan, play_match
+from arena.referee.program_seat import ProgramSeat
+from arena.sandbox import cgroups
+from arena.seeding import derive_seed
 
 PROGRAMS = Path(__file__).resolve().parent / "programs"
 
@@ -48,6 +52,8 @@ def only_fault(match: MatchResult) -> dict[str, str]:
     ("utf8", "illegal", "sent a malformed answer: a line that is not UTF-8"),
     ("huge", "illegal", "sent a malformed answer: a line of JSON out of bounds"),
     ("exit", "crash", "the agent's process exited with status 3"),
+    ("shutdown", "crash", "closed its standard output but did not exit"),
+    ("early", "illegal", "illegal action 'pass'"),  # its early answers were read as its answers, in turn
 ])
 def test_a_misbehaving_program_is_faulted_with_its_reason(programs: Registry, host: AgentHost, attack: str,
                                                           kind: str, words: str) -> None:
@@ -95,3 +101,54 @@ def test_a_fork_bomb_is_bounded_and_leaves_nothing_running(programs: Registry) -
 def test_a_flood_of_standard_error_is_bounded(programs: Registry, host: AgentHost) -> None:
     message = only_fault(attacked(programs, host, "chatter"))["message"]
     assert "stderr stopped at 16777216 bytes: errno 27" in message, message  # EFBIG at FILE_BYTES_MAX
+
+
+def test_a_crash_is_a_crash_not_a_memory_fault_under_a_memory_group(programs: Registry, host: AgentHost) -> None:
+    """A program has no address-space limit where a memory group bounds it (a C author's NULL dereference is
+    theirs to fix, not a memory limit to raise); where only the address space is bounded, a segfault may be
+    the limit's doing and is reported so."""
+    fault = only_fault(attacked(programs, host, "segv"))
+    if "memory" in cgroups.find().bases:
+        assert (fault["kind"], fault["message"]) == ("crash", "the agent's process was killed by SIGSEGV"), fault
+    else:
+        assert fault["kind"] == "memory" and "SIGSEGV under its 256 MB memory limit" in fault["message"], fault
+
+
+def test_what_an_exiting_program_leaves_running_is_killed(programs: Registry) -> None:
+    with AgentHost() as own:
+        fault = only_fault(attacked(programs, own, "orphan"))
+        assert (fault["kind"], fault["message"]) == ("crash", "the agent's process exited with status 0"), fault
+    assert processes_named("hostile-orphan") == []
+
+
+def test_a_program_cannot_write_its_run_folder_or_beside_it(programs: Registry, host: AgentHost) -> None:
+    message = only_fault(attacked(programs, host, "write"))["message"]
+    assert message.endswith("its standard error ends: write run=denied 13 above=denied 13"), message
+    assert not (PROGRAMS / "hostile-program" / "written").exists() and not (PROGRAMS / "written").exists()
+
+
+def test_a_spinning_program_gets_no_cpu_between_its_turns(programs: Registry, host: AgentHost,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    needs_sandbox()
+    started = ProgramSeat.start
+
+    def start(seat: ProgramSeat) -> None:
+        started(seat)
+        Victim.spinners.append(seat)
+
+    monkeypatch.setattr(ProgramSeat, "start", start)
+    monkeypatch.setattr(Victim, "spinners", [])
+    monkeypatch.setattr(Victim, "stolen", [])
+    game = programs.game("lorum")
+    victim = AgentSpec(name="victim", games=("lorum",), factory=Victim, description="", version="1")
+    names = ["victim", "hostile-program", "random", "random"]
+    seats = [SeatPlan(name=name, spec=victim if name == "victim" else programs.agent(name),
+                      seed=derive_seed(2, "agent", index), isolation="trusted" if name == "victim" else "auto",
+                      options={"attack": "spin"} if name == "hostile-program" else {})
+             for index, name in enumerate(names)]
+    match = play_match(game, game.info.resolve_options(4, {}), 2, seats, substitute=programs.agent("random"),
+                       host=host, limits=LIMITS)
+    assert match.record["faults"] == [] and len(Victim.spinners) == 1
+    assert len(Victim.stolen) >= 5
+    # A spinning thread would take ~0.05 CPU-second per 0.05 s turn; frozen, it takes none.
+    assert max(Victim.stolen) < 0.02, Victim.stolen

@@ -7,7 +7,11 @@ an illegal action, so the fault's message (which ends with the last line of stan
 import ctypes
 import json
 import os
+import signal
+import socket
 import sys
+import threading
+import time
 
 out = sys.stdout.buffer
 hello = json.loads(sys.stdin.readline())
@@ -37,6 +41,15 @@ def try_read(path: str) -> str:
 
 if attack == "greeting":
     send(b'{"type":"ready","extra":' + b"[" * 100000 + b"\n")
+elif attack == "early":  # an answer to a request not yet made, right after the greeting
+    send(b'{"type":"ready"}\n{"type":"action","id":1,"action":"pass"}\n{"type":"action","id":2,"action":"pass"}\n')
+elif attack == "spin":  # a thread that spins from the start: between turns it must get no CPU
+    def spin() -> None:
+        while True:
+            pass
+
+    threading.Thread(target=spin, daemon=True).start()
+    send(b'{"type":"ready"}\n')
 else:
     send(b'{"type":"ready"}\n')
 for line in sys.stdin:
@@ -93,6 +106,25 @@ for line in sys.stdin:
         send(json.dumps({"type": "action", "id": rid, "action": finding}).encode() + b"\n")
     elif attack == "exit":
         sys.exit(3)
+    elif attack == "segv":
+        os.kill(os.getpid(), signal.SIGSEGV)
+    elif attack == "shutdown":  # its standard output ended, but it runs on
+        socket.socket(fileno=os.dup(1)).shutdown(socket.SHUT_WR)
+        time.sleep(30)
+    elif attack == "orphan":  # a child keeps its standard output open; the program itself exits
+        if os.fork() == 0:
+            ctypes.CDLL(None).prctl(15, b"hostile-orphan")  # PR_SET_NAME: the test looks for it
+            time.sleep(30)
+        os._exit(0)
+    elif attack == "write":  # its run folder, the folder above it, its program's own folder
+        found = {}
+        for name, folder in (("run", os.getcwd()), ("above", os.path.dirname(os.getcwd()))):
+            try:
+                with open(os.path.join(folder, "written"), "w"):
+                    found[name] = "wrote"
+            except OSError as error:
+                found[name] = f"denied {error.errno}"
+        report("write " + " ".join(f"{name}={result}" for name, result in found.items()), rid)
     elif attack == "silent":
         sys.stdin.readline()
     else:
