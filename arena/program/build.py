@@ -35,6 +35,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
+from arena.program.build_log import OWN_PREFIX, BuildLog
 from arena.program.launch import SYSTEM_PATH
 from arena.program.manifest import Manifest, ManifestError, read_manifest
 
@@ -135,44 +136,47 @@ def _stamp(folder: Path) -> tuple[tuple[str, int, int], ...]:
 
 
 def _build(manifest: Manifest, output: Path) -> None:
-    staging = Path(tempfile.mkdtemp(prefix=output.name + ".", suffix=".partial", dir=output.parent))
-    # Standard error to a file, not a pipe: a chatty compiler must never block the archive on stdout.
-    with tempfile.TemporaryFile() as errors_file:
-        try:
-            from arena.sandbox import lease
+    from arena.sandbox import lease
 
-            # Marked with this process's lease: should this process die meanwhile, its janitor (or the next
-            # sweep) kills the build, and the build's namespace with it.
-            process = subprocess.Popen(
-                [sys.executable, "-m", "arena.program.build", *lease.current().mark, str(manifest.folder)],
-                stdout=subprocess.PIPE, stderr=errors_file, stdin=subprocess.DEVNULL, start_new_session=True, cwd="/")
-            assert process.stdout is not None
-            refused = None
-            try:
-                _unpack(process.stdout, staging)
-            except _Refused as error:
-                refused = str(error)
-                process.kill()  # it may still be writing (a sparse file of terabytes reads as terabytes of zeros)
-            except (tarfile.TarError, OSError):
-                pass  # a failed build writes no archive: its standard error says why
-            try:
-                status = process.wait(timeout=manifest.build_seconds + 30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                status = process.wait()
-            if refused is not None:
-                raise BuildError(f"program {manifest.name!r}: the build's output was refused: {refused}")
-            if status != 0:
-                errors_file.seek(0)
-                lines = [line for line in errors_file.read()[-8192:].decode(errors="replace").splitlines()
-                         if line.strip()]
-                raise BuildError(f"program {manifest.name!r}: the build failed: "
-                                 f"{lines[-1].strip()[:300] if lines else 'it exited with an error, saying nothing'}")
-            if not (staging / "src").is_dir():
-                raise BuildError(f"program {manifest.name!r}: the build's output was cut short (no archive)")
-            os.rename(staging / "src", output)
-        finally:
-            shutil.rmtree(staging, ignore_errors=True)
+    staging = Path(tempfile.mkdtemp(prefix=output.name + ".", suffix=".partial", dir=output.parent))
+    log_path = output.with_name(output.name + ".log")
+    try:
+        # Marked with this process's lease: should this process die meanwhile, its janitor (or the next
+        # sweep) kills the build, and the build's namespace with it.
+        process = subprocess.Popen(
+            [sys.executable, "-m", "arena.program.build", *lease.current().mark, str(manifest.folder)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, start_new_session=True,
+            cwd="/")
+        assert process.stdout is not None and process.stderr is not None
+        log = BuildLog(process.stderr)
+        refused = None
+        try:
+            _unpack(process.stdout, staging)
+        except _Refused as error:
+            refused = str(error)
+            process.kill()  # it may still be writing (a sparse file of terabytes reads as terabytes of zeros)
+        except (tarfile.TarError, OSError):
+            pass  # a failed build writes no archive: its standard error says why
+        try:
+            status = process.wait(timeout=manifest.build_seconds + 30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            status = process.wait()
+        log.wait(5.0)
+        if refused is not None:
+            raise BuildError(f"program {manifest.name!r}: the build's output was refused: {refused}")
+        if status != 0:
+            log.save(log_path)
+            raise BuildError(f"program {manifest.name!r}: the build failed: {log.reason()} (its log: {log_path})")
+        if not (staging / "src").is_dir():
+            raise BuildError(f"program {manifest.name!r}: the build's output was cut short (no archive)")
+        os.rename(staging / "src", output)
+        try:
+            os.unlink(log_path)  # an earlier failure's
+        except OSError:
+            pass
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
 
 
 class _Refused(Exception):
@@ -246,7 +250,8 @@ def _run_build(folder: Path) -> int:
     if status == _CANNOT_RUN:
         return 1
     if status is None:
-        print(f"the build took longer than build_seconds = {manifest.build_seconds:g}", file=sys.stderr)
+        print(f"{OWN_PREFIX}it took longer than build_seconds = {manifest.build_seconds:g}",
+              file=sys.stderr)
         return 1
     if status != 0:  # its own last line of error is the one to show (the referee quotes the last line)
         return 1
@@ -269,7 +274,7 @@ def _start(argv: list[str], cwd: str, env: dict[str, str]) -> subprocess.Popen[b
         return subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=sys.stderr,
                                 stderr=sys.stderr, start_new_session=True, preexec_fn=bounded)
     except OSError as error:
-        print(f"cannot run {argv[0]!r}: {error.strerror}", file=sys.stderr)
+        print(f"{OWN_PREFIX}cannot run {argv[0]!r}: {error.strerror}", file=sys.stderr)
         return None
 
 
@@ -368,7 +373,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return _run_build(Path(args.folder).resolve())
     except (ManifestError, OSError) as error:
-        print(f"cannot build: {error}", file=sys.stderr)
+        print(f"{OWN_PREFIX}cannot build: {error}", file=sys.stderr)
         return 1
 
 

@@ -5,7 +5,8 @@ while a build is under way a ``.partial`` folder).  A build's folder is touched 
 its modification time says when it was last used.  After every new build, ``prune`` removes the least recently
 used builds until the cache holds at most ``CACHE_BYTES_MAX`` -- never one used in the last ``IN_USE_SECONDS``
 (a running tournament may be seating it) -- and what killed builds left (``.partial`` folders older than the
-longest build).  ``arena doctor --clean`` also removes every build but the newest of each agent.
+longest build) and failed builds' logs older than a day.  ``arena doctor --clean`` also removes every build but
+the newest of each agent, and every log.
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ IN_USE_SECONDS = 600.0
 
 PARTIAL_SECONDS = 3600.0 + 60
 """A ``.partial`` folder older than this belongs to a build that was killed (the longest build takes an hour)."""
+
+LOG_SECONDS = 86400.0
+"""A failed build's log (``<name>-<key>.log``, for its author to read) is kept this long."""
 
 ENTRY = re.compile(r"^(?P<name>.+)-(?P<key>[0-9a-f]{24})$")
 """The name of one build's folder: the agent's name, then the content hash."""
@@ -103,7 +107,7 @@ def clean(root: Path, now: float | None = None) -> list[Build]:
     """``arena doctor --clean``: remove superseded builds (not used in the last ``IN_USE_SECONDS``) and killed
     builds' leftovers; what was removed."""
     now = time.time() if now is None else now
-    _remove_partials(root, now)
+    _remove_partials(root, now, log_seconds=0)
     removed = [build for build in superseded(builds(root)) if now - build.used >= IN_USE_SECONDS]
     for build in removed:
         _remove(build)
@@ -124,7 +128,8 @@ def _remove(build: Build) -> None:
         pass
 
 
-def _remove_partials(root: Path, now: float) -> None:
+def _remove_partials(root: Path, now: float, log_seconds: float = LOG_SECONDS) -> None:
+    """Remove killed builds' ``.partial`` folders and failed builds' logs older than ``log_seconds``."""
     try:
         names = os.listdir(root)
     except OSError:
@@ -132,8 +137,13 @@ def _remove_partials(root: Path, now: float) -> None:
     for name in names:
         path = root / name
         try:
-            if name.endswith(".partial") and not path.is_symlink() and now - path.stat().st_mtime > PARTIAL_SECONDS:
+            if path.is_symlink():
+                continue
+            age = now - path.stat().st_mtime
+            if name.endswith(".partial") and age > PARTIAL_SECONDS:
                 shutil.rmtree(path, ignore_errors=True)
+            elif name.endswith(".log") and ENTRY.match(name[:-4]) and age >= log_seconds:
+                path.unlink()
         except OSError:
             continue
 

@@ -44,15 +44,22 @@ def test_pruning_removes_the_least_recently_used_until_under_the_bound(tmp_path:
     assert in_use.is_dir()
 
 
-def test_pruning_removes_what_killed_builds_left(tmp_path: Path) -> None:
+def test_pruning_removes_what_killed_builds_left_and_old_logs(tmp_path: Path) -> None:
     now = time.time()
     killed = tmp_path / f"a-{'1' * 24}.x1.partial"
     under_way = tmp_path / f"a-{'2' * 24}.x2.partial"
     for folder, age in ((killed, 2 * HOUR), (under_way, 60)):
         folder.mkdir()
         os.utime(folder, (now - age, now - age))
+    old_log, new_log = tmp_path / f"a-{'3' * 24}.log", tmp_path / f"a-{'4' * 24}.log"
+    for log, age in ((old_log, 25 * HOUR), (new_log, HOUR)):
+        log.write_text("error: here\n")
+        os.utime(log, (now - age, now - age))
     cache.prune(tmp_path, now=now)
     assert not killed.exists() and under_way.is_dir()
+    assert not old_log.exists() and new_log.exists()
+    cache.clean(tmp_path, now=now)
+    assert not new_log.exists()
 
 
 def doctor(*args: str) -> tuple[int, str]:
