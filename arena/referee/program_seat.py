@@ -166,7 +166,9 @@ class ProgramSeat(ProcessSeat):
             return self.channel.receive(deadline)
         except protocol.ChannelTimeout:
             if startup:
-                raise self._stop(Fault(TIMEOUT, f"not ready after {self.limits.startup_seconds:g} s")) from None
+                late = (f"not ready after {self.limits.startup_seconds:g} s: no {{\"type\": \"ready\"}} line read "
+                        "(is standard output flushed?)")
+                raise self._stop(Fault(TIMEOUT, late)) from None
             elapsed = time.monotonic() - (deadline - self.clock.allowance())
             raise self._stop(_timeout(elapsed, self.limits, self.clock.allowance())) from None
         except protocol.OversizedMessage as error:

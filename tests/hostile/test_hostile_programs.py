@@ -69,6 +69,14 @@ def test_half_a_line_or_nothing_is_a_timeout(programs: Registry, host: AgentHost
     assert "no action after 0.5" in fault["message"], fault["message"]  # 0.50 s or a tick more, under load
 
 
+def test_a_program_that_never_flushes_its_ready_line_is_told_so(programs: Registry, host: AgentHost) -> None:
+    limits = Limits(move_seconds=0.3, bank_seconds=0.2, startup_seconds=1.0, memory_mb=256)
+    fault = only_fault(attacked(programs, host, "mute", limits))
+    assert (fault["kind"], fault["phase"]) == ("timeout", "startup")
+    assert fault["message"] == ('not ready after 1 s: no {"type": "ready"} line read (is standard output '
+                                'flushed?)'), fault["message"]
+
+
 def test_a_malformed_greeting_is_a_start_up_fault(programs: Registry, host: AgentHost) -> None:
     fault = only_fault(attacked(programs, host, "greeting"))
     assert (fault["kind"], fault["phase"]) == ("illegal", "startup")

@@ -41,6 +41,9 @@ def try_read(path: str) -> str:
 
 if attack == "greeting":
     send(b'{"type":"ready","extra":' + b"[" * 100000 + b"\n")
+elif attack == "mute":  # a ready line it never flushes
+    sys.stdout.write('{"type":"ready"}\n')
+    time.sleep(30)
 elif attack == "early":  # an answer to a request not yet made, right after the greeting
     send(b'{"type":"ready"}\n{"type":"action","id":1,"action":"pass"}\n{"type":"action","id":2,"action":"pass"}\n')
 elif attack == "spin":  # a thread that spins from the start: between turns it must get no CPU
