@@ -3,6 +3,7 @@ and contained (tests/hostile/programs/hostile-program/attack.py; docs/protocol.m
 
 from __future__ import annotations
 
+import socket
 import time
 from pathlib import Path
 
@@ -160,3 +161,12 @@ def test_a_spinning_program_gets_no_cpu_between_its_turns(programs: Registry, ho
     assert len(Victim.stolen) >= 5
     # A spinning thread would take ~0.05 CPU-second per 0.05 s turn; frozen, it takes none.
     assert max(Victim.stolen) < 0.02, Victim.stolen
+
+
+def test_a_program_has_no_network_not_even_the_hosts_loopback(programs: Registry, host: AgentHost) -> None:
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", derive_seed(3, "agent", 0) % 20000 + 20000))  # the port the attack tries
+        server.listen()
+        message = only_fault(attacked(programs, host, "network"))["message"]
+    assert "network internet=failed" in message and "loopback=failed" in message, message
+    assert "=failed 111" not in message, message  # ECONNREFUSED: it reached a network stack with no listener

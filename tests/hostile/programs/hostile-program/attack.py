@@ -128,6 +128,16 @@ for line in sys.stdin:
             except OSError as error:
                 found[name] = f"denied {error.errno}"
         report("write " + " ".join(f"{name}={result}" for name, result in found.items()), rid)
+    elif attack == "network":  # the internet, and a server on the host's loopback (the test listens there)
+        found = {}
+        port = hello["seed"] % 20000 + 20000  # where the test listens
+        for name, address in (("internet", ("1.1.1.1", 53)), ("loopback", ("127.0.0.1", port))):
+            try:
+                socket.create_connection(address, timeout=1).close()
+                found[name] = "connected"
+            except OSError as error:
+                found[name] = f"failed {error.errno}"
+        report("network " + " ".join(f"{name}={result}" for name, result in found.items()), rid)
     elif attack == "silent":
         sys.stdin.readline()
     else:
