@@ -15,6 +15,7 @@ the program failed without a debugger.
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import tempfile
@@ -119,6 +120,11 @@ class ProgramSeat(ProcessSeat):
             raise self._stop(Fault(ILLEGAL, f"answered request {_shown(reply.get('id'))} when asked request "
                                             f"{self.asked}: a stale or extra answer"))
         value = reply["action"]
+        words = isinstance(value, list) and all(isinstance(item, str) for item in value)
+        if not isinstance(value, str) and not words:
+            # Said in the protocol's words (JSON), not Python's (a dict, a tuple).
+            raise self._stop(Fault(ILLEGAL, f"answered the action {_json_shown(value)}: not an action (a string, "
+                                            "or a list of strings such as a Lovat keep)"))
         try:
             return check_action(self.game, observation, tuple(value) if isinstance(value, list) else value), elapsed
         except Fault as fault:
@@ -248,6 +254,11 @@ def _with_log(fault: Fault, tail: str) -> Fault:
     if not tail:
         return fault
     return Fault(fault.kind, f"{fault}; its standard error ends: {tail}", fault.elapsed)
+
+
+def _json_shown(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=True)
+    return printable(text if len(text) <= 80 else text[:77] + "...", 80)
 
 
 def _shown(value: Any) -> str:

@@ -55,6 +55,10 @@ def only_fault(match: MatchResult) -> dict[str, str]:
     ("exit", "crash", "the agent's process exited with status 3"),
     ("shutdown", "crash", "closed its standard output but did not exit"),
     ("early", "illegal", "illegal action 'pass'"),  # its early answers were read as its answers, in turn
+    ("odd-table", "illegal", 'answered the action {"card": "Og"}: not an action (a string, or a list of strings'),
+    ("odd-nested", "illegal", 'answered the action [["L1-1"], {"a": 1}]: not an action'),
+    ("odd-number", "illegal", "answered the action 1e+308: not an action"),
+    ("odd-null", "illegal", "answered the action null: not an action"),
 ])
 def test_a_misbehaving_program_is_faulted_with_its_reason(programs: Registry, host: AgentHost, attack: str,
                                                           kind: str, words: str) -> None:

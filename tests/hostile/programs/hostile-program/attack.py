@@ -138,6 +138,10 @@ for line in sys.stdin:
             except OSError as error:
                 found[name] = f"failed {error.errno}"
         report("network " + " ".join(f"{name}={result}" for name, result in found.items()), rid)
+    elif attack.startswith("odd-"):  # an action of an odd shape: a table, lists in a list, a float id
+        odd = {"odd-table": {"card": "Og"}, "odd-nested": [["L1-1"], {"a": 1}], "odd-number": 1e308,
+               "odd-null": None}[attack]
+        send(json.dumps({"type": "action", "id": rid, "action": odd}).encode() + b"\n")
     elif attack == "silent":
         sys.stdin.readline()
     else:
