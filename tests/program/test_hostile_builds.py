@@ -146,3 +146,10 @@ def test_a_build_reads_the_cargo_tools_but_not_the_cargo_credentials(tmp_path: P
         ensure_built(read_manifest(hostile(tmp_path / "p", script)))
     manifest = read_manifest(hostile(tmp_path / "q", f"cat {cargo}/bin/tool > seen; {MAKE_RUN}"))
     assert (ensure_built(manifest) / "seen").read_text() == "a tool\n"
+
+
+def test_a_link_out_of_the_program_folder_is_refused_before_any_build(tmp_path: Path) -> None:
+    folder = hostile(tmp_path / "p", f"cat secret > copy; {MAKE_RUN}")
+    (folder / "secret").symlink_to("/etc/passwd")
+    with pytest.raises(BuildError, match=r"secret links out of the plugin's folder \(to /etc/passwd\)"):
+        ensure_built(read_manifest(folder))
