@@ -8,10 +8,17 @@ again and nothing else does.  The build itself runs in ``python -m arena.program
 * it confines itself as a zygote does (``arena.sandbox.confine``: user, mount, network, IPC and UTS
   namespaces, so no network at all; Landlock: read the program folder, the system's libraries and
   toolchains, write only its own bounded temporary folder; seccomp);
-* copies the program folder there and runs the build command in the copy, with ``build_seconds`` to do it
-  (then its whole process group is killed);
+* copies the program folder there and runs the build command in the copy, beneath the init of a PID namespace
+  of its own (whatever the command leaves running dies with that init), with ``build_seconds`` to do it, its
+  files bounded by ``RLIMIT_FSIZE``;
 * writes the built copy to its standard output as a tar stream, which this process unpacks (data only: no
-  links out, no devices) into the cache, atomically (a rename), under a lock so two referees build once.
+  links out, no devices; within ``OUTPUT_BYTES_MAX`` and ``OUTPUT_FILES_MAX``, or not at all) into the cache,
+  atomically (a rename), under a lock so two referees build once.
+
+The build process carries this process's lease (``--lease TOKEN``, ``arena.sandbox.lease``), so a killed run's
+janitor ends it.  Its standard error is kept within bounds (``arena.program.build_log``); a failure is one
+line quoting the compiler's first error, and the whole log is kept beside the cache entry.  The cache bounds
+itself (``arena.program.cache``).
 
 A program brings its dependencies with it (vendored crates, bundled node modules): there is no network.
 """
@@ -253,7 +260,7 @@ def _run_build(folder: Path) -> int:
         print(f"{OWN_PREFIX}it took longer than build_seconds = {manifest.build_seconds:g}",
               file=sys.stderr)
         return 1
-    if status != 0:  # its own last line of error is the one to show (the referee quotes the last line)
+    if status != 0:  # its own error is on standard error, which the referee quotes
         return 1
     with tarfile.open(fileobj=sys.stdout.buffer, mode="w|") as archive:
         archive.add(source, arcname="src", filter=_executable_bits(temp))
