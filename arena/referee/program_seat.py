@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import tempfile
 import time
@@ -44,6 +45,10 @@ EXIT_WAIT_SECONDS = 0.2
 
 LOG_LINE_MAX = 200
 """Longest piece of standard error a fault message quotes."""
+
+TRAILER = re.compile(r"Node\.js v\d|at \S|note: run with `RUST_BACKTRACE|[\^~]+$")
+"""Lines a runtime writes after the error itself, skipped when quoting the last line of standard error: node's
+version and stack frames (``at decide (agent.js:29:51)``), Rust's backtrace hint, a caret under a source line."""
 
 
 def is_program(spec: AgentSpec) -> bool:
@@ -222,8 +227,9 @@ class ProgramSeat(ProcessSeat):
             return ""
         finally:
             os.close(descriptor)
-        lines = [line for line in data.decode(errors="replace").splitlines() if line.strip()]
-        return printable(lines[-1].strip(), LOG_LINE_MAX) if lines else ""
+        lines = [line.strip() for line in data.decode(errors="replace").splitlines() if line.strip()]
+        said = [line for line in lines if not TRAILER.match(line)]
+        return printable((said or lines)[-1], LOG_LINE_MAX) if lines else ""
 
 
 def _await_exit(pid: int, seconds: float) -> bool:

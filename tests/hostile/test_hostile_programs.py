@@ -59,6 +59,9 @@ def only_fault(match: MatchResult) -> dict[str, str]:
     ("odd-nested", "illegal", 'answered the action [["L1-1"], {"a": 1}]: not an action'),
     ("odd-number", "illegal", "answered the action 1e+308: not an action"),
     ("odd-null", "illegal", "answered the action null: not an action"),
+    # What a runtime writes after the error (node's stack and version, Rust's backtrace hint) is not quoted.
+    ("trailer-node", "crash", "status 1; its standard error ends: TypeError: Cannot read properties of undefined"),
+    ("trailer-rust", "crash", "status 1; its standard error ends: index out of bounds: the len is 0"),
 ])
 def test_a_misbehaving_program_is_faulted_with_its_reason(programs: Registry, host: AgentHost, attack: str,
                                                           kind: str, words: str) -> None:

@@ -142,6 +142,16 @@ for line in sys.stdin:
         odd = {"odd-table": {"card": "Og"}, "odd-nested": [["L1-1"], {"a": 1}], "odd-number": 1e308,
                "odd-null": None}[attack]
         send(json.dumps({"type": "action", "id": rid, "action": odd}).encode() + b"\n")
+    elif attack.startswith("trailer-"):  # how node and Rust end a crash: the error, then lines after it
+        sys.stderr.write({
+            "trailer-node": "/p/agent.js:29\n  return request.legl[0];\n                    ^\n\nTypeError: Cannot "
+                            "read properties of undefined (reading '0')\n    at decide (/p/agent.js:29:51)\n    "
+                            "at Interface.<anonymous> (/p/agent.js:60:5)\n\nNode.js v20.20.2\n",
+            "trailer-rust": "thread 'main' panicked at src/main.rs:10:5:\nindex out of bounds: the len is 0 but the "
+                            "index is 0\nnote: run with `RUST_BACKTRACE=1` environment variable to display a "
+                            "backtrace\n"}[attack])
+        sys.stderr.flush()
+        sys.exit(1)
     elif attack == "silent":
         sys.stdin.readline()
     else:
