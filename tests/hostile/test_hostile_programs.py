@@ -3,6 +3,7 @@ and contained (tests/hostile/programs/hostile-program/attack.py; docs/protocol.m
 
 from __future__ import annotations
 
+import os
 import socket
 import time
 from pathlib import Path
@@ -177,3 +178,13 @@ def test_a_program_has_no_network_not_even_the_hosts_loopback(programs: Registry
         message = only_fault(attacked(programs, host, "network"))["message"]
     assert "network internet=failed" in message and "loopback=failed" in message, message
     assert "=failed 111" not in message, message  # ECONNREFUSED: it reached a network stack with no listener
+
+
+def test_a_program_cannot_read_the_referee_or_the_zygotes_in_proc(programs: Registry, host: AgentHost) -> None:
+    attacked(programs, host, "stale")  # its zygote runs, in this host
+    targets = [os.getpid(), *host.pids]
+    assert len(targets) >= 2
+    match = play(programs, host, ["hostile-program", "random", "random", "random"], limits=LIMITS,
+                 options={0: {"attack": "proc", "targets": " ".join(map(str, targets))}})
+    message = only_fault(match)["message"]
+    assert message.endswith("its standard error ends: proc nothing"), message
