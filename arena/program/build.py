@@ -5,6 +5,8 @@ command, that is ``<cache>/<name>-<key>``, where the key hashes the program fold
 ``arena.provenance.files_hash``), its version and the build command, so an edit or a new version builds
 again and nothing else does.  The build itself runs in ``python -m arena.program.build`` (a fresh process):
 
+* it enters cgroups the referee made for it (``BUILD_MEMORY_MB`` of memory, its files included, and
+  ``BUILD_PROCESSES_MAX`` processes), where there are any;
 * it confines itself as a zygote does (``arena.sandbox.confine``: user, mount, network, IPC and UTS
   namespaces, so no network at all; Landlock: read the program folder, the system's libraries and
   toolchains, write only its own bounded temporary folder; seccomp);
@@ -48,6 +50,9 @@ from arena.program.manifest import Manifest, ManifestError, read_manifest
 
 BUILD_MEMORY_MB = 2048
 """Memory (and temporary space) a build may use."""
+
+BUILD_PROCESSES_MAX = 256
+"""Processes a build may run at once (a parallel compiler's jobs; not a fork bomb)."""
 
 OUTPUT_BYTES_MAX = BUILD_MEMORY_MB << 20
 """Most bytes a build's output may hold (what its bounded folder holds; a sparse file would be far more)."""
@@ -147,11 +152,13 @@ def _build(manifest: Manifest, output: Path) -> None:
 
     staging = Path(tempfile.mkdtemp(prefix=output.name + ".", suffix=".partial", dir=output.parent))
     log_path = output.with_name(output.name + ".log")
+    groups = _build_groups(manifest.name)
     try:
         # Marked with this process's lease: should this process die meanwhile, its janitor (or the next
-        # sweep) kills the build, and the build's namespace with it.
+        # sweep) kills the build, and the build's namespace with it, and removes its groups.
         process = subprocess.Popen(
-            [sys.executable, "-m", "arena.program.build", *lease.current().mark, str(manifest.folder)],
+            [sys.executable, "-m", "arena.program.build", *lease.current().mark, "--groups",
+             os.pathsep.join(groups), str(manifest.folder)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, start_new_session=True,
             cwd="/")
         assert process.stdout is not None and process.stderr is not None
@@ -170,6 +177,10 @@ def _build(manifest: Manifest, output: Path) -> None:
             process.kill()
             status = process.wait()
         log.wait(5.0)
+        if groups and _ran_out_of_memory(groups):
+            log.save(log_path)
+            raise BuildError(f"program {manifest.name!r}: the build ran out of memory: it may use "
+                             f"{BUILD_MEMORY_MB} MB, its files included (its log: {log_path})")
         if refused is not None:
             raise BuildError(f"program {manifest.name!r}: the build's output was refused: {refused}")
         if status != 0:
@@ -184,6 +195,40 @@ def _build(manifest: Manifest, output: Path) -> None:
             pass
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+        if groups:
+            from arena.sandbox import cgroups
+
+            for pid in cgroups.processes(groups):  # what left its namespace's or its group's reach (none should)
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            cgroups.remove(groups)
+
+
+def _build_groups(name: str) -> list[str]:
+    """Cgroups bounding a build's memory (``BUILD_MEMORY_MB``, its files in its memory-backed folder included)
+    and processes, named for this process's lease (which removes them should it die); none where the referee
+    cannot make groups (the build is then bounded by its folder's size and its time only: docs/security.md)."""
+    from arena.sandbox import cgroups, lease
+
+    try:
+        bases = cgroups.find().bases
+        if "memory" not in bases:
+            return []
+        owner = lease.current()
+        for base in dict.fromkeys(bases.values()):
+            owner.note("groups", base)
+        return cgroups.create(owner.prefix, f"build-{name}", BUILD_MEMORY_MB, float(os.cpu_count() or 1),
+                              BUILD_PROCESSES_MAX)
+    except OSError:
+        return []
+
+
+def _ran_out_of_memory(groups: list[str]) -> bool:
+    from arena.sandbox import cgroups
+
+    return bool(cgroups.memory_report(groups).get("memory_exceeded"))
 
 
 class _Refused(Exception):
@@ -227,10 +272,14 @@ def toolchain_read_paths(command: str) -> list[str]:
     return [path for path in paths if os.path.exists(path)]
 
 
-def _run_build(folder: Path) -> int:
-    """In the build process: confine, copy, build, write the copy as a tar stream on stdout."""
+def _run_build(folder: Path, groups: list[str]) -> int:
+    """In the build process: enter the build's ``groups``, confine, copy, build, write the copy as a tar stream
+    on stdout."""
     from arena.referee.confinement import sandbox_level
-    from arena.sandbox import Policy, confine, default_read_paths
+    from arena.sandbox import Policy, cgroups, confine, default_read_paths
+
+    if groups:  # before anything of the program runs, and while this process may still write the groups
+        cgroups.move(groups, os.getpid())
 
     manifest = read_manifest(folder)
     tool = manifest.build[0]
@@ -239,7 +288,7 @@ def _run_build(folder: Path) -> int:
     level = sandbox_level()
     if level != "none":
         policy = Policy(read_paths=default_read_paths(str(folder), *toolchain_read_paths(tool)),
-                        memory_mb=BUILD_MEMORY_MB, label=f"build-{manifest.name}", max_processes=256)
+                        memory_mb=BUILD_MEMORY_MB, label=f"build-{manifest.name}", max_processes=BUILD_PROCESSES_MAX)
         confine(policy, require=level)
     from arena.sandbox import confinement
 
@@ -375,10 +424,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m arena.program.build",
                                      description="Build one agent program, confined; the result as tar on stdout.")
     parser.add_argument("--lease", default="", help="the caller's lease token (marks this process as its own)")
+    parser.add_argument("--groups", default="", help="the cgroups to run in (os.pathsep-separated folders)")
     parser.add_argument("folder", help="the program's folder (holding arena-agent.toml)")
     args = parser.parse_args(argv)
     try:
-        return _run_build(Path(args.folder).resolve())
+        return _run_build(Path(args.folder).resolve(), [group for group in args.groups.split(os.pathsep) if group])
     except (ManifestError, OSError) as error:
         print(f"{OWN_PREFIX}cannot build: {error}", file=sys.stderr)
         return 1

@@ -153,3 +153,16 @@ def test_a_link_out_of_the_program_folder_is_refused_before_any_build(tmp_path: 
     (folder / "secret").symlink_to("/etc/passwd")
     with pytest.raises(BuildError, match=r"secret links out of the plugin's folder \(to /etc/passwd\)"):
         ensure_built(read_manifest(folder))
+
+
+def test_a_build_over_its_memory_is_stopped_and_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from arena.sandbox import cgroups
+
+    if "memory" not in cgroups.find().bases:
+        pytest.skip("no memory cgroup here: a build's memory is bounded by its folder's size only")
+    monkeypatch.setattr(build, "BUILD_MEMORY_MB", 160)  # the build process's own Python takes some 40 MB
+    script = f"python3 -c \"b = bytearray(400 << 20); b[::4096] = b'x' * len(b[::4096])\"; {MAKE_RUN}"
+    manifest = read_manifest(hostile(tmp_path / "p", script))
+    with pytest.raises(BuildError, match=r"the build ran out of memory: it may use 160 MB, its files included"):
+        ensure_built(manifest)
+    assert not output_folder(manifest).exists()
