@@ -33,6 +33,7 @@ import hashlib
 import json
 import os
 import resource
+import select
 import shutil
 import signal
 import subprocess
@@ -357,16 +358,21 @@ def _run_contained(argv: list[str], cwd: str, env: dict[str, str], seconds: floa
         finally:
             os._exit(code)
     deadline = time.monotonic() + seconds
-    while True:
-        pid, status = os.waitpid(init, os.WNOHANG)
-        if pid:
-            code = os.waitstatus_to_exitcode(status)
-            return _CANNOT_RUN if code == 2 else code
-        if time.monotonic() >= deadline:
-            os.kill(init, signal.SIGKILL)
-            os.waitpid(init, 0)
-            return None
-        time.sleep(0.02)
+    handle = os.pidfd_open(init)  # readable once the init has ended: a wait with a timeout, no polling
+    try:
+        while True:
+            pid, status = os.waitpid(init, os.WNOHANG)
+            if pid:
+                code = os.waitstatus_to_exitcode(status)
+                return _CANNOT_RUN if code == 2 else code
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                os.kill(init, signal.SIGKILL)
+                os.waitpid(init, 0)
+                return None
+            select.select([handle], [], [], remaining)
+    finally:
+        os.close(handle)
 
 
 def _run_grouped(argv: list[str], cwd: str, env: dict[str, str], seconds: float) -> int | None:
