@@ -46,11 +46,13 @@ STARTUP_FIXES = {
 PROGRAM_FIXES = {
     ILLEGAL: "answer {{\"type\": \"action\", \"id\": ID, \"action\": ...}} on one line, echoing the request's id, "
              "with one of its \"legal\" actions or, where \"legal\" is empty (a Lovat keep), a sorted list of card "
-             "ids the rule allows; write nothing else on standard output (docs/protocol.md, \"Faults\")",
+             "ids the rule allows; write nothing else on standard output: debugging output goes to standard error "
+             "(docs/protocol.md, \"Faults\")",
     TIMEOUT: "answer faster: each decision gets {move} s from the request line to the answer line, and the "
              "decisions of one match may overrun that by {bank} s in all; flush standard output after each line",
-    CRASH: "the program exited or could not be started: its standard error's last line ends the message above; "
-           "run it by hand with a greeting on standard input (docs/protocol.md)",
+    CRASH: "the program exited, or could not be built or started: the message above ends with its standard "
+           "error's last line (or the build's first error, and where the build's whole log is); run it by hand "
+           "with a greeting on standard input (docs/protocol.md)",
     MEMORY: "use less memory: the program and everything it starts may use {memory} MB",
 }
 """What to do about each fault kind of an agent program (docs/protocol.md), in any phase."""

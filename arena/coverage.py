@@ -58,13 +58,15 @@ class Coverage:
     decisions: dict[tuple[int, str], int] = field(default_factory=dict)  # (players, case) -> decisions
 
     def add_match(self, game: Game, record: Mapping[str, Any], seat: int, forced: int) -> None:
-        """Count the decisions ``seat`` made itself in a recorded match (not the ``forced`` opening actions,
-        nor a substitute's after the seat's first fault)."""
+        """Count the decisions ``seat`` was asked in a recorded match (not the ``forced`` opening actions, nor a
+        substitute's after the seat's first fault, nor any of a seat that never started)."""
         players = record["options"]["players"]
         state = game.new_state(record["seed"], record["options"], script=record["chance"])
-        stop = min((fault["move"] for fault in record["faults"] if fault["seat"] == seat), default=None)
+        first = min(((fault["move"], fault.get("phase") == "startup") for fault in record["faults"]
+                     if fault["seat"] == seat), default=None)
         for move, entry in enumerate(record["actions"]):
-            if stop is not None and move > stop:
+            # The faulted decision was asked of the seat (counted), unless it never started (asked nothing).
+            if first is not None and (move > first[0] or (move == first[0] and first[1])):
                 break
             if entry["seat"] == seat and move >= forced:
                 for case in self.plan.classify(state.observation(seat)):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import time
 from typing import Any
 
 from arena.cli.common import add_command, print_json
@@ -25,13 +26,18 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
             "folders of a run killed together with its janitor); --clean removes it. Only what belongs to a "
             "process that is gone is listed, proven by a lock it held, never what a running arena uses (every "
             "other arena command removes it on its way too).\n\n"
+            "And it lists the build cache of agent programs (docs/protocol.md, \"Builds\"): each build, its size "
+            "and when it was last used. The cache keeps itself under its bound by removing the least recently "
+            "used builds; --clean also removes every build but the newest of each agent (never one used in the "
+            "last ten minutes).\n\n"
             "Exit status: 0 (the report is the result, whatever the machine offers)."
         ),
         examples=("arena doctor", "arena doctor --json", "arena doctor --clean"),
     )
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("--clean", action="store_true",
-                        help="remove what ended arena processes left behind (never what a running one uses)")
+                        help="remove what ended arena processes left behind (never what a running one uses), and "
+                             "superseded builds of agent programs")
     parser.set_defaults(run=run_doctor)
 
 
@@ -97,15 +103,35 @@ def leftovers(clean: bool) -> list[dict[str, Any]]:
             for stale in found if not stale.found.empty()]
 
 
+def build_cache(clean: bool) -> dict[str, Any]:
+    """The build cache of agent programs: its folder, its builds (oldest use first), what ``clean`` removed."""
+    from arena.program import build, cache
+
+    root = build.cache_root()
+    removed = cache.clean(root) if clean else []
+    found = cache.builds(root)
+    old = {entry.path for entry in cache.superseded(found)}
+    return {"folder": str(root), "bound_bytes": cache.CACHE_BYTES_MAX, "bytes": sum(entry.size for entry in found),
+            "builds": [{"name": entry.name, "path": str(entry.path), "bytes": entry.size,
+                        "used": time.strftime("%Y-%m-%d %H:%M", time.localtime(entry.used)),
+                        "superseded": entry.path in old} for entry in found],
+            "removed": [{"name": entry.name, "path": str(entry.path), "bytes": entry.size} for entry in removed]}
+
+
+def _mib(size: int) -> str:
+    return f"{size / (1 << 20):.1f} MiB"
+
+
 def run_doctor(args: argparse.Namespace) -> int:
     """Print the report."""
     capabilities = probe()
     table = modes(capabilities)
     default = third_party_default(capabilities)
     left = leftovers(args.clean)
+    builds = build_cache(args.clean)
     if args.json:
         print_json({"capabilities": capabilities.to_json(), "modes": table, "third_party_default": default,
-                    "left_behind": left})
+                    "left_behind": left, "build_cache": builds})
         return 0
     print("Sandbox features on this machine:")
     for line in capabilities.describe():
@@ -137,4 +163,14 @@ def run_doctor(args: argparse.Namespace) -> int:
             print(f"  {path}")
     if left and not args.clean:
         print("remove it with 'arena doctor --clean' (any other arena command also removes it on its way)")
+    print()
+    for entry in builds["removed"]:
+        print(f"removed from the build cache: {entry['name']} ({_mib(entry['bytes'])}) {entry['path']}")
+    print(f"build cache of agent programs: {builds['folder']}: {len(builds['builds'])} builds, "
+          f"{_mib(builds['bytes'])} (kept under {builds['bound_bytes'] >> 30} GiB)")
+    for entry in builds["builds"]:
+        note = ", superseded" if entry["superseded"] else ""
+        print(f"  {entry['name']}: {_mib(entry['bytes'])}, last used {entry['used']}{note}  {entry['path']}")
+    if any(entry["superseded"] for entry in builds["builds"]) and not args.clean:
+        print("remove superseded builds with 'arena doctor --clean'")
     return 0

@@ -7,6 +7,9 @@ referee's:
   function that turns a folder's manifest into an agent entry for the plugin registry;
 * ``arena.program.build``: the manifest's build command, run once per content hash in a confined process
   without network, its output cached;
+* ``arena.program.build_log``: a build's standard error, kept within bounds, and the line that says why it
+  failed;
+* ``arena.program.cache``: the build cache's contents and its bound (``arena doctor`` lists and cleans it);
 * ``arena.program.launch``: what a seat execs (the command, its environment, what it may read);
 * ``arena.program.client``: the program's side of the protocol in Python, for a Python bot run as a program
   (and for tests that check both ends against one another).

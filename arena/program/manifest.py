@@ -103,8 +103,14 @@ def read_manifest(folder: Path | str) -> Manifest:
     if isinstance(build_seconds, bool) or not isinstance(build_seconds, (int, float)) or \
             not math.isfinite(build_seconds) or not 0 < build_seconds <= BUILD_SECONDS_MAX:
         raise ManifestError(f"{where}: build_seconds must be a number of seconds > 0 and <= {BUILD_SECONDS_MAX:g}")
+    command = _words(table, "command", where)
+    first = command[0]
+    if first.startswith("/") or ("/" in first and ".." in first.split("/")):
+        raise ManifestError(f"{where}: command {first!r} leads out of the program's folder: its first word is a "
+                            "file in the folder (\"./my-bot\"), a runtime on the system's PATH (\"node\") or "
+                            "\"python\" (docs/protocol.md, \"Manifest\")")
     return Manifest(
-        folder=folder, name=name, version=version, games=games, command=_words(table, "command", where),
+        folder=folder, name=name, version=version, games=games, command=command,
         description=description, build=_words(table, "build", where) if "build" in table else (),
         build_seconds=float(build_seconds), options=_options(table.get("options", {}), where),
     )

@@ -30,19 +30,33 @@ def encode(message: Mapping[str, Any]) -> bytes:
     return json.dumps(message, separators=(",", ":"), ensure_ascii=True, allow_nan=False).encode() + b"\n"
 
 
+QUOTED_MAX = 60
+"""Most characters of a malformed line a fault quotes (a debugging print on standard output shows itself)."""
+
+
 def decode(line: bytes) -> dict[str, Any]:
-    """A line's message: a JSON object with a string ``type``; ``MalformedMessage`` (one line) otherwise."""
+    """A line's message: a JSON object with a string ``type``; ``MalformedMessage`` (one line, quoting the start
+    of the line) otherwise."""
     try:
         value = bounded_json.loads(line)
     except UnicodeDecodeError as error:
-        raise MalformedMessage(f"a line that is not UTF-8 ({error.reason} at byte {error.start})") from None
+        raise MalformedMessage(f"a line that is not UTF-8 ({error.reason} at byte {error.start}): "
+                               f"{_quoted(line)}") from None
     except json.JSONDecodeError as error:
-        raise MalformedMessage(f"a line that is not JSON ({error.msg} at character {error.pos})") from None
+        raise MalformedMessage(f"a line that is not JSON ({error.msg} at character {error.pos}): "
+                               f"{_quoted(line)}") from None
     except ValueError as error:  # bounded_json.JSONLimitError
         raise MalformedMessage(f"a line of JSON out of bounds: {error}") from None
     if not isinstance(value, dict) or not isinstance(value.get("type"), str):
-        raise MalformedMessage("a line that is not a JSON object with a \"type\"")
+        raise MalformedMessage(f"a line that is not a JSON object with a \"type\": {_quoted(line)}")
     return value
+
+
+def _quoted(line: bytes) -> str:
+    """The start of ``line`` as a Python literal, control characters and bytes that are not UTF-8 escaped."""
+    text = line[:QUOTED_MAX * 4].decode(errors="backslashreplace")
+    shown = repr(text[:QUOTED_MAX])
+    return shown + ("..." if len(text) > QUOTED_MAX else "")
 
 
 class LineChannel:

@@ -15,7 +15,9 @@ the program failed without a debugger.
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import stat
 import tempfile
 import time
@@ -30,7 +32,7 @@ from arena.program import PROTOCOL_VERSION
 from arena.program.build import BuildError, ensure_built
 from arena.program.manifest import ManifestError, read_manifest
 from arena.referee import protocol
-from arena.referee.faults import CRASH, ILLEGAL, TIMEOUT, Fault, check_action
+from arena.referee.faults import CRASH, ILLEGAL, MEMORY, TIMEOUT, Fault, check_action
 from arena.referee.lines import LineChannel, encode
 from arena.referee.sandboxed import FINISH_SECONDS, LATE_READ_SECONDS, ProcessSeat, _timeout
 from arena.referee.seats import ISOLATED, TRUSTED
@@ -43,6 +45,10 @@ EXIT_WAIT_SECONDS = 0.2
 
 LOG_LINE_MAX = 200
 """Longest piece of standard error a fault message quotes."""
+
+TRAILER = re.compile(r"Node\.js v\d|at \S|note: run with `RUST_BACKTRACE|[\^~]+$")
+"""Lines a runtime writes after the error itself, skipped when quoting the last line of standard error: node's
+version and stack frames (``at decide (agent.js:29:51)``), Rust's backtrace hint, a caret under a source line."""
 
 
 def is_program(spec: AgentSpec) -> bool:
@@ -119,6 +125,11 @@ class ProgramSeat(ProcessSeat):
             raise self._stop(Fault(ILLEGAL, f"answered request {_shown(reply.get('id'))} when asked request "
                                             f"{self.asked}: a stale or extra answer"))
         value = reply["action"]
+        words = isinstance(value, list) and all(isinstance(item, str) for item in value)
+        if not isinstance(value, str) and not words:
+            # Said in the protocol's words (JSON), not Python's (a dict, a tuple).
+            raise self._stop(Fault(ILLEGAL, f"answered the action {_json_shown(value)}: not an action (a string, "
+                                            "or a list of strings such as a Lovat keep)"))
         try:
             return check_action(self.game, observation, tuple(value) if isinstance(value, list) else value), elapsed
         except Fault as fault:
@@ -166,7 +177,9 @@ class ProgramSeat(ProcessSeat):
             return self.channel.receive(deadline)
         except protocol.ChannelTimeout:
             if startup:
-                raise self._stop(Fault(TIMEOUT, f"not ready after {self.limits.startup_seconds:g} s")) from None
+                late = (f"not ready after {self.limits.startup_seconds:g} s: no {{\"type\": \"ready\"}} line read "
+                        "(is standard output flushed?)")
+                raise self._stop(Fault(TIMEOUT, late)) from None
             elapsed = time.monotonic() - (deadline - self.clock.allowance())
             raise self._stop(_timeout(elapsed, self.limits, self.clock.allowance())) from None
         except protocol.OversizedMessage as error:
@@ -177,10 +190,19 @@ class ProgramSeat(ProcessSeat):
             raise self._died() from None
 
     def _died(self) -> Fault:
+        running = False
         if self.pid is not None:  # its end of the socket closed: let it finish exiting, so the status is its own
-            _await_exit(self.pid, EXIT_WAIT_SECONDS)
+            running = not _await_exit(self.pid, EXIT_WAIT_SECONDS)
         tail = self._log_tail()
+        grouped = self.box is not None and self.box.group is not None and _memory_groups()
         fault = super()._died()
+        if running:  # it was killed by the referee, not by itself: what it did was close its output
+            fault = Fault(CRASH, "closed its standard output but did not exit", fault.elapsed)
+        elif fault.kind == MEMORY and grouped and "memory limit" in str(fault):
+            # Bounded by its memory group alone (no address-space limit), a program that runs out of memory is
+            # killed by the group, which the status says; a segfault or an abort is then its own crash.
+            fault = Fault(CRASH, str(fault).split(" under its ")[0].replace("died of", "was killed by"),
+                          fault.elapsed)
         return _with_log(fault, tail)
 
     def _stop(self, fault: Fault) -> Fault:
@@ -205,28 +227,44 @@ class ProgramSeat(ProcessSeat):
             return ""
         finally:
             os.close(descriptor)
-        lines = [line for line in data.decode(errors="replace").splitlines() if line.strip()]
-        return printable(lines[-1].strip(), LOG_LINE_MAX) if lines else ""
+        lines = [line.strip() for line in data.decode(errors="replace").splitlines() if line.strip()]
+        said = [line for line in lines if not TRAILER.match(line)]
+        return printable((said or lines)[-1], LOG_LINE_MAX) if lines else ""
 
 
-def _await_exit(pid: int, seconds: float) -> None:
-    """Wait (polling, at most ``seconds``) until process ``pid`` has ended: a zombie, or gone."""
+def _await_exit(pid: int, seconds: float) -> bool:
+    """Wait (polling, at most ``seconds``) until process ``pid`` has ended (a zombie, or gone); whether it has."""
     deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
+    while True:
         try:
             with open(f"/proc/{pid}/stat") as stat_file:
                 text = stat_file.read()
         except OSError:
-            return
+            return True
         if text[text.rindex(")") + 2:].startswith(("Z", "X")):
-            return
+            return True
+        if time.monotonic() >= deadline:
+            return False
         time.sleep(0.002)
+
+
+def _memory_groups() -> bool:
+    """Whether the referee puts seats in memory groups here (then a program seat has no address-space limit:
+    arena.referee.program_zygote)."""
+    from arena.sandbox import cgroups
+
+    return "memory" in cgroups.find().bases
 
 
 def _with_log(fault: Fault, tail: str) -> Fault:
     if not tail:
         return fault
     return Fault(fault.kind, f"{fault}; its standard error ends: {tail}", fault.elapsed)
+
+
+def _json_shown(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=True)
+    return printable(text if len(text) <= 80 else text[:77] + "...", 80)
 
 
 def _shown(value: Any) -> str:

@@ -8,11 +8,12 @@ import pytest
 
 from arena.cli import main
 from arena.conformance import check_agent
-from arena.coverage import CoveragePlan
+from arena.coverage import Coverage, CoveragePlan
 from arena.games.lorum.coverage import LORUM_CASES
 from arena.games.lorum.game import LorumGame
 from arena.games.lovat.coverage import LOVAT_CASES
 from arena.plugins import Registry, load_registry
+from arena.referee import SeatPlan, play_match
 
 PLUGIN = '''
 from arena_agents.lorum import RandomLorumAgent
@@ -147,3 +148,22 @@ def test_the_command_line_takes_opponents_and_options(capsys: pytest.CaptureFixt
         "arena: error: agent 'search' has no option 'iteration' in lorum; did you mean 'iterations'? "
         "(its options: iterations, ms)\n"
     )
+
+
+@pytest.mark.parametrize(("phase", "counted"), [("move", 1), ("startup", 0)])
+def test_a_faulted_decision_is_counted_unless_the_seat_never_started(phase: str, counted: int) -> None:
+    """A seat faulted at a decision was asked it; one that never started (a program that could not be built,
+    an agent whose constructor raised) was asked nothing, though its substitute played its first move."""
+    registry = load_registry(plugins_dir=None, entry_points=False).registry
+    game = registry.game("lorum")
+    seats = [SeatPlan(name="random", spec=registry.agent("random"), seed=seat, isolation="trusted")
+             for seat in range(4)]
+    record = dict(play_match(game, game.info.resolve_options(4, {}), 5, seats, substitute=registry.agent("random"),
+                             isolation="trusted").record)
+    first = next(move for move, entry in enumerate(record["actions"]) if entry["seat"] == 0)
+    record["faults"] = [{"seat": 0, "move": first, "kind": "crash", "phase": phase, "message": "m"}]
+    plan = game.coverage_plan()
+    assert plan is not None
+    coverage = Coverage(plan, (4,))
+    coverage.add_match(game, record, 0, 0)
+    assert sum(coverage.decisions.values()) == counted

@@ -7,16 +7,20 @@ import importlib.machinery
 import importlib.util
 import json
 import marshal
+import os
 import re
+import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
+from arena.agent import Agent
 from arena.plugins import Registry
 from arena.referee import AgentHost, Limits, MatchResult, SeatPlan, play_match
 from arena.referee.confinement import sandbox_level
+from arena.referee.sandboxed import ProcessSeat
 from arena.seeding import derive_seed
 
 HOSTILE = Path(__file__).resolve().parent / "plugins"
@@ -90,3 +94,32 @@ def craft_cache(source: Path, imposter: str, kind: str) -> None:
     cache.write_bytes(importlib.util.MAGIC_NUMBER + header + marshal.dumps(code))
     # The attack is real: Python's own loader takes the cache for the source.
     assert importlib.machinery.SourceFileLoader("probe", str(source)).get_code("probe") == code
+
+
+class Victim(Agent):
+    """Thinks for a while each turn and measures how much CPU the spinning seat got meanwhile."""
+
+    spinners: ClassVar[list[ProcessSeat]] = []
+    stolen: ClassVar[list[float]] = []
+
+    def act(self, observation: Any) -> Any:
+        before = sum(_cpu_seconds(seat.pid) for seat in self.spinners if seat.pid)
+        time.sleep(0.05)
+        after = sum(_cpu_seconds(seat.pid) for seat in self.spinners if seat.pid)
+        Victim.stolen.append(after - before)
+        return observation.legal[0]
+
+
+def _cpu_seconds(root: int) -> float:
+    """CPU seconds used by process ``root`` and every descendant of it, from /proc."""
+    total, todo = 0.0, [root]
+    while todo:
+        pid = todo.pop()
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+            for task in Path(f"/proc/{pid}/task").iterdir():
+                todo += [int(child) for child in (task / "children").read_text().split()]
+        except (OSError, ValueError, IndexError):
+            continue
+    return total

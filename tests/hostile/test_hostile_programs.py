@@ -3,14 +3,20 @@ and contained (tests/hostile/programs/hostile-program/attack.py; docs/protocol.m
 
 from __future__ import annotations
 
+import os
+import socket
 import time
 from pathlib import Path
 
 import pytest
-from hostile_helpers import LIMITS, needs_sandbox, play, processes_named
+from hostile_helpers import LIMITS, Victim, needs_sandbox, play, processes_named
 
+from arena.agent import AgentSpec
 from arena.plugins import Registry, load_registry
-from arena.referee import AgentHost, Limits, MatchResult
+from arena.referee import AgentHost, Limits, MatchResult, SeatPlan, play_match
+from arena.referee.program_seat import ProgramSeat
+from arena.sandbox import cgroups
+from arena.seeding import derive_seed
 
 PROGRAMS = Path(__file__).resolve().parent / "programs"
 
@@ -48,6 +54,15 @@ def only_fault(match: MatchResult) -> dict[str, str]:
     ("utf8", "illegal", "sent a malformed answer: a line that is not UTF-8"),
     ("huge", "illegal", "sent a malformed answer: a line of JSON out of bounds"),
     ("exit", "crash", "the agent's process exited with status 3"),
+    ("shutdown", "crash", "closed its standard output but did not exit"),
+    ("early", "illegal", "illegal action 'pass'"),  # its early answers were read as its answers, in turn
+    ("odd-table", "illegal", 'answered the action {"card": "Og"}: not an action (a string, or a list of strings'),
+    ("odd-nested", "illegal", 'answered the action [["L1-1"], {"a": 1}]: not an action'),
+    ("odd-number", "illegal", "answered the action 1e+308: not an action"),
+    ("odd-null", "illegal", "answered the action null: not an action"),
+    # What a runtime writes after the error (node's stack and version, Rust's backtrace hint) is not quoted.
+    ("trailer-node", "crash", "status 1; its standard error ends: TypeError: Cannot read properties of undefined"),
+    ("trailer-rust", "crash", "status 1; its standard error ends: index out of bounds: the len is 0"),
 ])
 def test_a_misbehaving_program_is_faulted_with_its_reason(programs: Registry, host: AgentHost, attack: str,
                                                           kind: str, words: str) -> None:
@@ -61,6 +76,14 @@ def test_half_a_line_or_nothing_is_a_timeout(programs: Registry, host: AgentHost
     fault = only_fault(attacked(programs, host, attack, QUICK))
     assert fault["kind"] == "timeout"
     assert "no action after 0.5" in fault["message"], fault["message"]  # 0.50 s or a tick more, under load
+
+
+def test_a_program_that_never_flushes_its_ready_line_is_told_so(programs: Registry, host: AgentHost) -> None:
+    limits = Limits(move_seconds=0.3, bank_seconds=0.2, startup_seconds=1.0, memory_mb=256)
+    fault = only_fault(attacked(programs, host, "mute", limits))
+    assert (fault["kind"], fault["phase"]) == ("timeout", "startup")
+    assert fault["message"] == ('not ready after 1 s: no {"type": "ready"} line read (is standard output '
+                                'flushed?)'), fault["message"]
 
 
 def test_a_malformed_greeting_is_a_start_up_fault(programs: Registry, host: AgentHost) -> None:
@@ -95,3 +118,73 @@ def test_a_fork_bomb_is_bounded_and_leaves_nothing_running(programs: Registry) -
 def test_a_flood_of_standard_error_is_bounded(programs: Registry, host: AgentHost) -> None:
     message = only_fault(attacked(programs, host, "chatter"))["message"]
     assert "stderr stopped at 16777216 bytes: errno 27" in message, message  # EFBIG at FILE_BYTES_MAX
+
+
+def test_a_crash_is_a_crash_not_a_memory_fault_under_a_memory_group(programs: Registry, host: AgentHost) -> None:
+    """A program has no address-space limit where a memory group bounds it (a C author's NULL dereference is
+    theirs to fix, not a memory limit to raise); where only the address space is bounded, a segfault may be
+    the limit's doing and is reported so."""
+    fault = only_fault(attacked(programs, host, "segv"))
+    if "memory" in cgroups.find().bases:
+        assert (fault["kind"], fault["message"]) == ("crash", "the agent's process was killed by SIGSEGV"), fault
+    else:
+        assert fault["kind"] == "memory" and "SIGSEGV under its 256 MB memory limit" in fault["message"], fault
+
+
+def test_what_an_exiting_program_leaves_running_is_killed(programs: Registry) -> None:
+    with AgentHost() as own:
+        fault = only_fault(attacked(programs, own, "orphan"))
+        assert (fault["kind"], fault["message"]) == ("crash", "the agent's process exited with status 0"), fault
+    assert processes_named("hostile-orphan") == []
+
+
+def test_a_program_cannot_write_its_run_folder_or_beside_it(programs: Registry, host: AgentHost) -> None:
+    message = only_fault(attacked(programs, host, "write"))["message"]
+    assert message.endswith("its standard error ends: write run=denied 13 above=denied 13"), message
+    assert not (PROGRAMS / "hostile-program" / "written").exists() and not (PROGRAMS / "written").exists()
+
+
+def test_a_spinning_program_gets_no_cpu_between_its_turns(programs: Registry, host: AgentHost,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    needs_sandbox()
+    started = ProgramSeat.start
+
+    def start(seat: ProgramSeat) -> None:
+        started(seat)
+        Victim.spinners.append(seat)
+
+    monkeypatch.setattr(ProgramSeat, "start", start)
+    monkeypatch.setattr(Victim, "spinners", [])
+    monkeypatch.setattr(Victim, "stolen", [])
+    game = programs.game("lorum")
+    victim = AgentSpec(name="victim", games=("lorum",), factory=Victim, description="", version="1")
+    names = ["victim", "hostile-program", "random", "random"]
+    seats = [SeatPlan(name=name, spec=victim if name == "victim" else programs.agent(name),
+                      seed=derive_seed(2, "agent", index), isolation="trusted" if name == "victim" else "auto",
+                      options={"attack": "spin"} if name == "hostile-program" else {})
+             for index, name in enumerate(names)]
+    match = play_match(game, game.info.resolve_options(4, {}), 2, seats, substitute=programs.agent("random"),
+                       host=host, limits=LIMITS)
+    assert match.record["faults"] == [] and len(Victim.spinners) == 1
+    assert len(Victim.stolen) >= 5
+    # A spinning thread would take ~0.05 CPU-second per 0.05 s turn; frozen, it takes none.
+    assert max(Victim.stolen) < 0.02, Victim.stolen
+
+
+def test_a_program_has_no_network_not_even_the_hosts_loopback(programs: Registry, host: AgentHost) -> None:
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", derive_seed(3, "agent", 0) % 20000 + 20000))  # the port the attack tries
+        server.listen()
+        message = only_fault(attacked(programs, host, "network"))["message"]
+    assert "network internet=failed" in message and "loopback=failed" in message, message
+    assert "=failed 111" not in message, message  # ECONNREFUSED: it reached a network stack with no listener
+
+
+def test_a_program_cannot_read_the_referee_or_the_zygotes_in_proc(programs: Registry, host: AgentHost) -> None:
+    attacked(programs, host, "stale")  # its zygote runs, in this host
+    targets = [os.getpid(), *host.pids]
+    assert len(targets) >= 2
+    match = play(programs, host, ["hostile-program", "random", "random", "random"], limits=LIMITS,
+                 options={0: {"attack": "proc", "targets": " ".join(map(str, targets))}})
+    message = only_fault(match)["message"]
+    assert message.endswith("its standard error ends: proc nothing"), message

@@ -14,12 +14,12 @@ import socket
 import sqlite3
 import time
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
-from hostile_helpers import HOSTILE, needs_sandbox, play, processes_named, report_of
+from hostile_helpers import HOSTILE, Victim, needs_sandbox, play, processes_named, report_of
 
-from arena.agent import Agent, AgentSpec
+from arena.agent import AgentSpec
 from arena.cli import main
 from arena.plugins import Registry, load_registry
 from arena.referee import AgentHost, Limits, SeatPlan, play_match
@@ -116,35 +116,6 @@ def test_no_file_system_memory_across_the_matches_of_a_block(registry: Registry,
     second = play(registry, host, ["rememberer", "random", "random", "random"], seed=5,
                   options={0: {"phase": "read", "key": key}})
     assert report_of(second, 0) == {"found": []}
-
-
-class Victim(Agent):
-    """Thinks for a while each turn and measures how much CPU the spinning seat got meanwhile."""
-
-    spinners: ClassVar[list[ProcessSeat]] = []
-    stolen: ClassVar[list[float]] = []
-
-    def act(self, observation: Any) -> Any:
-        before = sum(_cpu_seconds(seat.pid) for seat in self.spinners if seat.pid)
-        time.sleep(0.05)
-        after = sum(_cpu_seconds(seat.pid) for seat in self.spinners if seat.pid)
-        Victim.stolen.append(after - before)
-        return observation.legal[0]
-
-
-def _cpu_seconds(root: int) -> float:
-    """CPU seconds used by process ``root`` and every descendant of it, from /proc."""
-    total, todo = 0.0, [root]
-    while todo:
-        pid = todo.pop()
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-            for task in Path(f"/proc/{pid}/task").iterdir():
-                todo += [int(child) for child in (task / "children").read_text().split()]
-        except (OSError, ValueError, IndexError):
-            continue
-    return total
 
 
 @pytest.mark.parametrize("groups", [True, False], ids=["cgroups", "no-cgroups"])

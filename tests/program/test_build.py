@@ -9,6 +9,7 @@ import pytest
 from program_helpers import write_program
 
 from arena.program.build import BuildError, ensure_built, output_folder
+from arena.program.build_log import HEAD_BYTES, TAIL_BYTES
 from arena.program.manifest import read_manifest
 from arena.referee.confinement import sandbox_level
 
@@ -45,8 +46,36 @@ def test_a_failed_build_is_one_line_with_its_last_error(tmp_path: Path) -> None:
                                                          'exit 4"]'))
     with pytest.raises(BuildError) as caught:
         ensure_built(manifest)
-    assert str(caught.value) == "program 'built': the build failed: cc: no such file"
+    log = output_folder(manifest).with_name(output_folder(manifest).name + ".log")
+    assert str(caught.value) == f"program 'built': the build failed: cc: no such file (its log: {log})"
+    assert log.read_text() == "first\ncc: no such file\n"
     assert not output_folder(manifest).exists()
+
+
+def test_a_failed_compile_is_quoted_by_its_first_error_not_its_last_line(tmp_path: Path) -> None:
+    """gcc ends with the source line and a caret, cargo with "could not compile": the first error says why."""
+    gcc = ("agent.c: In function 'answer':\nagent.c:88:13: error: expected ';' before 'return'\n"
+           "   88 |     return\n      |     ~~~~~~\nagent.c:90:1: error: expected '}'\n      | ^\n")
+    folder = program(tmp_path / "built", '["sh", "-c", "cat gcc.txt >&2; exit 1"]')
+    (folder / "gcc.txt").write_text(gcc)
+    with pytest.raises(BuildError, match=r"the build failed: agent.c:88:13: error: expected ';' before 'return' "
+                                         r"\(its log: "):
+        ensure_built(read_manifest(folder))
+    (folder / "gcc.txt").write_text("   Compiling kit v1.0.0\nerror[E0425]: cannot find value `x` in this scope\n"
+                                    "error: could not compile `kit` (bin \"kit\") due to 1 previous error\n")
+    with pytest.raises(BuildError, match=r"the build failed: error\[E0425\]: cannot find value `x` in this scope "):
+        ensure_built(read_manifest(folder))
+
+
+def test_a_flood_of_build_errors_is_kept_within_bounds(tmp_path: Path) -> None:
+    manifest = read_manifest(program(tmp_path / "built", '["sh", "-c", "echo first error: here >&2; '
+                                                         'head -c 8000000 /dev/zero | tr \'\\\\0\' x >&2; '
+                                                         'echo; echo last >&2; exit 1"]'))
+    with pytest.raises(BuildError, match=r"the build failed: first error: here \(its log: "):
+        ensure_built(manifest)
+    log = output_folder(manifest).with_name(output_folder(manifest).name + ".log").read_text()
+    assert len(log) < HEAD_BYTES + TAIL_BYTES + 100 and log.startswith("first error: here\n")
+    assert "bytes left out ...]" in log and log.endswith("last\n")
 
 
 def test_a_build_over_its_time_is_stopped(tmp_path: Path) -> None:

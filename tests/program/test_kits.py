@@ -35,6 +35,8 @@ def checked(kits: Registry, name: str, game: str) -> None:
     needs(TOOLCHAINS[name])
     report = check_agent(kits.agent(name), game, matches=1, registry=kits, limits=LIMITS)
     assert report.passed, report.problems
+    # The memory a program used is its own: no arena is preloaded in its process, as in a Python agent's.
+    assert "MB (the program's own)" in report.summary(), report.summary()
 
 
 @pytest.mark.parametrize("game", ["lovat", "lorum"])

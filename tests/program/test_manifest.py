@@ -50,6 +50,13 @@ def test_a_manifest_declares_the_agent_and_its_options(tmp_path: Path) -> None:
     (("max = 6", "max = 6\nprotocol = 2"), "options.depth: unknown key 'protocol'"),
     (('games = ["lovat", "lorum"]', 'games = ["lovat", "lorum"]\nprotocol = 2'), "protocol 2 is not one"),
     (("[options.depth]", "[options.depth"), "not TOML"),
+    (('command = ["./bot", "--fast"]', 'command = ["/usr/bin/python3"]'), "command '/usr/bin/python3' leads out"),
+    (('command = ["./bot", "--fast"]', 'command = ["bin/../../other/bot"]'), "command 'bin/../../other/bot' leads"),
+    (('type = "int"', 'type = 3'), "options.depth.type must be one of"),
+    (("default = 2", 'default = "two"'), "its default 'two' is not allowed: expected an integer"),
+    (("min = 1", "min = [1]"), "options.depth"),
+    (('name = "bot"', 'name = "' + 'b' * 100 + '"'), "name must be 1 to 64 characters"),
+    (('name = "bot"', 'name = "../../etc"'), "name '../../etc' must be"),
 ])
 def test_a_wrong_manifest_is_one_line_naming_the_file_and_key(tmp_path: Path, change: tuple[str, str],
                                                               problem: str) -> None:

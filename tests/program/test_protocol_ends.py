@@ -81,10 +81,15 @@ def test_the_line_channel_reads_whole_lines_within_its_bounds() -> None:
             channel.receive(time.monotonic() + 0.05)
         theirs.sendall(b'ion","id":1}\n')
         assert channel.receive(time.monotonic() + 1) == {"type": "action", "id": 1}
-        theirs.sendall(b"\xff\xfe\n[1]\n" + b"1" * 200 + b"\n")
-        for problem in ("not UTF-8", "not a JSON object", "out of bounds"):
-            with pytest.raises(MalformedMessage, match=problem):
+        theirs.sendall(b"\xff\xfe\n[1]\n" + b"1" * 200 + b"\nthinking about Og\x1b[31m\n" + b"z" * 100 + b"\n")
+        for problem in ("not UTF-8 (invalid start byte at byte 0): '\\\\xff\\\\xfe'",
+                        "not a JSON object with a \"type\": '[1]'",
+                        "out of bounds: a number of 200 characters (the limit is 100)",
+                        "not JSON (Expecting value at character 0): 'thinking about Og\\x1b[31m'",  # escaped
+                        "not JSON (Expecting value at character 0): '" + "z" * 60 + "'..."):
+            with pytest.raises(MalformedMessage) as caught:
                 channel.receive(time.monotonic() + 1)
+            assert str(caught.value).endswith(problem), caught.value
         theirs.sendall(b"x" * (LINE_LIMIT + 1))
         with pytest.raises(OversizedMessage):
             channel.receive(time.monotonic() + 1)
