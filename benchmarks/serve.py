@@ -15,7 +15,7 @@ Rows:
   beside the same field (the eight agents' files as drop-ins, the same config) run by ``arena ladder run
   --matches N``: target within 10% of it; and the same count over the window of the page views above.
 
-Sizes: ``--quick`` windows of 10 s and 30 ladder matches; default 60 s and 300.
+Sizes: ``--quick`` windows of 3 s and 10 ladder matches; default 60 s and 300.
 
     .venv/bin/python benchmarks/serve.py --quick
 """
@@ -39,7 +39,7 @@ if __package__ in (None, ""):
 else:
     from benchmarks import common
 
-SIZES = {"quick": (10.0, 30), "default": (60.0, 300), "full": (300.0, 1200)}
+SIZES = {"quick": (3.0, 10), "default": (60.0, 300), "full": (300.0, 1200)}
 """(seconds of each measuring window, matches of the command-line ladder run) per size."""
 
 PARTICIPANTS = 8
