@@ -52,3 +52,11 @@ def test_a_seat_cannot_write_another_seats_log_or_the_referees_files(registry: R
     assert "VANDAL" not in match.logs[1] + match.logs[2]
     assert "ALPHA built" in match.logs[1] and "BRAVO built" in match.logs[2]
     assert "root:" not in match.logs[0]  # its log replaced by a link: not followed
+
+
+def test_an_isolated_seat_has_a_log_of_its_own_too(registry: Registry, host: AgentHost) -> None:
+    match = play(registry, host, ["chatty", "chatty", "random", "random"], isolation="isolated",
+                 options={0: {"marker": "ALPHA"}, 1: {"marker": "BRAVO"}})
+    assert [seat["isolation"] for seat in match.record["seats"][:2]] == ["isolated", "isolated"]
+    assert "ALPHA turn 2" in match.logs[0] and "ValueError: ALPHA gave up" in match.logs[0]
+    assert "BRAVO turn 2" in match.logs[1] and "ALPHA" not in match.logs[1]
