@@ -36,8 +36,9 @@ Sandboxed seats are forked by ``arena.sandbox.spawn_seat`` (own PID namespace,
 a nested Landlock domain writable only in a private temporary folder, memory
 bounded for the whole tree).  Isolated seats (level ``none``) are forked here:
 own process group, dies with the zygote, private temporary folder, an
-address-space limit of ``memory_mb`` beyond its size at fork.  Either way stdio
-is /dev/null, every other descriptor is closed, and the global ``random`` is
+address-space limit of ``memory_mb`` beyond its size at fork.  Either way stdin
+is /dev/null, stdout and stderr the seat's own bounded log (``arena.referee.seat_log``; its path is in the
+spawn reply, ``"log"``), every other descriptor is closed, and the global ``random`` is
 seeded with the agent's seed before any agent code runs.
 """
 
