@@ -136,7 +136,8 @@ def safe_text(data: bytes, size: int) -> str:
         newline = data.find(b"\n")
         data = data[newline + 1:] if 0 <= newline < len(data) - 1 else data
     text = data.decode("utf-8", errors="replace")
-    text = "".join(char if char.isprintable() or char in "\n\t" else repr(char)[1:-1] for char in text)
+    if not text.replace("\n", "").replace("\t", "").isprintable():  # the usual case is checked in C at once
+        text = "".join(char if char.isprintable() or char in "\n\t" else repr(char)[1:-1] for char in text)
     return (CUT_MARK if cut else "") + text
 
 
