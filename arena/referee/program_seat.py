@@ -16,7 +16,6 @@ the program failed without a debugger.
 from __future__ import annotations
 
 import json
-import os
 import re
 import time
 from collections.abc import Mapping
