@@ -31,6 +31,7 @@ import json
 import os
 import shlex
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,7 @@ from arena.conformance_report import (
     Finding,
     MatchCheck,
     count_of,
+    output_tail,
 )
 from arena.coverage import ATTEMPTS, Coverage, Scenario, scenarios_for
 from arena.games.base import Game
@@ -145,6 +147,9 @@ def check_agent(
             for fault in check.faults:
                 finding = _fault_finding(spec, game, check, fault, limits, isolation, seed, index,
                                          result.move_seconds[seat])
+                if seat < len(result.logs) and result.logs[seat]:  # why it failed, in its own words
+                    check.output = output_tail(result.logs[seat])
+                    finding = replace(finding, output=check.output)
                 check.reproduce = finding.reproduce
                 report.add(finding)
             report.move_seconds.extend(result.move_seconds[seat])

@@ -66,6 +66,12 @@ NONDETERMINISM_FIX = (
 WIDTH = 80
 """Columns ``CheckReport.summary`` and ``failure_message`` wrap to."""
 
+OUTPUT_LINES = 20
+"""How many lines of an agent's output a problem quotes (the traceback of an exception, a print before it)."""
+
+OUTPUT_WIDTH = WIDTH - len("      | ")
+"""Longest output line a problem quotes (the report fits ``WIDTH`` columns)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Finding:
@@ -76,6 +82,7 @@ class Finding:
     fix: str  # what to do about it
     reproduce: str  # a command that shows the problem again
     note: str = ""  # a remark on the command (e.g. why it is not `arena play`)
+    output: str = ""  # the end of what the agent printed in that match (arena.referee.seat_log), if anything
 
     def line(self) -> str:
         """The problem as one line (``CheckReport.problems``)."""
@@ -95,10 +102,11 @@ class MatchCheck:
     command: str  # an `arena play` command that replays the same match (under arena play's own limits)
     reproduce: str = ""  # a command that reproduces the match's fault: `command`, or an `arena check-agent`
     # command where `arena play` cannot (a timeout or memory fault under other limits); empty if no fault
+    output: str = ""  # the end of what the agent printed, where it faulted (``output_tail``); else empty
 
     def to_json(self) -> dict[str, Any]:
         return {"players": self.players, "seed": self.seed, "seat": self.seat, "decisions": self.decisions,
-                "faults": self.faults, "command": self.command, "reproduce": self.reproduce}
+                "faults": self.faults, "command": self.command, "reproduce": self.reproduce, "output": self.output}
 
 
 @dataclass(slots=True)
@@ -227,6 +235,9 @@ class CheckReport:
                 lines += command_lines("Reproduce: ", finding.reproduce, "    ")
                 if finding.note:
                     lines += wrap_text(f"({finding.note})", "    ", "    ")
+                if finding.output:
+                    lines.append("    Its output ended:")
+                    lines += ["      | " + line for line in finding.output.splitlines()]
             lead = "To fix:" if len(findings) == 1 else f"To fix the {len(findings)} problems above:"
             lines += wrap_text(f"{lead} {fix}.", "  ", "    ")
         shown = {finding.line() for finding in self.findings}
@@ -234,6 +245,12 @@ class CheckReport:
             if problem not in shown:  # added to problems directly
                 lines += wrap_text(problem, "  - ", "    ")
         return lines
+
+
+def output_tail(text: str, lines: int = OUTPUT_LINES, width: int = OUTPUT_WIDTH) -> str:
+    """The last ``lines`` non-empty lines of a seat's kept output, each cut at ``width`` characters."""
+    kept = [line if len(line) <= width else line[: width - 3] + "..." for line in text.splitlines() if line.strip()]
+    return "\n".join(kept[-lines:])
 
 
 def format_ms(seconds: float | None) -> str:

@@ -71,6 +71,9 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
                         "seat you play (default: greedy and random alternating)")
     parser.add_argument("--record", type=Path, metavar="FILE", help="save the match record (JSON) to FILE")
     parser.add_argument("--json", action="store_true", help="print the result as JSON instead of the log")
+    parser.add_argument("--seat-logs", type=Path, metavar="DIR",
+                        help="save what each agent in a process of its own printed (its standard output and error, "
+                             "the last 64 KiB) to DIR/seatN.log; made if missing")
     parser.add_argument("--human", type=int, metavar="SEAT", help="play SEAT yourself in the terminal")
     parser.add_argument("--option", action="append", metavar="AGENT.KEY=VALUE",
                         help="an option for every seat of AGENT (repeatable; see 'arena agents AGENT')")
@@ -81,6 +84,7 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Play the game and report it."""
     check_output_file(args.record, "--record")  # before the game, not after it
+    _seat_logs_folder(args.seat_logs)
     loaded = registry(args)
     game = game_named(loaded, args.game)
     options = _options(game, args)
@@ -114,13 +118,45 @@ def run(args: argparse.Namespace) -> int:
             save_record(match.record, args.record)
         except OSError as error:
             raise CliError(f"--record {args.record}: {error.strerror}") from None
+    saved = _save_seat_logs(args.seat_logs, match) if args.seat_logs is not None else []
     if args.json:
         print_json(result_json(game, match))
     else:
         _print_result(game, match)
         if args.record is not None:
             print(f"record saved to {args.record}")
+        for seat, path in saved:
+            print(f"output of seat {seat} ({names[seat]}) saved to {path}")
     return 0
+
+
+def _seat_logs_folder(folder: Path | None) -> None:
+    """Make ``--seat-logs`` 's folder before the game; a one-line error when it cannot be one."""
+    if folder is None:
+        return
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise CliError(f"--seat-logs {folder}: is a file, not a folder") from None
+    except OSError as error:
+        raise CliError(f"--seat-logs {folder}: cannot make the folder: {error.strerror or error}") from None
+    if not os.access(folder, os.W_OK):
+        raise CliError(f"--seat-logs {folder}: not writable")
+
+
+def _save_seat_logs(folder: Path, match: MatchResult) -> list[tuple[int, Path]]:
+    """Write each seat's kept output that is not empty to ``folder``/seatN.log (an agent in the referee's own
+    process has none: its prints went to this terminal); the seats and files written."""
+    saved = []
+    for seat, text in enumerate(match.logs):
+        if text:
+            path = folder / f"seat{seat}.log"
+            try:
+                path.write_text(text, encoding="utf-8")
+            except OSError as error:
+                raise CliError(f"--seat-logs {path}: {error.strerror or error}") from None
+            saved.append((seat, path))
+    return saved
 
 
 def print_header(game: Game, seed: int, names: list[str]) -> None:

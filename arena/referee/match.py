@@ -68,6 +68,9 @@ class MatchResult:
     peak_memory_mb: list[float | None] = field(default_factory=list)  # per seat: peak resident MB (process seats)
     isolation: list[str] = field(default_factory=list)  # per seat: "trusted", "isolated" or "sandboxed"
     sandbox: list[str] = field(default_factory=list)  # per seat: sandbox level "none", "partial" or "full"
+    # Per seat: the kept end of what its agent printed (arena.referee.seat_log; "" for a trusted seat, which has
+    # no log of its own).  Private to the seat's owner: never in the record, never sent to another seat.
+    logs: list[str] = field(default_factory=list)
 
 
 def play_match(
@@ -189,6 +192,7 @@ class Match:
             record=record, state=state, think_seconds=self.think, decisions=self.asked, move_seconds=self.times,
             peak_memory_mb=[seat.peak_memory_mb for seat in self.seats],
             isolation=[seat.mode for seat in self.seats], sandbox=[seat.level for seat in self.seats],
+            logs=[getattr(seat, "output", "") for seat in self.seats],
         )
 
     def start_seats(self) -> None:

@@ -16,10 +16,7 @@ the program failed without a debugger.
 from __future__ import annotations
 
 import json
-import os
 import re
-import stat
-import tempfile
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -31,7 +28,7 @@ from arena.plugins import PROGRAM, origin, printable
 from arena.program import PROTOCOL_VERSION
 from arena.program.build import BuildError, ensure_built
 from arena.program.manifest import ManifestError, read_manifest
-from arena.referee import protocol
+from arena.referee import protocol, seat_log
 from arena.referee.faults import CRASH, ILLEGAL, MEMORY, TIMEOUT, Fault, check_action
 from arena.referee.lines import LineChannel, encode
 from arena.referee.sandboxed import FINISH_SECONDS, LATE_READ_SECONDS, ProcessSeat, _timeout
@@ -61,7 +58,6 @@ class ProgramSeat(ProcessSeat):
     """An agent program in its own process tree (``isolated`` or ``sandboxed``), reached by lines of JSON."""
 
     channel: LineChannel | None = None
-    log_path: str | None = None  # where the referee reads the program's standard error, once the seat exists
     asked = 0  # id of the last request sent
 
     def fork(self) -> None:
@@ -79,14 +75,8 @@ class ProgramSeat(ProcessSeat):
 
     def _adopt(self, reply: dict[str, Any]) -> None:
         super()._adopt(reply)
-        assert self.sock is not None and self.zygote is not None
+        assert self.sock is not None
         self.channel = LineChannel(self.sock)
-        # The path comes from the zygote: taken only inside the folder a seat of that zygote can have.
-        log = reply.get("log")
-        root = self.zygote.temp_root if self.box is not None else tempfile.gettempdir()
-        if isinstance(log, str) and root and os.path.normpath(log) == log and \
-                log.startswith(os.path.realpath(root) + os.sep):
-            self.log_path = f"/proc/{self.zygote.pid}/root{log}"  # seen in the zygote's mount namespace
 
     def start(self) -> None:
         """Greet the program and wait for it to say it is ready, within ``startup_seconds`` of the fork."""
@@ -212,21 +202,9 @@ class ProgramSeat(ProcessSeat):
 
     def _log_tail(self) -> str:
         """The last line the program wrote on its standard error (read before the seat's folder goes)."""
-        if self.log_path is None:
+        data = seat_log.read_tail(self.log_path, LOG_TAIL_BYTES) if self.log_path is not None else None
+        if not data:
             return ""
-        try:
-            descriptor = os.open(self.log_path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-        except OSError:
-            return ""
-        try:
-            if not stat.S_ISREG(os.fstat(descriptor).st_mode):
-                return ""
-            size = os.fstat(descriptor).st_size
-            data = os.pread(descriptor, LOG_TAIL_BYTES, max(0, size - LOG_TAIL_BYTES))
-        except OSError:
-            return ""
-        finally:
-            os.close(descriptor)
         lines = [line.strip() for line in data.decode(errors="replace").splitlines() if line.strip()]
         said = [line for line in lines if not TRAILER.match(line)]
         return printable((said or lines)[-1], LOG_LINE_MAX) if lines else ""

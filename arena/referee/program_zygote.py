@@ -25,14 +25,8 @@ from typing import Any
 from arena.plugins import PluginSource
 from arena.program.launch import LaunchError, environment, executable, run_folder
 from arena.program.manifest import ManifestError, read_manifest
+from arena.referee.seat_log import FILE_BYTES_MAX, LOG_NAME
 from arena.referee.zygote import FAILED_EXIT, Zygote
-
-LOG_NAME = "stderr.log"
-"""The program's standard error, in the seat's private folder."""
-
-FILE_BYTES_MAX = 16 << 20
-"""Largest file a program may write (``RLIMIT_FSIZE``), its standard error included: a chatty program cannot fill
-a disk (an isolated seat's folder is on the host's), and an agent has no use for bigger scratch files."""
 
 
 class ProgramZygote(Zygote):
@@ -69,13 +63,6 @@ class ProgramZygote(Zygote):
         box = spawn_seat(run, policy, [fd], await_placement=True, acknowledge=self.acknowledge)
         self.children[box.pid] = box
         return {"pid": box.pid, "box": box.to_json(), "log": os.path.join(box.temp_dir, LOG_NAME)}
-
-    def _spawn_isolated(self, request: dict[str, Any], fd: int) -> dict[str, Any]:
-        reply = super()._spawn_isolated(request, fd)
-        folder = self.children.get(reply["pid"])
-        if isinstance(folder, str):
-            reply["log"] = os.path.join(folder, LOG_NAME)
-        return reply
 
     def _run_seat(self, fd: int, request: dict[str, Any]) -> int:
         """In the seat's process (confined, in its groups): become the program; returns only on failure."""

@@ -19,13 +19,14 @@ import json
 import os
 import signal
 import socket
+import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from arena.games.base import Action, Game, Observation
 from arena.plugins import origin, printable
-from arena.referee import protocol
+from arena.referee import protocol, seat_log
 from arena.referee.faults import (
     CRASH,
     EXCEPTION,
@@ -54,6 +55,9 @@ FINISH_SECONDS = 0.5
 
 class ProcessSeat:
     """An agent in its own process (``isolated``) or sandboxed process tree (``sandboxed``)."""
+
+    log_path: str | None = None  # where the referee reads the seat's log (arena.referee.seat_log), once it exists
+    output = ""  # the kept end of that log, read just before the seat is killed
 
     def __init__(self, plan: SeatPlan, game: Game, seat: int, players: int, limits: Limits, host: AgentHost,
                  mode: str, require: str) -> None:
@@ -157,6 +161,8 @@ class ProcessSeat:
             raise RefereeError(f"the host of plugin {self.zygote.plugin.name!r} named process {pid!r}, which is "
                                "not one of its own")
         self.pid = pid
+        root = self.zygote.temp_root if reply.get("box") is not None else tempfile.gettempdir()
+        self.log_path = seat_log.locate(reply, self.zygote.pid, root)
         self.level = "none"
         if reply.get("box") is None:
             if self.mode == SANDBOXED:
@@ -397,6 +403,7 @@ def _kill(seat: ProcessSeat) -> dict[str, Any]:
 
     The pid cannot have been reused: the zygote waits for its seats only when asked, after this.
     """
+    seat.output = seat_log.keep(seat.log_path) or seat.output  # now: reaping removes the seat's folder
     if seat.box is not None:
         from arena.sandbox import SandboxError, reap
 

@@ -36,8 +36,9 @@ Sandboxed seats are forked by ``arena.sandbox.spawn_seat`` (own PID namespace,
 a nested Landlock domain writable only in a private temporary folder, memory
 bounded for the whole tree).  Isolated seats (level ``none``) are forked here:
 own process group, dies with the zygote, private temporary folder, an
-address-space limit of ``memory_mb`` beyond its size at fork.  Either way stdio
-is /dev/null, every other descriptor is closed, and the global ``random`` is
+address-space limit of ``memory_mb`` beyond its size at fork.  Either way stdin
+is /dev/null, stdout and stderr the seat's own bounded log (``arena.referee.seat_log``; its path is in the
+spawn reply, ``"log"``), every other descriptor is closed, and the global ``random`` is
 seeded with the agent's seed before any agent code runs.
 """
 
@@ -61,7 +62,7 @@ from arena.agent import AgentSpec
 from arena.games.base import Game
 from arena.plugins import PROGRAM, PluginManager, PluginSource, builtin_sources, one_line
 from arena.provenance import source_root
-from arena.referee import protocol
+from arena.referee import protocol, seat_log
 from arena.referee.confinement import (
     address_space_kb,
     child_hygiene,
@@ -69,7 +70,7 @@ from arena.referee.confinement import (
     make_subreaper,
     reap_descendants,
 )
-from arena.referee.faults import describe_exception, is_action_shaped
+from arena.referee.faults import is_action_shaped
 from arena.sandbox.removal import remove_tree
 from arena.source_only import precompile
 
@@ -201,7 +202,7 @@ class Zygote:
         # the referee places it in its groups
         box = spawn_seat(run, policy, [fd], await_placement=True, acknowledge=self.acknowledge)
         self.children[box.pid] = box
-        return {"pid": box.pid, "box": box.to_json()}
+        return {"pid": box.pid, "box": box.to_json(), "log": os.path.join(box.temp_dir, seat_log.LOG_NAME)}
 
     def _spawn_isolated(self, request: dict[str, Any], fd: int) -> dict[str, Any]:
         folder = tempfile.mkdtemp(prefix=f"arena-{self.lease}-agent-" if self.lease else "arena-agent-")
@@ -227,15 +228,16 @@ class Zygote:
         except OSError:
             pass
         self.children[pid] = folder
-        return {"pid": pid, "box": None}
+        return {"pid": pid, "box": None, "log": os.path.join(folder, seat_log.LOG_NAME)}
 
     def _run_seat(self, fd: int, request: dict[str, Any]) -> int:
         """In the seat's process: load a third-party plugin here (see ``_load_in_seat``), then run the seat."""
+        seat_log.capture(os.environ.get("TMPDIR") or os.getcwd())  # before any of the plugin's code runs
         if not self.plugin.builtin:
             try:
                 spec, game = self._load_in_seat(request)
             except BaseException as error:  # the plugin's import may raise anything, SystemExit included
-                message = str(error.args[0]) if isinstance(error, LookupError) else describe_exception(error)
+                message = str(error.args[0]) if isinstance(error, LookupError) else seat_log.described(error)
                 try:
                     protocol.send(socket.socket(fileno=fd), protocol.encode({"error": "load",
                                                                              "message": message[:500]}))
@@ -340,7 +342,7 @@ def _serve_agent(sock: socket.socket, spec: AgentSpec, game: Game, request: dict
     except MemoryError:
         raise
     except BaseException as error:  # an agent may raise anything, SystemExit included
-        protocol.send(sock, protocol.encode({"error": "exception", "message": describe_exception(error)}))
+        protocol.send(sock, protocol.encode({"error": "exception", "message": seat_log.described(error)}))
         return 0
     protocol.send(sock, protocol.encode({"ready": True}))
     while True:
@@ -365,7 +367,7 @@ def _serve_agent(sock: socket.socket, spec: AgentSpec, game: Game, request: dict
         except MemoryError:
             raise
         except BaseException as error:
-            reply: bytes | dict[str, Any] = {"error": "exception", "message": describe_exception(error)}
+            reply: bytes | dict[str, Any] = {"error": "exception", "message": seat_log.described(error)}
         else:
             reply = _action_reply(action)
         protocol.send(sock, reply if isinstance(reply, bytes) else protocol.encode(reply))
@@ -379,7 +381,7 @@ def _notify(call: Any, items: Any, name: str) -> dict[str, Any] | None:
         except MemoryError:
             raise
         except BaseException as error:  # an agent may raise anything, SystemExit included
-            return {"error": "exception", "call": name, "message": describe_exception(error)}
+            return {"error": "exception", "call": name, "message": seat_log.described(error)}
     return None
 
 

@@ -309,6 +309,9 @@ def create_app(settings: AppSettings) -> FastAPI:
     from arena.serve.pages import add_pages  # the pages share this app's state and dependencies
 
     add_pages(app, state)
+    from arena.serve.seat_logs import add_seat_log_routes  # each seat's output, to its owner only
+
+    add_seat_log_routes(app, state)
     # The last added runs first: the rate limit, then the body bound, then the headers on every answer.
     app.add_middleware(SecurityHeaders)
     app.add_middleware(BodyLimit, limit=settings.limits.upload_bytes + FORM_OVERHEAD)

@@ -129,4 +129,5 @@ def play_scheduled_match(
         "faults": record["faults"], "think_seconds": result.think_seconds,
         "wall_seconds": time.perf_counter() - started, "record": pack_record(record),
         "versions": [plan.spec.version for plan in seats],  # as this worker has them; the driver compares
+        "logs": {seat: log for seat, log in enumerate(result.logs) if log},  # private: stored apart from the record
     }

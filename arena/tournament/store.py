@@ -65,6 +65,12 @@ CREATE TABLE IF NOT EXISTS matches (
     record BLOB NOT NULL              -- zlib-compressed JSON match record
 );
 CREATE INDEX IF NOT EXISTS matches_block ON matches (block_id);
+CREATE TABLE IF NOT EXISTS seat_logs (   -- private to each seat's owner: never in the record, never exported
+    match_id TEXT NOT NULL,           -- the match's id
+    seat INTEGER NOT NULL,            -- 0-based seat
+    log BLOB NOT NULL,                -- zlib-compressed UTF-8: the kept end of what the seat's agent printed
+    PRIMARY KEY (match_id, seat)
+);
 CREATE TABLE IF NOT EXISTS entries (
     name TEXT PRIMARY KEY,            -- entry name, as in the config
     agent TEXT NOT NULL,              -- the registered agent it seats
@@ -379,6 +385,11 @@ class Store:
                     for row in rows
                 ],
             )
+            self.db.executemany(
+                "INSERT INTO seat_logs (match_id, seat, log) VALUES (?, ?, ?)",
+                [(row["id"], int(seat), zlib.compress(str(text).encode(), 6))
+                 for row in rows for seat, text in dict(row.get("logs") or {}).items() if text],
+            )
 
     def rows(self) -> Iterator[MatchRow]:
         """Every stored match, in schedule order, streamed."""
@@ -410,6 +421,23 @@ class Store:
             return bounded_json.loads(data)
         except (TypeError, ValueError, zlib.error) as error:
             raise StoreError(f"{self.path}: match {match_id}: damaged record ({error})") from None
+
+    def seat_log(self, match_id: str, seat: int) -> str:
+        """What seat ``seat`` of match ``match_id`` printed, as kept (arena.referee.seat_log); "" when nothing.
+
+        For the seat's owner only: callers check who asks."""
+        try:
+            row = self.db.execute("SELECT log FROM seat_logs WHERE match_id = ? AND seat = ?",
+                                  (match_id, seat)).fetchone()
+        except sqlite3.OperationalError:  # a store from before seat logs, opened read-only: it has none
+            return ""
+        if row is None:
+            return ""
+        try:
+            inflater = zlib.decompressobj()
+            return inflater.decompress(row[0], 1 << 20).decode("utf-8", errors="replace")
+        except (TypeError, zlib.error) as error:
+            raise StoreError(f"{self.path}: match {match_id}: damaged seat log ({error})") from None
 
     def result_table(self) -> list[tuple[Any, ...]]:
         """The timing-free result columns of every match, for comparing runs."""

@@ -50,11 +50,13 @@ def test_no_hidden_card_reaches_an_isolated_snoop(registry: Registry, host: Agen
                                                   tmp_path: Path) -> None:
     found, _record = snoop(registry, host, game, "isolated", tmp_path / "snoop.json")
     assert found["findings"] == []
-    # Besides stdin/stdout/stderr (/dev/null) the agent holds its own socket and nothing else:
-    # not the zygote's control socket, not another agent's socket.
+    # Besides stdin (/dev/null) and stdout/stderr (its own log, in its own folder: arena.referee.seat_log) the
+    # agent holds its own socket and nothing else: not the zygote's control socket, not another agent's socket.
     sockets = [target for target in found["fds"].values() if target.startswith("socket:")]
     assert len(sockets) == 1
-    assert {found["fds"][fd] for fd in ("0", "1", "2")} == {"/dev/null"}
+    assert found["fds"]["0"] == "/dev/null"
+    log = Path(found["fds"]["1"])
+    assert found["fds"]["2"] == str(log) and log.name == "stderr.log" and "-agent-" in log.parent.name
 
 
 @pytest.mark.parametrize("game", ["lovat", "lorum"])

@@ -131,7 +131,8 @@ def test_submit_check_play_then_kill_9_and_restart_lose_nothing(served: Served, 
     assert served.tokens["alice"].encode() not in (served.folder / "serve.sqlite").read_bytes()
 
     mine, broken = tmp_path / "mine.py", tmp_path / "broken.py"
-    mine.write_bytes(agent_source())
+    mine.write_bytes(agent_source().replace(b"    def act(self, observation):\n",
+                                            b"    def act(self, observation):\n        print('alice thinks')\n"))
     broken.write_bytes(BROKEN)
     alice_env = dict(os.environ, ARENA_TOKEN=served.tokens["alice"])
     bob_file = tmp_path / "bob-token"
@@ -158,6 +159,13 @@ def test_submit_check_play_then_kill_9_and_restart_lose_nothing(served: Served, 
     bob_view = httpx.get(f"{served.url}/api/uploads/{upload['id']}",
                          headers={"Authorization": f"Bearer {served.tokens['bob']}"})
     assert bob_view.status_code == 404
+    # What its seats printed: to alice, for her own seats; to bob, "not found" (he has no seat in it).
+    first = served.api("alice", "/api/my/matches")["matches"][-1]
+    logs = served.api("alice", f"/api/my/matches/{first['id']}/logs")["seats"]
+    assert logs and all(seat["agent"] == "alice.mine.v1" and "alice thinks\n" in seat["log"] for seat in logs)
+    bob_logs = httpx.get(f"{served.url}/api/my/matches/{first['id']}/logs",
+                         headers={"Authorization": f"Bearer {served.tokens['bob']}"})
+    assert bob_logs.status_code == 404 and "alice thinks" not in bob_logs.text
 
     # kill -9 of the server: its workers go with it; a restart keeps every upload and every stored match, and
     # the ladder goes on.

@@ -1,0 +1,91 @@
+"""Each seat's output in a served competition, over real HTTP: its owner reads it (page and API), nobody else
+does, and it is escaped where it is shown (arena.serve.seat_logs)."""
+
+from __future__ import annotations
+
+import json
+import zlib
+
+import pytest
+from serve_helpers import Live, add_user
+
+from arena.serve.db import ServeDB
+from arena.tournament.store import Store, store_path
+
+MATCH = "t0000-b00-r0"
+SECRET_OF_BOB = "bob's agent thinks the queen is with seat 0"
+
+
+@pytest.fixture(scope="module")
+def live(serve_app) -> Live:
+    """A competition with one stored match: alice's agent in seat 0, bob's in seat 1, an anchor in seat 2."""
+    started = serve_app()
+    with ServeDB(started.folder) as db:
+        for user, entry in (("alice", "alice-mine"), ("bob", "bob-mine")):
+            upload = db.add_upload(user, "mine.py", "file", "0" * 64, 10)
+            db.joined(upload.id, entry)
+    record = {"result": {"scores": [1, 0, -1], "ranks": [1, 2, 3]}}
+    row = {"idx": 0, "id": MATCH, "block_id": "t0000-b00", "table_idx": 0, "block": 0, "rotation": 0,
+           "deal_seed": 7, "agents": ["alice-mine", "bob-mine", "random"], "scores": [1, 0, -1], "ranks": [1, 2, 3],
+           "faults": [], "think_seconds": [0.1, 0.1, 0.1], "wall_seconds": 0.5,
+           "record": zlib.compress(json.dumps(record).encode()),
+           "logs": {0: "alice was here <script>alert(1)</script>\n", 1: SECRET_OF_BOB + "\n"}}
+    with Store(store_path(started.folder / "leaderboards", "serve-test")) as store:
+        store.add([row])
+    return started
+
+
+def test_the_owner_reads_their_own_seats_output_and_only_theirs(live: Live) -> None:
+    with live.client("alice") as alice:
+        answer = alice.get(f"/api/my/matches/{MATCH}/logs")
+    assert answer.status_code == 200, answer.text
+    assert answer.json() == {"match": MATCH, "seats": [{"seat": 0, "agent": "alice-mine",
+                                                        "log": "alice was here <script>alert(1)</script>\n"}]}
+    assert SECRET_OF_BOB not in answer.text
+    with live.client("bob") as bob:
+        seats = bob.get(f"/api/my/matches/{MATCH}/logs").json()["seats"]
+    assert seats == [{"seat": 1, "agent": "bob-mine", "log": SECRET_OF_BOB + "\n"}]
+
+
+@pytest.mark.parametrize(("user", "status"), [(None, 401), ("carol", 401)])
+def test_no_token_or_a_revoked_one_reads_no_output(live: Live, user: str | None, status: int) -> None:
+    with live.client(user) as client:
+        answer = client.get(f"/api/my/matches/{MATCH}/logs")
+    assert answer.status_code == status and "alice was here" not in answer.text
+
+
+def test_another_participant_without_a_seat_gets_404_as_for_no_match(live: Live) -> None:
+    live.tokens["dave"] = add_user(live.folder, "dave")
+    with ServeDB(live.folder) as db:  # dave has an agent of his own, which did not play this match
+        db.joined(db.add_upload("dave", "d.py", "file", "1" * 64, 10).id, "dave-mine")
+    with live.client("dave") as dave:
+        theirs = dave.get(f"/api/my/matches/{MATCH}/logs")
+        missing = dave.get("/api/my/matches/t9999-b00-r0/logs")
+    assert theirs.status_code == missing.status_code == 404
+    assert "alice was here" not in theirs.text and SECRET_OF_BOB not in theirs.text
+    with live.client() as browser:
+        browser.cookies.set("arena_session", live.tokens["dave"])
+        page = browser.get(f"/me/matches/{MATCH}")
+    assert page.status_code == 404 and "alice was here" not in page.text
+
+
+def test_the_page_shows_the_owner_their_output_escaped_and_nobody_else(live: Live) -> None:
+    with live.client() as browser:
+        browser.cookies.set("arena_session", live.tokens["alice"])
+        page = browser.get(f"/me/matches/{MATCH}")
+        mine = browser.get("/me")
+    assert page.status_code == 200
+    assert "alice was here &lt;script&gt;alert(1)&lt;/script&gt;" in page.text and "<script>alert" not in page.text
+    assert SECRET_OF_BOB not in page.text
+    assert f'href="/me/matches/{MATCH}"' in mine.text
+    with live.client() as stranger:
+        assert stranger.get(f"/me/matches/{MATCH}", follow_redirects=False).status_code == 303
+        stranger.cookies.set("arena_session", live.tokens["bob"])
+        assert "alice was here" not in stranger.get(f"/me/matches/{MATCH}").text
+
+
+def test_public_answers_never_carry_a_seats_output(live: Live) -> None:
+    with live.client() as public:
+        for path in (f"/api/matches/{MATCH}", "/api/matches", "/agents/alice-mine", "/api/leaderboard"):
+            answer = public.get(path)
+            assert "alice was here" not in answer.text and SECRET_OF_BOB not in answer.text, path
