@@ -195,5 +195,7 @@ def test_cli_as_a_process_exits_1_on_fail_without_traceback() -> None:
         capture_output=True, text=True,
     )
     assert result.returncode == 1
-    assert "Traceback" not in result.stdout + result.stderr
+    quoted = [line for line in result.stdout.splitlines() if line.lstrip().startswith("| ")]  # the agent's output
+    assert any("Traceback" in line for line in quoted), result.stdout  # its own traceback, quoted for its author
+    assert not any(line.startswith("Traceback") for line in (result.stdout + result.stderr).splitlines())
     assert "exception at move" in result.stdout
