@@ -212,10 +212,13 @@ def test_a_match_page_sends_each_scene_as_its_change_and_the_viewer_rebuilds_eve
     page = json.loads(json.dumps(match_page(game, record)))  # as the browser reads it
     options = game.info.resolve_options(None, record.get("options", {}))
     state = game.new_state(record["seed"], options, script=record.get("chance", []))
-    expected = [game.table(state, None, True, page["names"]).to_json()]
-    for entry in record["actions"]:
-        state.apply(entry["seat"], action_from_json(entry["action"]))
-        expected.append(game.table(state, None, True, page["names"]).to_json())
+    expected = []
+    for entry in [None, *record["actions"]]:
+        if entry is not None:
+            state.apply(entry["seat"], action_from_json(entry["action"]))
+        table = game.table(state, None, True, page["names"])
+        assert table is not None
+        expected.append(table.to_json())
     assert scenes(page["steps"]) == json.loads(json.dumps(expected))
     changes = [step[8] for step in page["steps"][1:]]
     assert "s" in page["steps"][0][8] and not any("s" in change for change in changes)

@@ -138,6 +138,7 @@ def test_names_and_card_faces_are_text_and_colours_in_the_drawing(tmp_path: Path
     record["seats"][1]["agent"] = "<img src=x onerror=t()>"
     data = match_page(game, record)
     scene = scenes(data["steps"])[3]
+    assert scene is not None
     faces = {card: face.to_json() for card, face in game.card_faces().items()}
     hand = scene["s"][0][0]
     faces[hand[0]] = {"t": "<b>big</b>", "s": "<i>", "c": "red;stroke:url(javascript:x)", "m": "<u>m</u>",
