@@ -98,7 +98,8 @@ def scene_change(before: Mapping[str, Any] | None, after: Mapping[str, Any] | No
     if after is None or before is None:
         return None if after is None else dict(after)
     change = {key: value for key, value in after.items() if key != "s" and value != before.get(key)}
-    seats = [[seat, view] for seat, (view, old) in enumerate(zip(after["s"], before["s"], strict=True)) if view != old]
+    seats = [[seat, view] for seat, (view, old) in enumerate(zip(after["s"], before["s"], strict=True))
+             if view is not old and view != old]  # a seat a game did not redraw is the same object
     if seats:
         change["d"] = seats
     return change

@@ -54,6 +54,11 @@ def _observed_table(state: GameState, viewer: int | None, hands: bool, names: Se
                  public.to_move, None, faded)
 
 
+_LAST_SEATS: list[tuple[tuple[int, ...], str, SeatView] | None] = [None, None, None, None]
+"""Per seat, the last open table's view of it with what it was made of: a step changes one seat or two, so the
+next table takes the others as they were (a view is made only of its key and note, so a stale one is right)."""
+
+
 def _open_table(state: LorumState, names: Sequence[str]) -> Table:
     """``lorum_table`` for a spectator who sees every hand, read from the state itself: the same scene without
     building five observations (a site build draws one per step of every match; every field here is public
@@ -63,8 +68,14 @@ def _open_table(state: LorumState, names: Sequence[str]) -> Table:
         note = "dealer" if seat == state.dealer else ""
         if seat == state.bidder:
             note = f"{note}, called {state.contract}" if note else f"called {state.contract}"
-        seats.append(SeatView(mask_names(held), 0, (("chips", state.balances[seat]), ("tricks", state.tricks_won[seat]),
-                                                     ("points", state.points[seat])), (), note))
+        key = (held, state.balances[seat], state.tricks_won[seat], state.points[seat])
+        last = _LAST_SEATS[seat]
+        if last is not None and last[0] == key and last[1] == note:
+            seats.append(last[2])
+            continue
+        view = SeatView(mask_names(held), 0, (("chips", key[1]), ("tricks", key[2]), ("points", key[3])), (), note)
+        _LAST_SEATS[seat] = (key, note, view)
+        seats.append(view)
     middle, faded = state.trick, False
     if not middle and state.phase != "bid" and state.tricks:  # between tricks: the one just taken, paler
         middle, faded = state.tricks[-1][0], True
