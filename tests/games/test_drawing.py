@@ -192,3 +192,22 @@ def test_a_lorum_spectator_s_table_read_from_the_state_is_the_one_the_observatio
             state.apply(seat, game.info.random_action(state.observation(seat), rng))
             steps += 1
         assert steps > 30 and state.past_deals  # deals settled along the way
+
+
+@pytest.mark.parametrize("players", [3, 4, 5, 6])
+def test_the_lovat_hands_a_spectator_s_table_reads_from_the_state_are_the_observations_hands(players: int) -> None:
+    """At every step of whole games (the secret keeps included), the cards read from the state for a table
+    that shows every hand are each seat's observation's hand."""
+    from arena.games.lovat.drawing import held_cards
+
+    game = registry().game("lovat")
+    state = played(game, players, 0, seed=players)
+    rng = random.Random(players)
+    steps = 0
+    while not state.is_over():
+        for seat in range(players):
+            assert held_cards(state, seat) == state.observation(seat).hand
+        seat = state.to_move()[0]
+        state.apply(seat, game.info.random_action(state.observation(seat), rng))
+        steps += 1
+    assert steps > 20
