@@ -38,7 +38,7 @@ DATA_FOLDER = "data"
 MANIFEST = "manifest.json"
 """The build cache: per match chunk, what it holds and what it contributed to the front page."""
 
-BUILD_VERSION = 2
+BUILD_VERSION = 3
 """Bumped whenever a match chunk's contents change shape: every chunk is then rebuilt."""
 
 
@@ -63,7 +63,7 @@ def match_page(game: Game | None, record: Mapping[str, Any]) -> dict[str, Any]:
     """What the match page shows of one match: the log's header and steps (with hands), the result, the record.
 
     Each step is ``[move, seat, decision, secret, seconds, faults, events, hands, table]`` (``arena.match_log``;
-    ``table`` is the scene the viewer draws, ``arena.games.drawing``, or None).
+    ``table`` is what changed in the scene the viewer draws, ``scene_change``, or None).
     Without the game installed, or for a record the engine refuses, ``steps`` is None and ``error`` says why.
     """
     names = seat_names(record)
@@ -74,13 +74,52 @@ def match_page(game: Game | None, record: Mapping[str, Any]) -> dict[str, Any]:
         return page
     try:
         page["header"] = header_lines(game, record["seed"], names)
-        page["steps"] = [[step.move, step.seat, step.decision, step.secret, step.seconds, list(step.faults),
-                          list(step.events), [list(hand) for hand in step.hands], step.table]
-                         for step in log_steps(game, record, hands=True, tables=True)]
+        steps = []
+        scene: dict[str, Any] | None = None
+        for step in log_steps(game, record, hands=True, tables=True):
+            steps.append([step.move, step.seat, step.decision, step.secret, step.seconds, list(step.faults),
+                          list(step.events), [list(hand) for hand in step.hands], scene_change(scene, step.table)])
+            scene = step.table or scene
+        page["steps"] = steps
     except Exception as error:  # a damaged record: the page says so, the rest of the site stands
         page["error"] = f"the record cannot be replayed: {type(error).__name__}: {error}"
         page["steps"] = None
     return page
+
+
+def scene_change(before: Mapping[str, Any] | None, after: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """What the viewer needs to turn the scene ``before`` into ``after`` (``Table.to_json`` scenes).
+
+    The first scene goes whole; after it, only the keys whose values changed, and instead of ``s`` (every seat)
+    ``d``, the ``[seat, view]`` pairs of the seats that changed.  A step moves a card or two, so a match's
+    scenes shrink to a fraction, and so does the site's build time (JSON and gzip) and download.  None when
+    there is no scene (``site.js`` ``applyScene`` is the inverse; ``scenes`` here, for tests).
+    """
+    if after is None or before is None:
+        return None if after is None else dict(after)
+    change = {key: value for key, value in after.items() if key != "s" and value != before.get(key)}
+    seats = [[seat, view] for seat, (view, old) in enumerate(zip(after["s"], before["s"], strict=True))
+             if view is not old and view != old]  # a seat a game did not redraw is the same object
+    if seats:
+        change["d"] = seats
+    return change
+
+
+def scenes(steps: Sequence[Sequence[Any]]) -> list[dict[str, Any] | None]:
+    """The whole scene at each step of a match page's ``steps`` (undoing ``scene_change``, as the viewer does)."""
+    shown: list[dict[str, Any] | None] = []
+    scene: dict[str, Any] | None = None
+    for step in steps:
+        change = step[8]
+        if change is not None:
+            scene = {**(scene or {}), **change}
+            if "d" in change:
+                seats = list(scene["s"])
+                for seat, view in scene.pop("d"):
+                    seats[seat] = view
+                scene["s"] = seats
+        shown.append(scene)
+    return shown
 
 
 def _chunk_key(rows: Sequence[MatchRow]) -> str:

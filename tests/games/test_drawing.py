@@ -171,3 +171,43 @@ def test_the_conformance_kit_catches_a_drawing_that_shows_another_seats_hand() -
 
     with pytest.raises(AssertionError, match=r"seat 0's view of the table shows the hands of seats \[1, 2, 3\]"):
         check_game(Leaky(), seeds=(0,))
+
+
+def test_a_lorum_spectator_s_table_read_from_the_state_is_the_one_the_observations_draw() -> None:
+    """The site draws every step of every match as a spectator with every hand shown, read straight from the
+    state; at every step of whole games (bids, tricks, deals settled, the end) it is what the observations say."""
+    from arena.games.lorum.drawing import _observed_table
+
+    game = registry().game("lorum")
+    names = ("a", "b", "c", "d")
+    for seed in (1, 2, 3):
+        state = game.new_state(seed, game.info.resolve_options(4, {"deals": 4}))
+        rng = random.Random(seed)
+        steps = 0
+        while True:
+            assert game.table(state, None, True, names) == _observed_table(state, None, True, names)
+            if state.is_over():
+                break
+            seat = state.to_move()[0]
+            state.apply(seat, game.info.random_action(state.observation(seat), rng))
+            steps += 1
+        assert steps > 30 and state.past_deals  # deals settled along the way
+
+
+@pytest.mark.parametrize("players", [3, 4, 5, 6])
+def test_the_lovat_hands_a_spectator_s_table_reads_from_the_state_are_the_observations_hands(players: int) -> None:
+    """At every step of whole games (the secret keeps included), the cards read from the state for a table
+    that shows every hand are each seat's observation's hand."""
+    from arena.games.lovat.drawing import held_cards
+
+    game = registry().game("lovat")
+    state = played(game, players, 0, seed=players)
+    rng = random.Random(players)
+    steps = 0
+    while not state.is_over():
+        for seat in range(players):
+            assert held_cards(state, seat) == state.observation(seat).hand
+        seat = state.to_move()[0]
+        state.apply(seat, game.info.random_action(state.observation(seat), rng))
+        steps += 1
+    assert steps > 20

@@ -195,6 +195,37 @@ def test_a_lovat_match_page_states_the_secret_keeps() -> None:
     assert match_page(None, record)["error"] == "game 'lovat-v1' is not installed: no steps to show"
 
 
+@pytest.mark.parametrize("which", ["lorum", "lovat"])
+def test_a_match_page_sends_each_scene_as_its_change_and_the_viewer_rebuilds_every_one(which: str) -> None:
+    """The page's tables are the scene's changes step by step; undone (as site.js does) they are the scene the
+    engine draws at every step, every hand shown, and after the first they hold only the seats that changed."""
+    from arena.plugins import load_registry
+    from arena.records import action_from_json
+    from arena.referee import SeatPlan, play_match
+    from arena.site.chunks import match_page, scenes
+
+    registry = load_registry(plugins_dir=None, entry_points=False).registry
+    game = registry.game(which)
+    players = 4 if which == "lorum" else 3
+    seats = [SeatPlan(name=f"r{seat}", spec=registry.agent("random"), seed=seat) for seat in range(players)]
+    record = play_match(game, {"players": players}, 5, seats, substitute=registry.agent("random")).record
+    page = json.loads(json.dumps(match_page(game, record)))  # as the browser reads it
+    options = game.info.resolve_options(None, record.get("options", {}))
+    state = game.new_state(record["seed"], options, script=record.get("chance", []))
+    expected = []
+    for entry in [None, *record["actions"]]:
+        if entry is not None:
+            state.apply(entry["seat"], action_from_json(entry["action"]))
+        table = game.table(state, None, True, page["names"])
+        assert table is not None
+        expected.append(table.to_json())
+    assert scenes(page["steps"]) == json.loads(json.dumps(expected))
+    changes = [step[8] for step in page["steps"][1:]]
+    assert "s" in page["steps"][0][8] and not any("s" in change for change in changes)
+    # A card played changes its seat and the middle; only a new deal (or the trick's winner) changes more.
+    assert sum(len(change.get("d", ())) for change in changes) < 2 * len(changes)
+
+
 def test_a_build_on_every_core_writes_what_one_process_writes(tournament: tuple[Published, Path], tmp_path: Path,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     published, boards = tournament

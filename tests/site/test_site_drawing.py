@@ -20,7 +20,7 @@ import arena
 from arena.plugins import load_registry
 from arena.publish import publish
 from arena.records import action_from_json, game_for_record
-from arena.site.chunks import match_page
+from arena.site.chunks import match_page, scenes
 from arena.tournament.config import config_from_dict
 from arena.tournament.runner import run_tournament
 from arena.tournament.store import Store, store_path
@@ -137,7 +137,8 @@ def test_names_and_card_faces_are_text_and_colours_in_the_drawing(tmp_path: Path
     record = arena.play_match("lorum", ["greedy", "random", "random", "random"], seed=2).record
     record["seats"][1]["agent"] = "<img src=x onerror=t()>"
     data = match_page(game, record)
-    scene = data["steps"][3][8]
+    scene = scenes(data["steps"])[3]
+    assert scene is not None
     faces = {card: face.to_json() for card, face in game.card_faces().items()}
     hand = scene["s"][0][0]
     faces[hand[0]] = {"t": "<b>big</b>", "s": "<i>", "c": "red;stroke:url(javascript:x)", "m": "<u>m</u>",

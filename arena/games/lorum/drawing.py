@@ -10,8 +10,9 @@ from collections.abc import Sequence
 
 from arena.games.base import GameState, plural
 from arena.games.drawing import CardFace, SeatView, Table
-from arena.games.lorum.cards import DECK, POINTS, SUIT_NAMES
+from arena.games.lorum.cards import DECK, POINTS, SUIT_NAMES, mask_names
 from arena.games.lorum.observation import LorumObservation
+from arena.games.lorum.state import LorumState
 
 SUIT_INK = {"a": "#7a4a1d", "g": "#2e7d32", "h": "#c62828", "b": "#b8860b"}
 """Ink per suit: acorns brown, green (leaves) green, hearts red, bells gold."""
@@ -26,6 +27,13 @@ FACES: dict[str, CardFace] = {
 
 def lorum_table(state: GameState, viewer: int | None, hands: bool, names: Sequence[str]) -> Table:
     """The table from ``viewer``'s seat (None: a spectator, seeing every hand with ``hands``)."""
+    if viewer is None and hands and isinstance(state, LorumState):
+        return _open_table(state, names)
+    return _observed_table(state, viewer, hands, names)
+
+
+def _observed_table(state: GameState, viewer: int | None, hands: bool, names: Sequence[str]) -> Table:
+    """``lorum_table`` built from the observations: what ``viewer`` (or a spectator) may know, and nothing else."""
     public: LorumObservation = state.observation(0 if viewer is None else viewer)  # type: ignore[assignment]
     seats = []
     for seat, size in enumerate(public.hand_sizes):
@@ -44,3 +52,33 @@ def lorum_table(state: GameState, viewer: int | None, hands: bool, names: Sequen
     contract = "bidding" if public.contract is None else f"contract: {public.contract}"
     return Table(tuple(seats), names, middle, (f"deal {public.deal} of {public.deals}", contract, f"pot {public.pot}"),
                  public.to_move, None, faded)
+
+
+_LAST_SEATS: list[tuple[tuple[int, ...], str, SeatView] | None] = [None, None, None, None]
+"""Per seat, the last open table's view of it with what it was made of: a step changes one seat or two, so the
+next table takes the others as they were (a view is made only of its key and note, so a stale one is right)."""
+
+
+def _open_table(state: LorumState, names: Sequence[str]) -> Table:
+    """``lorum_table`` for a spectator who sees every hand, read from the state itself: the same scene without
+    building five observations (a site build draws one per step of every match; every field here is public
+    or, with every hand shown, the spectator's to see)."""
+    seats = []
+    for seat, held in enumerate(state.hands):
+        note = "dealer" if seat == state.dealer else ""
+        if seat == state.bidder:
+            note = f"{note}, called {state.contract}" if note else f"called {state.contract}"
+        key = (held, state.balances[seat], state.tricks_won[seat], state.points[seat])
+        last = _LAST_SEATS[seat]
+        if last is not None and last[0] == key and last[1] == note:
+            seats.append(last[2])
+            continue
+        view = SeatView(mask_names(held), 0, (("chips", key[1]), ("tricks", key[2]), ("points", key[3])), (), note)
+        _LAST_SEATS[seat] = (key, note, view)
+        seats.append(view)
+    middle, faded = state.trick, False
+    if not middle and state.phase != "bid" and state.tricks:  # between tricks: the one just taken, paler
+        middle, faded = state.tricks[-1][0], True
+    contract = "bidding" if state.contract is None else f"contract: {state.contract}"
+    return Table(tuple(seats), names, middle, (f"deal {state.deal} of {state.deals}", contract, f"pot {state.pot}"),
+                 state.to_act, None, faded)

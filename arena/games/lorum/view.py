@@ -9,21 +9,30 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from arena.games.base import seat_label
-from arena.games.lorum.cards import INDEX, SUIT_NAMES, SUITS, points, suit
+from arena.games.lorum.cards import DECK, INDEX, SUIT_NAMES, SUITS, points, suit
 from arena.games.lorum.observation import LorumObservation
 from arena.games.lorum.rules import BID, BIG, PLAY, REGULAR, SMALL
 
 _GOALS = {REGULAR: "regular game (take few points)", SMALL: "small (take no trick)", BIG: "big (take every trick)"}
 
 
+_SUIT_LINES = tuple(
+    tuple(f"{SUIT_NAMES[letter]}: {' '.join(DECK[8 * number + rank] for rank in range(8) if byte >> rank & 1)}"
+          for byte in range(256))
+    for number, letter in enumerate(SUITS)
+)
+"""``_SUIT_LINES[suit][byte]``: one suit's part of a hand line, for the cards whose bits are set in ``byte``."""
+
+
 def hand_line(hand: Sequence[str]) -> str:
     """The hand grouped by suit, each suit from the ace down: ``acorns: Aa 9a | hearts: Oh 7h``."""
-    ordered = sorted(hand, key=INDEX.__getitem__)  # suit by suit, each from the ace down
-    groups: dict[str, list[str]] = {}
-    for card in ordered:
-        groups.setdefault(SUITS[INDEX[card] >> 3], []).append(card)
-    return " | ".join(f"{SUIT_NAMES[letter]}: {' '.join(groups[letter])}" for letter in SUITS if letter in groups) \
-        or "no cards"
+    # A site build describes a hand at every step of every match: the hand as a mask (the deck's order is
+    # suit by suit, each from the ace down), then one looked-up line per suit's byte of it.
+    mask = 0
+    for card in hand:
+        mask |= 1 << INDEX[card]
+    return " | ".join([lines[mask >> 8 * number & 255] for number, lines in enumerate(_SUIT_LINES)
+                       if mask >> 8 * number & 255]) or "no cards"
 
 
 def refusals(obs: LorumObservation) -> list[str]:

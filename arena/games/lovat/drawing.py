@@ -15,6 +15,7 @@ from arena.games.drawing import CardFace, SeatView, Table
 from arena.games.lovat.deck import COLOUR_INDEX, COLOURS, LEVEL, STRENGTH
 from arena.games.lovat.observation import LovatObservation
 from arena.games.lovat.rules import KEEP
+from arena.games.lovat.state import LovatState
 
 COLOUR_INK = {"rufous": "#a81c07", "gingerline": "#e0a100", "phlox": "#c000e0", "zaffre": "#0014a8",
               "skobeloff": "#007474"}
@@ -28,6 +29,14 @@ FACES: dict[str, CardFace] = {
 """Each card: its level big (its strength in the turn's colour once named), its id, its five strengths."""
 
 
+def held_cards(state: GameState, seat: int) -> tuple[str, ...]:
+    """The cards ``seat`` holds, for a view that shows them: its observation's ``hand``, read from the state itself
+    when it is Lovat's own (a site build draws every hand at every step; an observation costs a dozen fields)."""
+    if isinstance(state, LovatState):
+        return tuple(state.hands[seat])
+    return state.observation(seat).hand  # type: ignore[attr-defined]
+
+
 def lovat_table(state: GameState, viewer: int | None, hands: bool, names: Sequence[str]) -> Table:
     """The table from ``viewer``'s seat (None: a spectator, seeing every hand with ``hands``)."""
     public: LovatObservation = state.observation(0 if viewer is None else viewer)  # type: ignore[assignment]
@@ -35,7 +44,7 @@ def lovat_table(state: GameState, viewer: int | None, hands: bool, names: Sequen
     for seat in range(public.players):
         held = None
         if seat == viewer or (viewer is None and hands):
-            held = (public if seat == public.seat else state.observation(seat)).hand  # type: ignore[attr-defined]
+            held = public.hand if seat == public.seat else held_cards(state, seat)
         note = "dealer" if seat == public.dealer else ""
         if public.passes[seat]:
             note = f"{note}, passed" if note else "passed"

@@ -294,6 +294,18 @@
 
   // ---------------------------------------------------------------- one match
 
+  // A step's table is what changed since the step before (arena/site/chunks.py, scene_change): the first whole,
+  // then only the keys that changed, with "d" the [seat, view] pairs of the seats that changed.
+  function applyScene(scene, change) {
+    const next = Object.assign({}, scene || {}, change);
+    if (change.d) {
+      next.s = next.s.slice();
+      for (const [seat, view] of change.d) next.s[seat] = view;
+      delete next.d;
+    }
+    return next;
+  }
+
   function matchPage() {
     const chunkSize = settings.chunk_size;
     const log = document.getElementById("match-log");
@@ -325,7 +337,7 @@
         hands = hands.slice();
         for (const [seat, line] of s[7]) hands[seat] = line;
         snapshots.push(hands);
-        if (s[8]) scene = s[8];  // a step without a table (faults after the last move) shows the last one
+        if (s[8]) scene = applyScene(scene, s[8]);  // a step without a table (faults after the last move) shows the last one
         scenes.push(scene);
       }
       const lines = [];
