@@ -6,6 +6,7 @@ linked, not copied (``/site/``).  A form post carries the session's CSRF value a
 
 from __future__ import annotations
 
+import secrets
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +26,9 @@ if TYPE_CHECKING:
 TEMPLATES = Environment(loader=FileSystemLoader(Path(__file__).parent / "templates"),
                         autoescape=select_autoescape(default=True, default_for_string=True))
 COOKIE_AGE = 14 * 24 * 3600
+LOGIN_COOKIE = "arena_login"
+"""The pre-session nonce the login and register forms are bound to (auth.login_csrf)."""
+FORM_EXPIRED = "this form has expired or came from another site; reload the page and retry"
 
 
 def add_pages(app: FastAPI, state: App) -> None:
@@ -45,18 +49,35 @@ def add_pages(app: FastAPI, state: App) -> None:
 
     def check_csrf(user: User, posted: object) -> None:
         if not isinstance(posted, str) or not auth.same(posted, csrf(user)):
-            raise HTTPException(403, "this form has expired or came from another site; reload the page and retry")
+            raise HTTPException(403, FORM_EXPIRED)
+
+    def check_login_csrf(request: Request, posted: object) -> None:
+        nonce = request.cookies.get(LOGIN_COOKIE)
+        if not nonce or len(nonce) > 100 or not isinstance(posted, str) or \
+                not auth.same(posted, auth.login_csrf(state.settings.secret, nonce)):
+            raise HTTPException(403, FORM_EXPIRED)
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     def home(request: Request) -> HTMLResponse:
         board = state.results.leaderboard()
         owners = state.db.entry_owners()
-        return render("home.html", board=board, owners=owners, user=viewer(request), matches=board.get("matches", 0),
-                      open_door=state.settings.self_registration)
+        nonce = request.cookies.get(LOGIN_COOKIE)
+        fresh = not nonce or len(nonce) > 100
+        if fresh:
+            nonce = secrets.token_urlsafe(24)
+        assert nonce is not None
+        page = render("home.html", board=board, owners=owners, user=viewer(request), matches=board.get("matches", 0),
+                      open_door=state.settings.self_registration,
+                      login_csrf=auth.login_csrf(state.settings.secret, nonce))
+        if fresh:
+            page.set_cookie(LOGIN_COOKIE, nonce, httponly=True, samesite="strict",
+                            secure=request.url.scheme == "https", path="/")
+        return page
 
     @app.post("/register", include_in_schema=False)
     async def register(request: Request) -> Response:
-        form = await request.form(max_files=0, max_fields=2)
+        form = await request.form(max_files=0, max_fields=3)
+        check_login_csrf(request, form.get("csrf"))
         name = form.get("name")
         client = request.client.host if request.client else "unknown"
         try:
@@ -67,7 +88,8 @@ def add_pages(app: FastAPI, state: App) -> None:
 
     @app.post("/login", include_in_schema=False)
     async def login(request: Request) -> Response:
-        form = await request.form(max_files=0, max_fields=2)
+        form = await request.form(max_files=0, max_fields=3)
+        check_login_csrf(request, form.get("csrf"))
         token = form.get("token")
         user = state.user_for(token.strip()) if isinstance(token, str) else None
         if user is None or not isinstance(token, str):

@@ -11,10 +11,15 @@ import pytest
 from serve_helpers import Live, agent_source
 
 
+def post_login(client: httpx.Client, token: str) -> httpx.Response:
+    """Log in as the front page's form does: with the CSRF value bound to this browser's pre-session cookie."""
+    return client.post("/login", data={"token": token, "csrf": csrf_of(client.get("/").text)})
+
+
 @contextmanager
 def login(live: Live, user: str) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=live.url, timeout=30) as client:
-        response = client.post("/login", data={"token": live.tokens[user]})
+        response = post_login(client, live.tokens[user])
         assert response.status_code == 303 and response.headers["location"] == "/me"
         yield client
 
@@ -32,13 +37,38 @@ def live(serve_app) -> Live:
 
 def test_login_sets_an_httponly_samesite_cookie_and_a_bad_token_is_refused(live: Live) -> None:
     with httpx.Client(base_url=live.url) as client:
-        response = client.post("/login", data={"token": live.tokens["alice"]})
+        response = post_login(client, live.tokens["alice"])
         cookie = response.headers["set-cookie"].lower()
         assert "httponly" in cookie and "samesite=strict" in cookie
         assert "secure" not in cookie  # plain HTTP here; behind a TLS proxy the scheme turns it on
-        refused = client.post("/login", data={"token": live.tokens["alice"] + "x"})
+        client.cookies.delete("arena_session")  # logged out: the front page shows the login form again
+        refused = post_login(client, live.tokens["alice"] + "x")
         assert refused.status_code == 401 and "not valid" in refused.text
-        assert client.post("/login", data={"token": live.tokens["carol"]}).status_code == 401
+        assert post_login(client, live.tokens["carol"]).status_code == 401
+
+
+def test_another_site_cannot_log_a_visitor_in_under_its_own_token_nor_register_them(serve_app) -> None:
+    # Login CSRF: a page elsewhere auto-posting the attacker's token would log the visitor in as the attacker, who
+    # would then download whatever the visitor uploads. That post carries neither the SameSite=Strict pre-session
+    # cookie nor the value bound to it.
+    live = serve_app(self_registration=True)
+    with httpx.Client(base_url=live.url, timeout=30) as attacker_page:
+        lured = attacker_page.post("/login", data={"token": live.tokens["bob"]})
+        assert lured.status_code == 403 and "another site" in lured.json()["detail"]
+        assert "set-cookie" not in lured.headers
+        assert attacker_page.post("/register", data={"name": "mallory"}).status_code == 403
+    with httpx.Client(base_url=live.url, timeout=30) as visitor, \
+            httpx.Client(base_url=live.url, timeout=30) as other:
+        value = csrf_of(visitor.get("/").text)
+        cookie = visitor.cookies["arena_login"]
+        assert "samesite=strict" in other.get("/").headers["set-cookie"].lower()
+        # Another browser's value does not fit this browser's cookie, nor does a value without its cookie.
+        assert other.post("/login", data={"token": live.tokens["bob"], "csrf": value}).status_code == 403
+        assert visitor.post("/login", data={"token": live.tokens["bob"], "csrf": "0" * 64}).status_code == 403
+        made = visitor.post("/register", data={"name": "dora", "csrf": value})
+        assert made.status_code == 201 and "dora." in made.text
+        assert visitor.cookies["arena_login"] == cookie  # the nonce is not replaced on every page view
+        assert visitor.post("/login", data={"token": live.tokens["bob"], "csrf": value}).status_code == 303
 
 
 def test_a_form_upload_needs_the_session_csrf_value(live: Live) -> None:
