@@ -201,6 +201,16 @@ def api_user(request: Request) -> User:
 ApiUser = Annotated[User, Depends(api_user)]
 
 
+def optional_user(request: Request) -> User | None:
+    """The participant of a valid bearer token or session cookie, or None (a public route that shows its caller
+    a little more of their own)."""
+    state: App = request.app.state.arena
+    scheme, _space, token = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() == "bearer":
+        return state.user_for(token.strip())
+    return state.user_for(request.cookies.get(SESSION_COOKIE))
+
+
 def out(upload: Upload) -> UploadOut:
     """An upload for its owner."""
     return UploadOut(**upload.to_json(owner=True))
@@ -282,13 +292,16 @@ def create_app(settings: AppSettings) -> FastAPI:
                                                   for row in chosen[offset:offset + limit]]}
 
     @app.get("/api/matches/{match_id}")
-    def match(match_id: str) -> dict[str, Any]:
-        """One stored (finished) match's full record."""
+    def match(request: Request, match_id: str) -> dict[str, Any]:
+        """One published match's full record (a match appears once its batch is published: the other rotations
+        of its deal are played by then); the faults' messages only of the caller's own seats (with a token)."""
         if len(match_id) > 100:
             raise HTTPException(404, "no such match")
-        record = state.results.record(match_id)
+        caller = optional_user(request)
+        record = state.results.record(match_id, state.entries_of(caller) if caller is not None else set())
         if record is None:
-            raise HTTPException(404, f"no stored match {match_id[:100]!r}")
+            raise HTTPException(404, f"no published match {match_id[:100]!r} (a match is shown once the batch it "
+                                     "was played in is published)")
         return record
 
     @app.get("/favicon.ico", include_in_schema=False)

@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import gzip
 import io
+import json
 import tarfile
+import time
 import zipfile
+from typing import Any
 
 import httpx
 import pytest
 from serve_helpers import Live, agent_source, zip_of
+
+from arena.serve.db import Bounds, ServeDB
+from arena.serve.results import HIDDEN_MESSAGE, REFRESH
+from arena.tournament.store import Store, pack_record, store_path
 
 
 @pytest.fixture(scope="module")
@@ -229,3 +236,48 @@ def test_twenty_concurrent_uploads_and_page_views_lose_nothing_and_half_write_no
     for upload in stored:  # each recorded upload has its whole file, under its hash
         assert blob_path(live.folder, upload.sha256).read_bytes() == sources[upload.filename]
     assert not list(live.folder.glob("blobs/.*"))  # no temporary file left
+
+
+def _stored_match(idx: int, rotation: int, agents: list[str], messages: list[str]) -> dict[str, Any]:
+    faults = [{"seat": seat, "kind": "exception", "move": 0, "message": message}
+              for seat, message in enumerate(messages)]
+    record = {"format": "arena-record-1", "game": "lovat", "match": f"t0000-b00-r{rotation}", "seed": 7,
+              "seats": [{"agent": agent} for agent in agents], "faults": faults, "actions": [], "result": None}
+    return {"idx": idx, "id": f"t0000-b00-r{rotation}", "block_id": "t0000-b00", "table_idx": 0, "block": 0,
+            "rotation": rotation, "deal_seed": 7, "agents": agents, "scores": [0.0] * len(agents),
+            "ranks": [1] * len(agents), "faults": faults, "think_seconds": [0.0] * len(agents),
+            "wall_seconds": 0.1, "record": pack_record(record)}
+
+
+def test_a_match_record_waits_for_its_batch_and_shows_only_the_callers_own_fault_messages(serve_app) -> None:
+    live = serve_app()
+    with ServeDB(live.folder) as db:  # alice's and bob's accepted uploads, playing as these entries
+        for user in ("alice", "bob"):
+            upload = db.add_upload(user, "mine.py", "file", "0" * 64, 10, Bounds(per_hour=50, queued=50, stored_bytes=10**9))
+            db.finish_check(upload.id, "accepted", "passed", "report", f"{user}-agent")
+            db.joined(upload.id, f"{user}.{user}-agent.v1")
+    agents = ["alice.alice-agent.v1", "bob.bob-agent.v1", "random"]
+    secrets = ["alice's stderr: key=1", "bob's stderr: key=2", "the anchor's"]
+    site = live.folder / "leaderboards" / "serve-test"
+    with Store(store_path(live.folder / "leaderboards", "serve-test")) as store:
+        # Two rotations of one deal stored; the third is being played, and nothing is published yet.
+        store.add([_stored_match(0, 0, agents, secrets), _stored_match(1, 1, agents[1:] + agents[:1],
+                                                                          secrets[1:] + secrets[:1])])
+    (site / "leaderboard.json").write_text(json.dumps({"rows": [], "matches": 0}))
+    time.sleep(REFRESH + 0.1)  # the server looks at the store at most once a second
+    with live.client("alice") as alice, live.client() as anyone:
+        for client in (alice, anyone):  # the stored rotation holds the hands of the deal still in play
+            hidden = client.get("/api/matches/t0000-b00-r0")
+            assert hidden.status_code == 404 and "published" in hidden.json()["detail"]
+            assert all(row["viewer"] is None for row in client.get("/api/matches").json()["matches"])
+        (site / "leaderboard.json").write_text(json.dumps({"rows": [], "matches": 2}))  # the batch is published
+        public = anyone.get("/api/matches/t0000-b00-r0").json()
+        assert [fault["message"] for fault in public["faults"]] == [HIDDEN_MESSAGE] * 3
+        assert not any(secret in json.dumps(public) for secret in secrets)
+        own = alice.get("/api/matches/t0000-b00-r0").json()
+        assert [fault["message"] for fault in own["faults"]] == [secrets[0], HIDDEN_MESSAGE, HIDDEN_MESSAGE]
+        with live.client("bob") as bob:  # bob sits in seat 0 of the second rotation
+            theirs = bob.get("/api/matches/t0000-b00-r1").json()
+            assert [fault["message"] for fault in theirs["faults"]] == [secrets[1], HIDDEN_MESSAGE, HIDDEN_MESSAGE]
+            mine = bob.get("/api/my/matches").json()["matches"]
+            assert {fault["message"] for row in mine for fault in row["faults"]} == {secrets[1]}
