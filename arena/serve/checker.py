@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import shutil
 import signal
 import subprocess
@@ -52,8 +53,11 @@ def check_one(folder: Path, upload: Upload, game: str, seats: int, limits: dict[
         plugins = stage(folder, upload, serve_limits)
     except (UploadError, OSError) as error:
         return REJECTED, _line(str(error)), str(error), None
+    # A fresh seed per check: with a fixed one the check's deals are known in advance, and an upload could play
+    # them well and behave otherwise everywhere else. The report names it, so a check can be replayed.
+    seed = secrets.randbelow(2**31)
     command = [sys.executable, "-m", "arena.serve.checker", str(plugins), plugin_name(upload), game, str(seats),
-               json.dumps(limits), str(serve_limits.check_matches)]
+               json.dumps(limits), str(serve_limits.check_matches), str(seed)]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                start_new_session=True)  # its own group: a timeout stops every process it made
     try:
@@ -97,7 +101,8 @@ def run_checker(folder: Path, game: str, seats: int, limits: dict[str, Any], ser
             db.finish_check(upload.id, state, reason, report, agent)
 
 
-def _child(plugins: str, plugin: str, game_name: str, seats: int, limits_json: str, matches: int) -> dict[str, Any]:
+def _child(plugins: str, plugin: str, game_name: str, seats: int, limits_json: str, matches: int,
+           seed: int) -> dict[str, Any]:
     """In the child: load the upload's plugins folder, find its one agent, run the full check in the sandbox."""
     from arena.conformance import check_agent
     from arena.plugins import load_registry
@@ -118,24 +123,24 @@ def _child(plugins: str, plugin: str, game_name: str, seats: int, limits_json: s
         return {"state": REJECTED, "reason": reason, "report": reason, "agent": None}
     spec = registry.agents[playing[0]]
     try:
-        report = check_agent(spec, game_name, matches=matches, seed=0, player_counts=[seats],
+        report = check_agent(spec, game_name, matches=matches, seed=seed, player_counts=[seats],
                              limits=Limits(**json.loads(limits_json)), isolation="sandboxed", registry=registry,
                              plugins_dir=plugins)
     except (ValueError, RefereeError) as error:
         return {"state": REJECTED, "reason": str(error), "report": str(error), "agent": spec.name}
+    summary = f"check seed {seed}\n{report.summary()}"
     if report.passed:
         reason = (f"passed: {len(report.matches)} matches in the sandbox, median move "
                   f"{(report.move_seconds_median or 0) * 1000:.1f} ms")
-        return {"state": ACCEPTED, "reason": reason, "report": report.summary(), "agent": spec.name}
+        return {"state": ACCEPTED, "reason": reason, "report": summary, "agent": spec.name}
     first = report.problems[0] if report.problems else "failed"
-    return {"state": REJECTED, "reason": f"failed its check: {first}", "report": report.summary(),
-            "agent": spec.name}
+    return {"state": REJECTED, "reason": f"failed its check: {first}", "report": summary, "agent": spec.name}
 
 
 def main(argv: list[str]) -> int:
-    """``python -m arena.serve.checker PLUGINS PLUGIN GAME SEATS LIMITS MATCHES``: one check, JSON on stdout."""
-    plugins, plugin, game, seats, limits_json, matches = argv
-    result = _child(plugins, plugin, game, int(seats), limits_json, int(matches))
+    """``python -m arena.serve.checker PLUGINS PLUGIN GAME SEATS LIMITS MATCHES SEED``: one check, JSON on stdout."""
+    plugins, plugin, game, seats, limits_json, matches, seed = argv
+    result = _child(plugins, plugin, game, int(seats), limits_json, int(matches), int(seed))
     print(json.dumps(result))
     return 0
 

@@ -71,6 +71,10 @@ def test_the_queue_checks_in_order_refuses_a_taken_agent_name_and_requeues_a_cut
     assert mine is not None and theirs is not None
     assert (mine.state, mine.agent, mine.version) == (ACCEPTED, "mine", 1)
     assert theirs.state == REJECTED and "agent name 'mine' belongs to another participant" in (theirs.reason or "")
+    # Each check deals from a seed of its own (named in its report): no upload can know the check's deals ahead
+    # and play only those well.
+    seeds = {(report or "").splitlines()[0] for report in (mine.report, theirs.report)}
+    assert len(seeds) == 2 and all(line.startswith("check seed ") for line in seeds)
 
 
 @pytest.mark.slow
