@@ -121,6 +121,10 @@ def _child(plugins: str, plugin: str, game_name: str, seats: int, limits_json: s
         reason = (f"the upload registers {len(playing)} agents that play {game_name} ({', '.join(playing) or 'none'}); "
                   "register exactly one (a new agent is a new upload)")
         return {"state": REJECTED, "reason": reason, "report": reason, "agent": None}
+    if len(agents) != 1:  # one more agent, even of another game, would contest another participant's agent name
+        reason = (f"the upload registers {len(agents)} agents ({', '.join(agents)}); register exactly one, the agent "
+                  f"that plays {game_name} (another agent's name could be another participant's)")
+        return {"state": REJECTED, "reason": reason, "report": reason, "agent": None}
     spec = registry.agents[playing[0]]
     try:
         report = check_agent(spec, game_name, matches=matches, seed=seed, player_counts=[seats],

@@ -50,6 +50,23 @@ def test_a_package_registering_two_agents_is_rejected(tmp_path: Path) -> None:
                      "a new upload)"
 
 
+def test_an_upload_registering_a_second_agent_for_another_game_is_rejected(tmp_path: Path) -> None:
+    # In the ladder every playing upload shares one plugins folder, where a name two uploads register is seated
+    # under neither: bob's lorum-only 'mine' would have knocked alice's lovat agent 'mine' out of the field.
+    add_user(tmp_path, "bob")
+    extra = agent_source("mine2").replace(
+        b"    register(AgentSpec(",
+        b"    register(AgentSpec(name='mine', games=('lorum',), factory=Mine, description='x', version='1'))\n"
+        b"    register(AgentSpec(")
+    upload_id = queue(tmp_path, "bob", "mine2.py", extra)
+    with ServeDB(tmp_path) as db:
+        upload = db.upload(upload_id)
+    assert upload is not None
+    state, reason, _report, agent = check_one(tmp_path, upload, "lovat", 3, LIMITS, ServeLimits(check_matches=1))
+    assert (state, agent) == (REJECTED, None)
+    assert reason.startswith("the upload registers 2 agents (mine, mine2); register exactly one")
+
+
 @pytest.mark.slow
 def test_the_queue_checks_in_order_refuses_a_taken_agent_name_and_requeues_a_cut_check(tmp_path: Path) -> None:
     for name in ("alice", "bob"):
