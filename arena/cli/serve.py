@@ -30,11 +30,11 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
             f"Participants: {USERS_HELP}. 'add' prints the new token once (it is stored only hashed)."
         ),
         examples=(
-            "arena serve configs/serve-lorum.toml",
-            "arena serve configs/serve-lorum.toml --host 0.0.0.0 --port 8080",
-            "arena serve users add alice --config configs/serve-lorum.toml",
-            "arena serve users list --config configs/serve-lorum.toml",
-            "arena serve users revoke alice --config configs/serve-lorum.toml",
+            "arena serve configs/serve-lovat.toml",
+            "arena serve configs/serve-lovat.toml --host 0.0.0.0 --port 8080",
+            "arena serve users add alice --config configs/serve-lovat.toml",
+            "arena serve users list --config configs/serve-lovat.toml",
+            "arena serve users revoke alice --config configs/serve-lovat.toml",
         ),
     )
     parser.add_argument("config", metavar="CONFIG|users", help="the serve config, or 'users' to manage participants")
@@ -53,7 +53,8 @@ def _load(path: Path) -> Competition:
     from arena.serve.server import load_competition
 
     if not path.is_file():
-        raise CliError(f"{path}: no such serve config (docs/serve.md shows one)", status=1)
+        raise CliError(f"{path}: no such serve config (configs/serve-lovat.toml is one to copy; 'arena serve users' "
+                       "reads serve.toml unless --config names another)", status=1)
     try:
         return load_competition(path)
     except ConfigError as error:
