@@ -26,6 +26,7 @@ from arena.serve.config import ServeLimits
 from arena.serve.db import ACCEPTED, Bounds, LimitError, ServeDB, Upload, User
 from arena.serve.guards import SITE_CSP, BodyLimit, RateLimit, SecurityHeaders
 from arena.serve.results import Results, row_json
+from arena.serve.site_filter import SiteFilter, is_match_chunk
 from arena.serve.storage import blob_path, store_blob
 
 SESSION_COOKIE = "arena_session"
@@ -316,10 +317,13 @@ def create_app(settings: AppSettings) -> FastAPI:
         """The site's stylesheet, from arena's own files (the pages need it before the first publish)."""
         return FileResponse(SITE_ASSETS / "site.css", media_type="text/css")
 
+    public_site = SiteFilter()
+
     @app.get("/site/{path:path}")
     def site(path: str) -> Response:
-        """The ladder's site (leaderboard, matches, viewer), rewritten by the player after every run."""
-        return _site_file(settings, path)
+        """The ladder's site (leaderboard, matches, viewer), rewritten by the player after every run; the match
+        pages' data without the faults' messages (arena.serve.site_filter)."""
+        return _site_file(settings, path, public_site)
 
     from arena.serve.pages import add_pages  # the pages share this app's state and dependencies
 
@@ -340,7 +344,7 @@ async def _in_thread(function: Any, *args: Any) -> Any:
     return await run_in_threadpool(function, *args)
 
 
-def _site_file(settings: AppSettings, path: str) -> Response:
+def _site_file(settings: AppSettings, path: str, public: SiteFilter) -> Response:
     """A file of the site, by a relative path inside the ladder's folder; 404 for anything else."""
     root = (settings.folder / "leaderboards" / settings.ladder).resolve()
     parts = [part for part in path.split("/") if part]
@@ -352,5 +356,10 @@ def _site_file(settings: AppSettings, path: str) -> Response:
     suffix = target.suffix.lower()
     if not target.is_relative_to(root) or suffix not in SITE_TYPES or not target.is_file():
         raise HTTPException(404, "no such page (the site appears after the first matches are played)")
-    return FileResponse(target, media_type=SITE_TYPES[suffix],
-                        headers={"cache-control": "no-cache", "content-security-policy": SITE_CSP})
+    headers = {"cache-control": "no-cache", "content-security-policy": SITE_CSP}
+    if is_match_chunk(parts):
+        try:
+            return Response(public.chunk(target), media_type=SITE_TYPES[suffix], headers=headers)
+        except OSError:
+            raise HTTPException(404, "no such page") from None
+    return FileResponse(target, media_type=SITE_TYPES[suffix], headers=headers)

@@ -14,8 +14,10 @@ import httpx
 import pytest
 from serve_helpers import Live, agent_source, zip_of
 
+from arena.match_log import fault_line
 from arena.serve.db import Bounds, ServeDB
 from arena.serve.results import HIDDEN_MESSAGE, REFRESH
+from arena.site.chunks import chunk_script, match_page, packed, unpacked
 from arena.tournament.store import Store, pack_record, store_path
 
 
@@ -281,3 +283,27 @@ def test_a_match_record_waits_for_its_batch_and_shows_only_the_callers_own_fault
             assert [fault["message"] for fault in theirs["faults"]] == [secrets[1], HIDDEN_MESSAGE, HIDDEN_MESSAGE]
             mine = bob.get("/api/my/matches").json()["matches"]
             assert {fault["message"] for row in mine for fault in row["faults"]} == {secrets[1]}
+
+
+def test_the_served_match_viewer_shows_no_faults_message(live: Live) -> None:
+    # The site is built with every fault's message (the organiser's view); served, a match page's data keeps each
+    # fault's seat, kind and move but not its message (an exception's text, the tail of a seat's stderr).
+    agents = ["alice.alice-agent.v1", "bob.bob-agent.v1", "random"]
+    fault = {"seat": 1, "kind": "crash", "move": 3, "phase": "move",
+             "message": "it stopped: Traceback ... bob's-secret-weights = [0.3, 0.7]"}
+    record: dict[str, Any] = {"format": "arena-record-1", "game": "lovat", "match": "t0000-b00-r0", "seed": 7,
+                              "seats": [{"agent": agent} for agent in agents], "actions": [], "result": None,
+                              "faults": [fault]}
+    page = match_page(None, record)
+    page["steps"] = [[3, 1, "plays", False, 0.1, [fault_line(fault, agents)], [], [], None]]
+    data = live.folder / "leaderboards" / "serve-test" / "data"
+    data.mkdir(parents=True, exist_ok=True)
+    (data / "m00000.js").write_text(chunk_script("m", 0, packed({"0": page})))
+    with httpx.Client(base_url=live.url) as client:
+        served = client.get("/site/data/m00000.js")
+        assert served.status_code == 200 and served.text.startswith('arenaChunk("m",0,')
+        shown = unpacked(served.text)["0"]
+        assert "secret-weights" not in json.dumps(shown)
+        assert shown["faults"] == [{**fault, "message": HIDDEN_MESSAGE}]
+        assert shown["steps"][0][5] == [fault_line({**fault, "message": HIDDEN_MESSAGE}, agents)]
+        assert "crash" in shown["steps"][0][5][0] and shown["record"]["seats"] == record["seats"]
