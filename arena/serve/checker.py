@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -29,6 +30,8 @@ from arena.serve.db import ACCEPTED, REJECTED, ServeDB, Upload
 from arena.serve.storage import blob_path
 
 REASON_MAX = 300
+VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,39}")
+"""An upload's agent version: it is shown on the pages and in the site's leaderboard files (CSV, Markdown)."""
 
 
 def plugin_name(upload: Upload) -> str:
@@ -126,6 +129,10 @@ def _child(plugins: str, plugin: str, game_name: str, seats: int, limits_json: s
                   f"that plays {game_name} (another agent's name could be another participant's)")
         return {"state": REJECTED, "reason": reason, "report": reason, "agent": None}
     spec = registry.agents[playing[0]]
+    if not VERSION.fullmatch(spec.version):  # shown in the leaderboard's CSV, where '=...' would be a formula
+        reason = (f"agent version {spec.version[:40]!r}: use letters and digits, then letters, digits and . _ + - "
+                  "(at most 40 characters), e.g. '1.2'")
+        return {"state": REJECTED, "reason": reason, "report": reason, "agent": None}
     try:
         report = check_agent(spec, game_name, matches=matches, seed=seed, player_counts=[seats],
                              limits=Limits(**json.loads(limits_json)), isolation="sandboxed", registry=registry,

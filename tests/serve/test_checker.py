@@ -67,6 +67,21 @@ def test_an_upload_registering_a_second_agent_for_another_game_is_rejected(tmp_p
     assert reason.startswith("the upload registers 2 agents (mine, mine2); register exactly one")
 
 
+@pytest.mark.parametrize("version", ['=HYPERLINK("http://evil.example","open")', "+1", "1.0 | [x](javascript:y)", ""])
+def test_an_agent_version_that_is_not_plain_is_rejected(tmp_path: Path, version: str) -> None:
+    # The version is uploader's text written into the site's leaderboard.csv, which the organiser may open in a
+    # spreadsheet: a cell starting with '=' or '+' would be a formula there.
+    add_user(tmp_path, "alice")
+    source = agent_source("mine").replace(b'version="1.0"', f"version={version!r}".encode())
+    upload_id = queue(tmp_path, "alice", "mine.py", source)
+    with ServeDB(tmp_path) as db:
+        upload = db.upload(upload_id)
+    assert upload is not None
+    state, reason, _report, agent = check_one(tmp_path, upload, "lovat", 3, LIMITS, ServeLimits(check_matches=1))
+    assert (state, agent) == (REJECTED, None)
+    assert reason.startswith("agent version") or "version must be a non-empty string" in reason, reason
+
+
 @pytest.mark.slow
 def test_the_queue_checks_in_order_refuses_a_taken_agent_name_and_requeues_a_cut_check(tmp_path: Path) -> None:
     for name in ("alice", "bob"):
