@@ -36,9 +36,12 @@ SITE_TYPES = {".html": "text/html; charset=utf-8", ".css": "text/css", ".js": "t
 """What the live site may serve from the ladder's folder, by ending: never its store or lock files."""
 SITE_ASSETS = Path(__file__).resolve().parent.parent / "site" / "assets"
 FORM_OVERHEAD = 64 * 1024
+"""Bytes a multipart form adds around its file (boundaries, headers, the CSRF field)."""
 REGISTRATIONS = 5
 """Self-registrations an hour from one client address."""
-"""Bytes a multipart form adds around its file (boundaries, headers, the CSRF field)."""
+REGISTRATIONS_ALL = 50
+"""Self-registrations an hour from all addresses together: someone with many addresses (an IPv6 block) cannot
+make accounts without end, each with its own upload quota on the server's disk."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +105,7 @@ class App:
         self.results = Results(settings.folder / "leaderboards", settings.ladder)
         self._local = threading.local()
         self._registrations: dict[str, list[float]] = {}  # client address -> when it registered someone
+        self._registering = threading.Lock()
         ServeDB(settings.folder).close()  # the schema exists before the first request
 
     @property
@@ -158,20 +162,26 @@ class App:
         409 for a taken one, 429 past ``REGISTRATIONS`` an hour from one address."""
         if not self.settings.self_registration:
             raise HTTPException(404, "self-registration is off: ask the organiser for a token")
-        now = time.monotonic()
-        recent = [when for when in self._registrations.get(address, []) if now - when < 3600]
-        if len(recent) >= REGISTRATIONS:
-            raise HTTPException(429, f"at most {REGISTRATIONS} registrations an hour from one address")
         try:
             auth.check_name(name)
         except auth.AuthError as error:
             raise HTTPException(400, str(error)) from None
-        token = auth.new_token(name)
-        try:
-            self.db.add_user(name, auth.token_hash(self.settings.secret, token))
-        except ValueError:
-            raise HTTPException(409, f"the name {name!r} is taken; choose another") from None
-        self._registrations[address] = [*recent, now]
+        with self._registering:  # requests run on several threads: two at once cannot both take the last place
+            now = time.monotonic()
+            self._registrations = {key: kept for key, times in self._registrations.items()
+                                   if (kept := [when for when in times if now - when < 3600])}
+            recent = self._registrations.get(address, [])
+            if len(recent) >= REGISTRATIONS:
+                raise HTTPException(429, f"at most {REGISTRATIONS} registrations an hour from one address")
+            if sum(map(len, self._registrations.values())) >= REGISTRATIONS_ALL:
+                raise HTTPException(429, f"at most {REGISTRATIONS_ALL} registrations an hour in all; retry later, "
+                                         "or ask the organiser for a token")
+            token = auth.new_token(name)
+            try:
+                self.db.add_user(name, auth.token_hash(self.settings.secret, token))
+            except ValueError:
+                raise HTTPException(409, f"the name {name!r} is taken; choose another") from None
+            self._registrations[address] = [*recent, now]
         return Registered(name=name, token=token)
 
     def retire(self, user: User, upload_id: int) -> Upload:

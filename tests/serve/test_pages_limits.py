@@ -187,3 +187,20 @@ def test_self_registration_is_off_unless_the_config_turns_it_on(serve_app) -> No
         assert client.post("/api/register", json={"name": "Bad Name"}).status_code == 400
         codes = [client.post("/api/register", json={"name": f"p{number}"}).status_code for number in range(6)]
         assert codes == [201] * 4 + [429] * 2  # 5 an hour from one address, eve included
+
+
+def test_registrations_are_bounded_from_all_addresses_together(serve_app) -> None:
+    from arena.serve.app import REGISTRATIONS, REGISTRATIONS_ALL
+
+    live = serve_app(self_registration=True)
+    codes = []
+    for host in range(2, 2 + REGISTRATIONS_ALL // REGISTRATIONS + 1):  # one more address than the bound needs
+        transport = httpx.HTTPTransport(local_address=f"127.0.0.{host}")  # the loopback answers all of 127/8
+        with httpx.Client(base_url=live.url, transport=transport) as client:
+            codes += [client.post("/api/register", json={"name": f"h{host}_{number}"}).status_code
+                      for number in range(REGISTRATIONS)]
+    assert codes == [201] * REGISTRATIONS_ALL + [429] * REGISTRATIONS
+    with httpx.Client(base_url=live.url) as client:
+        refused = client.post("/api/register", json={"name": "late"})
+        assert refused.status_code == 429 and f"at most {REGISTRATIONS_ALL} registrations an hour in all" in \
+            refused.json()["detail"]
