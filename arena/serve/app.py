@@ -130,7 +130,7 @@ class App:
 
     def own_upload(self, user: User, upload_id: int) -> Upload:
         """``user``'s upload ``upload_id``; 404 for another's as for none."""
-        upload = self.db.upload(upload_id)
+        upload = self.db.upload(upload_id) if 0 < upload_id < 2**63 else None  # SQLite's integers are 64-bit
         if upload is None or upload.user != user.name:
             raise HTTPException(404, f"you have no upload {upload_id}")
         return upload
@@ -360,11 +360,15 @@ def _site_file(settings: AppSettings, path: str, public: SiteFilter) -> Response
     parts = [part for part in path.split("/") if part]
     if not parts:
         parts = ["index.html"]
-    if any(part.startswith(".") or "\\" in part for part in parts) or len(path) > 300:
-        raise HTTPException(404, "no such page")
-    target = root.joinpath(*parts).resolve()
+    if any(part.startswith(".") or "\\" in part or not part.isprintable() for part in parts) or len(path) > 300:
+        raise HTTPException(404, "no such page")  # a NUL byte, say, which no file name holds
+    try:
+        target = root.joinpath(*parts).resolve()
+        found = target.is_file()
+    except (OSError, ValueError):
+        raise HTTPException(404, "no such page") from None
     suffix = target.suffix.lower()
-    if not target.is_relative_to(root) or suffix not in SITE_TYPES or not target.is_file():
+    if not target.is_relative_to(root) or suffix not in SITE_TYPES or not found:
         raise HTTPException(404, "no such page (the site appears after the first matches are played)")
     headers = {"cache-control": "no-cache", "content-security-policy": SITE_CSP}
     if is_match_chunk(parts):

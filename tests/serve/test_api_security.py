@@ -188,12 +188,15 @@ def test_every_answer_carries_the_content_security_policy_and_bad_requests_get_a
 
 @pytest.mark.parametrize("path", ["/site/results.sqlite", "/site/../serve.sqlite", "/site/%2e%2e/serve.sqlite",
                                   "/site/..%2fserve.sqlite", "/site/.secret", "/site/../secret.key",
-                                  "/site/data/../../../secret.key"])
+                                  "/site/data/../../../secret.key", "/site/index.html%00.html",
+                                  "/site/link.html"])
 def test_the_site_serves_no_store_secret_or_file_outside_it(live: Live, path: str) -> None:
     site = live.folder / "leaderboards" / "serve-test"
     site.mkdir(parents=True, exist_ok=True)
     (site / "results.sqlite").write_bytes(b"SQLite format 3\0")
     (site / "index.html").write_text("<p>ok</p>")
+    if not (site / "link.html").is_symlink():  # a link inside the site to a file outside it
+        (site / "link.html").symlink_to(live.folder / "secret.key")
     with httpx.Client(base_url=live.url) as client:
         response = client.get(path)
         assert response.status_code == 404
@@ -307,3 +310,11 @@ def test_the_served_match_viewer_shows_no_faults_message(live: Live) -> None:
         assert shown["faults"] == [{**fault, "message": HIDDEN_MESSAGE}]
         assert shown["steps"][0][5] == [fault_line({**fault, "message": HIDDEN_MESSAGE}, agents)]
         assert "crash" in shown["steps"][0][5][0] and shown["record"]["seats"] == record["seats"]
+
+
+def test_an_upload_id_beyond_the_databases_integers_is_not_found(live: Live) -> None:
+    with live.client("alice") as alice:
+        for path in ("/api/uploads/99999999999999999999999", "/api/uploads/-1", "/api/uploads/0/file"):
+            response = alice.get(path)
+            assert response.status_code == 404 and "you have no upload" in response.json()["detail"]
+        assert alice.post("/api/uploads/99999999999999999999999/retire").status_code == 404
