@@ -10,6 +10,8 @@ import httpx
 import pytest
 from serve_helpers import Live, agent_source
 
+from arena.serve.db import REJECTED, ServeDB
+
 
 def post_login(client: httpx.Client, token: str) -> httpx.Response:
     """Log in as the front page's form does: with the CSRF value bound to this browser's pre-session cookie."""
@@ -136,7 +138,7 @@ def test_too_many_requests_from_one_address_get_429_with_retry_after(serve_app) 
 
 
 def test_only_its_owner_can_retire_an_upload_and_only_an_accepted_one(live: Live) -> None:
-    from arena.serve.db import ACCEPTED, ServeDB
+    from arena.serve.db import ACCEPTED
 
     with live.client("alice") as alice, live.client("bob") as bob:
         sent = alice.post("/api/uploads", files={"file": ("r.py", agent_source("r"))}).json()
@@ -204,3 +206,19 @@ def test_registrations_are_bounded_from_all_addresses_together(serve_app) -> Non
         refused = client.post("/api/register", json={"name": "late"})
         assert refused.status_code == 429 and f"at most {REGISTRATIONS_ALL} registrations an hour in all" in \
             refused.json()["detail"]
+
+
+def test_one_participants_stream_of_uploads_does_not_hold_anothers_check_behind_it(serve_app) -> None:
+    live = serve_app()
+    with live.client("alice") as alice, live.client("bob") as bob:
+        floods = [alice.post("/api/uploads", files={"file": (f"f{n}.py", agent_source(f"f{n}"))}).json()["id"]
+                  for n in range(4)]
+        late = bob.post("/api/uploads", files={"file": ("b.py", agent_source("b"))}).json()["id"]
+    with ServeDB(live.folder) as db:
+        first = db.next_queued()
+        assert first is not None and first.id == floods[0]  # nobody checked yet: the oldest first
+        db.finish_check(first.id, REJECTED, "took the whole check time", "report", None)
+        second = db.next_queued()  # alice had her turn this hour; bob has not: his goes before her three others
+        assert second is not None and second.id == late
+        db.finish_check(second.id, REJECTED, "x", "report", None)
+        assert [claimed.id for claimed in iter(db.next_queued, None)] == floods[1:]
