@@ -181,6 +181,7 @@ def test_every_answer_carries_the_content_security_policy_and_bad_requests_get_a
             assert "script-src 'self'" in response.headers["content-security-policy"]
             assert "unsafe-inline" not in response.headers["content-security-policy"]
             assert response.headers["x-content-type-options"] == "nosniff"
+            assert response.headers["cache-control"] == "no-store"  # a page may hold a token or a report
         assert alice.get("/api/uploads/abc").status_code == 422
         assert alice.get("/api/matches?limit=100000").status_code == 400
         assert "Traceback" not in alice.get("/api/uploads/abc").text
