@@ -30,6 +30,13 @@ from arena.serve.site_filter import SiteFilter, is_match_chunk
 from arena.serve.storage import blob_path, store_blob
 
 SESSION_COOKIE = "arena_session"
+
+
+def cookie(request: Request, name: str) -> str:
+    """The name cookie ``name`` has for ``request``: over TLS, ``__Host-NAME``, which a browser accepts only
+    Secure, for this host and path ``/``, so that a neighbouring site under the same parent domain cannot plant
+    its own (a session under the attacker's token, a login nonce whose CSRF value it knows)."""
+    return f"__Host-{name}" if request.url.scheme == "https" else name
 SITE_TYPES = {".html": "text/html; charset=utf-8", ".css": "text/css", ".js": "text/javascript",
               ".json": "application/json", ".png": "image/png", ".svg": "image/svg+xml", ".csv": "text/csv",
               ".md": "text/markdown; charset=utf-8"}
@@ -221,7 +228,7 @@ def optional_user(request: Request) -> User | None:
     scheme, _space, token = request.headers.get("authorization", "").partition(" ")
     if scheme.lower() == "bearer":
         return state.user_for(token.strip())
-    return state.user_for(request.cookies.get(SESSION_COOKIE))
+    return state.user_for(request.cookies.get(cookie(request, SESSION_COOKIE)))
 
 
 def out(upload: Upload) -> UploadOut:

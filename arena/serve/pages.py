@@ -33,7 +33,7 @@ FORM_EXPIRED = "this form has expired or came from another site; reload the page
 
 def add_pages(app: FastAPI, state: App) -> None:
     """Register the pages on ``app``."""
-    from arena.serve.app import SESSION_COOKIE
+    from arena.serve.app import SESSION_COOKIE, cookie
 
     def render(template: str, status: int = 200, **values: Any) -> HTMLResponse:
         values.setdefault("title", state.settings.ladder)
@@ -42,7 +42,7 @@ def add_pages(app: FastAPI, state: App) -> None:
                             status_code=status)
 
     def viewer(request: Request) -> User | None:
-        return state.user_for(request.cookies.get(SESSION_COOKIE))
+        return state.user_for(request.cookies.get(cookie(request, SESSION_COOKIE)))
 
     def csrf(user: User) -> str:
         return auth.csrf_value(state.settings.secret, user.token_hash)
@@ -52,7 +52,7 @@ def add_pages(app: FastAPI, state: App) -> None:
             raise HTTPException(403, FORM_EXPIRED)
 
     def check_login_csrf(request: Request, posted: object) -> None:
-        nonce = request.cookies.get(LOGIN_COOKIE)
+        nonce = request.cookies.get(cookie(request, LOGIN_COOKIE))
         if not nonce or len(nonce) > 100 or not isinstance(posted, str) or \
                 not auth.same(posted, auth.login_csrf(state.settings.secret, nonce)):
             raise HTTPException(403, FORM_EXPIRED)
@@ -61,7 +61,7 @@ def add_pages(app: FastAPI, state: App) -> None:
     def home(request: Request) -> HTMLResponse:
         board = state.results.leaderboard()
         owners = state.db.entry_owners()
-        nonce = request.cookies.get(LOGIN_COOKIE)
+        nonce = request.cookies.get(cookie(request, LOGIN_COOKIE))
         fresh = not nonce or len(nonce) > 100
         if fresh:
             nonce = secrets.token_urlsafe(24)
@@ -70,7 +70,7 @@ def add_pages(app: FastAPI, state: App) -> None:
                       open_door=state.settings.self_registration,
                       login_csrf=auth.login_csrf(state.settings.secret, nonce))
         if fresh:
-            page.set_cookie(LOGIN_COOKIE, nonce, httponly=True, samesite="strict",
+            page.set_cookie(cookie(request, LOGIN_COOKIE), nonce, httponly=True, samesite="strict",
                             secure=request.url.scheme == "https", path="/")
         return page
 
@@ -96,8 +96,8 @@ def add_pages(app: FastAPI, state: App) -> None:
             return render("message.html", 401, message="That token is not valid (or was revoked). Ask the organiser "
                                                        "for a new one.")
         response = RedirectResponse("/me", status_code=303)
-        response.set_cookie(SESSION_COOKIE, token.strip(), max_age=COOKIE_AGE, httponly=True, samesite="strict",
-                            secure=request.url.scheme == "https", path="/")
+        response.set_cookie(cookie(request, SESSION_COOKIE), token.strip(), max_age=COOKIE_AGE, httponly=True,
+                            samesite="strict", secure=request.url.scheme == "https", path="/")
         return response
 
     @app.post("/logout", include_in_schema=False)
@@ -107,7 +107,7 @@ def add_pages(app: FastAPI, state: App) -> None:
             form = await request.form(max_files=0, max_fields=2)
             check_csrf(user, form.get("csrf"))
         response = RedirectResponse("/", status_code=303)
-        response.delete_cookie(SESSION_COOKIE, path="/")
+        response.delete_cookie(cookie(request, SESSION_COOKIE), path="/", secure=request.url.scheme == "https")
         return response
 
     def my_page(request: Request, user: User, status: int = 200, error: str | None = None) -> HTMLResponse:

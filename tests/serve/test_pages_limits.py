@@ -222,3 +222,24 @@ def test_one_participants_stream_of_uploads_does_not_hold_anothers_check_behind_
         assert second is not None and second.id == late
         db.finish_check(second.id, REJECTED, "x", "report", None)
         assert [claimed.id for claimed in iter(db.next_queued, None)] == floods[1:]
+
+
+def test_over_tls_the_cookies_are_host_only_and_secure(live: Live) -> None:
+    # Behind a TLS-terminating proxy (X-Forwarded-Proto from the loopback), the cookies are '__Host-' cookies: a
+    # site under the same parent domain cannot plant a session (its own token) or a login nonce of its choosing.
+    tls = {"X-Forwarded-Proto": "https"}
+    with httpx.Client(base_url=live.url, headers=tls) as browser:
+        front = browser.get("/")
+        nonce = front.headers["set-cookie"]
+        assert nonce.startswith("__Host-arena_login=") and "; secure" in nonce.lower() and "Domain" not in nonce
+        value = nonce.split(";")[0].split("=", 1)[1]
+        jar = {"Cookie": f"__Host-arena_login={value}"}
+        planted = browser.post("/login", data={"token": live.tokens["bob"], "csrf": csrf_of(front.text)},
+                               headers={"Cookie": f"arena_login={value}"})  # the plain name is not read over TLS
+        assert planted.status_code == 403
+        logged = browser.post("/login", data={"token": live.tokens["alice"], "csrf": csrf_of(front.text)}, headers=jar)
+        session = logged.headers["set-cookie"]
+        assert logged.status_code == 303 and session.startswith("__Host-arena_session=") and "secure" in session.lower()
+        token = session.split(";")[0].split("=", 1)[1]
+        assert "alice" in browser.get("/me", headers={"Cookie": f"__Host-arena_session={token}"}).text
+        assert browser.get("/me", headers={"Cookie": f"arena_session={token}"}).status_code == 303  # to the login
