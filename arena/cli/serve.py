@@ -96,6 +96,11 @@ def run_users(args: argparse.Namespace) -> int:
         raise CliError(f"usage: {USERS_HELP}")
     competition = _load(Path(args.users_config))
     folder = competition.settings.folder
+    if words[0] != "list":  # a bad name is refused before anything is made
+        try:
+            auth.check_name(words[1])
+        except auth.AuthError as error:
+            raise CliError(str(error)) from None
     try:
         secret = auth.load_secret(folder)
     except auth.AuthError as error:
