@@ -59,6 +59,7 @@ def check_one(folder: Path, upload: Upload, game: str, seats: int, limits: dict[
     # A fresh seed per check: with a fixed one the check's deals are known in advance, and an upload could play
     # them well and behave otherwise everywhere else. The report names it, so a check can be replayed.
     seed = secrets.randbelow(2**31)
+    hide = _hider(folder, plugins)
     command = [sys.executable, "-m", "arena.serve.checker", str(plugins), plugin_name(upload), game, str(seats),
                json.dumps(limits), str(serve_limits.check_matches), str(seed)]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -77,8 +78,22 @@ def check_one(folder: Path, upload: Upload, game: str, seats: int, limits: dict[
     except (ValueError, IndexError):
         reason = _line(err.strip().splitlines()[-1] if err.strip() else f"the check ended with status "
                        f"{process.returncode}")
-        return REJECTED, f"the check could not run: {reason}", err[-20_000:], None
-    return result["state"], _line(result["reason"]), result["report"], result["agent"]
+        return REJECTED, f"the check could not run: {hide(reason)}", hide(err[-20_000:]), None
+    return result["state"], _line(hide(result["reason"])), hide(result["report"]), result["agent"]
+
+
+def _hider(folder: Path, plugins: Path) -> Callable[[str], str]:
+    """What the owner reads of a check: the server's folders named, not spelled out (they say nothing to the
+    participant, and map the server's disk for anyone)."""
+    names = [(str(plugins), "UPLOAD"), (str(plugins.resolve()), "UPLOAD"), (str(folder.resolve()), "COMPETITION"),
+             (str(folder), "COMPETITION")]
+
+    def hide(text: str) -> str:
+        for path, name in names:
+            text = text.replace(path, name)
+        return text
+
+    return hide
 
 
 def _line(text: str) -> str:

@@ -28,10 +28,10 @@ def test_an_upload_needing_a_missing_library_is_rejected_with_the_import_error(t
     with ServeDB(tmp_path) as db:
         upload = db.upload(upload_id)
     assert upload is not None
-    state, reason, _report, agent = check_one(tmp_path, upload, "lovat", 3, LIMITS, ServeLimits(check_matches=1))
+    state, reason, report, agent = check_one(tmp_path, upload, "lovat", 3, LIMITS, ServeLimits(check_matches=1))
     assert state == REJECTED and agent is None
     assert "No module named 'torch_that_is_not_here'" in reason
-    assert str(tmp_path) not in reason  # the reason names the upload, not the server's folders
+    assert str(tmp_path) not in reason + report  # they name the upload, never spell out the server's folders
     assert not (tmp_path / "work" / f"check-{upload_id}").exists()  # the unpacked copy is gone
 
 
