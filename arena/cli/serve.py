@@ -30,11 +30,11 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
             f"Participants: {USERS_HELP}. 'add' prints the new token once (it is stored only hashed)."
         ),
         examples=(
-            "arena serve configs/serve-lorum.toml",
-            "arena serve configs/serve-lorum.toml --host 0.0.0.0 --port 8080",
-            "arena serve users add alice --config configs/serve-lorum.toml",
-            "arena serve users list --config configs/serve-lorum.toml",
-            "arena serve users revoke alice --config configs/serve-lorum.toml",
+            "arena serve configs/serve-lovat.toml",
+            "arena serve configs/serve-lovat.toml --host 0.0.0.0 --port 8080",
+            "arena serve users add alice --config configs/serve-lovat.toml",
+            "arena serve users list --config configs/serve-lovat.toml",
+            "arena serve users revoke alice --config configs/serve-lovat.toml",
         ),
     )
     parser.add_argument("config", metavar="CONFIG|users", help="the serve config, or 'users' to manage participants")
@@ -53,7 +53,8 @@ def _load(path: Path) -> Competition:
     from arena.serve.server import load_competition
 
     if not path.is_file():
-        raise CliError(f"{path}: no such serve config (docs/serve.md shows one)", status=1)
+        raise CliError(f"{path}: no such serve config (configs/serve-lovat.toml is one to copy; 'arena serve users' "
+                       "reads serve.toml unless --config names another)", status=1)
     try:
         return load_competition(path)
     except ConfigError as error:
@@ -95,6 +96,11 @@ def run_users(args: argparse.Namespace) -> int:
         raise CliError(f"usage: {USERS_HELP}")
     competition = _load(Path(args.users_config))
     folder = competition.settings.folder
+    if words[0] != "list":  # a bad name is refused before anything is made
+        try:
+            auth.check_name(words[1])
+        except auth.AuthError as error:
+            raise CliError(str(error)) from None
     try:
         secret = auth.load_secret(folder)
     except auth.AuthError as error:

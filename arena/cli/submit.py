@@ -20,11 +20,12 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     parser = add_command(
         subparsers, "submit", help="upload an agent to a served competition and follow its check",
         description=(
-            "Upload FILE (a .py drop-in, a wheel, a .zip or a .tar.gz of a package) to the competition at URL "
-            f"as a new version of your agent. The token comes from ${TOKEN_ENV} or --token-file, never from the "
-            "command line (where other users of the machine could read it). With --wait, follow its check "
-            "until it is accepted or rejected.\n\nExit status: 0 accepted (or queued without --wait), 1 refused "
-            "or rejected."
+            "Upload FILE (a .py drop-in, a wheel, or a .zip or .tar.gz of one package folder or of one agent "
+            "program's folder with its arena-agent.toml) to the competition at URL as a new version of your "
+            "agent; it must register exactly one agent, which plays the competition's game. The token comes "
+            f"from ${TOKEN_ENV} or --token-file, never from the command line (where other users of the machine "
+            "could read it). With --wait, follow its check until it is accepted or rejected.\n\nExit status: 0 "
+            "accepted (or queued without --wait), 1 refused or rejected, 2 a usage error."
         ),
         examples=(
             "ARENA_TOKEN=$(cat ~/.arena-token) arena submit https://arena.example.org my_agent.py --wait",

@@ -26,18 +26,29 @@ from arena.serve.config import ServeLimits
 from arena.serve.db import ACCEPTED, Bounds, LimitError, ServeDB, Upload, User
 from arena.serve.guards import SITE_CSP, BodyLimit, RateLimit, SecurityHeaders
 from arena.serve.results import Results, row_json
+from arena.serve.site_filter import SiteFilter, is_match_chunk
 from arena.serve.storage import blob_path, store_blob
 
 SESSION_COOKIE = "arena_session"
+
+
+def cookie(request: Request, name: str) -> str:
+    """The name cookie ``name`` has for ``request``: over TLS, ``__Host-NAME``, which a browser accepts only
+    Secure, for this host and path ``/``, so that a neighbouring site under the same parent domain cannot plant
+    its own (a session under the attacker's token, a login nonce whose CSRF value it knows)."""
+    return f"__Host-{name}" if request.url.scheme == "https" else name
 SITE_TYPES = {".html": "text/html; charset=utf-8", ".css": "text/css", ".js": "text/javascript",
               ".json": "application/json", ".png": "image/png", ".svg": "image/svg+xml", ".csv": "text/csv",
               ".md": "text/markdown; charset=utf-8"}
 """What the live site may serve from the ladder's folder, by ending: never its store or lock files."""
 SITE_ASSETS = Path(__file__).resolve().parent.parent / "site" / "assets"
 FORM_OVERHEAD = 64 * 1024
+"""Bytes a multipart form adds around its file (boundaries, headers, the CSRF field)."""
 REGISTRATIONS = 5
 """Self-registrations an hour from one client address."""
-"""Bytes a multipart form adds around its file (boundaries, headers, the CSRF field)."""
+REGISTRATIONS_ALL = 50
+"""Self-registrations an hour from all addresses together: someone with many addresses (an IPv6 block) cannot
+make accounts without end, each with its own upload quota on the server's disk."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +112,7 @@ class App:
         self.results = Results(settings.folder / "leaderboards", settings.ladder)
         self._local = threading.local()
         self._registrations: dict[str, list[float]] = {}  # client address -> when it registered someone
+        self._registering = threading.Lock()
         ServeDB(settings.folder).close()  # the schema exists before the first request
 
     @property
@@ -117,13 +129,15 @@ class App:
         if name is None or token is None:
             return None
         user = self.db.user(name)
-        if user is None or user.revoked is not None:
-            return None
-        return user if auth.same(user.token_hash, auth.token_hash(self.settings.secret, token)) else None
+        # The HMAC and its comparison are done for an unknown or revoked name too: the answer's time does not
+        # tell which participant names exist.
+        stored = user.token_hash if user is not None else "0" * 64
+        matches = auth.same(stored, auth.token_hash(self.settings.secret, token))
+        return user if matches and user is not None and user.revoked is None else None
 
     def own_upload(self, user: User, upload_id: int) -> Upload:
         """``user``'s upload ``upload_id``; 404 for another's as for none."""
-        upload = self.db.upload(upload_id)
+        upload = self.db.upload(upload_id) if 0 < upload_id < 2**63 else None  # SQLite's integers are 64-bit
         if upload is None or upload.user != user.name:
             raise HTTPException(404, f"you have no upload {upload_id}")
         return upload
@@ -155,20 +169,26 @@ class App:
         409 for a taken one, 429 past ``REGISTRATIONS`` an hour from one address."""
         if not self.settings.self_registration:
             raise HTTPException(404, "self-registration is off: ask the organiser for a token")
-        now = time.monotonic()
-        recent = [when for when in self._registrations.get(address, []) if now - when < 3600]
-        if len(recent) >= REGISTRATIONS:
-            raise HTTPException(429, f"at most {REGISTRATIONS} registrations an hour from one address")
         try:
             auth.check_name(name)
         except auth.AuthError as error:
             raise HTTPException(400, str(error)) from None
-        token = auth.new_token(name)
-        try:
-            self.db.add_user(name, auth.token_hash(self.settings.secret, token))
-        except ValueError:
-            raise HTTPException(409, f"the name {name!r} is taken; choose another") from None
-        self._registrations[address] = [*recent, now]
+        with self._registering:  # requests run on several threads: two at once cannot both take the last place
+            now = time.monotonic()
+            self._registrations = {key: kept for key, times in self._registrations.items()
+                                   if (kept := [when for when in times if now - when < 3600])}
+            recent = self._registrations.get(address, [])
+            if len(recent) >= REGISTRATIONS:
+                raise HTTPException(429, f"at most {REGISTRATIONS} registrations an hour from one address")
+            if sum(map(len, self._registrations.values())) >= REGISTRATIONS_ALL:
+                raise HTTPException(429, f"at most {REGISTRATIONS_ALL} registrations an hour in all; retry later, "
+                                         "or ask the organiser for a token")
+            token = auth.new_token(name)
+            try:
+                self.db.add_user(name, auth.token_hash(self.settings.secret, token))
+            except ValueError:
+                raise HTTPException(409, f"the name {name!r} is taken; choose another") from None
+            self._registrations[address] = [*recent, now]
         return Registered(name=name, token=token)
 
     def retire(self, user: User, upload_id: int) -> Upload:
@@ -199,6 +219,16 @@ def api_user(request: Request) -> User:
 
 
 ApiUser = Annotated[User, Depends(api_user)]
+
+
+def optional_user(request: Request) -> User | None:
+    """The participant of a valid bearer token or session cookie, or None (a public route that shows its caller
+    a little more of their own)."""
+    state: App = request.app.state.arena
+    scheme, _space, token = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() == "bearer":
+        return state.user_for(token.strip())
+    return state.user_for(request.cookies.get(cookie(request, SESSION_COOKIE)))
 
 
 def out(upload: Upload) -> UploadOut:
@@ -282,13 +312,16 @@ def create_app(settings: AppSettings) -> FastAPI:
                                                   for row in chosen[offset:offset + limit]]}
 
     @app.get("/api/matches/{match_id}")
-    def match(match_id: str) -> dict[str, Any]:
-        """One stored (finished) match's full record."""
+    def match(request: Request, match_id: str) -> dict[str, Any]:
+        """One published match's full record (a match appears once its batch is published: the other rotations
+        of its deal are played by then); the faults' messages only of the caller's own seats (with a token)."""
         if len(match_id) > 100:
             raise HTTPException(404, "no such match")
-        record = state.results.record(match_id)
+        caller = optional_user(request)
+        record = state.results.record(match_id, state.entries_of(caller) if caller is not None else set())
         if record is None:
-            raise HTTPException(404, f"no stored match {match_id[:100]!r}")
+            raise HTTPException(404, f"no published match {match_id[:100]!r} (a match is shown once the batch it "
+                                     "was played in is published)")
         return record
 
     @app.get("/favicon.ico", include_in_schema=False)
@@ -301,10 +334,13 @@ def create_app(settings: AppSettings) -> FastAPI:
         """The site's stylesheet, from arena's own files (the pages need it before the first publish)."""
         return FileResponse(SITE_ASSETS / "site.css", media_type="text/css")
 
+    public_site = SiteFilter()
+
     @app.get("/site/{path:path}")
     def site(path: str) -> Response:
-        """The ladder's site (leaderboard, matches, viewer), rewritten by the player after every run."""
-        return _site_file(settings, path)
+        """The ladder's site (leaderboard, matches, viewer), rewritten by the player after every run; the match
+        pages' data without the faults' messages (arena.serve.site_filter)."""
+        return _site_file(settings, path, public_site)
 
     from arena.serve.pages import add_pages  # the pages share this app's state and dependencies
 
@@ -325,17 +361,26 @@ async def _in_thread(function: Any, *args: Any) -> Any:
     return await run_in_threadpool(function, *args)
 
 
-def _site_file(settings: AppSettings, path: str) -> Response:
+def _site_file(settings: AppSettings, path: str, public: SiteFilter) -> Response:
     """A file of the site, by a relative path inside the ladder's folder; 404 for anything else."""
     root = (settings.folder / "leaderboards" / settings.ladder).resolve()
     parts = [part for part in path.split("/") if part]
     if not parts:
         parts = ["index.html"]
-    if any(part.startswith(".") or "\\" in part for part in parts) or len(path) > 300:
-        raise HTTPException(404, "no such page")
-    target = root.joinpath(*parts).resolve()
+    if any(part.startswith(".") or "\\" in part or not part.isprintable() for part in parts) or len(path) > 300:
+        raise HTTPException(404, "no such page")  # a NUL byte, say, which no file name holds
+    try:
+        target = root.joinpath(*parts).resolve()
+        found = target.is_file()
+    except (OSError, ValueError):
+        raise HTTPException(404, "no such page") from None
     suffix = target.suffix.lower()
-    if not target.is_relative_to(root) or suffix not in SITE_TYPES or not target.is_file():
+    if not target.is_relative_to(root) or suffix not in SITE_TYPES or not found:
         raise HTTPException(404, "no such page (the site appears after the first matches are played)")
-    return FileResponse(target, media_type=SITE_TYPES[suffix],
-                        headers={"cache-control": "no-cache", "content-security-policy": SITE_CSP})
+    headers = {"cache-control": "no-cache", "content-security-policy": SITE_CSP}
+    if is_match_chunk(parts):
+        try:
+            return Response(public.chunk(target), media_type=SITE_TYPES[suffix], headers=headers)
+        except OSError:
+            raise HTTPException(404, "no such page") from None
+    return FileResponse(target, media_type=SITE_TYPES[suffix], headers=headers)

@@ -73,7 +73,7 @@ def kind_of(filename: str) -> str:
         if lower.endswith(ending):
             return kind
     raise UploadError(f"{safe_filename(filename)!r}: not an accepted upload; send a .py drop-in, a wheel (.whl), "
-                      "a .zip or a .tar.gz of a package")
+                      "or a .zip or .tar.gz of a package or of an agent program")
 
 
 def safe_filename(filename: str) -> str:

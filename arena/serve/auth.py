@@ -84,3 +84,10 @@ def same(a: str, b: str) -> bool:
 def csrf_value(secret: bytes, stored_hash: str) -> str:
     """The value a form of this session must post back: bound to the token, unknowable to another site."""
     return hmac.new(secret, b"csrf:" + stored_hash.encode(), hashlib.sha256).hexdigest()
+
+
+def login_csrf(secret: bytes, nonce: str) -> str:
+    """The value the login and register forms must post back: bound to the browser's pre-session nonce (a
+    ``SameSite=Strict`` cookie another site's form post does not carry), so another site cannot log a visitor
+    in under its own token (and collect what they then upload) or register in their name."""
+    return hmac.new(secret, b"login:" + nonce.encode(), hashlib.sha256).hexdigest()

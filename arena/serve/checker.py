@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import secrets
 import shutil
 import signal
 import subprocess
@@ -28,6 +30,8 @@ from arena.serve.db import ACCEPTED, REJECTED, ServeDB, Upload
 from arena.serve.storage import blob_path
 
 REASON_MAX = 300
+VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,39}")
+"""An upload's agent version: it is shown on the pages and in the site's leaderboard files (CSV, Markdown)."""
 
 
 def plugin_name(upload: Upload) -> str:
@@ -52,8 +56,12 @@ def check_one(folder: Path, upload: Upload, game: str, seats: int, limits: dict[
         plugins = stage(folder, upload, serve_limits)
     except (UploadError, OSError) as error:
         return REJECTED, _line(str(error)), str(error), None
+    # A fresh seed per check: with a fixed one the check's deals are known in advance, and an upload could play
+    # them well and behave otherwise everywhere else. The report names it, so a check can be replayed.
+    seed = secrets.randbelow(2**31)
+    hide = _hider(folder, plugins)
     command = [sys.executable, "-m", "arena.serve.checker", str(plugins), plugin_name(upload), game, str(seats),
-               json.dumps(limits), str(serve_limits.check_matches)]
+               json.dumps(limits), str(serve_limits.check_matches), str(seed)]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                start_new_session=True)  # its own group: a timeout stops every process it made
     try:
@@ -70,8 +78,22 @@ def check_one(folder: Path, upload: Upload, game: str, seats: int, limits: dict[
     except (ValueError, IndexError):
         reason = _line(err.strip().splitlines()[-1] if err.strip() else f"the check ended with status "
                        f"{process.returncode}")
-        return REJECTED, f"the check could not run: {reason}", err[-20_000:], None
-    return result["state"], _line(result["reason"]), result["report"], result["agent"]
+        return REJECTED, f"the check could not run: {hide(reason)}", hide(err[-20_000:]), None
+    return result["state"], _line(hide(result["reason"])), hide(result["report"]), result["agent"]
+
+
+def _hider(folder: Path, plugins: Path) -> Callable[[str], str]:
+    """What the owner reads of a check: the server's folders named, not spelled out (they say nothing to the
+    participant, and map the server's disk for anyone)."""
+    names = [(str(plugins), "UPLOAD"), (str(plugins.resolve()), "UPLOAD"), (str(folder.resolve()), "COMPETITION"),
+             (str(folder), "COMPETITION")]
+
+    def hide(text: str) -> str:
+        for path, name in names:
+            text = text.replace(path, name)
+        return text
+
+    return hide
 
 
 def _line(text: str) -> str:
@@ -97,7 +119,8 @@ def run_checker(folder: Path, game: str, seats: int, limits: dict[str, Any], ser
             db.finish_check(upload.id, state, reason, report, agent)
 
 
-def _child(plugins: str, plugin: str, game_name: str, seats: int, limits_json: str, matches: int) -> dict[str, Any]:
+def _child(plugins: str, plugin: str, game_name: str, seats: int, limits_json: str, matches: int,
+           seed: int) -> dict[str, Any]:
     """In the child: load the upload's plugins folder, find its one agent, run the full check in the sandbox."""
     from arena.conformance import check_agent
     from arena.plugins import load_registry
@@ -116,26 +139,34 @@ def _child(plugins: str, plugin: str, game_name: str, seats: int, limits_json: s
         reason = (f"the upload registers {len(playing)} agents that play {game_name} ({', '.join(playing) or 'none'}); "
                   "register exactly one (a new agent is a new upload)")
         return {"state": REJECTED, "reason": reason, "report": reason, "agent": None}
+    if len(agents) != 1:  # one more agent, even of another game, would contest another participant's agent name
+        reason = (f"the upload registers {len(agents)} agents ({', '.join(agents)}); register exactly one, the agent "
+                  f"that plays {game_name} (another agent's name could be another participant's)")
+        return {"state": REJECTED, "reason": reason, "report": reason, "agent": None}
     spec = registry.agents[playing[0]]
+    if not VERSION.fullmatch(spec.version):  # shown in the leaderboard's CSV, where '=...' would be a formula
+        reason = (f"agent version {spec.version[:40]!r}: use letters and digits, then letters, digits and . _ + - "
+                  "(at most 40 characters), e.g. '1.2'")
+        return {"state": REJECTED, "reason": reason, "report": reason, "agent": None}
     try:
-        report = check_agent(spec, game_name, matches=matches, seed=0, player_counts=[seats],
+        report = check_agent(spec, game_name, matches=matches, seed=seed, player_counts=[seats],
                              limits=Limits(**json.loads(limits_json)), isolation="sandboxed", registry=registry,
                              plugins_dir=plugins)
     except (ValueError, RefereeError) as error:
         return {"state": REJECTED, "reason": str(error), "report": str(error), "agent": spec.name}
+    summary = f"check seed {seed}\n{report.summary()}"
     if report.passed:
         reason = (f"passed: {len(report.matches)} matches in the sandbox, median move "
                   f"{(report.move_seconds_median or 0) * 1000:.1f} ms")
-        return {"state": ACCEPTED, "reason": reason, "report": report.summary(), "agent": spec.name}
+        return {"state": ACCEPTED, "reason": reason, "report": summary, "agent": spec.name}
     first = report.problems[0] if report.problems else "failed"
-    return {"state": REJECTED, "reason": f"failed its check: {first}", "report": report.summary(),
-            "agent": spec.name}
+    return {"state": REJECTED, "reason": f"failed its check: {first}", "report": summary, "agent": spec.name}
 
 
 def main(argv: list[str]) -> int:
-    """``python -m arena.serve.checker PLUGINS PLUGIN GAME SEATS LIMITS MATCHES``: one check, JSON on stdout."""
-    plugins, plugin, game, seats, limits_json, matches = argv
-    result = _child(plugins, plugin, game, int(seats), limits_json, int(matches))
+    """``python -m arena.serve.checker PLUGINS PLUGIN GAME SEATS LIMITS MATCHES SEED``: one check, JSON on stdout."""
+    plugins, plugin, game, seats, limits_json, matches, seed = argv
+    result = _child(plugins, plugin, game, int(seats), limits_json, int(matches), int(seed))
     print(json.dumps(result))
     return 0
 

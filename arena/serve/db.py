@@ -245,11 +245,16 @@ class ServeDB:
                                    (user, QUEUED, CHECKING)).fetchone()[0])
 
     def next_queued(self) -> Upload | None:
-        """Claim the oldest queued upload for checking (an upload left ``checking`` by a killed checker is
-        put back in the queue by ``requeue_checking`` at start-up)."""
+        """Claim the next queued upload for checking: the oldest of the participant whose uploads of the last hour
+        were checked the fewest times, so that one participant's stream of slow uploads cannot hold everyone
+        else's behind it (an upload left ``checking`` by a killed checker is put back in the queue by
+        ``requeue_checking`` at start-up)."""
         with self.transaction():
-            row = self.db.execute(f"SELECT {self._COLUMNS} FROM uploads WHERE state = ? ORDER BY id LIMIT 1",
-                                  (QUEUED,)).fetchone()
+            row = self.db.execute(
+                f"SELECT {self._COLUMNS} FROM uploads AS queued WHERE state = ? ORDER BY "
+                "(SELECT COUNT(*) FROM uploads AS done WHERE done.user = queued.user AND done.state IN (?, ?) "
+                "AND done.created > ?), id LIMIT 1",
+                (QUEUED, ACCEPTED, REJECTED, time.time() - 3600)).fetchone()
             if row is None:
                 return None
             self.db.execute("UPDATE uploads SET state = ?, updated = ? WHERE id = ?", (CHECKING, time.time(), row[0]))

@@ -29,6 +29,9 @@ HEADERS = [
     (b"x-content-type-options", b"nosniff"),
     (b"referrer-policy", b"no-referrer"),
     (b"x-frame-options", b"DENY"),
+    # Nothing is kept by a browser's or a proxy's cache unless the route says otherwise (the site's files): a
+    # page may hold a token (registration), an owner's report or their own seats' faults.
+    (b"cache-control", b"no-store"),
 ]
 
 

@@ -6,6 +6,7 @@ linked, not copied (``/site/``).  A form post carries the session's CSRF value a
 
 from __future__ import annotations
 
+import secrets
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,11 +26,14 @@ if TYPE_CHECKING:
 TEMPLATES = Environment(loader=FileSystemLoader(Path(__file__).parent / "templates"),
                         autoescape=select_autoescape(default=True, default_for_string=True))
 COOKIE_AGE = 14 * 24 * 3600
+LOGIN_COOKIE = "arena_login"
+"""The pre-session nonce the login and register forms are bound to (auth.login_csrf)."""
+FORM_EXPIRED = "this form has expired or came from another site; reload the page and retry"
 
 
 def add_pages(app: FastAPI, state: App) -> None:
     """Register the pages on ``app``."""
-    from arena.serve.app import SESSION_COOKIE
+    from arena.serve.app import SESSION_COOKIE, cookie
 
     def render(template: str, status: int = 200, **values: Any) -> HTMLResponse:
         values.setdefault("title", state.settings.ladder)
@@ -38,25 +42,42 @@ def add_pages(app: FastAPI, state: App) -> None:
                             status_code=status)
 
     def viewer(request: Request) -> User | None:
-        return state.user_for(request.cookies.get(SESSION_COOKIE))
+        return state.user_for(request.cookies.get(cookie(request, SESSION_COOKIE)))
 
     def csrf(user: User) -> str:
         return auth.csrf_value(state.settings.secret, user.token_hash)
 
     def check_csrf(user: User, posted: object) -> None:
         if not isinstance(posted, str) or not auth.same(posted, csrf(user)):
-            raise HTTPException(403, "this form has expired or came from another site; reload the page and retry")
+            raise HTTPException(403, FORM_EXPIRED)
+
+    def check_login_csrf(request: Request, posted: object) -> None:
+        nonce = request.cookies.get(cookie(request, LOGIN_COOKIE))
+        if not nonce or len(nonce) > 100 or not isinstance(posted, str) or \
+                not auth.same(posted, auth.login_csrf(state.settings.secret, nonce)):
+            raise HTTPException(403, FORM_EXPIRED)
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     def home(request: Request) -> HTMLResponse:
         board = state.results.leaderboard()
         owners = state.db.entry_owners()
-        return render("home.html", board=board, owners=owners, user=viewer(request), matches=board.get("matches", 0),
-                      open_door=state.settings.self_registration)
+        nonce = request.cookies.get(cookie(request, LOGIN_COOKIE))
+        fresh = not nonce or len(nonce) > 100
+        if fresh:
+            nonce = secrets.token_urlsafe(24)
+        assert nonce is not None
+        page = render("home.html", board=board, owners=owners, user=viewer(request), matches=board.get("matches", 0),
+                      open_door=state.settings.self_registration,
+                      login_csrf=auth.login_csrf(state.settings.secret, nonce))
+        if fresh:
+            page.set_cookie(cookie(request, LOGIN_COOKIE), nonce, httponly=True, samesite="strict",
+                            secure=request.url.scheme == "https", path="/")
+        return page
 
     @app.post("/register", include_in_schema=False)
     async def register(request: Request) -> Response:
-        form = await request.form(max_files=0, max_fields=2)
+        form = await request.form(max_files=0, max_fields=3)
+        check_login_csrf(request, form.get("csrf"))
         name = form.get("name")
         client = request.client.host if request.client else "unknown"
         try:
@@ -67,15 +88,16 @@ def add_pages(app: FastAPI, state: App) -> None:
 
     @app.post("/login", include_in_schema=False)
     async def login(request: Request) -> Response:
-        form = await request.form(max_files=0, max_fields=2)
+        form = await request.form(max_files=0, max_fields=3)
+        check_login_csrf(request, form.get("csrf"))
         token = form.get("token")
         user = state.user_for(token.strip()) if isinstance(token, str) else None
         if user is None or not isinstance(token, str):
             return render("message.html", 401, message="That token is not valid (or was revoked). Ask the organiser "
                                                        "for a new one.")
         response = RedirectResponse("/me", status_code=303)
-        response.set_cookie(SESSION_COOKIE, token.strip(), max_age=COOKIE_AGE, httponly=True, samesite="strict",
-                            secure=request.url.scheme == "https", path="/")
+        response.set_cookie(cookie(request, SESSION_COOKIE), token.strip(), max_age=COOKIE_AGE, httponly=True,
+                            samesite="strict", secure=request.url.scheme == "https", path="/")
         return response
 
     @app.post("/logout", include_in_schema=False)
@@ -85,7 +107,7 @@ def add_pages(app: FastAPI, state: App) -> None:
             form = await request.form(max_files=0, max_fields=2)
             check_csrf(user, form.get("csrf"))
         response = RedirectResponse("/", status_code=303)
-        response.delete_cookie(SESSION_COOKIE, path="/")
+        response.delete_cookie(cookie(request, SESSION_COOKIE), path="/", secure=request.url.scheme == "https")
         return response
 
     def my_page(request: Request, user: User, status: int = 200, error: str | None = None) -> HTMLResponse:

@@ -110,21 +110,51 @@ class Results:
                 return entry
         return None
 
-    def record(self, match_id: str) -> dict[str, Any] | None:
-        """One stored match's full record (a finished match: its hands are history), or None."""
-        if match_id not in self.snapshot().by_id:
+    def record(self, match_id: str, mine: set[str] | None = None) -> dict[str, Any] | None:
+        """One published match's record, or None: a match stored but not yet published is not shown, since the
+        other rotations of its block (the same deal, the same hands) may still be being played.  The faults'
+        messages (an agent's exception, the tail of its standard error) are kept only for the seats of the
+        entries in ``mine`` (the caller's)."""
+        row = self.snapshot().by_id.get(match_id)
+        if row is None or not self.viewable()(row):
             return None
         try:
             with Store.open_readonly(self.path) as store:
-                return store.record(match_id)
+                record = store.record(match_id)
         except (StoreError, KeyError):
             return None
+        return public_record(record, mine or set())
+
+
+HIDDEN_MESSAGE = "(shown to this agent's owner only)"
+
+
+def public_record(record: dict[str, Any], mine: set[str]) -> dict[str, Any]:
+    """``record`` with the message of every fault of a seat not in ``mine`` replaced by ``HIDDEN_MESSAGE``."""
+    seats = record.get("seats")
+    agents = [seat.get("agent") if isinstance(seat, dict) else None for seat in seats] if isinstance(seats, list) \
+        else []
+
+    def own(seat: Any) -> bool:
+        return isinstance(seat, int) and 0 <= seat < len(agents) and agents[seat] in mine
+
+    def redact(value: Any) -> Any:
+        if isinstance(value, list):
+            return [redact(item) for item in value]
+        if not isinstance(value, dict):
+            return value
+        copy = {key: redact(item) for key, item in value.items()}
+        if "message" in copy and "kind" in copy and not own(copy.get("seat")):
+            copy["message"] = HIDDEN_MESSAGE
+        return copy
+
+    return redact(record)
 
 
 def row_json(row: MatchRow, mine: set[str] | None = None, viewable: bool = False) -> dict[str, Any]:
     """A match row for the API: seats, scores and ranks, the site's viewer for it if published (else None); the
     faults only of the seats in ``mine`` (the caller's)."""
-    data = {"idx": row.idx, "id": row.id, "agents": list(row.agents), "scores": list(row.scores),
+    data: dict[str, Any] = {"idx": row.idx, "id": row.id, "agents": list(row.agents), "scores": list(row.scores),
             "ranks": list(row.ranks), "wall_seconds": row.wall_seconds,
             "viewer": f"/site/match.html#{row.idx}" if viewable else None}
     if mine is not None:

@@ -3,9 +3,11 @@
 
 The referee keeps the end of what each seat printed (``arena.referee.seat_log``) with the match in the
 results store, apart from the public record.  Here a participant reads the logs of their own seats of a
-stored match, and nothing else: another participant's seats in the same match are left out, a match in which
-the caller has no seat is a 404 as a match that does not exist.  The text was escaped of control characters
-when it was kept, and the page renders it with Jinja2's escaping (under the app's Content-Security-Policy).
+stored match, and nothing else: another participant's seats in the same match are left out, a match in
+which the caller has no seat is a 404 as a match that does not exist, and so is a match not yet published
+(what a seat printed, its hand say, is dealt again in the other rotations of its deal, which may still be
+being played).  The text was escaped of control characters when it was kept, and the page renders it with
+Jinja2's escaping (under the app's Content-Security-Policy).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from arena.serve.app import SESSION_COOKIE, ApiUser, App  # ApiUser: read by FastAPI from an annotation
+from arena.serve.app import SESSION_COOKIE, ApiUser, App, cookie  # ApiUser: read by FastAPI from an annotation
 from arena.serve.db import User
 from arena.serve.pages import TEMPLATES
 from arena.tournament.store import Store, StoreError
@@ -32,6 +34,10 @@ def own_logs(state: App, user: User, match_id: str) -> list[dict[str, Any]]:
     seats = [seat for seat, agent in enumerate(row.agents) if agent in mine] if row is not None else []
     if row is None or not seats:
         raise HTTPException(404, f"you have no seat in a stored match {match_id[:MATCH_ID_MAX]!r}")
+    if not state.results.viewable()(row):  # what a seat printed (its hand, say) is dealt again in the other
+        # rotations of its deal, which may still be being played
+        raise HTTPException(404, f"match {match_id[:MATCH_ID_MAX]!r} is not published yet: its seats' output is "
+                                 "shown once the batch it was played in is published")
     try:
         with Store.open_readonly(state.results.path) as store:
             return [{"seat": seat, "agent": row.agents[seat], "log": store.seat_log(match_id, seat)}
@@ -50,7 +56,7 @@ def add_seat_log_routes(app: FastAPI, state: App) -> None:
 
     @app.get("/me/matches/{match_id}", response_class=HTMLResponse, include_in_schema=False)
     def my_logs_page(request: Request, match_id: str) -> Response:
-        user = state.user_for(request.cookies.get(SESSION_COOKIE))
+        user = state.user_for(request.cookies.get(cookie(request, SESSION_COOKIE)))
         if user is None:
             return RedirectResponse("/", status_code=303)
         seats = own_logs(state, user, match_id)

@@ -4,12 +4,21 @@ from __future__ import annotations
 
 import gzip
 import io
+import json
 import tarfile
+import time
 import zipfile
+from typing import Any
 
 import httpx
 import pytest
 from serve_helpers import Live, agent_source, zip_of
+
+from arena.match_log import fault_line
+from arena.serve.db import Bounds, ServeDB
+from arena.serve.results import HIDDEN_MESSAGE, REFRESH
+from arena.site.chunks import chunk_script, match_page, packed, unpacked
+from arena.tournament.store import Store, pack_record, store_path
 
 
 @pytest.fixture(scope="module")
@@ -172,6 +181,7 @@ def test_every_answer_carries_the_content_security_policy_and_bad_requests_get_a
             assert "script-src 'self'" in response.headers["content-security-policy"]
             assert "unsafe-inline" not in response.headers["content-security-policy"]
             assert response.headers["x-content-type-options"] == "nosniff"
+            assert response.headers["cache-control"] == "no-store"  # a page may hold a token or a report
         assert alice.get("/api/uploads/abc").status_code == 422
         assert alice.get("/api/matches?limit=100000").status_code == 400
         assert "Traceback" not in alice.get("/api/uploads/abc").text
@@ -179,12 +189,15 @@ def test_every_answer_carries_the_content_security_policy_and_bad_requests_get_a
 
 @pytest.mark.parametrize("path", ["/site/results.sqlite", "/site/../serve.sqlite", "/site/%2e%2e/serve.sqlite",
                                   "/site/..%2fserve.sqlite", "/site/.secret", "/site/../secret.key",
-                                  "/site/data/../../../secret.key"])
+                                  "/site/data/../../../secret.key", "/site/index.html%00.html",
+                                  "/site/link.html"])
 def test_the_site_serves_no_store_secret_or_file_outside_it(live: Live, path: str) -> None:
     site = live.folder / "leaderboards" / "serve-test"
     site.mkdir(parents=True, exist_ok=True)
     (site / "results.sqlite").write_bytes(b"SQLite format 3\0")
     (site / "index.html").write_text("<p>ok</p>")
+    if not (site / "link.html").is_symlink():  # a link inside the site to a file outside it
+        (site / "link.html").symlink_to(live.folder / "secret.key")
     with httpx.Client(base_url=live.url) as client:
         response = client.get(path)
         assert response.status_code == 404
@@ -229,3 +242,80 @@ def test_twenty_concurrent_uploads_and_page_views_lose_nothing_and_half_write_no
     for upload in stored:  # each recorded upload has its whole file, under its hash
         assert blob_path(live.folder, upload.sha256).read_bytes() == sources[upload.filename]
     assert not list(live.folder.glob("blobs/.*"))  # no temporary file left
+
+
+def _stored_match(idx: int, rotation: int, agents: list[str], messages: list[str]) -> dict[str, Any]:
+    faults = [{"seat": seat, "kind": "exception", "move": 0, "message": message}
+              for seat, message in enumerate(messages)]
+    record = {"format": "arena-record-1", "game": "lovat", "match": f"t0000-b00-r{rotation}", "seed": 7,
+              "seats": [{"agent": agent} for agent in agents], "faults": faults, "actions": [], "result": None}
+    return {"idx": idx, "id": f"t0000-b00-r{rotation}", "block_id": "t0000-b00", "table_idx": 0, "block": 0,
+            "rotation": rotation, "deal_seed": 7, "agents": agents, "scores": [0.0] * len(agents),
+            "ranks": [1] * len(agents), "faults": faults, "think_seconds": [0.0] * len(agents),
+            "wall_seconds": 0.1, "record": pack_record(record)}
+
+
+def test_a_match_record_waits_for_its_batch_and_shows_only_the_callers_own_fault_messages(serve_app) -> None:
+    live = serve_app()
+    with ServeDB(live.folder) as db:  # alice's and bob's accepted uploads, playing as these entries
+        for user in ("alice", "bob"):
+            upload = db.add_upload(user, "mine.py", "file", "0" * 64, 10, Bounds(per_hour=50, queued=50, stored_bytes=10**9))
+            db.finish_check(upload.id, "accepted", "passed", "report", f"{user}-agent")
+            db.joined(upload.id, f"{user}.{user}-agent.v1")
+    agents = ["alice.alice-agent.v1", "bob.bob-agent.v1", "random"]
+    secrets = ["alice's stderr: key=1", "bob's stderr: key=2", "the anchor's"]
+    site = live.folder / "leaderboards" / "serve-test"
+    with Store(store_path(live.folder / "leaderboards", "serve-test")) as store:
+        # Two rotations of one deal stored; the third is being played, and nothing is published yet.
+        store.add([_stored_match(0, 0, agents, secrets), _stored_match(1, 1, agents[1:] + agents[:1],
+                                                                          secrets[1:] + secrets[:1])])
+    (site / "leaderboard.json").write_text(json.dumps({"rows": [], "matches": 0}))
+    time.sleep(REFRESH + 0.1)  # the server looks at the store at most once a second
+    with live.client("alice") as alice, live.client() as anyone:
+        for client in (alice, anyone):  # the stored rotation holds the hands of the deal still in play
+            hidden = client.get("/api/matches/t0000-b00-r0")
+            assert hidden.status_code == 404 and "published" in hidden.json()["detail"]
+            assert all(row["viewer"] is None for row in client.get("/api/matches").json()["matches"])
+        (site / "leaderboard.json").write_text(json.dumps({"rows": [], "matches": 2}))  # the batch is published
+        public = anyone.get("/api/matches/t0000-b00-r0").json()
+        assert [fault["message"] for fault in public["faults"]] == [HIDDEN_MESSAGE] * 3
+        assert not any(secret in json.dumps(public) for secret in secrets)
+        own = alice.get("/api/matches/t0000-b00-r0").json()
+        assert [fault["message"] for fault in own["faults"]] == [secrets[0], HIDDEN_MESSAGE, HIDDEN_MESSAGE]
+        with live.client("bob") as bob:  # bob sits in seat 0 of the second rotation
+            theirs = bob.get("/api/matches/t0000-b00-r1").json()
+            assert [fault["message"] for fault in theirs["faults"]] == [secrets[1], HIDDEN_MESSAGE, HIDDEN_MESSAGE]
+            mine = bob.get("/api/my/matches").json()["matches"]
+            assert {fault["message"] for row in mine for fault in row["faults"]} == {secrets[1]}
+
+
+def test_the_served_match_viewer_shows_no_faults_message(live: Live) -> None:
+    # The site is built with every fault's message (the organiser's view); served, a match page's data keeps each
+    # fault's seat, kind and move but not its message (an exception's text, the tail of a seat's stderr).
+    agents = ["alice.alice-agent.v1", "bob.bob-agent.v1", "random"]
+    fault = {"seat": 1, "kind": "crash", "move": 3, "phase": "move",
+             "message": "it stopped: Traceback ... bob's-secret-weights = [0.3, 0.7]"}
+    record: dict[str, Any] = {"format": "arena-record-1", "game": "lovat", "match": "t0000-b00-r0", "seed": 7,
+                              "seats": [{"agent": agent} for agent in agents], "actions": [], "result": None,
+                              "faults": [fault]}
+    page = match_page(None, record)
+    page["steps"] = [[3, 1, "plays", False, 0.1, [fault_line(fault, agents)], [], [], None]]
+    data = live.folder / "leaderboards" / "serve-test" / "data"
+    data.mkdir(parents=True, exist_ok=True)
+    (data / "m00000.js").write_text(chunk_script("m", 0, packed({"0": page})))
+    with httpx.Client(base_url=live.url) as client:
+        served = client.get("/site/data/m00000.js")
+        assert served.status_code == 200 and served.text.startswith('arenaChunk("m",0,')
+        shown = unpacked(served.text)["0"]
+        assert "secret-weights" not in json.dumps(shown)
+        assert shown["faults"] == [{**fault, "message": HIDDEN_MESSAGE}]
+        assert shown["steps"][0][5] == [fault_line({**fault, "message": HIDDEN_MESSAGE}, agents)]
+        assert "crash" in shown["steps"][0][5][0] and shown["record"]["seats"] == record["seats"]
+
+
+def test_an_upload_id_beyond_the_databases_integers_is_not_found(live: Live) -> None:
+    with live.client("alice") as alice:
+        for path in ("/api/uploads/99999999999999999999999", "/api/uploads/-1", "/api/uploads/0/file"):
+            response = alice.get(path)
+            assert response.status_code == 404 and "you have no upload" in response.json()["detail"]
+        assert alice.post("/api/uploads/99999999999999999999999/retire").status_code == 404

@@ -28,10 +28,10 @@ def test_an_upload_needing_a_missing_library_is_rejected_with_the_import_error(t
     with ServeDB(tmp_path) as db:
         upload = db.upload(upload_id)
     assert upload is not None
-    state, reason, _report, agent = check_one(tmp_path, upload, "lovat", 3, LIMITS, ServeLimits(check_matches=1))
+    state, reason, report, agent = check_one(tmp_path, upload, "lovat", 3, LIMITS, ServeLimits(check_matches=1))
     assert state == REJECTED and agent is None
     assert "No module named 'torch_that_is_not_here'" in reason
-    assert str(tmp_path) not in reason  # the reason names the upload, not the server's folders
+    assert str(tmp_path) not in reason + report  # they name the upload, never spell out the server's folders
     assert not (tmp_path / "work" / f"check-{upload_id}").exists()  # the unpacked copy is gone
 
 
@@ -48,6 +48,38 @@ def test_a_package_registering_two_agents_is_rejected(tmp_path: Path) -> None:
     assert (state, agent) == (REJECTED, None)
     assert reason == "the upload registers 2 agents that play lorum (one, two); register exactly one (a new agent is " \
                      "a new upload)"
+
+
+def test_an_upload_registering_a_second_agent_for_another_game_is_rejected(tmp_path: Path) -> None:
+    # In the ladder every playing upload shares one plugins folder, where a name two uploads register is seated
+    # under neither: bob's lorum-only 'mine' would have knocked alice's lovat agent 'mine' out of the field.
+    add_user(tmp_path, "bob")
+    extra = agent_source("mine2").replace(
+        b"    register(AgentSpec(",
+        b"    register(AgentSpec(name='mine', games=('lorum',), factory=Mine, description='x', version='1'))\n"
+        b"    register(AgentSpec(")
+    upload_id = queue(tmp_path, "bob", "mine2.py", extra)
+    with ServeDB(tmp_path) as db:
+        upload = db.upload(upload_id)
+    assert upload is not None
+    state, reason, _report, agent = check_one(tmp_path, upload, "lovat", 3, LIMITS, ServeLimits(check_matches=1))
+    assert (state, agent) == (REJECTED, None)
+    assert reason.startswith("the upload registers 2 agents (mine, mine2); register exactly one")
+
+
+@pytest.mark.parametrize("version", ['=HYPERLINK("http://evil.example","open")', "+1", "1.0 | [x](javascript:y)", ""])
+def test_an_agent_version_that_is_not_plain_is_rejected(tmp_path: Path, version: str) -> None:
+    # The version is uploader's text written into the site's leaderboard.csv, which the organiser may open in a
+    # spreadsheet: a cell starting with '=' or '+' would be a formula there.
+    add_user(tmp_path, "alice")
+    source = agent_source("mine").replace(b'version="1.0"', f"version={version!r}".encode())
+    upload_id = queue(tmp_path, "alice", "mine.py", source)
+    with ServeDB(tmp_path) as db:
+        upload = db.upload(upload_id)
+    assert upload is not None
+    state, reason, _report, agent = check_one(tmp_path, upload, "lovat", 3, LIMITS, ServeLimits(check_matches=1))
+    assert (state, agent) == (REJECTED, None)
+    assert reason.startswith("agent version") or "version must be a non-empty string" in reason, reason
 
 
 @pytest.mark.slow
@@ -71,6 +103,10 @@ def test_the_queue_checks_in_order_refuses_a_taken_agent_name_and_requeues_a_cut
     assert mine is not None and theirs is not None
     assert (mine.state, mine.agent, mine.version) == (ACCEPTED, "mine", 1)
     assert theirs.state == REJECTED and "agent name 'mine' belongs to another participant" in (theirs.reason or "")
+    # Each check deals from a seed of its own (named in its report): no upload can know the check's deals ahead
+    # and play only those well.
+    seeds = {(report or "").splitlines()[0] for report in (mine.report, theirs.report)}
+    assert len(seeds) == 2 and all(line.startswith("check seed ") for line in seeds)
 
 
 @pytest.mark.slow

@@ -51,6 +51,7 @@ def test_users_mistakes_are_one_line_usage_errors(tmp_path: Path, capsys: pytest
     assert main(["serve", "users", *words, "--config", str(config_file(tmp_path))]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+    assert not (tmp_path / "competition").exists()  # a refused command makes no folder, secret or database
 
 
 @pytest.mark.parametrize(("change", "message"), [

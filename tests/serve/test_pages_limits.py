@@ -10,11 +10,18 @@ import httpx
 import pytest
 from serve_helpers import Live, agent_source
 
+from arena.serve.db import REJECTED, ServeDB
+
+
+def post_login(client: httpx.Client, token: str) -> httpx.Response:
+    """Log in as the front page's form does: with the CSRF value bound to this browser's pre-session cookie."""
+    return client.post("/login", data={"token": token, "csrf": csrf_of(client.get("/").text)})
+
 
 @contextmanager
 def login(live: Live, user: str) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=live.url, timeout=30) as client:
-        response = client.post("/login", data={"token": live.tokens[user]})
+        response = post_login(client, live.tokens[user])
         assert response.status_code == 303 and response.headers["location"] == "/me"
         yield client
 
@@ -32,13 +39,38 @@ def live(serve_app) -> Live:
 
 def test_login_sets_an_httponly_samesite_cookie_and_a_bad_token_is_refused(live: Live) -> None:
     with httpx.Client(base_url=live.url) as client:
-        response = client.post("/login", data={"token": live.tokens["alice"]})
+        response = post_login(client, live.tokens["alice"])
         cookie = response.headers["set-cookie"].lower()
         assert "httponly" in cookie and "samesite=strict" in cookie
         assert "secure" not in cookie  # plain HTTP here; behind a TLS proxy the scheme turns it on
-        refused = client.post("/login", data={"token": live.tokens["alice"] + "x"})
+        client.cookies.delete("arena_session")  # logged out: the front page shows the login form again
+        refused = post_login(client, live.tokens["alice"] + "x")
         assert refused.status_code == 401 and "not valid" in refused.text
-        assert client.post("/login", data={"token": live.tokens["carol"]}).status_code == 401
+        assert post_login(client, live.tokens["carol"]).status_code == 401
+
+
+def test_another_site_cannot_log_a_visitor_in_under_its_own_token_nor_register_them(serve_app) -> None:
+    # Login CSRF: a page elsewhere auto-posting the attacker's token would log the visitor in as the attacker, who
+    # would then download whatever the visitor uploads. That post carries neither the SameSite=Strict pre-session
+    # cookie nor the value bound to it.
+    live = serve_app(self_registration=True)
+    with httpx.Client(base_url=live.url, timeout=30) as attacker_page:
+        lured = attacker_page.post("/login", data={"token": live.tokens["bob"]})
+        assert lured.status_code == 403 and "another site" in lured.json()["detail"]
+        assert "set-cookie" not in lured.headers
+        assert attacker_page.post("/register", data={"name": "mallory"}).status_code == 403
+    with httpx.Client(base_url=live.url, timeout=30) as visitor, \
+            httpx.Client(base_url=live.url, timeout=30) as other:
+        value = csrf_of(visitor.get("/").text)
+        cookie = visitor.cookies["arena_login"]
+        assert "samesite=strict" in other.get("/").headers["set-cookie"].lower()
+        # Another browser's value does not fit this browser's cookie, nor does a value without its cookie.
+        assert other.post("/login", data={"token": live.tokens["bob"], "csrf": value}).status_code == 403
+        assert visitor.post("/login", data={"token": live.tokens["bob"], "csrf": "0" * 64}).status_code == 403
+        made = visitor.post("/register", data={"name": "dora", "csrf": value})
+        assert made.status_code == 201 and "dora." in made.text
+        assert visitor.cookies["arena_login"] == cookie  # the nonce is not replaced on every page view
+        assert visitor.post("/login", data={"token": live.tokens["bob"], "csrf": value}).status_code == 303
 
 
 def test_a_form_upload_needs_the_session_csrf_value(live: Live) -> None:
@@ -106,7 +138,7 @@ def test_too_many_requests_from_one_address_get_429_with_retry_after(serve_app) 
 
 
 def test_only_its_owner_can_retire_an_upload_and_only_an_accepted_one(live: Live) -> None:
-    from arena.serve.db import ACCEPTED, ServeDB
+    from arena.serve.db import ACCEPTED
 
     with live.client("alice") as alice, live.client("bob") as bob:
         sent = alice.post("/api/uploads", files={"file": ("r.py", agent_source("r"))}).json()
@@ -157,3 +189,57 @@ def test_self_registration_is_off_unless_the_config_turns_it_on(serve_app) -> No
         assert client.post("/api/register", json={"name": "Bad Name"}).status_code == 400
         codes = [client.post("/api/register", json={"name": f"p{number}"}).status_code for number in range(6)]
         assert codes == [201] * 4 + [429] * 2  # 5 an hour from one address, eve included
+
+
+def test_registrations_are_bounded_from_all_addresses_together(serve_app) -> None:
+    from arena.serve.app import REGISTRATIONS, REGISTRATIONS_ALL
+
+    live = serve_app(self_registration=True)
+    codes = []
+    for host in range(2, 2 + REGISTRATIONS_ALL // REGISTRATIONS + 1):  # one more address than the bound needs
+        transport = httpx.HTTPTransport(local_address=f"127.0.0.{host}")  # the loopback answers all of 127/8
+        with httpx.Client(base_url=live.url, transport=transport) as client:
+            codes += [client.post("/api/register", json={"name": f"h{host}_{number}"}).status_code
+                      for number in range(REGISTRATIONS)]
+    assert codes == [201] * REGISTRATIONS_ALL + [429] * REGISTRATIONS
+    with httpx.Client(base_url=live.url) as client:
+        refused = client.post("/api/register", json={"name": "late"})
+        assert refused.status_code == 429 and f"at most {REGISTRATIONS_ALL} registrations an hour in all" in \
+            refused.json()["detail"]
+
+
+def test_one_participants_stream_of_uploads_does_not_hold_anothers_check_behind_it(serve_app) -> None:
+    live = serve_app()
+    with live.client("alice") as alice, live.client("bob") as bob:
+        floods = [alice.post("/api/uploads", files={"file": (f"f{n}.py", agent_source(f"f{n}"))}).json()["id"]
+                  for n in range(4)]
+        late = bob.post("/api/uploads", files={"file": ("b.py", agent_source("b"))}).json()["id"]
+    with ServeDB(live.folder) as db:
+        first = db.next_queued()
+        assert first is not None and first.id == floods[0]  # nobody checked yet: the oldest first
+        db.finish_check(first.id, REJECTED, "took the whole check time", "report", None)
+        second = db.next_queued()  # alice had her turn this hour; bob has not: his goes before her three others
+        assert second is not None and second.id == late
+        db.finish_check(second.id, REJECTED, "x", "report", None)
+        assert [claimed.id for claimed in iter(db.next_queued, None)] == floods[1:]
+
+
+def test_over_tls_the_cookies_are_host_only_and_secure(live: Live) -> None:
+    # Behind a TLS-terminating proxy (X-Forwarded-Proto from the loopback), the cookies are '__Host-' cookies: a
+    # site under the same parent domain cannot plant a session (its own token) or a login nonce of its choosing.
+    tls = {"X-Forwarded-Proto": "https"}
+    with httpx.Client(base_url=live.url, headers=tls) as browser:
+        front = browser.get("/")
+        nonce = front.headers["set-cookie"]
+        assert nonce.startswith("__Host-arena_login=") and "; secure" in nonce.lower() and "Domain" not in nonce
+        value = nonce.split(";")[0].split("=", 1)[1]
+        jar = {"Cookie": f"__Host-arena_login={value}"}
+        planted = browser.post("/login", data={"token": live.tokens["bob"], "csrf": csrf_of(front.text)},
+                               headers={"Cookie": f"arena_login={value}"})  # the plain name is not read over TLS
+        assert planted.status_code == 403
+        logged = browser.post("/login", data={"token": live.tokens["alice"], "csrf": csrf_of(front.text)}, headers=jar)
+        session = logged.headers["set-cookie"]
+        assert logged.status_code == 303 and session.startswith("__Host-arena_session=") and "secure" in session.lower()
+        token = session.split(";")[0].split("=", 1)[1]
+        assert "alice" in browser.get("/me", headers={"Cookie": f"__Host-arena_session={token}"}).text
+        assert browser.get("/me", headers={"Cookie": f"arena_session={token}"}).status_code == 303  # to the login

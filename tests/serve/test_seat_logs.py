@@ -32,6 +32,11 @@ def live(serve_app) -> Live:
            "logs": {0: "alice was here <script>alert(1)</script>\n", 1: SECRET_OF_BOB + "\n"}}
     with Store(store_path(started.folder / "leaderboards", "serve-test")) as store:
         store.add([row])
+    with started.client("alice") as alice:  # stored, not yet published: the deal's other rotations may play
+        early = alice.get(f"/api/my/matches/{MATCH}/logs")
+        assert early.status_code == 404 and "not published yet" in early.json()["detail"]
+    board = started.folder / "leaderboards" / "serve-test" / "leaderboard.json"
+    board.write_text(json.dumps({"rows": [], "matches": 1}))  # the batch is published
     return started
 
 
