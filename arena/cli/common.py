@@ -186,6 +186,20 @@ def site_progress(every: int = 10) -> Callable[[int, int], None]:
     return report
 
 
+def publish_command(args: argparse.Namespace, name: str) -> str:
+    """The ``arena publish NAME`` command that writes tournament ``name``'s files as this command would have."""
+    import shlex
+
+    from arena.tournament.store import DEFAULT_LEADERBOARDS
+
+    words = ["arena", "publish", name]
+    if args.leaderboards != DEFAULT_LEADERBOARDS:
+        words += ["--leaderboards", str(args.leaderboards)]
+    if getattr(args, "plugins_dir", DEFAULT_PLUGINS_DIR) != DEFAULT_PLUGINS_DIR:
+        words += ["--plugins-dir", str(args.plugins_dir)]
+    return shlex.join(words)
+
+
 def publish_leaderboard(args: argparse.Namespace, config: Any, **options: Any) -> Published:
     """Rate the stored results and write the leaderboard files and the site (``publish``), as every command that
     plays or changes a tournament does: the site's match pages replay with the games of ``args.plugins_dir``, its
@@ -196,6 +210,12 @@ def publish_leaderboard(args: argparse.Namespace, config: Any, **options: Any) -
         from arena.publish import publish
 
         return publish(config, args.leaderboards, plugins_dir=args.plugins_dir, progress=site_progress(), **options)
+    except KeyboardInterrupt as interrupt:  # every match is stored already: only the files are left to write
+        from arena.cli import stopping
+
+        raise CliError(f"{stopping.describe(interrupt)} while writing the leaderboard files and the site; every "
+                       f"match is stored: run '{publish_command(args, config.name)}' to write them",
+                       status=stopping.exit_status(interrupt)) from None
     except OSError as error:
         raise CliError(f"{args.leaderboards / config.name}: cannot write the leaderboard files: "
                        f"{error.strerror or error}", status=1) from None

@@ -238,3 +238,25 @@ def test_ctrl_c_says_what_is_stored_and_how_to_go_on(capsys: pytest.CaptureFixtu
     status, out, err = run(capsys, "run", str(changed), "--workers", "1", "--leaderboards", str(boards))
     assert status == 2 and "holds results of a different configuration" in err and err.count("\n") == 1
     assert out.strip() and "" not in out.splitlines()  # the schedule's line, then the error: no blank line
+
+
+def test_ctrl_c_while_the_site_is_written_says_every_match_is_stored_and_how_to_publish(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import arena.publish
+
+    config = write_config(tmp_path)
+    boards = tmp_path / "boards"
+    real = arena.publish.publish
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(arena.publish, "publish", interrupted)
+    status, _, err = run(capsys, "run", str(config), "--workers", "1", "--leaderboards", str(boards))
+    assert status == 130
+    assert err.strip() == ("arena: error: interrupted while writing the leaderboard files and the site; every match "
+                           f"is stored: run 'arena publish tiny --leaderboards {boards}' to write them")
+    monkeypatch.setattr(arena.publish, "publish", real)
+    status, _, err = run(capsys, "publish", "tiny", "--leaderboards", str(boards))  # the advice, followed
+    assert status == 0, err
+    assert (boards / "tiny" / "index.html").is_file()
