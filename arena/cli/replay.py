@@ -81,10 +81,12 @@ def _load(args: argparse.Namespace) -> tuple[dict[str, Any], str]:
     """The record and how errors name it: the file, or ``NAME match ID``."""
     if args.match is not None:
         return stored_record(args.leaderboards, args.source, args.match), f"{args.source} match {args.match}"
+    path = Path(args.source)
     try:
-        return load_record(Path(args.source)), args.source
+        return load_record(path), args.source
     except RecordError as error:
-        raise CliError(f"{args.source}: {error}", status=1) from None
+        # No file to read is a wrong request, as for a missing config; a file that is no good record is a failure.
+        raise CliError(f"{args.source}: {error}", status=1 if path.is_file() else 2) from None
 
 
 def run(args: argparse.Namespace) -> int:

@@ -175,6 +175,13 @@ def test_bad_input_is_one_line_and_nonzero(capsys: pytest.CaptureFixture[str], a
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
 
 
+@pytest.mark.parametrize(("argv", "status"), [(["replay", "/no/such/file.json"], 2), (["replay", "/"], 2),
+                                               (["replay", "/etc/hostname"], 1)])
+def test_replay_of_no_file_is_a_wrong_request_and_of_a_bad_record_a_failure(
+        capsys: pytest.CaptureFixture[str], argv: list[str], status: int) -> None:
+    assert run(capsys, *argv)[0] == status  # as 'arena run' of a missing config is 2
+
+
 def test_the_record_is_checked_before_the_game_is_played(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, err = run(capsys, "play", "lovat", "--record", "/no/such/folder/game.json")
     assert status == 2 and out == "" and "does not exist" in err  # no game log printed first
