@@ -13,6 +13,7 @@ from arena.ratings.data import MatchArrays, MatchOutcome, as_arrays, pairwise
 from arena.ratings.registry import DEFAULT_METHOD
 from arena.ratings.registry import fit as fit_method
 from arena.ratings.table import AgentRating
+from arena.suggest import closest
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,7 +236,10 @@ def compare(
     arrays = as_arrays(outcomes)
     for agent in (a, b):
         if agent not in arrays.agents:
-            raise ValueError(f"agent {agent!r} played no match in these outcomes; known: {', '.join(arrays.agents)}")
+            close = closest(agent, arrays.agents)
+            hint = f"; did you mean {close!r}?" if close else ""
+            raise ValueError(f"agent {agent!r} played no match in these outcomes{hint} (known: "
+                             f"{', '.join(arrays.agents)})")
     i, j = arrays.agents.index(a), arrays.agents.index(b)
     pairs = pairwise(arrays)
     mask_ab = (pairs.first == i) & (pairs.second == j)

@@ -96,6 +96,9 @@ def test_leaderboard_and_export_read_the_store(capsys: pytest.CaptureFixture[str
     comparison = json.loads(out)
     assert status == 0 and comparison["games"] == 2 and comparison["matches"] == 8  # 2 deals of 4 rotations
     assert 0.0 <= comparison["probability_a_stronger"] <= 1.0 and comparison["gap_lower"] < comparison["gap_upper"]
+    status, _, err = run(capsys, "leaderboard", "tiny", "--vs", "greedy", "grredy", "--leaderboards", str(boards))
+    assert status == 2 and err.strip() == ("arena: error: agent 'grredy' played no match in these outcomes; did you "
+                                           "mean 'greedy'? (known: greedy, greedy-2, random, random-2)")
     status, out, _ = run(capsys, "export", "tiny", "--format", "csv", "--leaderboards", str(boards))
     table = list(csv.DictReader(io.StringIO(out)))
     assert status == 0 and [row["idx"] for row in table] == [str(i) for i in range(8)]
