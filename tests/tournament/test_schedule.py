@@ -84,7 +84,7 @@ def test_as_many_entries_as_seats_is_one_table() -> None:
     assert schedule.design.kind == COMPLETE
     assert len(schedule.tables) == 1
     assert len(schedule) == 12
-    assert "complete round-robin" in schedule.design.describe()
+    assert schedule.design.describe() == "complete round-robin: one table of 4 entries"  # not "all 1 tables"
 
 
 def test_complete_design_reports_its_pair_counts() -> None:

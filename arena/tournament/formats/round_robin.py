@@ -55,6 +55,8 @@ class RoundRobin(Format):
         """E.g. ``complete round-robin: all 15 tables of 4 from 6 entries``."""
         seats = self.seats(design.group_size)
         if design.kind == COMPLETE:
+            if design.tables == 1:  # as many entries as seats: "all 1 tables" read as a slip
+                return f"complete round-robin: one table of {seats} entries"
             return f"complete round-robin: all {design.tables} tables of {seats} from {design.pool} entries"
         return (
             f"balanced incomplete round-robin ({how}): {design.tables} tables of {seats} "
