@@ -81,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError("'arena submit' needs httpx: pip install 'arena[serve]'", status=1) from None
     token = _token(args)
     if not args.file.is_file():
-        raise CliError(f"{args.file}: no such file", status=1)
+        raise CliError(f"{args.file}: no such file")  # a wrong request, as a missing config is
     base = args.url.rstrip("/")
     headers = {"Authorization": f"Bearer {token}"}
     try:
@@ -101,6 +101,8 @@ def run(args: argparse.Namespace) -> int:
                 if response.status_code != 200:
                     raise CliError(f"{args.url}: {_detail(response)}", status=1)
                 upload = response.json()
+    except httpx.ConnectError as error:  # the usual first-time slip: a wrong port, or the server not started
+        raise CliError(f"{args.url}: {error}; is 'arena serve' running there, at that port?", status=1) from None
     except httpx.HTTPError as error:
         raise CliError(f"{args.url}: {error}", status=1) from None
     if args.json:

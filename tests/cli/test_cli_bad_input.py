@@ -305,3 +305,17 @@ def test_an_option_is_matched_whole_never_by_its_prefix(capsys: pytest.CaptureFi
     status, err = run(capsys, "run", "configs/quickstart-lovat.toml", "--work", "1")  # not --workers
     assert status == 2
     assert "unrecognized arguments: --work 1" in one_line(err)
+
+
+def test_submit_of_a_missing_file_is_a_wrong_request_and_a_refused_connection_asks_if_the_server_runs(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("httpx")
+    monkeypatch.setenv("ARENA_TOKEN", "alice.x")
+    assert main(["submit", "http://127.0.0.1:9", str(tmp_path / "my_agent.py")]) == 2
+    assert capsys.readouterr().err == f"arena: error: {tmp_path / 'my_agent.py'}: no such file\n"
+    agent = tmp_path / "my_agent.py"
+    agent.write_text("x = 1\n")
+    assert main(["submit", "http://127.0.0.1:9", str(agent)]) == 1  # nothing listens on port 9
+    err = capsys.readouterr().err
+    assert err.startswith("arena: error: http://127.0.0.1:9: ") and err.count("\n") == 1
+    assert err.endswith("; is 'arena serve' running there, at that port?\n")
