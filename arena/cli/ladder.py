@@ -240,9 +240,10 @@ def standing_table(summary: LadderRunSummary) -> Table:
     """The active field after a run: rank, entry, rating and interval, blocks, P against the next, status."""
     settings = summary.ladder.settings
     standing = summary.standing
-    table = Table(title=f"{summary.name}: {settings.method}, settled when the test with each neighbour (level "
-                        f"{settings.level:g}; level means neither {DELTA:g} Elo ahead) has a verdict and "
-                        f"{settings.min_blocks}+ blocks",
+    # "level" is both the config key (the test's confidence) and a verdict: say each in its own words.
+    table = Table(title=f"{summary.name}: {settings.method}, settled when the test with each neighbour (confidence "
+                        f"{settings.level:g}) has a verdict (ahead, behind, or level: neither {DELTA:g} Elo "
+                        f"ahead) and {settings.min_blocks}+ blocks",
                   box=box.SIMPLE_HEAD)
     for column in ("rank", "entry", "rating", "interval", "blocks", "vs next", "status"):
         table.add_column(column, justify="left" if column in ("entry", "status") else "right")

@@ -102,3 +102,14 @@ def test_a_ladder_run_writes_ladder_json_from_the_sites_own_read(leaderboards: P
     written = json.loads((tmp_path / "four" / "ladder.json").read_text())
     assert written == ladder_history(tmp_path, "four")
     assert max(point["matches"] for entry in written["entries"] for point in entry["path"]) == before + 4
+
+
+def test_the_standing_says_the_confidence_and_the_level_verdict_apart(leaderboards: Path, tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """'level' is both the config key (the test's confidence) and a verdict; the title names each plainly."""
+    shutil.copytree(leaderboards / "four", tmp_path / "four")
+    assert main(["ladder", "run", "four", "--matches", "4", "--leaderboards", str(tmp_path),
+                 "--plugins-dir", str(PLUGINS)]) == 0
+    out = " ".join(capsys.readouterr().out.split())  # the title wraps at the terminal's width
+    assert "settled when the test with each neighbour (confidence 0.95) has a verdict (ahead, behind, or level: " \
+           "neither 40 Elo ahead)" in out
