@@ -169,7 +169,9 @@ def _with_floor_count(extras: dict, pairs: int) -> dict:
     found = {**extras, "pairs_at_floor": pairs}
     if pairs and "interval_reason" in found:
         gaps = "gap" if pairs == 1 else "gaps"
-        found["interval_reason"] += f"; {pairs} {gaps} as wide as {'its' if pairs == 1 else 'their'} own sandwich"
+        # "sandwich" alone read as jargon on a leaderboard: name the estimate and where it is explained.
+        found["interval_reason"] += (f"; {pairs} {gaps} widened to {'its' if pairs == 1 else 'their'} own "
+                                     "cluster-robust (sandwich) width, docs/ratings.md")
     return found
 
 

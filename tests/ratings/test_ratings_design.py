@@ -108,5 +108,6 @@ def test_no_gap_is_narrower_than_its_own_sandwich(method, blocks):
             assert auto.contrast_sd[i][auto.index(b)] == pytest.approx(max(own, field), rel=1e-9)
             widened += own > field
     assert auto.extras["pairs_at_floor"] == widened >= 1
-    clause = "1 gap as wide as its own sandwich" if widened == 1 else f"{widened} gaps as wide as their own sandwich"
+    clause = (f"{widened} {'gap' if widened == 1 else 'gaps'} widened to {'its' if widened == 1 else 'their'} own "
+              "cluster-robust (sandwich) width, docs/ratings.md")
     assert auto.extras["interval_reason"].endswith(clause)
