@@ -70,7 +70,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         from arena.serve.server import sandbox_problem, serve
     except ImportError as error:
-        raise CliError(f"'arena serve' needs the serve extra: pip install 'arena[serve]' ({error})", status=1) from None
+        # arena comes from its folder, not from an index: 'pip install arena[serve]' would fetch another package.
+        raise CliError(f"'arena serve' needs the serve extra: pip install -e '.[serve]' in arena's folder ({error})",
+                       status=1) from None
     config = Path(args.config)
     competition = _load(config)
     problem = sandbox_problem()

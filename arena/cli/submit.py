@@ -78,7 +78,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         import httpx
     except ImportError:
-        raise CliError("'arena submit' needs httpx: pip install 'arena[serve]'", status=1) from None
+        raise CliError("'arena submit' needs httpx, in the serve extra: pip install -e '.[serve]' in arena's folder",
+                       status=1) from None
     token = _token(args)
     if not args.file.is_file():
         raise CliError(f"{args.file}: no such file")  # a wrong request, as a missing config is

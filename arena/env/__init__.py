@@ -4,7 +4,7 @@
 * ``gym_env(game, opponents=[...], seat=0, **game_options)``: one learner, arena agents in the other seats;
 * ``Encoding`` (``arena.env.encoding``): what a game provides to be trained on.
 
-``pip install 'arena[rl]'`` installs PettingZoo and Gymnasium; they are imported
+``pip install -e '.[rl]'`` (in arena's folder) installs PettingZoo and Gymnasium; they are imported
 only when an environment is made.  The encodings and action spaces of each game
 are documented in ``docs/learning.md``.
 """

@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import sqlite3
+import sys
 from pathlib import Path
 
 import pytest
@@ -319,3 +320,18 @@ def test_submit_of_a_missing_file_is_a_wrong_request_and_a_refused_connection_as
     err = capsys.readouterr().err
     assert err.startswith("arena: error: http://127.0.0.1:9: ") and err.count("\n") == 1
     assert err.endswith("; is 'arena serve' running there, at that port?\n")
+
+
+@pytest.mark.parametrize(("argv", "missing", "says"), [
+    (["serve", "serve.toml"], "arena.serve.server", "'arena serve' needs the serve extra: "),
+    (["submit", "http://127.0.0.1:9", "my_agent.py"], "httpx", "'arena submit' needs httpx, in the serve extra: "),
+])
+def test_a_missing_extra_names_the_install_from_arenas_folder(capsys: pytest.CaptureFixture[str],
+                                                               monkeypatch: pytest.MonkeyPatch, argv: list[str],
+                                                               missing: str, says: str) -> None:
+    """'pip install arena[serve]' would fetch whatever an index calls arena: the hint installs this folder's."""
+    monkeypatch.setitem(sys.modules, missing, None)  # import of it raises ImportError, as without the extra
+    monkeypatch.setenv("ARENA_TOKEN", "alice.x")
+    assert main(argv) == 1
+    err = one_line(capsys.readouterr().err)
+    assert says in err and "pip install -e '.[serve]' in arena's folder" in err and "'arena[" not in err
