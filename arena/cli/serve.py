@@ -68,6 +68,12 @@ def run(args: argparse.Namespace) -> int:
     if args.words:
         raise CliError(f"unexpected arguments after the config: {' '.join(args.words)} (users: {USERS_HELP})")
     try:
+        # The server imports the web libraries only when it starts: ask for them here, where a missing extra is
+        # one line, not a traceback after the config was read.
+        import fastapi  # noqa: F401
+        import jinja2  # noqa: F401
+        import uvicorn  # noqa: F401
+
         from arena.serve.server import sandbox_problem, serve
     except ImportError as error:
         # arena comes from its folder, not from an index: 'pip install arena[serve]' would fetch another package.

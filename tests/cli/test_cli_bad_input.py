@@ -324,6 +324,7 @@ def test_submit_of_a_missing_file_is_a_wrong_request_and_a_refused_connection_as
 
 @pytest.mark.parametrize(("argv", "missing", "says"), [
     (["serve", "serve.toml"], "arena.serve.server", "'arena serve' needs the serve extra: "),
+    (["serve", "serve.toml"], "uvicorn", "'arena serve' needs the serve extra: "),  # imported only at start
     (["submit", "http://127.0.0.1:9", "my_agent.py"], "httpx", "'arena submit' needs httpx, in the serve extra: "),
 ])
 def test_a_missing_extra_names_the_install_from_arenas_folder(capsys: pytest.CaptureFixture[str],
