@@ -37,14 +37,27 @@ def resolve_game(game: str | Game) -> Game:
         raise ValueError(error.args[0]) from None
 
 
+def _without_rl_extra(error: ModuleNotFoundError) -> ModuleNotFoundError:
+    """``error`` saying which install brings PettingZoo or Gymnasium (the rl extra, from arena's folder: an index's
+    'arena' is another package); any other missing module is left as it was."""
+    if (error.name or "").split(".")[0] not in ("pettingzoo", "gymnasium"):
+        return error
+    return ModuleNotFoundError(f"arena.env needs the rl extra: pip install -e '.[rl]' in arena's folder ({error})",
+                               name=error.name)
+
+
 def aec_env(game: str | Game, render_mode: str | None = None, **game_options: Any) -> ArenaAECEnv:
     """A PettingZoo AEC environment for ``game`` (a name such as ``"lorum"``, or a ``Game``).
 
     ``game_options`` are the game's options, ``players`` included (e.g. ``players=5`` for Lovat,
     ``deals=1`` for Lorum); ``ValueError`` names a bad one.
     """
-    from arena.env.aec import ArenaAECEnv
     from arena.games.base import InvalidSetup
+
+    try:
+        from arena.env.aec import ArenaAECEnv
+    except ModuleNotFoundError as error:
+        raise _without_rl_extra(error) from None
 
     try:
         return ArenaAECEnv(resolve_game(game), game_options, render_mode=render_mode)
@@ -59,8 +72,12 @@ def gym_env(game: str | Game, opponents: Sequence[str | AgentSpec], seat: int = 
 
     Names are looked up among the built-in and installed agents.
     """
-    from arena.env.gym import ArenaGymEnv
     from arena.plugins import load_registry
+
+    try:
+        from arena.env.gym import ArenaGymEnv
+    except ModuleNotFoundError as error:
+        raise _without_rl_extra(error) from None
 
     registry = None
     specs = []

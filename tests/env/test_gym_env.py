@@ -64,3 +64,20 @@ def test_wrong_opponents_are_refused():
     assert str(caught.value) == "a 4-player game needs 3 opponents, not 2; pass players=3 for a 3-player game"
     with pytest.raises(ValueError, match="unknown agent 'randon'"):
         gym_env("lorum", opponents=["randon", "random", "random"])
+
+
+@pytest.mark.parametrize("missing", ["gymnasium", "pettingzoo"])
+def test_without_the_rl_extra_the_error_names_the_install(monkeypatch: pytest.MonkeyPatch, missing: str) -> None:
+    """'pip install arena[rl]' would fetch whatever an index calls arena: the message installs this folder's."""
+    import sys
+
+    from arena.env import aec_env
+
+    monkeypatch.setitem(sys.modules, missing, None)  # its import fails, as without the extra
+    for module in ("arena.env.aec", "arena.env.gym"):
+        monkeypatch.delitem(sys.modules, module, raising=False)
+    with pytest.raises(ModuleNotFoundError, match=r"^arena.env needs the rl extra: pip install -e '\.\[rl\]' in "
+                                                  r"arena's folder \(.*" + missing):
+        aec_env("lorum")
+    with pytest.raises(ModuleNotFoundError, match="needs the rl extra"):
+        gym_env("lorum", opponents=["random", "random", "random"])
