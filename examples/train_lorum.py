@@ -149,6 +149,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyError as error:
         print(f"train_lorum: --teacher: {error.args[0]}", file=sys.stderr)
         return 2
+    except ModuleNotFoundError as error:  # PettingZoo or Gymnasium: the message says which install brings them
+        print(f"train_lorum: {error}", file=sys.stderr)
+        return 1
     held_out = numbers >= args.games * 9 // 10
     env = aec_env("lorum")
     rng = np.random.default_rng(args.seed)

@@ -39,3 +39,14 @@ def test_bad_arguments_are_one_line_errors(tmp_path):
     assert len(done.stderr.strip().splitlines()) == 1
     done = subprocess.run([sys.executable, str(SCRIPT), "--games", "3"], capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 2 and "--games must be at least 10" in done.stderr
+
+
+def test_without_the_rl_extra_it_is_one_line_naming_the_install(tmp_path):
+    blocked = ("import runpy, sys; sys.modules['gymnasium'] = None; "  # as in an install without the rl extra
+               f"sys.argv = ['train_lorum.py', '--games', '12', '--output', {str(tmp_path / 'x.npz')!r}]; "
+               f"runpy.run_path({str(SCRIPT)!r}, run_name='__main__')")
+    done = subprocess.run([sys.executable, "-c", blocked], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines() == [
+        "train_lorum: arena.env needs the rl extra: pip install -e '.[rl]' in arena's folder "
+        "(import of gymnasium halted; None in sys.modules)"]
