@@ -101,6 +101,8 @@ def run(args: argparse.Namespace) -> int:
     if (args.at is not None or args.seat is not None) and not (args.svg or args.picture):
         raise CliError("--at and --seat choose what the picture shows: add --svg or --picture FILE")
     check_output_file(args.picture, "--picture")
+    if args.picture is not None and args.picture.suffix.lower() != ".svg":  # x.png would hold SVG no viewer opens
+        raise CliError(f"--picture {args.picture}: the picture is SVG: name the file .svg")
     data, where = _load(args)
     loaded = registry(args)
     try:
@@ -168,6 +170,9 @@ def run(args: argparse.Namespace) -> int:
         result = match.record["result"]
         for seat, entry in enumerate(match.record["seats"]):
             print(f"  seat {seat} ({entry['agent']}): score {result['scores'][seat]}, rank {result['ranks'][seat]}")
+        for what, path in (("record", args.save), ("picture", args.picture)):
+            if path is not None:  # as 'arena play --record' says: what was written, and where
+                print(f"{what} saved to {path}")
     return 0
 
 

@@ -151,6 +151,10 @@ def test_replay_draws_the_table_as_svg_or_to_a_file(capsys: pytest.CaptureFixtur
     assert main(["replay", str(record), "--picture", str(picture)]) == 0
     out = capsys.readouterr().out
     assert "recorded actions legal" in out and shapes(picture.read_text())[1] == 0
+    assert out.splitlines()[-1] == f"picture saved to {picture}"
+    assert main(["replay", str(record), "--picture", str(tmp_path / "table.png")]) == 2  # it would hold SVG
+    assert capsys.readouterr().err == f"arena: error: --picture {tmp_path / 'table.png'}: the picture is SVG: name the file .svg\n"
+    assert not (tmp_path / "table.png").exists()
     for argv, message in ((["--svg", "--at", "999"], "--at 999: the match has moves 0 to "),
                           (["--svg", "--seat", "4"], "--seat 4: seats are 0 to 3"),
                           (["--at", "3"], "--at and --seat choose what the picture shows: add --svg"),
