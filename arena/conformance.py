@@ -172,7 +172,9 @@ def check_agent(
                 if index == 0:
                     firsts.append((check, result, seats, game_options))
         if report.coverage is not None and report.passed:  # a failing agent's problems come first, unflooded
-            _cover(report, report.coverage, game, counts, seed, play)
+            # The reproduce command keeps the options and opponents: without them it checks something else.
+            _cover(report, report.coverage, game, counts, seed, play,
+                   lambda players: _check_command(spec, game, players, seed, options, opponents))
         if determinism:
             _check_determinism(report, game, opponent, firsts, limits, isolation)
     finally:
@@ -193,8 +195,9 @@ def assert_agent_conforms(agent: str | AgentSpec, game: str | Game, **options: A
 
 
 def _cover(report: CheckReport, coverage: Coverage, game: Game, counts: Sequence[int], seed: int,
-           play: Callable[..., Any]) -> None:
-    """Play the coverage plan's scenarios (the agent in seat 0) until every case is reached; report the rest.
+           play: Callable[..., Any], command: Callable[[int], str]) -> None:
+    """Play the coverage plan's scenarios (the agent in seat 0) until every case is reached; report the rest
+    (``command(players)`` is the check that plays them again).
 
     Cases left unreached after a fault are not reported as well: the fault is the problem to fix first.
     """
@@ -216,7 +219,7 @@ def _cover(report: CheckReport, coverage: Coverage, game: Game, counts: Sequence
                    "case, so the check cannot say it plays it",
             fix="a case the agent's own choices always avoid cannot be checked: make sure it can play every "
                 "phase, or try other --opponents and --seed",
-            reproduce=_check_command(report.agent, game, players, seed, {}, None),
+            reproduce=command(players),
         ))
 
 

@@ -134,6 +134,13 @@ def test_a_case_never_reached_is_a_failure(registry: Registry, plugins_dir: Path
     assert not report.passed
     assert report.problems == [problem for problem in report.problems if "never reached: big: lead" in problem]
     assert "MISSING" in report.summary()
+    # Its reproduce command is the check that was run: the same opponents (a case may be unreachable only
+    # against them), not the default random ones.
+    report = check_agent("cov-never-bids", "lorum", registry=registry, plugins_dir=plugins_dir, entry_points=False,
+                         isolation="trusted", determinism=False, opponents=["greedy", "random"], seed=5)
+    assert [finding.reproduce for finding in report.findings] == [
+        f"arena check-agent cov-never-bids --game lorum --players 4 --seed 5 --opponents greedy,random "
+        f"--plugins-dir {plugins_dir}"]
 
 
 def test_the_command_line_takes_opponents_and_options(capsys: pytest.CaptureFixture[str]) -> None:
