@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from arena.cli.common import CliError, add_command, print_json
+from arena.cli.numbers import MAX_WORKERS, integer
+from arena.games.interface import plural
 from arena.tournament.config import ConfigError
 
 if TYPE_CHECKING:
@@ -42,8 +44,10 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--config", dest="users_config", metavar="CONFIG", default="serve.toml",
                         help="for 'users': the serve config (default serve.toml)")
     parser.add_argument("--host", help="address to bind (default: the config's, else 127.0.0.1)")
-    parser.add_argument("--port", type=int, help="port to bind (default: the config's, else 8000)")
-    parser.add_argument("--workers", type=int, help="play on a local Ray of this many workers (1: serially)")
+    parser.add_argument("--port", type=integer(1, 65_535, "a TCP port"),
+                        help="port to bind (default: the config's, else 8000)")
+    parser.add_argument("--workers", type=integer(1, MAX_WORKERS, "workers"),
+                        help="play on a local Ray of this many workers (1: serially)")
     parser.add_argument("--address", help="play on this Ray cluster (default: $RAY_ADDRESS)")
     parser.add_argument("--json", action="store_true", help="for 'users': print JSON")
     parser.set_defaults(run=run)
@@ -122,7 +126,8 @@ def run_users(args: argparse.Namespace) -> int:
                 return 0
             for user in users:
                 state = "revoked " + _when(user.revoked) if user.revoked else "active"
-                print(f"{user.name}\t{state}\tadded {_when(user.created)}\t{len(db.uploads(user=user.name))} uploads")
+                uploads = plural(len(db.uploads(user=user.name)), "upload")
+                print(f"{user.name}\t{state}\tadded {_when(user.created)}\t{uploads}")
             if not users:
                 print("no participants yet: 'arena serve users add NAME'")
             return 0

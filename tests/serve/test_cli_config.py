@@ -32,7 +32,7 @@ def test_users_add_list_revoke(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert "participant 'alice' exists already" in capsys.readouterr().err
     assert main(["serve", "users", "list", "--config", config]) == 0
     listed = capsys.readouterr().out
-    assert listed.startswith("alice\tactive") and token not in listed
+    assert listed.startswith("alice\tactive") and token not in listed and listed.rstrip().endswith("\t0 uploads")
     assert main(["serve", "users", "revoke", "alice", "--config", config]) == 0
     assert main(["serve", "users", "revoke", "alice", "--config", config]) == 1
     assert "no participant 'alice' with a live token" in capsys.readouterr().err
@@ -68,6 +68,16 @@ def test_a_bad_serve_config_is_refused_in_one_line(tmp_path: Path, capsys: pytes
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
     assert len([line for line in err.splitlines() if line.startswith("arena: error:")]) == 1
+
+
+@pytest.mark.parametrize(("option", "value", "message"), [
+    ("--port", "70000", "expected an integer from 1 to 65,535 (a TCP port), got '70000'"),
+    ("--workers", "0", "expected an integer from 1 to 4,096 (workers), got '0'"),
+])
+def test_serve_numbers_are_bounded(capsys: pytest.CaptureFixture[str], option: str, value: str, message: str) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["serve", str(ROOT / "configs" / "serve-lovat.toml"), option, value])
+    assert exited.value.code == 2 and message in capsys.readouterr().err
 
 
 def test_a_ladder_config_without_a_serve_table_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
