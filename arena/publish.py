@@ -26,6 +26,7 @@ from arena.leaderboard import Leaderboard, build_leaderboard, head_to_head, rend
 from arena.leaderboard.terminal import format_number, rating_digits
 from arena.plugins import DEFAULT_PLUGINS_DIR
 from arena.ratings.data import MatchOutcome
+from arena.ratings.registry import method_spec
 from arena.site import build_site
 from arena.site.chunks import write_atomic
 from arena.site.stats import history_method, rating_history
@@ -81,15 +82,12 @@ def score_options(game: str, game_options: Mapping[str, Any]) -> dict[str, Any]:
     return {}
 
 
-BOOTSTRAPPED = ("elo", "plackett-luce")
-"""Methods whose intervals can come from a bootstrap over duplicate blocks instead of the curvature."""
-
-
 def method_options(method: str, game: str, game_options: Mapping[str, Any], bootstrap: int = 0) -> dict[str, Any]:
     """Options for one rating method: the score's per-deal divisor, or a block bootstrap."""
-    if method == "score":
+    spec = method_spec(method)
+    if spec.game_score:
         return score_options(game, game_options)
-    if method in BOOTSTRAPPED and bootstrap:
+    if spec.bootstraps and bootstrap:
         return {"bootstrap": bootstrap}
     return {}
 
@@ -226,8 +224,7 @@ def side_by_side(boards: Mapping[str, Leaderboard], name: str, game: str) -> Tab
 
 
 def _short_scale(method: str, game: str) -> str:
-    score = score_spec(game).label  # see score_options
-    return {"elo": "Elo", "plackett-luce": "Elo (PL)", "trueskill": "mu", "score": score}.get(method, method)
+    return method_spec(method).column_label(score_spec(game).label)  # the game's unit: see score_options
 
 
 def summary_json(config: Any, summary: Any, published: Published) -> dict[str, Any]:

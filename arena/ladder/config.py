@@ -19,16 +19,14 @@ from typing import Any
 
 from arena.games.base import GameInfo
 from arena.options import AgentOptions
+from arena.ratings import registry
 from arena.suggest import closest
 from arena.tournament.config import LADDER_FORMAT, MAX_MATCHES, ConfigError, TournamentConfig
 from arena.tournament.config_loading import config_from_dict, read_toml
 from arena.tournament.config_validation import misplaced_hint
 from arena.tournament.schedule import ROUND_ROBIN
 
-METHODS = ("elo", "plackett-luce")
-"""Rating methods a ladder may schedule and stop by: both give P(stronger) for every pair from one fit."""
-
-DEFAULT_METHOD = "elo"
+DEFAULT_METHOD = registry.DEFAULT_METHOD
 DEFAULT_LEVEL = 0.95
 DEFAULT_MIN_BLOCKS = 8  # arena.ratings.design.CLUSTER_MIN_BLOCKS: below it intervals are only conservative
 DEFAULT_BUDGET = 5000
@@ -44,7 +42,7 @@ FIXED_SCHEDULE_KEYS = ("blocks", "max_tables", "gauntlet")
 class LadderSettings:
     """The ``[ladder]`` table: how tables are chosen and when a rank is settled."""
 
-    method: str = DEFAULT_METHOD  # rating method whose P(stronger) schedules and stops ("elo", "plackett-luce")
+    method: str = DEFAULT_METHOD  # rating method whose P(stronger) schedules and stops (``MethodSpec.pairwise``)
     level: float = DEFAULT_LEVEL  # confidence of each neighbour pair's sequential test (standing.wald_bounds)
     min_blocks: int = DEFAULT_MIN_BLOCKS  # duplicate blocks an entry plays before its rank can be settled
     budget: int = DEFAULT_BUDGET  # most matches one '--until settled' run plays
@@ -164,7 +162,8 @@ def _settings(table: Any, source: str, problems: list[str]) -> LadderSettings:
             return False
         return (low < value if open_low else low <= value) and value < high
 
-    check("method", table.get("method") in METHODS, f"a rating method: one of {', '.join(METHODS)}")
+    methods = registry.pairwise_methods()  # those giving P(stronger) for every pair from one fit
+    check("method", table.get("method") in methods, f"a rating method: one of {', '.join(methods)}")
     check("level", number("level", 0.5, 1.0, True), "a probability above 0.5 and below 1 (e.g. 0.95)")
     check("min_blocks", integer("min_blocks", 1, 10_000), "an integer from 1 to 10,000 (blocks per entry)")
     check("budget", integer("budget", 1, MAX_MATCHES), f"an integer from 1 to {MAX_MATCHES:,} (matches)")

@@ -18,6 +18,7 @@ from arena.leaderboard.reading import (
     probability_cell,
     superiority_rows,
 )
+from arena.ratings.registry import rating_digits  # a method's digits are the method's (re-exported)
 
 
 def format_number(x: float, digits: int = 1) -> str:
@@ -25,9 +26,6 @@ def format_number(x: float, digits: int = 1) -> str:
     return f"{x:.{digits}f}" if math.isfinite(x) else "-"
 
 
-def rating_digits(method: str) -> int:
-    """Decimals worth showing for a method's ratings (Elo-scale ratings are whole points)."""
-    return 0 if method in ("elo", "plackett-luce") else 2
 
 
 AGENT_WIDTH = 16

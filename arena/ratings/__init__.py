@@ -24,7 +24,16 @@ makes synthetic tournaments with known strengths.
 
 from arena.ratings.data import FAULT_KINDS, MatchArrays, MatchOutcome, as_arrays
 from arena.ratings.records import fit, outcome_of  # fit: the registry's, also taking match records
-from arena.ratings.registry import DEFAULT_METHOD, METHODS, RatingMethod, get_method, method_names
+from arena.ratings.registry import (
+    DEFAULT_METHOD,
+    METHODS,
+    MethodSpec,
+    RatingMethod,
+    get_method,
+    method_names,
+    method_spec,
+    register_method,
+)
 from arena.ratings.table import AgentRating, RatingTable
 
 __all__ = [
@@ -32,6 +41,7 @@ __all__ = [
     "FAULT_KINDS",
     "METHODS",
     "AgentRating",
+    "MethodSpec",
     "MatchArrays",
     "MatchOutcome",
     "RatingMethod",
@@ -40,5 +50,7 @@ __all__ = [
     "fit",
     "get_method",
     "method_names",
+    "method_spec",
     "outcome_of",
+    "register_method",
 ]

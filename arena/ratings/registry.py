@@ -1,7 +1,9 @@
 """Rating methods by name, so that configs and command-line flags can choose them.
 
 ``fit(outcomes, "elo", bootstrap=200)`` runs a method by its name; ``METHODS`` maps each
-name to its ``fit`` function.  Every method has the same shape::
+name to its ``fit`` function, and ``method_spec`` gives what views and configs need to know of a method
+(``MethodSpec``: its column label, digits, whether it bootstraps, ...).  ``register_method`` adds one.
+Every method has the same shape::
 
     fit(outcomes: Sequence[MatchOutcome], **options) -> RatingTable
 
@@ -12,9 +14,8 @@ that order.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Mapping, Sequence
-from dataclasses import replace
-from types import MappingProxyType
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 import numpy as np
@@ -30,33 +31,103 @@ class RatingMethod(Protocol):
     def __call__(self, outcomes: Sequence[MatchOutcome], *args: Any, **options: Any) -> RatingTable: ...
 
 
-METHODS: Mapping[str, RatingMethod] = MappingProxyType(
-    {
-        elo.METHOD: elo.fit,
-        plackett_luce.METHOD: plackett_luce.fit,
-        trueskill.METHOD: trueskill.fit,
-        score.METHOD: score.fit,
-    }
-)
-"""Every rating method by its name: "elo", "plackett-luce", "trueskill", "score"."""
+@dataclass(frozen=True, slots=True)
+class MethodSpec:
+    """A rating method and what every view and config needs to know of it, so none of them names it.
+
+    ``label`` heads the method's column where methods sit side by side; a method that rates the game's own
+    score (``game_score``) is headed by the game's score unit instead (``ScoreSpec.label``) and is given the
+    game's per-match divisor and unit text.
+    """
+
+    name: str  # registry name: "elo", also the ``--method`` and config spelling
+    fit: RatingMethod  # fit(outcomes, **options) -> RatingTable
+    label: str  # short scale for a column heading: "Elo", "mu"
+    digits: int = 2  # decimals worth showing (Elo-scale ratings are whole points)
+    bootstraps: bool = False  # takes ``bootstrap=`` replicates over duplicate blocks (``--bootstrap``)
+    history: bool = False  # cheap enough to refit at every checkpoint of the rating history
+    pairwise: bool = False  # P(stronger) for every pair from one fit: a ladder may schedule and stop by it
+    game_score: bool = False  # rates the game's score: takes ``divisor`` and ``unit`` from the game
+
+    def column_label(self, score_label: str) -> str:
+        """The heading of this method's column, ``score_label`` being the game's score unit."""
+        return score_label if self.game_score else self.label
+
+
+_SPECS: dict[str, MethodSpec] = {
+    spec.name: spec
+    for spec in (
+        MethodSpec(elo.METHOD, elo.fit, "Elo", digits=0, bootstraps=True, history=True, pairwise=True),
+        MethodSpec(plackett_luce.METHOD, plackett_luce.fit, "Elo (PL)", digits=0, bootstraps=True, history=True,
+                   pairwise=True),
+        MethodSpec(trueskill.METHOD, trueskill.fit, "mu"),
+        MethodSpec(score.METHOD, score.fit, "score", history=True, game_score=True),
+    )
+}
+
+
+class _Fits(Mapping[str, RatingMethod]):
+    """The registry's ``fit`` functions by name, a live view (a method registered later shows up)."""
+
+    def __getitem__(self, name: str) -> RatingMethod:
+        return _SPECS[name].fit
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_SPECS)
+
+    def __len__(self) -> int:
+        return len(_SPECS)
+
+
+METHODS: Mapping[str, RatingMethod] = _Fits()
+"""Every rating method's ``fit`` by its name: "elo", "plackett-luce", "trueskill", "score", then any registered."""
 
 DEFAULT_METHOD = elo.METHOD
 """The method used when none is named."""
 
 
+def register_method(spec: MethodSpec) -> MethodSpec:
+    """Add a rating method (e.g. from a trusted plugin); ``ValueError`` if its name is taken."""
+    if spec.name in _SPECS:
+        raise ValueError(f"rating method {spec.name!r} is already registered; give the new method another name")
+    _SPECS[spec.name] = spec
+    return spec
+
+
 def method_names() -> tuple[str, ...]:
     """Names of the available methods, in registry order."""
-    return tuple(METHODS)
+    return tuple(_SPECS)
+
+
+def method_spec(name: str) -> MethodSpec:
+    """The method called ``name``; ``ValueError`` naming the choices if unknown."""
+    try:
+        return _SPECS[name]
+    except KeyError:
+        raise ValueError(
+            f"unknown rating method {name!r}; choose one of {', '.join(_SPECS)} (e.g. --method elo)"
+        ) from None
 
 
 def get_method(name: str) -> RatingMethod:
     """The ``fit`` function of method ``name``; ``ValueError`` naming the choices if unknown."""
-    try:
-        return METHODS[name]
-    except KeyError:
-        raise ValueError(
-            f"unknown rating method {name!r}; choose one of {', '.join(METHODS)} (e.g. --method elo)"
-        ) from None
+    return method_spec(name).fit
+
+
+def rating_digits(method: str) -> int:
+    """Decimals worth showing for ``method``'s ratings (2 for a method not registered)."""
+    spec = _SPECS.get(method)
+    return spec.digits if spec is not None else 2
+
+
+def history_methods() -> tuple[str, ...]:
+    """Methods cheap enough for the rating history, in registry order."""
+    return tuple(name for name, spec in _SPECS.items() if spec.history)
+
+
+def pairwise_methods() -> tuple[str, ...]:
+    """Methods a ladder may schedule and stop by, in registry order."""
+    return tuple(name for name, spec in _SPECS.items() if spec.pairwise)
 
 
 def fit(outcomes: Sequence[MatchOutcome] | MatchArrays, method: str = DEFAULT_METHOD, **options: Any) -> RatingTable:

@@ -11,15 +11,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.ratings.data import MatchOutcome
-from arena.ratings.registry import fit
+from arena.ratings.registry import DEFAULT_METHOD, fit, history_methods
 from arena.referee.faults import fault_phase
 from arena.tournament.store import MatchRow
 
 CHECKPOINTS = 20
 """The rating history is fitted at this many points at most (the last one holds every match)."""
-
-HISTORY_METHODS = ("elo", "plackett-luce", "score")
-"""Methods cheap enough to fit at every checkpoint; the history uses the first configured one, else Elo."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,8 +109,10 @@ class MoveTimes:
 
 
 def history_method(methods: Sequence[str]) -> str:
-    """The method the rating history is fitted with: the first configured cheap one, else Elo."""
-    return next((method for method in methods if method in HISTORY_METHODS), "elo")
+    """The method the rating history is fitted with: the first configured cheap one (``MethodSpec.history``),
+    else the default method."""
+    cheap = history_methods()
+    return next((method for method in methods if method in cheap), DEFAULT_METHOD)
 
 
 def checkpoints(matches: int, count: int = CHECKPOINTS) -> list[int]:
