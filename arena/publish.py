@@ -75,11 +75,13 @@ def public_deals_note(seed: int) -> str:
 
 
 def score_options(game: str, game_options: Mapping[str, Any]) -> dict[str, Any]:
-    """Options for the score method: the score per what the game declares (``GameInfo.score``), e.g. per deal."""
-    divisor = score_spec(game).divisor(game_options)
+    """Options for the score method: the score per what the game declares (``GameInfo.score``), e.g. per deal,
+    and the unit it is in, so that the scale names the game's own currency."""
+    spec = score_spec(game)
+    divisor = spec.divisor(game_options)
     if divisor:
-        return {"divisor": lambda outcome, divisor=divisor: divisor}
-    return {}
+        return {"divisor": lambda outcome, divisor=divisor: divisor, "unit": spec.label}
+    return {"unit": f"{spec.unit} per game"}
 
 
 def method_options(method: str, game: str, game_options: Mapping[str, Any], bootstrap: int = 0) -> dict[str, Any]:

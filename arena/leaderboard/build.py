@@ -34,7 +34,7 @@ class LeaderboardRow:
     lower: float  # lower bound of the interval (Leaderboard.level)
     upper: float  # upper bound of the interval
     games: int  # matches played
-    mean_score: float  # mean score per match: points (Lovat) or chips (Lorum)
+    mean_score: float  # mean score per match, in the game's unit (``GameInfo.score``)
     win_share: float  # fraction of matches finished first; k seats sharing first place win 1/k each
     timeouts: int  # moves that ran out of time
     illegal: int  # illegal actions

@@ -1,9 +1,9 @@
 """Mean score per match (method ``"score"``), with block-bootstrap intervals.
 
-The rating of an agent is its mean score over the matches it played: points in Lovat,
-chips in Lorum.  A Lorum match is several deals long (the ``deals`` option), so chips per
-match grow with the number of deals; to compare tournaments with different match lengths
-pass ``divisor``, the per-match number to divide the score by (e.g. the number of deals,
+The rating of an agent is its mean score over the matches it played, in whatever the game's scores
+count (``unit``, e.g. "points per game": the game declares it, ``GameInfo.score``).  A match may be
+several deals long, so its score grows with the number of deals; to compare tournaments with different
+match lengths pass ``divisor``, the per-match number to divide the score by (e.g. the number of deals,
 giving chips per deal).  Without it the score is used as it is: the caller decides.
 
 Scores are only comparable between agents that met comparable opposition; in a
@@ -134,6 +134,7 @@ def fit(
     bootstrap: int = BOOTSTRAP_REPLICATES,
     seed: int = BOOTSTRAP_SEED,
     level: float = INTERVAL_LEVEL,
+    unit: str | None = None,
 ) -> RatingTable:
     """Mean score per match of every agent, with t intervals from a block bootstrap's spread.
 
@@ -149,6 +150,9 @@ def fit(
         Seed of the bootstrap (``BOOTSTRAP_SEED``).
     level : float, optional
         Coverage of the intervals (0.95).
+    unit : str, optional
+        What the (divided) scores count, for the scale's text: "points per game", "chips per deal".
+        Without it the scale speaks of the score per match (over the divisor, if any).
 
     Returns
     -------
@@ -157,8 +161,9 @@ def fit(
     """
     if isinstance(bootstrap, bool) or not isinstance(bootstrap, int) or bootstrap < 1:
         raise ValueError(f"bootstrap replicates must be at least 1, got {bootstrap}")
-    unit = "score per match" if divisor is None else "score per match / divisor"
-    scale = f"mean {unit} (points in Lovat, chips in Lorum); t intervals from a block bootstrap's spread"
+    if unit is None:
+        unit = "score per match" if divisor is None else "score per match / divisor"
+    scale = f"mean {unit}; t intervals from a block bootstrap's spread"
     arrays = as_arrays(outcomes)
     if arrays.n_matches == 0:
         return empty_table(METHOD, scale, level)

@@ -10,6 +10,7 @@ import pytest
 from rich.console import Console
 
 from arena import publish
+from arena.games.interface import ScoreSpec
 from arena.ladder import ladder_from_dict, load_ladder_config
 from arena.leaderboard.terminal import rating_digits
 from arena.plugins import load_registry
@@ -85,3 +86,21 @@ def test_the_score_column_is_headed_by_the_games_unit() -> None:
     spec = registry.method_spec("score")
     assert spec.column_label("tricks per round") == "tricks per round"
     assert registry.method_spec("trueskill").column_label("tricks per round") == "mu"
+
+
+def test_a_third_games_score_speaks_of_its_own_unit(monkeypatch: pytest.MonkeyPatch) -> None:
+    outcomes = simulate_outcomes({"a": 1.0, "b": 0.0, "c": -1.0}, blocks=6, players=3, seed=4)
+    games = {"lovat": ScoreSpec(unit="points"), "lorum": ScoreSpec(unit="chips", per_option="deals", per="deal"),
+             "tricks": ScoreSpec(unit="tricks", per_option="rounds", per="round")}
+    monkeypatch.setattr(publish, "score_spec", games.__getitem__)
+    scale = {game: publish.rate(outcomes, ["score"], game, {"deals": 4, "rounds": 5})["score"].scale
+             for game in games}
+    assert scale["tricks"].startswith("mean tricks per round; ")
+    assert scale["lovat"].startswith("mean points per game; ")
+    assert scale["lorum"].startswith("mean chips per deal; ")
+    assert not any(name in text for text in scale.values() for name in ("Lovat", "Lorum"))
+    # the divisor is the game's: five rounds a match, so a fifth of the score per match
+    per_match = publish.rate(outcomes, ["score"], "lovat", {})["score"]
+    per_round = publish.rate(outcomes, ["score"], "tricks", {"rounds": 5})["score"]
+    assert per_round.rows[0].rating == pytest.approx(per_match.rows[0].rating / 5)
+    assert publish.rate(outcomes, ["score"], "tricks", {})["score"].scale.startswith("mean tricks per game; ")
