@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from arena.referee.limits import Limits
 from arena.referee.seats import AUTO
-from arena.tournament.schedule import GAUNTLET, ROUND_ROBIN, Schedule, build_schedule
+from arena.tournament.formats import BY_NAME
+from arena.tournament.schedule import ROUND_ROBIN, Schedule, build_schedule
 
 NAME_PATTERN = re.compile(r"[a-z0-9][a-z0-9_-]*")
 """A tournament name: it names the folder ``leaderboards/<name>/``."""
@@ -165,8 +166,7 @@ class TournamentConfig:
             "limits": self.limits.to_json(),
             "agents": [entry.to_json() for entry in self.agents],
         }
-        if self.format == GAUNTLET:
-            data["gauntlet"] = {"candidates": list(self.candidates)}
+        data.update(BY_NAME[self.format].config_json(self.candidates))  # the format's own table, if any
         # Written only when set, so that stores made before these keys existed still match their config.
         if self.max_startup_faults != DEFAULT_MAX_STARTUP_FAULTS:
             data["max_startup_faults"] = self.max_startup_faults

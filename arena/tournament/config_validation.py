@@ -36,7 +36,8 @@ from arena.tournament.config import (
     ConfigError,
     TournamentConfig,
 )
-from arena.tournament.schedule import FORMATS, GAUNTLET, ROUND_ROBIN, table_count
+from arena.tournament.formats import BY_NAME, format_names
+from arena.tournament.schedule import table_count
 
 TOP_KEYS = (
     "name",
@@ -220,7 +221,7 @@ class ConfigValidator:
 
         info = self.check_game(data)
         seed = self.integer(data, "seed", DEFAULT_SEED, 0, "an integer from 0 to 2**63-1 (or no seed: secret deals)")
-        format = self.choice(data.get("format", DEFAULT_FORMAT), "format", FORMATS, "a tournament format")
+        format = self.choice(data.get("format", DEFAULT_FORMAT), "format", format_names(), "a tournament format")
         blocks = self.integer(data, "blocks", DEFAULT_BLOCKS, 1, "a positive integer (duplicate blocks per table)",
                               MAX_MATCHES)
         max_tables = self.integer(data, "max_tables", DEFAULT_MAX_TABLES, 1,
@@ -444,25 +445,29 @@ class ConfigValidator:
     def check_gauntlet(
         self, data: Mapping[str, Any], format: str | None, agents: list[AgentEntry] | None
     ) -> tuple[str, ...]:
-        if format != GAUNTLET:
-            if "gauntlet" in data and format == ROUND_ROBIN:
-                self.problem("gauntlet", 'only used with format = "gauntlet"; remove it or set format = "gauntlet"')
+        form = BY_NAME.get(format) if format is not None else None
+        if form is None or not form.uses_candidates or form.table is None:
+            for other in BY_NAME.values():  # another format's table, under a known format
+                if form is not None and other.table is not None and other.table in data:
+                    self.problem(other.table, f'only used with format = "{other.name}"; remove it or set '
+                                              f'format = "{other.name}"')
             return ()
-        if "gauntlet" not in data:
-            self.problem("gauntlet", 'missing; format = "gauntlet" needs a [gauntlet] table with candidates = [...]')
+        name, table = form.name, form.table
+        if table not in data:
+            self.problem(table, f'missing; format = "{name}" needs a [{table}] table with candidates = [...]')
             return ()
-        gauntlet = self.table(data, "gauntlet")
-        self.unknown_keys(gauntlet, GAUNTLET_KEYS, "gauntlet.")
-        value = gauntlet.get("candidates")
+        own = self.table(data, table)
+        self.unknown_keys(own, GAUNTLET_KEYS, f"{table}.")
+        value = own.get("candidates")
         if not isinstance(value, list) or not value or not all(isinstance(item, str) for item in value):
             self.problem(
-                "gauntlet.candidates", f"expected a non-empty array of entry names, got {_show(value)}"
+                f"{table}.candidates", f"expected a non-empty array of entry names, got {_show(value)}"
             )
             return ()
         names = [entry.name for entry in agents or ()]
         candidates: list[str] = []
         for index, candidate in enumerate(value):
-            key = f"gauntlet.candidates[{index}]"
+            key = f"{table}.candidates[{index}]"
             if agents is not None and candidate not in names:
                 self.problem(
                     key, f"{_show(candidate)} is not an entry{_suggest(candidate, names)} (entries: {', '.join(names)})"
@@ -495,18 +500,6 @@ class ConfigValidator:
             return  # the problem that prevents counting is reported already
         seats = game_options["players"]
         entries = len({entry.name for entry in agents})
-        if format == ROUND_ROBIN and entries < seats:
-            self.problem(
-                "agents",
-                f"{self.label} at tables of {seats} needs at least {seats} entries, got {entries}; add entries "
-                "(the same plugin may be entered again under another name, e.g. name = \"greedy-2\", "
-                "plugin = \"greedy\") or set game_options.players",
-            )
-        if format == GAUNTLET and candidates:
-            field_size = entries - len(candidates)
-            if field_size < seats - 1:
-                self.problem(
-                    "gauntlet.candidates",
-                    f"leaves {field_size} field entries, but tables of {seats} need at least {seats - 1} besides "
-                    "the candidate; add field entries",
-                )
+        found = BY_NAME[format].seats_problem(entries, len(candidates), seats, self.label)
+        if found is not None:
+            self.problem(*found)

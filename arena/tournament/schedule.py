@@ -53,7 +53,7 @@ from arena.tournament.designs import (
     choose_groups,
     group_count,
 )
-from arena.tournament.formats import BY_NAME, FORMATS, GAUNTLET, ROUND_ROBIN, Format, ScheduleError, Table
+from arena.tournament.formats import BY_NAME, GAUNTLET, ROUND_ROBIN, Format, ScheduleError, Table, format_names
 from arena.tournament.ids import (
     SEED_TAG,
     agent_seed,
@@ -305,7 +305,7 @@ def build_schedule(
     return Schedule(
         design=design,
         entries=entries,
-        candidates=candidates if format == GAUNTLET else (),
+        candidates=candidates if form.uses_candidates else (),
         seats=seats,
         blocks=blocks,
         seed=seed,
@@ -321,8 +321,8 @@ def _check_inputs(
     def integer(value: Any) -> bool:
         return isinstance(value, int) and not isinstance(value, bool)
 
-    if format not in FORMATS:
-        raise ScheduleError(f"unknown format {format!r}: use one of {', '.join(FORMATS)}")
+    if format not in BY_NAME:
+        raise ScheduleError(f"unknown format {format!r}: use one of {', '.join(format_names())}")
     if not integer(seats) or seats < 2:
         raise ScheduleError(f"seats per table must be an integer >= 2, not {seats!r}")
     if not integer(blocks) or blocks < 1:
@@ -342,14 +342,13 @@ def table_count(entries: int, seats: int, format: str = ROUND_ROBIN, max_tables:
     """How many tables ``build_schedule`` makes for these counts, without building them (valid inputs)."""
     form = BY_NAME[format]
     copies = form.copies(candidates)
-    pool = entries - candidates if format == GAUNTLET else entries
+    pool = form.pool_size(entries, candidates)
     return group_count(pool, form.group_size(seats), max(1, max_tables // copies)) * copies
 
 
 __all__ = [
     "BALANCED",
     "COMPLETE",
-    "FORMATS",
     "GAUNTLET",
     "METHOD_ALL_SUBSETS",
     "METHOD_GREEDY",

@@ -10,10 +10,21 @@ from arena.tournament.formats.gauntlet import GAUNTLET, Gauntlet
 from arena.tournament.formats.round_robin import ROUND_ROBIN, RoundRobin
 
 BY_NAME: dict[str, Format] = {ROUND_ROBIN: RoundRobin(), GAUNTLET: Gauntlet()}
-"""Every format by name, in the order the docs list them."""
+"""Every format by name, the built-ins in the order the docs list them, then any registered."""
 
-FORMATS = tuple(BY_NAME)
-"""The tournament formats a schedule can be built for."""
 
-__all__ = ["FORMATS", "BY_NAME", "GAUNTLET", "ROUND_ROBIN", "Format", "Gauntlet", "RoundRobin",
-           "ScheduleError", "Table"]
+def format_names() -> tuple[str, ...]:
+    """The tournament formats a schedule can be built for (and a config may name)."""
+    return tuple(BY_NAME)
+
+
+def register_format(form: Format) -> Format:
+    """Add a tournament format (e.g. from a trusted plugin); ``ValueError`` if its name is taken."""
+    if form.name in BY_NAME:
+        raise ValueError(f"tournament format {form.name!r} is already registered; give the new format another name")
+    BY_NAME[form.name] = form
+    return form
+
+
+__all__ = ["BY_NAME", "GAUNTLET", "ROUND_ROBIN", "Format", "Gauntlet", "RoundRobin", "ScheduleError", "Table",
+           "format_names", "register_format"]

@@ -69,3 +69,22 @@ class Format(ABC):
     def candidate_count(self, candidates: tuple[str, ...]) -> int:
         """``Design.candidates``: candidates that each play every group (none but in a gauntlet)."""
         return 0
+
+    table: ClassVar[str | None] = None
+    """The config table of this format's own keys (``[gauntlet]``), or None when it has none."""
+
+    uses_candidates: ClassVar[bool] = False
+    """Whether the schedule keeps the config's candidates (entries that each play the whole pool)."""
+
+    def pool_size(self, entries: int, candidates: int) -> int:
+        """How many entries ``pool`` keeps, from the counts alone."""
+        return entries
+
+    def config_json(self, candidates: tuple[str, ...]) -> dict[str, Any]:
+        """This format's own keys of ``TournamentConfig.to_json`` (none by default)."""
+        return {}
+
+    def seats_problem(self, entries: int, candidates: int, seats: int, label: str) -> tuple[str, str] | None:
+        """``(key, message)`` when ``entries`` (``candidates`` of them candidates) cannot fill tables of ``seats``
+        in a config (``label`` names it, e.g. "a round-robin"); None when they can."""
+        return None

@@ -11,7 +11,7 @@ identical deals.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from arena.tournament.designs import COMPLETE
 from arena.tournament.formats.base import Format, ScheduleError, Table
@@ -86,3 +86,22 @@ class Gauntlet(Format):
     def candidate_count(self, candidates: tuple[str, ...]) -> int:
         """Every candidate plays every group."""
         return len(candidates)
+
+    table = GAUNTLET
+    uses_candidates = True
+
+    def pool_size(self, entries: int, candidates: int) -> int:
+        """The field."""
+        return entries - candidates
+
+    def config_json(self, candidates: tuple[str, ...]) -> dict[str, Any]:
+        """The ``[gauntlet]`` table with its candidates."""
+        return {GAUNTLET: {"candidates": list(candidates)}}
+
+    def seats_problem(self, entries: int, candidates: int, seats: int, label: str) -> tuple[str, str] | None:
+        """A field too small to fill the seats besides the candidate (once candidates are named)."""
+        field_size = entries - candidates
+        if not candidates or field_size >= seats - 1:
+            return None
+        return ("gauntlet.candidates", f"leaves {field_size} field entries, but tables of {seats} need at least "
+                                       f"{seats - 1} besides the candidate; add field entries")

@@ -62,3 +62,11 @@ class RoundRobin(Format):
             f"balanced incomplete round-robin ({how}): {design.tables} tables of {seats} "
             f"from {design.pool} entries; {per}{pairs}"
         )
+
+    def seats_problem(self, entries: int, candidates: int, seats: int, label: str) -> tuple[str, str] | None:
+        """Fewer entries than seats."""
+        if entries >= seats:
+            return None
+        return ("agents", f"{label} at tables of {seats} needs at least {seats} entries, got {entries}; add entries "
+                          "(the same plugin may be entered again under another name, e.g. name = \"greedy-2\", "
+                          "plugin = \"greedy\") or set game_options.players")
