@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 from rich import box
 from rich.console import Console
@@ -38,6 +38,54 @@ RATINGS_FILE = "ratings.json"
 
 HISTORY_FILE = "history.json"
 """The rating history the site's chart draws (``arena.site.stats.rating_history``)."""
+
+
+class RatedConfig(Protocol):
+    """What rating and publishing read of a tournament's config: a ``TournamentConfig``, or ``StoredConfig``."""
+
+    @property
+    def name(self) -> str:
+        """The tournament's name (its folder under the leaderboards)."""
+
+    @property
+    def game(self) -> str:
+        """The game played."""
+
+    @property
+    def game_options(self) -> Mapping[str, Any]:
+        """The game's options (the score's divisor may be one)."""
+
+    @property
+    def ratings(self) -> Sequence[str]:
+        """The configured rating methods, the default first."""
+
+    @property
+    def fault_share(self) -> float:
+        """Entries with faults in more than this share of their matches are flagged."""
+
+    @property
+    def seed(self) -> int | None:
+        """The public seed, or None for secret deals."""
+
+    def trusted_entries(self) -> frozenset[str]:
+        """Entries run ``trusted`` (unconfined), which the leaderboards mark."""
+
+
+@dataclass(frozen=True, slots=True)
+class StoredConfig:
+    """A stored tournament's config as read back from its store (``stored_config``), for rating it again."""
+
+    name: str
+    game: str
+    game_options: Mapping[str, Any]
+    ratings: tuple[str, ...]
+    fault_share: float = DEFAULT_FAULT_SHARE
+    seed: int | None = None
+    trusted: frozenset[str] = frozenset()
+
+    def trusted_entries(self) -> frozenset[str]:
+        """Entries the stored config ran ``trusted``."""
+        return self.trusted
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,12 +170,12 @@ def annotate(board: Leaderboard, versions: Mapping[str, Mapping[str, str]], flag
     return dataclasses.replace(board, rows=rows)
 
 
-def rate_stored(config: Any, leaderboards: Path | str, methods: Sequence[str] | None = None,
+def rate_stored(config: RatedConfig, leaderboards: Path | str, methods: Sequence[str] | None = None,
                 bootstrap: int = 0) -> tuple[Published, list[MatchOutcome]]:
     """Rate the stored results without writing anything; also return the outcomes rated.
 
-    ``config`` is a ``TournamentConfig`` or its JSON shape read back (anything with ``name``, ``game``,
-    ``game_options``, ``ratings`` and optionally ``fault_share``); ``methods`` overrides its ``ratings``;
+    ``config`` is a ``TournamentConfig`` or a ``StoredConfig`` read back (``RatedConfig``); ``methods``
+    overrides its ``ratings``;
     ``bootstrap`` > 0 takes Elo and Plackett-Luce intervals from that many bootstrap replicates over
     duplicate blocks.
     """
@@ -144,7 +192,7 @@ def scheduled_total(store: Store) -> int | None:
     return total if isinstance(total, int) and not isinstance(total, bool) and total >= 0 else None
 
 
-def rate_rows(config: Any, leaderboards: Path | str, rows: Sequence[MatchRow],
+def rate_rows(config: RatedConfig, leaderboards: Path | str, rows: Sequence[MatchRow],
               versions: Mapping[str, Mapping[str, str]], methods: Sequence[str] | None = None,
               bootstrap: int = 0, scheduled: int | None = None) -> tuple[Published, list[MatchOutcome]]:
     """``rate_stored`` on the rows and entry versions already read from the tournament's store (which scheduled
@@ -159,17 +207,17 @@ def rate_rows(config: Any, leaderboards: Path | str, rows: Sequence[MatchRow],
             raise StoreError(f"{store_path(leaderboards, config.name)}: match {row.id!r} seats {strangers[0]!r}, an "
                              "entry the store holds no version of: the store was altered, so it is not rated")
     outcomes = [row.outcome() for row in rows]
-    flagged = fault_flags(rows, getattr(config, "fault_share", DEFAULT_FAULT_SHARE))
+    flagged = fault_flags(rows, config.fault_share)
     chosen = list(methods or config.ratings)
-    trusted = config.trusted_entries() if hasattr(config, "trusted_entries") else frozenset()
+    trusted = config.trusted_entries()
     boards = {method: dataclasses.replace(annotate(board, versions, flagged), trusted=trusted, scheduled=scheduled)
               for method, board in rate(outcomes, chosen, config.game, config.game_options, bootstrap).items()}
     published = Published(name=config.name, game=config.game, leaderboards=Path(leaderboards), boards=boards,
-                          files={}, matches=len(outcomes), public_seed=getattr(config, "seed", None))
+                          files={}, matches=len(outcomes), public_seed=config.seed)
     return published, outcomes
 
 
-def publish(config: Any, leaderboards: Path | str, methods: Sequence[str] | None = None,
+def publish(config: RatedConfig, leaderboards: Path | str, methods: Sequence[str] | None = None,
             bootstrap: int = 0, plugins_dir: Path | str | None = DEFAULT_PLUGINS_DIR,
             progress: Callable[[int, int], None] | None = None) -> Published:
     """Rate the stored results (``rate_stored``) and write ``leaderboards/<name>/``: the first method's files
@@ -229,7 +277,7 @@ def _short_scale(method: str, game: str) -> str:
     return method_spec(method).column_label(score_spec(game).label)  # the game's unit: see score_options
 
 
-def summary_json(config: Any, summary: Any, published: Published) -> dict[str, Any]:
+def summary_json(config: RatedConfig, summary: Any, published: Published) -> dict[str, Any]:
     """The ``arena run --json`` output."""
     return {
         "tournament": config.name,

@@ -19,7 +19,7 @@ from arena.plugin_data import printable
 from arena.plugins import DEFAULT_PLUGINS_DIR, Registry, load_registry, warn_plugin_errors
 
 if TYPE_CHECKING:  # arena.publish imports the ratings (numpy, scipy): only the commands that publish load it
-    from arena.publish import Published
+    from arena.publish import Published, RatedConfig
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -200,7 +200,7 @@ def publish_command(args: argparse.Namespace, name: str) -> str:
     return shlex.join(words)
 
 
-def publish_leaderboard(args: argparse.Namespace, config: Any, **options: Any) -> Published:
+def publish_leaderboard(args: argparse.Namespace, config: RatedConfig, **options: Any) -> Published:
     """Rate the stored results and write the leaderboard files and the site (``publish``), as every command that
     plays or changes a tournament does: the site's match pages replay with the games of ``args.plugins_dir``, its
     progress shows on stderr, and a write that fails is one line.  ``options`` (``methods``, ``bootstrap``) go to

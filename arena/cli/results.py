@@ -8,7 +8,6 @@ import csv
 import json
 import sys
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 from rich.console import Console
@@ -25,7 +24,7 @@ from arena.cli.common import (
 )
 from arena.cli.numbers import MAX_BOOTSTRAP, integer
 from arena.leaderboard import compare, render_comparison
-from arena.publish import method_options, rate_stored, stored_config
+from arena.publish import StoredConfig, method_options, rate_stored, stored_config
 from arena.ratings.registry import method_names
 from arena.records import save_record
 from arena.suggest import closest
@@ -114,7 +113,7 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     export.set_defaults(run=run_export)
 
 
-def _config(args: argparse.Namespace) -> SimpleNamespace:
+def _config(args: argparse.Namespace) -> StoredConfig:
     """The stored tournament's config, named by the folder asked for (a copied or renamed folder reads and
     writes itself, never the folder its stored name points at)."""
     try:
@@ -125,10 +124,9 @@ def _config(args: argparse.Namespace) -> SimpleNamespace:
             or not isinstance(data.get("game_options"), dict) or not isinstance(data.get("ratings"), list):
         raise CliError(f"{store_path(args.leaderboards, args.name)}: the stored tournament config is missing or "
                        "damaged (no game, game options or rating methods)", status=1)
-    return SimpleNamespace(name=args.name, game=data["game"], game_options=data["game_options"],
-                           ratings=tuple(data["ratings"]),
-                           fault_share=data.get("fault_share", DEFAULT_FAULT_SHARE),
-                           seed=data.get("seed"), trusted_entries=lambda: _trusted_entries(data))
+    return StoredConfig(name=args.name, game=data["game"], game_options=data["game_options"],
+                        ratings=tuple(data["ratings"]), fault_share=data.get("fault_share", DEFAULT_FAULT_SHARE),
+                        seed=data.get("seed"), trusted=_trusted_entries(data))
 
 
 def _trusted_entries(data: dict) -> frozenset[str]:
