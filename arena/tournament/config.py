@@ -89,7 +89,7 @@ class TournamentConfig:
     name: str  # tournament name; results go to leaderboards/<name>/
     game: str  # game short name, e.g. "lovat"
     seed: int | None  # public tournament seed: the deals and agent seeds derive from it; None: secret deals
-    format: str  # "round-robin" or "gauntlet"
+    format: str  # a format's name: "round-robin", "gauntlet" or a registered one (``arena.tournament.formats``)
     blocks: int  # duplicate blocks per table
     max_tables: int  # cap on tables before a balanced incomplete design is used
     ratings: tuple[str, ...]  # rating methods shown; the first is the default

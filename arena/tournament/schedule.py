@@ -70,7 +70,7 @@ from arena.tournament.ids import (
 class Design:
     """Which design a schedule uses, with its parameters, so the CLI can say so."""
 
-    format: str  # "round-robin" or "gauntlet"
+    format: str  # a format's name: "round-robin", "gauntlet" or a registered one (``arena.tournament.formats``)
     kind: str  # "complete" or "balanced-incomplete"
     method: str  # "all-subsets", "greedy-pairs" or "resolvable"
     pool: int  # entries the design chooses groups from (all entries, or the gauntlet field)
@@ -265,7 +265,7 @@ def build_schedule(
     blocks
         Duplicate blocks per table, >= 1.
     format
-        ``"round-robin"`` or ``"gauntlet"``.
+        ``"round-robin"``, ``"gauntlet"`` or a registered format's name (``arena.tournament.formats``).
     seed
         Tournament seed: every table choice, seating and seed derives from it.
     max_tables
