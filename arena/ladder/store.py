@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from arena.tournament.store import Store, StoreError
+from arena.transactions import WriteTransaction
 
 LADDER_SCHEMA = """
 CREATE TABLE IF NOT EXISTS ladder_entries (
@@ -145,16 +145,9 @@ class LadderStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    @contextmanager
-    def transaction(self) -> Iterator[None]:
-        """``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on error): all of it is stored, or none."""
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
-            yield
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        self.db.execute("COMMIT")
+    def transaction(self) -> WriteTransaction:
+        """One write transaction: all of it is stored, or none."""
+        return WriteTransaction(self.db)
 
     # -- the field ------------------------------------------------------------------------------
 

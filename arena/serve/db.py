@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from arena.transactions import WriteTransaction
 
 DB_FILE = "serve.sqlite"
 
@@ -137,16 +137,9 @@ class ServeDB:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    @contextmanager
-    def transaction(self) -> Iterator[None]:
+    def transaction(self) -> WriteTransaction:
         """One write transaction (taken at once, so two writers never deadlock on an upgrade)."""
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
-            yield
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        self.db.execute("COMMIT")
+        return WriteTransaction(self.db)
 
     # -- users ---------------------------------------------------------------------------------
 

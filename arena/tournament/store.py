@@ -36,6 +36,7 @@ from arena.ratings.data import MatchOutcome
 from arena.records import MAX_RECORD_BYTES
 from arena.seeding import new_secret
 from arena.tournament.errors import RequestError
+from arena.transactions import WriteTransaction
 
 STORE_FILE = "results.sqlite"
 
@@ -443,21 +444,8 @@ class Store:
         """The timing-free result columns of every match, for comparing runs."""
         return self.db.execute(f"SELECT {', '.join(RESULT_COLUMNS)} FROM matches ORDER BY idx").fetchall()
 
-    def _transaction(self) -> _Transaction:
-        return _Transaction(self.db)
-
-
-class _Transaction:
-    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (or ``ROLLBACK`` on error) on an autocommit connection."""
-
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self.db = db
-
-    def __enter__(self) -> None:
-        self.db.execute("BEGIN IMMEDIATE")
-
-    def __exit__(self, kind: type[BaseException] | None, *rest: object) -> None:
-        self.db.execute("COMMIT" if kind is None else "ROLLBACK")
+    def _transaction(self) -> WriteTransaction:
+        return WriteTransaction(self.db)
 
 
 def _first_difference(stored: Any, given: Any, where: str = "") -> str:
