@@ -36,16 +36,10 @@ from pathlib import Path
 from typing import Any
 
 from arena.plugins import PluginManager, PluginSource, one_line, spec_to_json
-from arena.referee.confinement import (
-    child_hygiene,
-    confine_for,
-    make_subreaper,
-    plugin_environment,
-    reap_descendants,
-    sandbox_level,
-)
+from arena.referee.confinement import confine_for, plugin_environment, sandbox_level
 from arena.referee.zygote import PRELOAD_PACKAGE, preload
 from arena.sandbox import lease
+from arena.sandbox.process import child_hygiene, make_subreaper, reap_descendants
 from arena.sandbox.removal import remove_tree
 
 DISCOVERY_SECONDS = 30.0

@@ -6,7 +6,7 @@
   process (``trusted.py``); isolated and sandboxed seats in their own processes (``sandboxed.py``);
 * ``Limits``: per-move time, time bank, start-up time and memory (``limits.py``);
 * ``AgentHost``, ``default_host``: the per-plugin zygotes that fork process seats (``host.py``, ``zygote.py``,
-  with the process hygiene of ``confinement.py``);
+  confined by ``confinement.py``, with the process hygiene of ``arena.sandbox.process``);
 * ``FAULT_KINDS``, ``PHASES``, ``fault_phase``, ``Fault``, ``RefereeError``, ``check_action`` (``faults.py``).
 """
 

@@ -63,14 +63,9 @@ from arena.games.base import Game
 from arena.plugins import PROGRAM, PluginManager, PluginSource, builtin_sources, one_line
 from arena.provenance import source_root
 from arena.referee import protocol, seat_log
-from arena.referee.confinement import (
-    address_space_kb,
-    child_hygiene,
-    confine_for,
-    make_subreaper,
-    reap_descendants,
-)
+from arena.referee.confinement import confine_for
 from arena.referee.faults import is_action_shaped
+from arena.sandbox.process import address_space_kb, child_hygiene, make_subreaper, reap_descendants
 from arena.sandbox.removal import remove_tree
 from arena.source_only import precompile
 

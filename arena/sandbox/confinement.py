@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from arena.sandbox import kernel, seccomp
+from arena.sandbox import kernel, process, seccomp
 from arena.sandbox.capabilities import SandboxError, probe, require_level
 from arena.sandbox.policy import Policy
 from arena.sandbox.removal import remove_tree
@@ -163,7 +163,7 @@ def _remove_when_gone(folder: str) -> None:
                     for target in (0, 1, 2):
                         os.dup2(devnull, target)
                     os.closerange(3, read)
-                    os.closerange(read + 1, max_fd())
+                    os.closerange(read + 1, process.max_fd())
                     while os.read(read, 1):
                         pass
                     remove_tree(folder)
@@ -178,12 +178,6 @@ def _remove_when_gone(folder: str) -> None:
 
 _janitor_pipes: list[int] = []
 """Write ends held for the life of this process (their closing at exit wakes the janitor)."""
-
-
-def max_fd() -> int:
-    """One past the highest fd worth closing."""
-    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    return soft if 0 < soft < (1 << 20) else 4096
 
 
 def _hide_shared_folders(keep: list[str]) -> None:

@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from arena.sandbox import cgroups, confinement, kernel, lease
+from arena.sandbox import cgroups, confinement, kernel, lease, process
 from arena.sandbox.capabilities import LEVELS, SandboxError
 from arena.sandbox.policy import Policy, limit_open_files
 from arena.sandbox.removal import remove_tree
@@ -135,7 +135,7 @@ def spawn_seat(run: Callable[[], int], policy: Policy, keep_fds: Sequence[int], 
     if ack is not None and ack not in keep:
         keep = sorted([*keep, ack])
     temp_dir = tempfile.mkdtemp(prefix="seat-", dir=state.temp_root)
-    size_kb = _address_space_kb()
+    size_kb = process.address_space_kb()
     flags = kernel.CLONE_NEWPID | kernel.CLONE_NEWIPC | kernel.CLONE_NEWUTS if state.namespaces else 0
     if flags and state.landlock_abi < 6:  # abstract unix sockets are per network namespace: without
         flags |= kernel.CLONE_NEWNET  # Landlock's scoping a namespace per seat keeps them apart (costs ~1 ms)
@@ -276,21 +276,12 @@ def _agent(run: Callable[[], int], policy: Policy, temp_dir: str, old_mask: set[
 
 
 def _close_fds_except(keep: list[int]) -> None:
-    top = confinement.max_fd()
+    top = process.max_fd()
     low = 3
     for fd in keep + [top]:
         if fd >= low:
             os.closerange(low, fd)
         low = max(low, fd + 1)
-
-
-def _address_space_kb() -> int:
-    """This process's address space in KiB (what a forked child starts with)."""
-    try:
-        with open("/proc/self/statm") as statm:
-            return int(statm.read().split()[0]) * (os.sysconf("SC_PAGE_SIZE") // 1024)
-    except (OSError, ValueError):
-        return 0
 
 
 def place(box: SeatBox, policy: Policy, *, parent: int, temp_root: str,

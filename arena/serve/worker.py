@@ -8,22 +8,18 @@ server and the new server's never run at once.
 from __future__ import annotations
 
 import argparse
-import ctypes
 import fcntl
 import os
 import signal
 import sys
 from pathlib import Path
 
-PR_SET_PDEATHSIG = 1
+from arena.sandbox.process import die_with_parent
 
 
 def _follow_parent(parent: int) -> None:
     """Be sent SIGTERM when the server ends; if it is gone already, stop now."""
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-    except (OSError, AttributeError):
-        pass  # no prctl: the lock still keeps two workers of a kind apart
+    die_with_parent(signal.SIGTERM)  # without prctl, nothing: the lock still keeps two workers of a kind apart
     if os.getppid() != parent:
         raise SystemExit(0)
 
