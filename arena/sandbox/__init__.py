@@ -1,4 +1,4 @@
-"""The Linux sandbox for third-party agent code: namespaces, Landlock, cgroups (docs/security.md).
+"""The Linux sandbox for third-party agent code: namespaces, Landlock, seccomp, cgroups (docs/security.md).
 
 Who calls what
 --------------
@@ -13,11 +13,19 @@ Who calls what
   /tmp, /var/tmp, /run and /dev/shm (its read paths and ``temp_root`` bound
   back at the same paths: no unix socket of another program in sight), and
   under Landlock reads only ``policy.read_paths`` (see ``default_read_paths``)
-  plus /dev/null, /dev/urandom and its own /proc entry, writes only beneath
-  its ``temp_root`` (made, and removed after the process by a janitor, when
-  not given), cannot bind or connect TCP, and cannot signal or reach abstract
-  unix sockets outside its sandbox.  Fds it already holds (the referee's
-  socket) still work: Landlock checks opening, not using.
+  plus /dev/null, /dev/zero, /dev/random, /dev/urandom, the three cpu lists
+  ``os.cpu_count`` reads (``confinement.DEVICES``) and its own /proc entry,
+  writes only beneath its ``temp_root`` (made, and removed after the process
+  by a janitor, when not given; with namespaces a size-bounded tmpfs is
+  mounted over it, so nothing a seat writes reaches the host's disk), cannot
+  bind or connect TCP, and cannot signal or reach abstract unix sockets
+  outside its sandbox; a seccomp filter (``seccomp.py``) refuses what
+  Landlock leaves open (file metadata, keyrings, file locks, the page cache
+  and free space as stores, netlink sockets).  Fds it already holds (the
+  referee's socket) still work: Landlock checks opening, not using.
+* ``arena.sandbox.process`` (discovery children, zygotes, seats): the hygiene
+  of a freshly forked child and the subreaper that kills what plugin code
+  left running.
 * ``spawn_seat(run, policy, keep_fds, await_placement=True, acknowledge=W)``
   (the confined zygote): one seat of one match, as described in
   ``arena.sandbox.seat``; the zygote hands the ``SeatBox`` (plain JSON) to the
