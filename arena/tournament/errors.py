@@ -13,3 +13,11 @@ class TournamentError(Exception):
 
 class TournamentRequestError(TournamentError, RequestError):
     """A tournament that cannot run as asked (its config no longer matches the stored matches)."""
+
+
+class StoreError(Exception):
+    """A store that cannot be used as asked (different config, not found...); one-line message."""
+
+
+class StoreRequestError(StoreError, RequestError):
+    """A store asked for what it does not hold: no such tournament or match, another config, a bad name."""

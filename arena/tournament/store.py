@@ -14,13 +14,12 @@ linked into place) with its format version and a random secret key, the key
 of the tournament's deal and agent seeds when the config sets no ``seed``
 (``arena.seeding.secret_seed``); the key never leaves the store.  Opening
 checks that the file is an arena store of a format this arena reads before
-anything is written to it, and readers open it read-only.
+anything is written to it, and readers open it read-only.  Making, locking and
+explaining the file is ``arena.tournament.store_file``'s.
 """
 
 from __future__ import annotations
 
-import errno
-import fcntl
 import json
 import math
 import os
@@ -35,66 +34,20 @@ from arena import bounded_json
 from arena.ratings.data import MatchOutcome
 from arena.records import MAX_RECORD_BYTES
 from arena.seeding import new_secret
-from arena.tournament.errors import RequestError
+from arena.tournament.errors import StoreError, StoreRequestError
+from arena.tournament.store_file import SCHEMA, SCHEMA_VERSION, claim_store, create_store, explain_error
 from arena.transactions import WriteTransaction
 
 STORE_FILE = "results.sqlite"
 
 DEFAULT_LEADERBOARDS = Path("leaderboards")
 """The folder of tournament folders unless told otherwise (``--leaderboards``)."""
-SCHEMA_VERSION = 1
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (
-    key TEXT PRIMARY KEY,
-    value TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS matches (
-    idx INTEGER PRIMARY KEY,          -- position in schedule order
-    id TEXT NOT NULL UNIQUE,          -- stable match id, e.g. t0007-b02-r1
-    block_id TEXT NOT NULL,           -- duplicate block: the unit of statistics
-    table_idx INTEGER NOT NULL,
-    block INTEGER NOT NULL,
-    rotation INTEGER NOT NULL,
-    deal_seed INTEGER NOT NULL,
-    agents TEXT NOT NULL,             -- JSON list: entry name per seat
-    scores TEXT NOT NULL,             -- JSON list per seat
-    ranks TEXT NOT NULL,              -- JSON list per seat, 1 = best
-    faults TEXT NOT NULL,             -- JSON list of {seat, kind, move, message}
-    think_seconds TEXT NOT NULL,      -- JSON list per seat: time spent deciding
-    wall_seconds REAL NOT NULL,       -- time to play the whole match
-    record BLOB NOT NULL              -- zlib-compressed JSON match record
-);
-CREATE INDEX IF NOT EXISTS matches_block ON matches (block_id);
-CREATE TABLE IF NOT EXISTS seat_logs (   -- private to each seat's owner: never in the record, never exported
-    match_id TEXT NOT NULL,           -- the match's id
-    seat INTEGER NOT NULL,            -- 0-based seat
-    log BLOB NOT NULL,                -- zlib-compressed UTF-8: the kept end of what the seat's agent printed
-    PRIMARY KEY (match_id, seat)
-);
-CREATE TABLE IF NOT EXISTS entries (
-    name TEXT PRIMARY KEY,            -- entry name, as in the config
-    agent TEXT NOT NULL,              -- the registered agent it seats
-    plugin TEXT NOT NULL,             -- the plugin that registered the agent
-    version TEXT NOT NULL,            -- the agent's version when its first match was stored
-    files TEXT NOT NULL               -- SHA-256 of the plugin's files then (arena.provenance)
-);
-"""
-
 ENTRY_FIELDS = ("agent", "plugin", "version", "files")
 """What ``Store.bind_versions`` keeps per entry."""
 
 RESULT_COLUMNS = ("idx", "id", "block_id", "table_idx", "block", "rotation", "deal_seed", "agents", "scores", "ranks",
                   "faults")
 """Columns that must be identical between an interrupted-and-resumed run and an uninterrupted one."""
-
-
-class StoreError(Exception):
-    """A store that cannot be used as asked (different config, not found...); one-line message."""
-
-
-class StoreRequestError(StoreError, RequestError):
-    """A store asked for what it does not hold: no such tournament or match, another config, a bad name."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,9 +133,9 @@ class Store:
         self.path = Path(path)
         self._lock: int | None = None
         if not readonly and not os.path.lexists(self.path):
-            _create(self.path)
+            create_store(self.path)
         if not readonly:
-            self._lock = _claim(self.path)
+            self._lock = claim_store(self.path)
         try:
             if readonly:
                 # Without a write-ahead log beside it (no run is writing) the database is opened as immutable,
@@ -204,7 +157,7 @@ class Store:
                 self.db.executescript(SCHEMA)
         except sqlite3.Error as error:
             self.close()
-            raise StoreError(_explain(self.path, error)) from None
+            raise StoreError(explain_error(self.path, error)) from None
         except StoreError:
             self.close()
             raise
@@ -464,89 +417,6 @@ def _first_difference(stored: Any, given: Any, where: str = "") -> str:
         return text if len(text) <= 40 else text[:37] + "..."
 
     return f"{where or 'the config'}: was {show(stored)}, now {show(given)}"
-
-
-LOCK_SUFFIX = "-lock"
-"""The lock file beside a store (``results.sqlite-lock``): held by the one process that writes the store."""
-
-
-def _claim(path: Path) -> int:
-    """Hold the store's write lock for this process (a descriptor to keep open), or ``StoreError`` in one line.
-
-    SQLite serialises single writes, not runs: two runs of one tournament at once would each play the
-    matches missing when it started, and the second to store a match would fail on the duplicate.
-    """
-    try:
-        fd = os.open(path.with_name(path.name + LOCK_SUFFIX), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-    except OSError as error:
-        if not os.access(path, os.W_OK) or not os.access(path.parent, os.W_OK):
-            raise StoreError(_read_only(path)) from None
-        raise StoreError(f"{path}: cannot make the store's lock file: {error.strerror}") from None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError as error:
-        if error.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
-            os.close(fd)
-            raise StoreError(_in_use(path)) from None
-        # A file system without flock (some network and FUSE mounts): SQLite's own locks still keep the store
-        # whole; only two runs at once are no longer refused up front.
-    return fd
-
-
-def _create(path: Path) -> None:
-    """Make a new store at ``path`` whole: schema, format and secret key, under a temporary name, then linked
-    into place (so a run killed meanwhile leaves no half-made store, and an existing one is never replaced)."""
-    folder = path.parent
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise StoreError(f"{folder}: cannot make the tournament folder: {error.strerror or error}") from None
-    temporary = folder / f".{path.name}.{os.getpid()}.new"
-    try:
-        db = sqlite3.connect(temporary, isolation_level=None)
-        try:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.executescript(SCHEMA)
-            db.executemany("INSERT INTO meta (key, value) VALUES (?, ?)",
-                           [("schema", json.dumps(SCHEMA_VERSION)), ("secret", json.dumps(new_secret().hex()))])
-        finally:
-            db.close()
-        try:
-            os.link(temporary, path)
-        except FileExistsError:
-            pass  # another run made it meanwhile: use that one
-        except OSError:  # a file system without hard links: a rename, which cannot refuse to replace
-            if not os.path.lexists(path):
-                os.replace(temporary, path)
-    except (OSError, sqlite3.Error) as error:
-        reason = getattr(error, "strerror", None) or error
-        raise StoreError(f"{folder}: cannot create the results store there: {reason}") from None
-    finally:
-        for leftover in (temporary, Path(f"{temporary}-wal"), Path(f"{temporary}-shm")):
-            try:
-                leftover.unlink()
-            except OSError:
-                pass
-
-
-def _read_only(path: Path) -> str:
-    return f"{path}: the results store is read-only; make it writable or copy it elsewhere"
-
-
-def _in_use(path: Path) -> str:
-    return f"{path}: the results store is in use by another run; wait for it or stop it"
-
-
-def _explain(path: Path, error: sqlite3.Error) -> str:
-    """One line for an SQLite error on opening ``path``."""
-    text = str(error)
-    if "readonly" in text or "read-only" in text:
-        return _read_only(path)
-    if "locked" in text or "busy" in text:
-        return _in_use(path)
-    if isinstance(error, sqlite3.DatabaseError) and not isinstance(error, sqlite3.OperationalError):
-        return f"{path}: not a readable arena results store ({text}); move it away or give the tournament another name"
-    return f"{path}: cannot use the results store: {text}"
 
 
 def _match_row(row: Sequence[Any]) -> MatchRow:
