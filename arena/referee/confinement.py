@@ -10,11 +10,10 @@ a plugin's processes started are ``arena.sandbox.process``'s.
 from __future__ import annotations
 
 import os
-import resource
 import tempfile
 from typing import TYPE_CHECKING
 
-from arena.sandbox.process import address_space_kb
+from arena.sandbox.process import address_space_kb, bound_address_space
 
 if TYPE_CHECKING:
     from arena.plugins import PluginSource
@@ -64,8 +63,7 @@ def confine_for(source: PluginSource, memory_mb: int | None, purpose: str, requi
     wanted = require if require is not None else sandbox_level()
     if wanted == "none":
         if memory_mb:
-            size = address_space_kb() * 1024 + memory_mb * (1 << 20)
-            resource.setrlimit(resource.RLIMIT_AS, (size, size))
+            bound_address_space(address_space_kb(), memory_mb)
         return "none"
     from arena.sandbox import Policy, confine, default_read_paths
 

@@ -3,8 +3,9 @@
 A freshly forked child takes its own process group, dies with its parent, has stdio on /dev/null and no
 inherited descriptors (``child_hygiene``); a process that starts plugin code adopts whatever that code
 leaves running (``make_subreaper``) and kills it at the end (``reap_descendants``).  Also the two numbers
-every confining step needs: the highest descriptor worth closing (``max_fd``) and this process's size, the
-base of an address-space bound (``address_space_kb``).  Used by plugin discovery, the zygotes and the seats.
+every confining step needs: the highest descriptor worth closing (``max_fd``) and this process's size
+(``address_space_kb``), the base of its address-space bound (``bound_address_space``).  Used by plugin
+discovery, the zygotes and the seats.
 """
 
 from __future__ import annotations
@@ -102,3 +103,10 @@ def address_space_kb() -> int:
         return size * (os.sysconf("SC_PAGE_SIZE") // 1024)
     except (OSError, ValueError):
         return 0
+
+
+def bound_address_space(base_kb: int, memory_mb: int) -> None:
+    """Bound this process's address space (``RLIMIT_AS``) to ``base_kb`` KiB, what it already holds, plus
+    ``memory_mb`` MiB for what it may add."""
+    size = base_kb * 1024 + memory_mb * (1 << 20)
+    resource.setrlimit(resource.RLIMIT_AS, (size, size))

@@ -141,8 +141,7 @@ def _agent(run: Callable[[], int], policy: Policy, temp_dir: str, old_mask: set[
     if state.namespaces:  # counted per user id of the zygote's namespace, so only there is it a bound of ours
         resource.setrlimit(resource.RLIMIT_NPROC, (policy.max_processes, policy.max_processes))
     if policy.memory_mb and size_kb:  # without the zygote's size, a bound could not even hold the process itself
-        size = size_kb * 1024 + (policy.memory_mb << 20)
-        resource.setrlimit(resource.RLIMIT_AS, (size, size))
+        process.bound_address_space(size_kb, policy.memory_mb)
     if state.landlock_abi:
         with confinement.opened(policy.read_paths) as readable, confinement.opened(confinement.DEVICES) as devices, \
                 confinement.opened([temp_dir]) as writable:
