@@ -36,9 +36,6 @@ ALLOWED: dict[str, str] = {
                                                                              "shipped in configs/, for any game",
     "arena/referee/program_seat.py: f-string text ': not an action (a string, or a list of strings such as a "
     "Lovat keep)'": "an example in an error message; the check itself is the same for every game",
-    'arena/ratings/score.py: f-string text " (points in Lovat, chips in Lorum); t intervals from a block '
-    "bootstrap's spread\"": "a real gap (a third game's table would name these two): issue #38's rating-method "
-                           "registry gives each game its unit; remove this allowance with that change",
 }
 """Findings (``path: what``, without the line) that stay, each with the reason; none is a branch on a game."""
 
