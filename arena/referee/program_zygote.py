@@ -20,6 +20,7 @@ import os
 import resource
 import signal
 import socket
+import sys
 from typing import Any
 
 from arena.plugins import PluginSource
@@ -87,8 +88,13 @@ class ProgramZygote(Zygote):
         env.update({"TMPDIR": folder, "HOME": folder})
         os.chdir(run)
         argv = [path if self.manifest.command[0] == "python" else self.manifest.command[0], *self.manifest.command[1:]]
+        # A virtual environment's `python` is a link, and where the environment lies under a folder the sandbox
+        # hides (/tmp), only the link's target was bound back in (read paths are resolved): run the target,
+        # with argv[0] still naming the link, from which Python finds the environment's pyvenv.cfg and
+        # site-packages. The target is known from start-up (sys._base_executable): it cannot be resolved here.
+        target = os.path.realpath(getattr(sys, "_base_executable", path)) if path == sys.executable else path
         try:
-            os.execve(path, argv, env)
+            os.execve(target, argv, env)
         except OSError as error:
-            os.write(2, f"arena: cannot execute {path}: {error.strerror}\n".encode())
+            os.write(2, f"arena: cannot execute {target}: {error.strerror}\n".encode())
         return FAILED_EXIT

@@ -135,7 +135,9 @@ def default_read_paths(*extra: str, workdir: str | None = None) -> tuple[str, ..
     user's working directory (default this process's): a zygote runs in ``/``,
     so it is told the referee's.
     """
-    candidates = [sys.executable, os.path.realpath(sys.executable)]
+    # The interpreter's own file as found at start-up too: in a confined process, a virtual environment's link
+    # to it may lie in a hidden folder (/tmp), where it no longer resolves.
+    candidates = [sys.executable, os.path.realpath(sys.executable), getattr(sys, "_base_executable", sys.executable)]
     paths = sysconfig.get_paths()
     candidates += [paths["stdlib"], paths["platstdlib"]]
     for site_dir in _site_dirs():
