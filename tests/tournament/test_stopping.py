@@ -39,12 +39,15 @@ GONE_SECONDS = 5.0
 """How long after the stop everything of the run must be gone."""
 
 PLUGIN = '''
+import time
+
 from arena import hookimpl
 from arena.agent import Agent, AgentSpec
 
 
 class First(Agent):
     def act(self, observation):
+        time.sleep(0.01)  # a match lasts long enough to be stopped in, however fast seats become
         return observation.legal[0]
 
 
@@ -151,7 +154,8 @@ class Run:
     def frozen_seat(self) -> bool:
         """Whether one of the run's seat groups is frozen now."""
         for token in self.leases:
-            for state in glob.glob(f"/sys/fs/cgroup/freezer/arena-{token}-*/freezer.state"):
+            # A seat's group, not the empty one the referee keeps frozen for good (arena.sandbox.cgroups).
+            for state in glob.glob(f"/sys/fs/cgroup/freezer/arena-{token}-*-seat*/freezer.state"):
                 try:
                     if Path(state).read_text().strip() == "FROZEN":
                         return True
