@@ -99,16 +99,7 @@ class ProgramSeat(ProcessSeat):
         self.asked += 1
         data = self._events() + encode({"type": "act", "id": self.asked, "legal": to_json(observation.legal),
                                         "observation": observation.to_json()})
-        self._thaw()
-        started = time.monotonic()
-        allowance = self.clock.allowance()
-        deadline = started + allowance
-        self._send(data, deadline)
-        reply = self._receive(deadline)
-        elapsed = time.monotonic() - started
-        self._freeze()
-        if not self.clock.charge(elapsed):
-            raise self._stop(_timeout(elapsed, self.limits, allowance))
+        reply, elapsed = self._ask(data)
         if reply.get("type") != "action" or "action" not in reply:
             raise self._stop(Fault(ILLEGAL, f"answered request {self.asked} with {_shown(reply)}, not an action"))
         if reply.get("id") != self.asked or isinstance(reply.get("id"), bool):

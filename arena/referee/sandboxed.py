@@ -201,6 +201,17 @@ class ProcessSeat:
         """Thaw, send the observation (and pending events), freeze again; the checked action and its seconds."""
         data = protocol.encode_act(self.pending, observation)
         self.pending = []
+        reply, elapsed = self._ask(data)
+        if "action" not in reply:
+            raise self._stop(self._reply_fault(reply))
+        try:
+            return check_action(self.game, observation, _action_from_json(reply["action"])), elapsed
+        except Fault as fault:
+            raise self._stop(fault) from None
+
+    def _ask(self, data: bytes) -> tuple[dict[str, Any], float]:
+        """Thaw, send ``data``, wait for the reply within the move clock, freeze again; the reply and the seconds
+        charged to the clock (a ``Fault`` stops the seat when the clock ran out)."""
         self._thaw()
         started = time.monotonic()
         allowance = self.clock.allowance()
@@ -211,12 +222,7 @@ class ProcessSeat:
         self._freeze()
         if not self.clock.charge(elapsed):  # the reply beat the deadline by less than a clock tick
             raise self._stop(_timeout(elapsed, self.limits, allowance))
-        if "action" not in reply:
-            raise self._stop(self._reply_fault(reply))
-        try:
-            return check_action(self.game, observation, _action_from_json(reply["action"])), elapsed
-        except Fault as fault:
-            raise self._stop(fault) from None
+        return reply, elapsed
 
     def event(self, event: Mapping[str, Any]) -> None:
         """Queue a public event for the next request."""
