@@ -236,18 +236,20 @@ def publish(config: RatedConfig, leaderboards: Path | str, methods: Sequence[str
         # The site's title is the name and the game; its config section says whether the deals are public.
         title = f"{config.name} ({config.game})"
         deals = "" if published.public_seed is None else f"; {public_deals_note(published.public_seed)}"
+        method = history_method(list(published.boards))
+        history = rating_history(outcomes, method, method_options(method, config.game, config.game_options))
+        ladder = stored_history(store, config.name) if is_ladder(store.db) else None
+        # The site first, then the leaderboard files: a reader that goes by leaderboard.json's match count (a
+        # served competition's pages link the matches it counts) then always finds them in the site.
+        pages = build_site(folder, title, store.meta("config") or {}, published.boards, rows, outcomes, store,
+                           installed_game(config.game, plugins_dir), versions, history, progress, ladder)
         files = write_leaderboard_files(published.default, head_to_head(outcomes), folder, title=f"{title}{deals}",
                                         page=False)
         ratings_path = folder / RATINGS_FILE
         write_atomic(ratings_path, json.dumps({method: board.to_json() for method, board in published.boards.items()},
                                               indent=1))  # readers (a site, a script) never see half a file
-        method = history_method(list(published.boards))
-        history = rating_history(outcomes, method, method_options(method, config.game, config.game_options))
         history_path = folder / HISTORY_FILE
         write_atomic(history_path, json.dumps(history, indent=1, allow_nan=False))
-        ladder = stored_history(store, config.name) if is_ladder(store.db) else None
-        pages = build_site(folder, title, store.meta("config") or {}, published.boards, rows, outcomes, store,
-                           installed_game(config.game, plugins_dir), versions, history, progress, ladder)
     # A ladder's ladder.json is written from the same read as its site, so the two never disagree.
     ladder_files = {} if ladder is None else {LADDER_FILE: write_history(leaderboards, config.name, ladder)}
     return dataclasses.replace(published, files={**files, RATINGS_FILE: ratings_path, HISTORY_FILE: history_path,
