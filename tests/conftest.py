@@ -13,6 +13,7 @@ import base64
 import fcntl
 import json
 import os
+import select
 import shutil
 import struct
 import subprocess
@@ -151,7 +152,10 @@ class DevToolsPage:
 
     def _read(self, deadline: float) -> dict[str, Any]:
         while b"\0" not in self._buffer:
-            if time.monotonic() > deadline:
+            # Wait on the pipe no longer than the deadline: a click that opens nothing sends no further event,
+            # and a bare read would then block for good.
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self._replies], [], [], left)[0]:
                 raise TimeoutError("Chromium did not answer in time")
             chunk = os.read(self._replies, 1 << 16)
             if not chunk:
@@ -219,8 +223,11 @@ class DevToolsPage:
     def follow(self, selector: str) -> None:
         """Click the link ``selector`` names and wait for the page it opens to load."""
         self._events.clear()
+        found = f"document.querySelector({json.dumps(selector)})"
+        if not self.evaluate(f"{found} !== null"):  # no click, no page: say so rather than wait for a load
+            raise AssertionError(f"nothing on {self.evaluate('location.href')} matches {selector}")
         # The click runs after this evaluation returns: a navigation inside it would abort the evaluation.
-        self.evaluate(f"setTimeout(() => document.querySelector({json.dumps(selector)}).click(), 0)")
+        self.evaluate(f"setTimeout(() => {found}.click(), 0)")
         self._loaded()
 
     def _loaded(self) -> None:

@@ -275,11 +275,12 @@ def test_a_participant_in_a_browser_logs_in_uploads_sees_it_play_and_opens_a_mat
     page.follow("#leaderboard a[href='/agents/alice.clicker.v1']")
     assert page.evaluate("document.getElementById('versions').textContent").split() == ["alice.clicker.v1", "(playing)"]
 
-    def rating_path() -> int:  # its rating after each batch, once the ladder's history is published
+    def rating_path_and_a_viewable_match() -> bool:  # once a batch's history and site are both published
         page.open(served.url + "/agents/alice.clicker.v1")
-        return int(page.evaluate("document.querySelectorAll('#rating-path tbody tr').length"))
+        return bool(page.evaluate("document.querySelectorAll('#rating-path tbody tr').length > 0"
+                                  " && document.querySelector('#agent-matches tbody a') !== null"))
 
-    served.wait(rating_path, "the agent's rating path on its page")
+    served.wait(rating_path_and_a_viewable_match, "the agent's rating path and a match in the site on its page")
     page.follow("#agent-matches tbody a")
     page.wait_for("location.pathname === '/site/match.html' && document.querySelectorAll('#match-log li').length")
     seats = page.evaluate("document.body.textContent")
