@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, TaskID, TextColumn
 from rich.table import Table
 
 from arena.cli import stopping
+from arena.cli.addresses import cluster_address
 from arena.cli.common import (
     CliError,
     add_command,
@@ -104,7 +105,7 @@ def _add_run(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--resume", action="store_true", help="finish an interrupted run as it was asked")
     parser.add_argument("--workers", type=integer(1, MAX_WORKERS, "workers"),
                         help="play on a local Ray of this many workers (1: serially)")
-    parser.add_argument("--address", help="join this Ray cluster (default: $RAY_ADDRESS)")
+    parser.add_argument("--address", type=cluster_address, help="join this Ray cluster (default: $RAY_ADDRESS)")
     parser.add_argument("--json", action="store_true", help="print a JSON summary instead of the live display")
     add_leaderboards_dir(parser)
     add_plugins_dir(parser)

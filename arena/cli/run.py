@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, TaskID, TextColumn, TimeRemainingColumn
 
 from arena.cli import stopping
+from arena.cli.addresses import cluster_address
 from arena.cli.common import (
     CliError,
     add_command,
@@ -57,7 +58,8 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     parser.add_argument("config", type=Path, help="the tournament config (TOML, see docs/configs.md)")
-    parser.add_argument("--address", help="join this Ray cluster (default: $RAY_ADDRESS, else start a local Ray)")
+    parser.add_argument("--address", type=cluster_address,
+                        help="join this Ray cluster (default: $RAY_ADDRESS, else start a local Ray)")
     parser.add_argument("--workers", type=integer(1, MAX_WORKERS, "workers"),
                         help="play on a local Ray of this many workers (1: serially, without Ray; default: start "
                              "serially and bring in a local Ray over all cores for a long run)")

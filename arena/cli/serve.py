@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from arena.cli.addresses import cluster_address
 from arena.cli.common import CliError, add_command, print_json
 from arena.cli.numbers import MAX_WORKERS, integer
 from arena.games.interface import plural
@@ -48,7 +49,7 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
                         help="port to bind (default: the config's, else 8000)")
     parser.add_argument("--workers", type=integer(1, MAX_WORKERS, "workers"),
                         help="play on a local Ray of this many workers (1: serially)")
-    parser.add_argument("--address", help="play on this Ray cluster (default: $RAY_ADDRESS)")
+    parser.add_argument("--address", type=cluster_address, help="play on this Ray cluster (default: $RAY_ADDRESS)")
     parser.add_argument("--json", action="store_true", help="for 'users': print JSON")
     parser.set_defaults(run=run)
 

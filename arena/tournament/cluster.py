@@ -29,6 +29,26 @@ class ClusterError(Exception):
     """A cluster that cannot be used; the one-line message says why and what to do."""
 
 
+ADDRESS_FORMS = "HOST:PORT (the head's GCS, e.g. 10.0.0.5:6379), ray://HOST:PORT (Ray Client) or auto"
+"""The cluster addresses arena takes, as its errors name them."""
+
+
+def address_problem(address: str) -> str | None:
+    """Why ``address`` is not a cluster address (``ADDRESS_FORMS``), or None when it is one.
+
+    Ray itself says only "Invalid address format" after starting its machinery; this says it before anything
+    starts, and what a valid one looks like.
+    """
+    if address == "auto":
+        return None
+    host, port = _host_port(address)
+    if host is None:
+        return f"not a Ray cluster address: {address!r}; give {ADDRESS_FORMS}"
+    if not 0 < port < 65536:
+        return f"the port of {address!r} is not between 1 and 65535"
+    return None
+
+
 def check_reachable(address: str, seconds: float = PROBE_SECONDS) -> None:
     """Fail with one line when nothing listens at ``address`` (``auto`` and addresses without a port pass)."""
     host, port = _host_port(address)
@@ -48,6 +68,9 @@ def probe(address: str, seconds: float = PROBE_SECONDS) -> None:
     Ray Client addresses (``ray://``) and ``auto`` are only checked for a listener.  Ray's native
     retry messages during the probe are discarded: the one line raised says what they would.
     """
+    problem = address_problem(address)
+    if problem is not None:  # $RAY_ADDRESS reaches here unchecked by the command line
+        raise ClusterError(problem)
     check_reachable(address, seconds)
     host, port = _host_port(address)
     if host is None or address.startswith("ray://"):

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.tournament.cluster import ClusterError, probe
+from arena.tournament.cluster import ClusterError, address_problem, probe
 
 TOKEN = "0123456789abcdef0123456789abcdef"
 
@@ -106,3 +106,27 @@ def test_token_authentication_is_named_and_nothing_is_stored(token_head: str, tm
     assert done.stderr.count("\n") == 1, done.stderr
     assert done.stderr.startswith(f"arena: error: the Ray cluster at {token_head} ") and expected in done.stderr
     assert not (tmp_path / "boards").exists()
+
+
+@pytest.mark.parametrize(("address", "said"), [
+    ("x", "not a Ray cluster address: 'x'; give HOST:PORT"),
+    ("10.0.0.5:", "not a Ray cluster address: '10.0.0.5:'"),
+    ("ray://head", "not a Ray cluster address: 'ray://head'"),
+    ("10.0.0.5:70000", "the port of '10.0.0.5:70000' is not between 1 and 65535"),
+])
+def test_a_malformed_address_is_a_usage_error_before_anything_starts(address: str, said: str, tmp_path: Path) -> None:
+    config = tmp_path / "far.toml"
+    config.write_text(CONFIG)
+    for command in (["run", str(config)], ["ladder", "run", str(config)], ["serve", str(config)]):
+        done = subprocess.run([sys.executable, "-m", "arena", *command, "--address", address],
+                              capture_output=True, text=True, timeout=60, cwd=tmp_path)
+        assert done.returncode == 2, (command, done.stderr)
+        assert said in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "leaderboards").exists()  # nothing was started or written
+
+
+def test_the_address_forms_ray_takes_pass_and_a_malformed_variable_is_one_line() -> None:
+    for address in ("auto", "127.0.0.1:6379", "ray://head:10001", "[::1]:6379"):
+        assert address_problem(address) is None, address
+    with pytest.raises(ClusterError, match=r"^not a Ray cluster address: 'nowhere'; give HOST:PORT"):
+        probe("nowhere")  # as $RAY_ADDRESS reaches it, unchecked by the command line
