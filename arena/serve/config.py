@@ -20,6 +20,10 @@ LOOPBACK = "127.0.0.1"
 DEFAULT_PORT = 8000
 
 
+SEAT_LOG_MATCHES = 5_000
+"""How many of the latest matches keep their seats' output by default (64 KiB a seat at most)."""
+
+
 @dataclass(frozen=True, slots=True)
 class ServeLimits:
     """Bounds on what a participant may send and hold (each key of ``[serve.limits]``)."""
@@ -33,12 +37,14 @@ class ServeLimits:
     requests_per_second: float = 50.0  # sustained requests from one client address (bursts of twice that)
     check_matches: int = 2  # check-agent matches per case
     check_seconds: float = 600.0  # wall seconds one check may take before it is stopped and the upload rejected
+    seat_log_matches: int = SEAT_LOG_MATCHES  # latest matches whose seats' output is kept for their owners
 
 
 LIMIT_BOUNDS: dict[str, tuple[float, float]] = {
     "upload_bytes": (1_000, 100_000_000), "files": (1, 10_000), "unpacked_bytes": (1_000, 1_000_000_000),
     "uploads_per_hour": (1, 10_000), "stored_bytes": (1_000, 10_000_000_000), "queued": (1, 100),
     "requests_per_second": (0.1, 100_000), "check_matches": (1, 100), "check_seconds": (10, 86_400),
+    "seat_log_matches": (1, 10_000_000),
 }
 
 

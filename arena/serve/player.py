@@ -28,7 +28,7 @@ from arena.plugins import load_registry
 from arena.publish import publish
 from arena.serve.archives import read_upload
 from arena.serve.checker import plugin_name
-from arena.serve.config import ServeLimits
+from arena.serve.config import SEAT_LOG_MATCHES, ServeLimits
 from arena.serve.db import ServeDB, Upload
 from arena.serve.storage import blob_path
 from arena.tournament.config import ENTRY_PATTERN, NAME_MAX, AgentEntry
@@ -122,9 +122,10 @@ def interrupted(folder: Path, name: str) -> bool:
 
 
 def play_once(folder: Path, plugins: Path, config: LadderConfig, batch: int, workers: int | None,
-              address: str | None) -> int:
-    """Play one run of at most ``batch`` matches (finishing an interrupted one first) and publish; matches played,
-    0 when the field is smaller than a table."""
+              address: str | None, seat_log_matches: int = SEAT_LOG_MATCHES) -> int:
+    """Play one run of at most ``batch`` matches (finishing an interrupted one first), drop the seats' output of
+    all but the latest ``seat_log_matches`` matches, and publish; matches played, 0 when the field is smaller
+    than a table."""
     leaderboards = folder / LEADERBOARDS
     with open_ladder(leaderboards, config.name) as store:
         active = len(read_ladder(store).active)
@@ -133,6 +134,8 @@ def play_once(folder: Path, plugins: Path, config: LadderConfig, batch: int, wor
     resume = interrupted(folder, config.name)
     summary = run_ladder(config.name, leaderboards=leaderboards, plugins_dir=plugins,
                          matches=None if resume else batch, resume=resume, workers=workers, address=address)
+    with open_ladder(leaderboards, config.name) as store:
+        store.store.prune_seat_logs(seat_log_matches)
     publish(summary.ladder.config.tournament, leaderboards, plugins_dir=plugins)
     return summary.played
 
@@ -145,5 +148,5 @@ def run_player(folder: Path, config: LadderConfig, limits: ServeLimits, batch: i
         while not stop():
             admit(folder, db, config, limits)
             plugins = active_plugins(folder, db, limits)
-            if not play_once(folder, plugins, config, batch, workers, address):
+            if not play_once(folder, plugins, config, batch, workers, address, limits.seat_log_matches):
                 time.sleep(idle)

@@ -27,7 +27,8 @@ MATCH_ID_MAX = 100
 
 
 def own_logs(state: App, user: User, match_id: str) -> list[dict[str, Any]]:
-    """``user``'s seats of stored match ``match_id``, each ``{"seat", "agent", "log"}``; 404 when there is no
+    """``user``'s seats of stored match ``match_id``, each ``{"seat", "agent", "kept", "log"}`` (``kept``: false
+    when the match is older than the latest ``seat_log_matches``, whose output alone is kept); 404 when there is no
     such match or the user has no seat in it (the same answer: the one says nothing about the other)."""
     row = state.results.snapshot().by_id.get(match_id) if len(match_id) <= MATCH_ID_MAX else None
     mine = state.entries_of(user) if row is not None else set()
@@ -38,10 +39,13 @@ def own_logs(state: App, user: User, match_id: str) -> list[dict[str, Any]]:
         # rotations of its deal, which may still be being played
         raise HTTPException(404, f"match {match_id[:MATCH_ID_MAX]!r} is not published yet: its seats' output is "
                                  "shown once the batch it was played in is published")
+    snapshot = state.results.snapshot()
+    # Only the latest matches' output is kept (``seat_log_matches``): an older one says so, not "nothing".
+    kept = len(snapshot.rows) - snapshot.position[match_id] <= state.settings.limits.seat_log_matches
     try:
         with Store.open_readonly(state.results.path) as store:
-            return [{"seat": seat, "agent": row.agents[seat], "log": store.seat_log(match_id, seat)}
-                    for seat in seats]
+            return [{"seat": seat, "agent": row.agents[seat], "kept": kept,
+                     "log": store.seat_log(match_id, seat) if kept else ""} for seat in seats]
     except StoreError:
         raise HTTPException(503, "the results store cannot be read just now; retry in a moment") from None
 
@@ -62,5 +66,5 @@ def add_seat_log_routes(app: FastAPI, state: App) -> None:
         seats = own_logs(state, user, match_id)
         page = TEMPLATES.get_template("seat_logs.html").render(
             ladder=state.settings.ladder, game=state.settings.game, title=state.settings.ladder, user=user,
-            match_id=match_id, seats=seats)
+            match_id=match_id, seats=seats, keep=f"{state.settings.limits.seat_log_matches:,}")
         return HTMLResponse(page)

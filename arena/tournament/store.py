@@ -397,6 +397,18 @@ class Store:
         """The timing-free result columns of every match, for comparing runs."""
         return self.db.execute(f"SELECT {', '.join(RESULT_COLUMNS)} FROM matches ORDER BY idx").fetchall()
 
+    def prune_seat_logs(self, keep_matches: int) -> int:
+        """Drop the seats' output of every match but the latest ``keep_matches`` (in schedule order); rows dropped.
+
+        A seat's output is kept only for its owner to read, up to 64 KiB a seat that a hostile agent makes
+        incompressible: a served ladder that kept it all would fill its disk in days.
+        """
+        with self._transaction():
+            dropped = self.db.execute(
+                "DELETE FROM seat_logs WHERE match_id IN (SELECT id FROM matches ORDER BY idx DESC LIMIT -1 OFFSET ?)",
+                (keep_matches,)).rowcount
+        return max(dropped, 0)
+
     def _transaction(self) -> WriteTransaction:
         return WriteTransaction(self.db)
 
