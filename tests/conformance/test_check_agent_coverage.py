@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -114,6 +115,34 @@ def test_an_agent_that_raises_only_on_lovat_void_turns_fails(registry: Registry,
     report = check(registry, plugins_dir, "cov-void-bug", "lovat")
     assert not report.passed
     assert any("void turns are not written yet" in problem for problem in report.problems), report.problems
+
+
+def test_against_opponents_that_never_empty_their_hands_the_void_turn_is_still_checked(registry: Registry,
+                                                                                     plugins_dir: Path) -> None:
+    # greedy keeps cards for its turns, so whole games between greedy seats reach no void turn at all: the
+    # plan's scripted opening makes another seat void, and the bug on the agent's discard is found.
+    report = check_agent("cov-void-bug", "lovat", registry=registry, plugins_dir=plugins_dir, entry_points=False,
+                         isolation="trusted", determinism=False, opponents=["greedy"])
+    assert any("void turns are not written yet" in problem for problem in report.problems), report.problems
+    report = check_agent("random", "lovat", registry=registry, plugins_dir=plugins_dir, entry_points=False,
+                         isolation="trusted", determinism=False, opponents=["greedy"])
+    assert report.passed, report.summary()
+    assert report.coverage is not None
+    assert all(report.coverage.decisions[(players, "void turn")] >= 1 for players in (3, 4, 5, 6))
+
+
+@pytest.mark.parametrize("players", [3, 4, 5, 6])
+def test_the_void_turn_opening_replays_to_seat_0s_discard_whatever_the_seed(registry: Registry, players: int) -> None:
+    game = registry.game("lovat")
+    plan = game.coverage_plan()
+    assert plan is not None
+    scenario = next(s for s in plan.scenarios(game, players) if s.targets == ("void turn",))
+    for seed in (0, 12345):  # the match's seed: the script holds every chance outcome of the opening
+        state: Any = game.new_state(seed, game.info.resolve_options(players, {}), script=scenario.script)
+        for seat, action in scenario.prefix:
+            state.apply(seat, action)
+        assert state.observation(0).phase == "void" and state.to_move() == (0,) and state.active == 1
+        assert state.observation(1).hand == ()  # the voider starts its turn with no cards (L-12)
 
 
 def test_an_agent_that_never_bids_is_still_driven_through_big_and_small_games(registry: Registry,
