@@ -61,8 +61,11 @@ def install_copy() -> Callable[[Path, Path], InstalledPackage]:
     return install
 
 
+# --disable-dev-shm-usage: a container's /dev/shm may be 64 MB, too small for a renderer, which then crashes
+# without a word on the DevTools pipe.
 CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync")
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                  "--disable-dev-shm-usage")
 
 
 @pytest.fixture(scope="session")
@@ -139,7 +142,7 @@ class DevToolsPage:
         self._events: list[dict[str, Any]] = []
         target = self._call("Target.createTarget", {"url": "about:blank"})["targetId"]
         self.session = self._call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-        for domain in ("Page", "Runtime", "Log"):
+        for domain in ("Page", "Runtime", "Log", "Inspector"):
             self.call(f"{domain}.enable")
         self.call("Emulation.setDeviceMetricsOverride",
                   {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
@@ -156,7 +159,8 @@ class DevToolsPage:
             # and a bare read would then block for good.
             left = deadline - time.monotonic()
             if left <= 0 or not select.select([self._replies], [], [], left)[0]:
-                raise TimeoutError("Chromium did not answer in time")
+                seen = [event.get("method") for event in self._events[-5:]]
+                raise TimeoutError(f"Chromium did not answer in time (its last events: {seen})")
             chunk = os.read(self._replies, 1 << 16)
             if not chunk:
                 raise RuntimeError("Chromium closed the DevTools pipe")
@@ -233,6 +237,8 @@ class DevToolsPage:
     def _loaded(self) -> None:
         deadline = time.monotonic() + 30
         while not any(event.get("method") == "Page.loadEventFired" for event in self._events):
+            if any(event.get("method") == "Inspector.targetCrashed" for event in self._events):
+                raise RuntimeError("the page's renderer crashed while loading")
             self._read(deadline)
 
     def press(self, key: str) -> None:
