@@ -213,8 +213,10 @@ def descendants(root: int) -> set[tuple[int, str]]:
 def start(plugins: Path, config: Path, leaderboards: Path, workers: int, resume: bool = False) -> Run:
     command = [*ARENA, "run", str(config), "--workers", str(workers), "--json", "--leaderboards", str(leaderboards),
                "--plugins-dir", str(plugins), *(["--resume"] if resume else [])]
+    # Ctrl-C's default, as a terminal's foreground job has it: a suite started in the background by a shell
+    # inherits SIGINT ignored, and Python would then leave it ignored in the run.
     process = subprocess.Popen(command, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True)
+                               text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     return Run(process, store_path(leaderboards, "stop"))
 
 
