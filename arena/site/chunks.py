@@ -13,10 +13,12 @@ replayed, so publishing again after a few more matches costs only those.
 from __future__ import annotations
 
 import base64
+import contextlib
+import gc
 import gzip
 import hashlib
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -190,15 +192,35 @@ def _build_match_chunk(path: Path, number: int, members: Sequence[MatchRow], sto
     times = MoveTimes()
     levels: dict[str, set[str]] = {}
     pages = {}
-    for row in members:
-        record = store.record(row.id)
-        times.add(record)
-        for seat in record.get("seats", []):
-            level = f"{seat.get('isolation', '?')}/{seat.get('sandbox', '?')}"
-            levels.setdefault(str(seat.get("agent")), set()).add(level)
-        pages[str(row.idx)] = match_page(game, record)
-    write_atomic(path, chunk_script("m", number, packed(pages)))
+    with _collector_paused():
+        for row in members:
+            record = store.record(row.id)
+            times.add(record)
+            for seat in record.get("seats", []):
+                level = f"{seat.get('isolation', '?')}/{seat.get('sandbox', '?')}"
+                levels.setdefault(str(seat.get("agent")), set()).add(level)
+            pages[str(row.idx)] = match_page(game, record)
+        text = chunk_script("m", number, packed(pages))
+    write_atomic(path, text)
     return {"times": times.to_json(), "levels": {agent: sorted(seen) for agent, seen in levels.items()}}
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cycle collector off while a chunk is built, on again after (if it was on).
+
+    A chunk's pages are some 10^5 small lists, tuples and strings that live until the chunk is written; each
+    of them counts towards the collector's thresholds, so it runs its full collections again and again over
+    every one of them: about as much CPU as the replays themselves.  They hold no cycles (a game state that
+    did is collected once the collector is on again), so nothing is kept longer than the chunk's build.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def write_list_chunks(folder: Path, rows: Sequence[MatchRow], agents: Sequence[str]) -> list[dict[str, Any]]:
