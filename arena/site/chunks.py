@@ -52,7 +52,7 @@ def chunk_script(kind: str, number: int, payload: str) -> str:
 def packed(data: Any) -> str:
     """``data`` as JSON, gzip-compressed, base64-encoded, as a JSON string literal."""
     raw = json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode()
-    return json.dumps(base64.b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode())
+    return json.dumps(base64.b64encode(gzip.compress(raw, compresslevel=5, mtime=0)).decode())
 
 
 def unpacked(script: str) -> Any:
@@ -191,18 +191,24 @@ def _build_match_chunk(path: Path, number: int, members: Sequence[MatchRow], sto
     """Write one match chunk; its manifest entry but the key (what it adds to the decision times and levels)."""
     times = MoveTimes()
     levels: dict[str, set[str]] = {}
-    pages = {}
-    with _collector_paused():
-        for row in members:
-            record = store.record(row.id)
-            times.add(record)
-            for seat in record.get("seats", []):
-                level = f"{seat.get('isolation', '?')}/{seat.get('sandbox', '?')}"
-                levels.setdefault(str(seat.get("agent")), set()).add(level)
-            pages[str(row.idx)] = match_page(game, record)
-        text = chunk_script("m", number, packed(pages))
+    with _collector_paused():  # the pages are gone (_chunk_text returned) before the collector runs again
+        text = _chunk_text(number, members, store, game, times, levels)
     write_atomic(path, text)
     return {"times": times.to_json(), "levels": {agent: sorted(seen) for agent, seen in levels.items()}}
+
+
+def _chunk_text(number: int, members: Sequence[MatchRow], store: Store, game: Game | None, times: MoveTimes,
+                levels: dict[str, set[str]]) -> str:
+    """One match chunk's script; adds its matches' decision times to ``times`` and sandbox levels to ``levels``."""
+    pages = {}
+    for row in members:
+        record = store.record(row.id)
+        times.add(record)
+        for seat in record.get("seats", []):
+            level = f"{seat.get('isolation', '?')}/{seat.get('sandbox', '?')}"
+            levels.setdefault(str(seat.get("agent")), set()).add(level)
+        pages[str(row.idx)] = match_page(game, record)
+    return chunk_script("m", number, packed(pages))
 
 
 @contextlib.contextmanager
@@ -212,7 +218,8 @@ def _collector_paused() -> Iterator[None]:
     A chunk's pages are some 10^5 small lists, tuples and strings that live until the chunk is written; each
     of them counts towards the collector's thresholds, so it runs its full collections again and again over
     every one of them: about as much CPU as the replays themselves.  They hold no cycles (a game state that
-    did is collected once the collector is on again), so nothing is kept longer than the chunk's build.
+    did is collected once the collector is on again), so nothing is kept longer than the chunk's build; freed
+    before the collector is on again, they are not walked even once.
     """
     enabled = gc.isenabled()
     gc.disable()
