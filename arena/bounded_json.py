@@ -32,10 +32,8 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 """A ``\\uD800``..``\\uDFFF`` escape: half of a pair, or a lone surrogate (checked after decoding)."""
 
 
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
-"""A JSON string literal (in valid JSON: the text has been decoded already)."""
-
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_SCALARS = {code: None for code in range(128) if chr(code) not in "[]{}"}
+"""What JSON text holds outside its strings besides brackets (``str.translate`` removes it): ASCII only."""
 
 _INNERMOST = re.compile(r"\[\]|\{\}")
 """An array or object with nothing but other text inside (strings and scalars removed)."""
@@ -89,9 +87,15 @@ def loads(data: str | bytes, max_depth: int = MAX_DEPTH) -> Any:
 
 
 def _nested_deeper(text: str, max_depth: int) -> bool:
-    """Whether valid JSON ``text`` nests arrays and objects more than ``max_depth`` deep: with its strings and
-    scalars removed, each pass removes the innermost level of brackets, so the levels are the passes it takes."""
-    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    """Whether valid JSON ``text`` nests arrays and objects more than ``max_depth`` deep.
+
+    Its strings go first: without the escaped backslashes and then the escaped quotes, every other quote
+    opens or closes one, so the text outside them is every second piece between quotes.  Then everything but
+    the brackets, and each pass removes the innermost level of those: the levels are the passes it takes.
+    All of it at the speed of ``str`` methods (a walk over the decoded value took twice as long).
+    """
+    unescaped = text.replace("\\\\", "").replace('\\"', "")
+    brackets = "".join(unescaped.split('"')[::2]).translate(_SCALARS)
     for _ in range(max_depth):
         if not brackets:
             return False

@@ -34,8 +34,15 @@ def test_nesting_past_the_bound_is_refused(levels: int) -> None:
         check_value(json.loads(text))
 
 
+@pytest.mark.parametrize("inner", ['"\\\\"', '"\\"[[["', '"\\\\\\"{{"', '"]]]\\\\"', '"\\u005b["'])
+def test_escapes_inside_strings_do_not_change_the_depth(inner: str) -> None:
+    assert loads(nested(MAX_DEPTH, inner)) == json.loads(nested(MAX_DEPTH, inner))
+    with pytest.raises(JSONLimitError, match="nested more than"):
+        loads(nested(MAX_DEPTH + 1, inner))
+
+
 def test_brackets_inside_strings_do_not_count() -> None:
-    text = json.dumps({"a": "[" * 500 + '\\"{' * 200, "b": [["]]]]"] * 3]})
+    text = json.dumps({"a": "[" * 500 + '\\"{' * 200, "b": [["]]]]"] * 3], "c": "\\", "d": "[[[" * 30})
     assert loads(text)["b"][0][0] == "]]]]"
 
 
