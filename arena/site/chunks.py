@@ -79,8 +79,9 @@ def match_page(game: Game | None, record: Mapping[str, Any]) -> dict[str, Any]:
         steps = []
         scene: dict[str, Any] | None = None
         for step in log_steps(game, record, hands=True, tables=True):
-            steps.append([step.move, step.seat, step.decision, step.secret, step.seconds, list(step.faults),
-                          list(step.events), [list(hand) for hand in step.hands], scene_change(scene, step.table)])
+            # The step's tuples stay tuples: ``json`` writes them as the same arrays, without a copy each.
+            steps.append([step.move, step.seat, step.decision, step.secret, step.seconds, step.faults,
+                          step.events, step.hands, scene_change(scene, step.table)])
             scene = step.table or scene
         page["steps"] = steps
     except Exception as error:  # a damaged record: the page says so, the rest of the site stands
