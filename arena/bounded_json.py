@@ -32,6 +32,13 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 """A ``\\uD800``..``\\uDFFF`` escape: half of a pair, or a lone surrogate (checked after decoding)."""
 
 
+_SCALARS = {code: None for code in range(128) if chr(code) not in "[]{}"}
+"""What JSON text holds outside its strings besides brackets (``str.translate`` removes it): ASCII only."""
+
+_INNERMOST = re.compile(r"\[\]|\{\}")
+"""An array or object with nothing but other text inside (strings and scalars removed)."""
+
+
 class JSONLimitError(ValueError):
     """Well-formed JSON (or TOML) that is over one of the bounds; the message is one line."""
 
@@ -70,12 +77,30 @@ def loads(data: str | bytes, max_depth: int = MAX_DEPTH) -> Any:
         value = _DECODER.decode(text)
     except RecursionError:
         raise JSONLimitError(f"nested more than {max_depth} levels deep") from None
-    # Fast path: with no more brackets than the depth bound, the nesting cannot exceed it.
-    deep = text.count("[") + text.count("{") > max_depth
-    surrogates = _SURROGATE_ESCAPE.search(text) is not None
-    if deep or surrogates:
+    # With no more brackets than the depth bound, the nesting cannot exceed it; else the text says how deep
+    # it nests, at the regular expressions' speed (a match record has thousands of brackets, a handful deep).
+    if text.count("[") + text.count("{") > max_depth and _nested_deeper(text, max_depth):
+        raise JSONLimitError(f"nested more than {max_depth} levels deep")
+    if _SURROGATE_ESCAPE.search(text) is not None:
         check_value(value, max_depth)
     return value
+
+
+def _nested_deeper(text: str, max_depth: int) -> bool:
+    """Whether valid JSON ``text`` nests arrays and objects more than ``max_depth`` deep.
+
+    Its strings go first: without the escaped backslashes and then the escaped quotes, every other quote
+    opens or closes one, so the text outside them is every second piece between quotes.  Then everything but
+    the brackets, and each pass removes the innermost level of those: the levels are the passes it takes.
+    All of it at the speed of ``str`` methods (a walk over the decoded value took twice as long).
+    """
+    unescaped = text.replace("\\\\", "").replace('\\"', "")
+    brackets = "".join(unescaped.split('"')[::2]).translate(_SCALARS)
+    for _ in range(max_depth):
+        if not brackets:
+            return False
+        brackets = _INNERMOST.sub("", brackets)
+    return bool(brackets)
 
 
 def check_value(value: Any, max_depth: int = MAX_DEPTH) -> None:

@@ -9,8 +9,7 @@ already (``arena.records.replay``), so every action is legal.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from arena.games.base import Game, log_sentence, seat_label
 from arena.records import action_from_json
@@ -18,9 +17,11 @@ from arena.referee.faults import END, STARTUP, fault_phase
 from arena.substitute import SUBSTITUTE
 
 
-@dataclass(frozen=True, slots=True)
-class LogStep:
-    """One decision of a match and what followed it, or (``move`` None) what happened before the first one."""
+class LogStep(NamedTuple):
+    """One decision of a match and what followed it, or (``move`` None) what happened before the first one.
+
+    A named tuple: a site build makes one per step of every match, and a frozen dataclass takes five times as
+    long to make."""
 
     move: int | None  # index of the decision in the record's actions; None for the opening events
     seat: int | None  # the seat that decided (None for the opening)

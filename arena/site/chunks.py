@@ -13,10 +13,12 @@ replayed, so publishing again after a few more matches costs only those.
 from __future__ import annotations
 
 import base64
+import contextlib
+import gc
 import gzip
 import hashlib
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +52,7 @@ def chunk_script(kind: str, number: int, payload: str) -> str:
 def packed(data: Any) -> str:
     """``data`` as JSON, gzip-compressed, base64-encoded, as a JSON string literal."""
     raw = json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode()
-    return json.dumps(base64.b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode())
+    return json.dumps(base64.b64encode(gzip.compress(raw, compresslevel=5, mtime=0)).decode())
 
 
 def unpacked(script: str) -> Any:
@@ -77,8 +79,9 @@ def match_page(game: Game | None, record: Mapping[str, Any]) -> dict[str, Any]:
         steps = []
         scene: dict[str, Any] | None = None
         for step in log_steps(game, record, hands=True, tables=True):
-            steps.append([step.move, step.seat, step.decision, step.secret, step.seconds, list(step.faults),
-                          list(step.events), [list(hand) for hand in step.hands], scene_change(scene, step.table)])
+            # The step's tuples stay tuples: ``json`` writes them as the same arrays, without a copy each.
+            steps.append([step.move, step.seat, step.decision, step.secret, step.seconds, step.faults,
+                          step.events, step.hands, scene_change(scene, step.table)])
             scene = step.table or scene
         page["steps"] = steps
     except Exception as error:  # a damaged record: the page says so, the rest of the site stands
@@ -189,6 +192,15 @@ def _build_match_chunk(path: Path, number: int, members: Sequence[MatchRow], sto
     """Write one match chunk; its manifest entry but the key (what it adds to the decision times and levels)."""
     times = MoveTimes()
     levels: dict[str, set[str]] = {}
+    with _collector_paused():  # the pages are gone (_chunk_text returned) before the collector runs again
+        text = _chunk_text(number, members, store, game, times, levels)
+    write_atomic(path, text)
+    return {"times": times.to_json(), "levels": {agent: sorted(seen) for agent, seen in levels.items()}}
+
+
+def _chunk_text(number: int, members: Sequence[MatchRow], store: Store, game: Game | None, times: MoveTimes,
+                levels: dict[str, set[str]]) -> str:
+    """One match chunk's script; adds its matches' decision times to ``times`` and sandbox levels to ``levels``."""
     pages = {}
     for row in members:
         record = store.record(row.id)
@@ -197,8 +209,26 @@ def _build_match_chunk(path: Path, number: int, members: Sequence[MatchRow], sto
             level = f"{seat.get('isolation', '?')}/{seat.get('sandbox', '?')}"
             levels.setdefault(str(seat.get("agent")), set()).add(level)
         pages[str(row.idx)] = match_page(game, record)
-    write_atomic(path, chunk_script("m", number, packed(pages)))
-    return {"times": times.to_json(), "levels": {agent: sorted(seen) for agent, seen in levels.items()}}
+    return chunk_script("m", number, packed(pages))
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cycle collector off while a chunk is built, on again after (if it was on).
+
+    A chunk's pages are some 10^5 small lists, tuples and strings that live until the chunk is written; each
+    of them counts towards the collector's thresholds, so it runs its full collections again and again over
+    every one of them: about as much CPU as the replays themselves.  They hold no cycles (a game state that
+    did is collected once the collector is on again), so nothing is kept longer than the chunk's build; freed
+    before the collector is on again, they are not walked even once.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def write_list_chunks(folder: Path, rows: Sequence[MatchRow], agents: Sequence[str]) -> list[dict[str, Any]]:
