@@ -167,7 +167,7 @@ def main() -> None:
             return [simulate(strengths, seats, settings, seed=seed, luck=args.luck, budget=budget, **rule)
                     for seed in range(count)]
 
-        before_ladder = play(simulate_ladder, before_reps, standing_of=margin_standing)
+        before_ladder = play(simulate_ladder, before_reps, standing_of=margin_standing, keep=False)
         ladder = play(simulate_ladder, reps)
         robin = play(simulate_round_robin, reps)
         if args.twins:
@@ -180,7 +180,7 @@ def main() -> None:
                   f"| {was[2]} | {settled} | {twins_ordered(ladder, twins)} "
                   f"| {mean_interval(ladder)} | {twins_ordered(robin, twins)} | {mean_interval(robin)} |", flush=True)
             continue
-        before_robin = play(simulate_round_robin, before_reps, standing_of=margin_standing)
+        before_robin = play(simulate_round_robin, before_reps, standing_of=margin_standing, keep=False)
         l_settled, l_wrong, l_matches = describe(ladder)
         r_settled, _, r_matches = describe(robin)
         before = ["not run", "not run", "-"]
