@@ -145,7 +145,8 @@ def choose_tables(
         if math.comb(n, seats) <= EXHAUSTIVE:
             groups: list[tuple[str, ...]] = [group for group in itertools.combinations(active, seats)
                                              if focus is None or focus in group]
-            table = list(max(groups, key=value))
+            best: tuple[str, ...] = max(groups, key=value)
+            table = list(best)
         else:
             start = focus if focus is not None else max(active, key=lambda name: (max(
                 (need for pair, need in targets.items() if name in pair), default=0.0), -index[name]))
