@@ -21,8 +21,8 @@ For each table of a batch (``choose_tables``):
    it tells about a pair through a third entry (a seat shared with both: each multiplayer match is
    a full finishing order), not only for the pairs it seats.  Every possible table is weighed when
    there are at most ``EXHAUSTIVE``; else the table is built seat by seat from the focus (or the
-   entry of the least settled pair).  Ties go to the tables whose entries have met least, then to a
-   seeded order.  A newcomer is equally uncertain against everyone, so its first tables spread
+   target pair that a block of its own would narrow most).  Ties go to the tables whose entries
+   have met least, then to a seeded order.  A newcomer is equally uncertain against everyone, so its first tables spread
    over the whole field.
 3. **Within a batch** the fit is not redone: each chosen table's information is added before the
    next is chosen, so the batch's tables spread out over the open pairs.
@@ -148,9 +148,10 @@ def choose_tables(
             best: tuple[str, ...] = max(groups, key=value)
             table = list(best)
         else:
-            start = focus if focus is not None else max(active, key=lambda name: (max(
-                (need for pair, need in targets.items() if name in pair), default=0.0), -index[name]))
-            table = [start]
+            # From the focus, or else the target pair a block of its own would narrow most (so that a batch's
+            # tables move on as their information adds up), then seat by seat.
+            first: tuple[str, ...] = (focus,) if focus is not None else max(targets, key=value)
+            table = list(first)
             while len(table) < seats:
                 table.append(max((name for name in active if name not in table), key=value.adding(table)))
         if focus is None:  # the entry it was chosen for: the one in the least settled pair it seats

@@ -135,3 +135,13 @@ def test_a_verdict_is_kept_from_the_look_that_reaches_it_while_the_order_agrees(
     # Nothing is kept before both entries have min_blocks blocks (their intervals are only conservative then).
     early = keep_verdicts(standing(FIELD, {("b", "c"): 20.0}, blocks | {"c": 7}), 0.95, 8)
     assert ("b", "c") not in early.reached and ("a", "b") in early.reached
+
+
+def test_a_large_field_builds_its_tables_seat_by_seat_around_the_open_pair() -> None:
+    # 30 entries at 6 seats have 593,775 possible tables: too many to weigh each, so the table grows from the
+    # pair a block of its own would narrow most (the only open one here), seat by seat.
+    field = {f"e{i:02d}": 1500.0 - 100.0 * i for i in range(30)}
+    state = standing(field, {("e11", "e12"): 60.0}, dict.fromkeys(field, 30))
+    choices = choose_tables(state, 6, 4, seed=3, batch=1, run_blocks={}, run_tables=0, meetings={},
+                            fair_share=0.0, min_blocks=8)
+    assert all({"e11", "e12"} <= set(choice.entries) and len(set(choice.entries)) == 6 for choice in choices)
