@@ -24,6 +24,7 @@ Wilson interval.  ``docs/ladder.md`` quotes the tables.
 from __future__ import annotations
 
 import argparse
+import itertools
 import math
 import statistics
 import sys
@@ -125,6 +126,43 @@ def describe(runs: list[SimulatedRun]) -> tuple[str, str, float]:
             statistics.fmean(run.matches for run in runs))
 
 
+def design_bound(seats: int, gap: float) -> tuple[float, float]:
+    """(round-robin, best fixed mix of tables): the largest variance of a neighbour gap per block, for
+    ``seats + 2`` entries ``gap`` apart with their strengths known (Bradley-Terry information, every pair
+    of a table compared once per match).  Their ratio bounds what choosing tables can save at one look."""
+    import numpy as np  # only this study needs numpy and scipy here
+    from scipy.optimize import minimize
+
+    n = seats + 2
+    strength = -gap * np.arange(n)
+    tables = list(itertools.combinations(range(n), seats))
+    info = []
+    for table in tables:
+        matrix = np.zeros((n, n))
+        for i, j in itertools.combinations(table, 2):
+            p = 1 / (1 + math.exp(strength[j] - strength[i]))
+            w = p * (1 - p)
+            matrix[i, i] += w
+            matrix[j, j] += w
+            matrix[i, j] -= w
+            matrix[j, i] -= w
+        info.append(matrix)
+
+    def worst(mix: np.ndarray) -> float:
+        cov = np.linalg.pinv(sum(x * m for x, m in zip(mix, info, strict=True)))
+        return max(cov[i, i] + cov[i + 1, i + 1] - 2 * cov[i, i + 1] for i in range(n - 1))
+
+    def softmax(z: np.ndarray) -> np.ndarray:
+        return np.exp(z - z.max()) / np.exp(z - z.max()).sum()
+
+    uniform = worst(np.full(len(tables), 1 / len(tables)))
+    best = min((minimize(lambda z: worst(softmax(z)), np.random.default_rng(start).normal(size=len(tables)) / 2,
+                         method="Nelder-Mead", options={"maxiter": 20000}) for start in range(3)),
+               key=lambda result: result.fun)
+    best = minimize(lambda z: worst(softmax(z)), best.x, method="Powell")
+    return uniform, float(best.fun)
+
+
 def main() -> None:
     """Print the table."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -137,7 +175,16 @@ def main() -> None:
     parser.add_argument("--budget", type=int, help="most matches per run (default the ladder's, 5,000)")
     parser.add_argument("--twins", action="store_true", help="two middle entries of equal strength")
     parser.add_argument("--seats", type=int, nargs="+", default=[3, 4, 5, 6], help="table sizes (default 3 4 5 6)")
+    parser.add_argument("--design-bound", action="store_true",
+                        help="print the best fixed mix of tables' neighbour-gap variance against a round-robin's")
     args = parser.parse_args()
+    if args.design_bound:
+        for seats in args.seats:
+            uniform, best = design_bound(seats, args.gap)
+            print(f"{seats} seats, {seats + 2} entries, {args.gap * 400 / math.log(10):.0f} Elo apart: largest "
+                  f"neighbour-gap variance per block {uniform:.3f} (round-robin), {best:.3f} (best mix): "
+                  f"ratio {best / uniform:.2f}", flush=True)
+        return
     reps = 20 if args.quick else args.reps
     before_reps = reps if args.before_reps is None else min(reps, args.before_reps)
     settings = LadderSettings()
@@ -167,7 +214,7 @@ def main() -> None:
             return [simulate(strengths, seats, settings, seed=seed, luck=args.luck, budget=budget, **rule)
                     for seed in range(count)]
 
-        before_ladder = play(simulate_ladder, before_reps, standing_of=margin_standing)
+        before_ladder = play(simulate_ladder, before_reps, standing_of=margin_standing, keep=False)
         ladder = play(simulate_ladder, reps)
         robin = play(simulate_round_robin, reps)
         if args.twins:
@@ -180,7 +227,7 @@ def main() -> None:
                   f"| {was[2]} | {settled} | {twins_ordered(ladder, twins)} "
                   f"| {mean_interval(ladder)} | {twins_ordered(robin, twins)} | {mean_interval(robin)} |", flush=True)
             continue
-        before_robin = play(simulate_round_robin, before_reps, standing_of=margin_standing)
+        before_robin = play(simulate_round_robin, before_reps, standing_of=margin_standing, keep=False)
         l_settled, l_wrong, l_matches = describe(ladder)
         r_settled, _, r_matches = describe(robin)
         before = ["not run", "not run", "-"]

@@ -29,7 +29,7 @@ from arena.ladder.field import (
 )
 from arena.ladder.history import snapshot
 from arena.ladder.planner import choose_tables, meeting_counts
-from arena.ladder.standing import SETTLED, Standing, fit_standing
+from arena.ladder.standing import SETTLED, Standing, fit_standing, keep_verdicts
 from arena.ladder.store import LadderStore
 from arena.plugins import DEFAULT_PLUGINS_DIR, load_registry
 from arena.tournament.config import SCHEDULE_SEED
@@ -217,13 +217,20 @@ class _Play:
         """Fit every stored match; record the ratings after the last batch if not yet recorded."""
         settings = self.ladder.settings
         outcomes = self.store.store.outcomes()
-        standing, table = fit_standing(outcomes, self.ladder.active, settings.method)
+        kept = self.store.verdicts()
+        standing, table = fit_standing(outcomes, self.ladder.active, settings.method, kept)
+        # A verdict is kept from the first fit that reaches it (the test's bounds hold for its first crossing);
+        # a resumed run refits the same stored matches at the same batch, so it keeps the same verdicts.
+        standing = keep_verdicts(standing, settings.level, settings.min_blocks)
+        reached = {pair: verdict for pair, verdict in standing.reached.items() if pair not in kept}
         batch = self.store.last_batch()
-        if batch and not self.store.has_history(batch):
-            rows = snapshot(batch, self.run, len(outcomes), self.ladder.entries, standing, table, settings.level,
-                            settings.min_blocks)
+        history = bool(batch) and not self.store.has_history(batch)
+        if history or reached:
             with self.store.transaction():
-                self.store.add_history(rows)
+                self.store.add_verdicts(batch, reached)
+                if history:
+                    self.store.add_history(snapshot(batch, self.run, len(outcomes), self.ladder.entries, standing,
+                                                    table, settings.level, settings.min_blocks))
         self.settled = sum(standing.status(name, settings.level, settings.min_blocks) == SETTLED
                            for name in standing.active)
         order = standing.order()

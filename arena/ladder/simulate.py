@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from arena.ladder.config import LadderSettings
 from arena.ladder.planner import choose_tables, meeting_counts
-from arena.ladder.standing import AHEAD, BEHIND, Standing, fit_standing
+from arena.ladder.standing import AHEAD, BEHIND, Standing, fit_standing, keep_verdicts
 from arena.ratings import RatingTable
 from arena.ratings.data import MatchOutcome
 from arena.ratings.simulate import simulate_outcomes
@@ -57,14 +57,20 @@ StandingOf = Callable[[Sequence[MatchOutcome], Sequence[str], str], tuple[Standi
 
 
 def _run(strengths: Mapping[str, float], seats: int, settings: LadderSettings, seed: int, luck: float,
-         budget: int, tables: Iterator[tuple[str, ...]] | None, standing_of: StandingOf) -> SimulatedRun:
-    """Fit, stop or choose a batch (the planner, or the next ``tables``), play it; until settled or the budget."""
+         budget: int, tables: Iterator[tuple[str, ...]] | None, standing_of: StandingOf, keep: bool) -> SimulatedRun:
+    """Fit, stop or choose a batch (the planner, or the next ``tables``), play it; until settled or the budget.
+    ``keep``: verdicts reached are kept (``keep_verdicts``), as the ladder keeps them."""
     active = tuple(strengths)
     outcomes: list[MatchOutcome] = []
     chosen: list[tuple[str, ...]] = []
+    reached: dict[tuple[str, str], str] = {}
     batch = 0
     while True:
         standing, _ = standing_of(outcomes, active, settings.method)
+        if keep:
+            standing = keep_verdicts(dataclasses.replace(standing, reached=reached), settings.level,
+                                     settings.min_blocks)
+            reached = dict(standing.reached)
         settled = standing.settled(settings.level, settings.min_blocks)
         if settled or len(outcomes) + seats > budget:
             order = standing.order()
@@ -92,11 +98,12 @@ def _run(strengths: Mapping[str, float], seats: int, settings: LadderSettings, s
 
 def simulate_ladder(strengths: Mapping[str, float], seats: int, settings: LadderSettings, *, seed: int,
                     luck: float = 1.0, budget: int | None = None,
-                    standing_of: StandingOf = fit_standing) -> SimulatedRun:
+                    standing_of: StandingOf = fit_standing, keep: bool = True) -> SimulatedRun:
     """A ladder of entries with these natural-log ``strengths`` played ``--until settled`` (within ``budget``,
     default the settings' budget), every block simulated; ``standing_of`` reads the field (the ladder's own
-    ``fit_standing`` unless a benchmark compares another rule)."""
-    return _run(strengths, seats, settings, seed, luck, budget or settings.budget, None, standing_of)
+    ``fit_standing`` unless a benchmark compares another rule), ``keep`` keeps verdicts once reached (as the
+    ladder does; off for a rule read afresh at every look)."""
+    return _run(strengths, seats, settings, seed, luck, budget or settings.budget, None, standing_of, keep)
 
 
 def round_robin_tables(entries: Sequence[str], seats: int, seed: int) -> Iterator[tuple[str, ...]]:
@@ -110,8 +117,8 @@ def round_robin_tables(entries: Sequence[str], seats: int, seed: int) -> Iterato
 
 def simulate_round_robin(strengths: Mapping[str, float], seats: int, settings: LadderSettings, *, seed: int,
                          luck: float = 1.0, budget: int | None = None,
-                         standing_of: StandingOf = fit_standing) -> SimulatedRun:
-    """The same field in round-robin rounds under the same stopping rule, checked after every
-    ``batch_blocks`` blocks as the ladder is."""
+                         standing_of: StandingOf = fit_standing, keep: bool = True) -> SimulatedRun:
+    """The same field in round-robin rounds under the same stopping rule (``keep`` as for ``simulate_ladder``),
+    checked after every ``batch_blocks`` blocks as the ladder is."""
     tables = round_robin_tables(tuple(strengths), seats, seed)
-    return _run(strengths, seats, settings, seed, luck, budget or settings.budget, tables, standing_of)
+    return _run(strengths, seats, settings, seed, luck, budget or settings.budget, tables, standing_of, keep)

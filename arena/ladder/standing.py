@@ -14,6 +14,12 @@ the test is looked at.  A pair is ``LEVEL`` when both ratios for ``DELTA`` fall 
 (1 - alpha))``, ``beta = 1 - level``: neither is likely ahead by ``DELTA``.  Two entries of equal
 strength are so put in an order with probability at most ``1 - level``, and end ``LEVEL`` otherwise.
 
+A verdict is *kept* once reached (``Standing.reached``, filled by ``keep_verdicts`` after every fit once both
+entries have ``min_blocks`` blocks): the test stops at its first crossing, which is exactly the event Ville's and
+Wald's bounds are about, so keeping it costs no error rate, and a pair that has decided draws no more blocks and
+cannot fall back to open when later matches of other pairs move its spread.  A kept order counts only while
+the rating order agrees with it (else the pair is tested afresh); a kept level always counts.
+
 An entry's rank is *settled* when it has played at least ``min_blocks`` duplicate blocks and the pair
 it forms with each neighbour in the rating order has a verdict; the ladder is settled when every
 active entry is.  ``benchmarks/ladder_settle.py`` measures the error rates and the matches.
@@ -21,6 +27,8 @@ active entry is.  ``benchmarks/ladder_settle.py`` measures the error rates and t
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -78,6 +86,7 @@ class Standing:
     games: Mapping[str, int]  # matches each entry played (every entry that ever played)
     gap_sd: Mapping[tuple[str, str], float]  # spread of rating a - rating b, Elo points
     blocks: Mapping[str, int]  # duplicate blocks each entry played
+    reached: Mapping[tuple[str, str], str] = field(default_factory=dict)  # kept verdicts, (a, b) sorted: a's verdict
     _order: tuple[str, ...] = field(init=False, repr=False, compare=False)  # order(), sorted once
 
     def __post_init__(self) -> None:
@@ -98,8 +107,29 @@ class Standing:
         return (_mixture(gap, variance), _mixture(-gap, variance),
                 (gap * DELTA - DELTA**2 / 2) / variance, (-gap * DELTA - DELTA**2 / 2) / variance)
 
+    def kept(self, a: str, b: str) -> str | None:
+        """The pair's verdict reached at an earlier look (``a``'s: ``AHEAD`` when ``a`` is ahead), if it still
+        counts: a level always, an order while the rating order agrees with it."""
+        key = (a, b) if a < b else (b, a)
+        kept = self.reached.get(key)
+        if kept is None or kept == LEVEL:
+            return kept
+        if key != (a, b):
+            kept = BEHIND if kept == AHEAD else AHEAD
+        order = self._order
+        if a not in order or b not in order:
+            return None
+        above = order.index(a) < order.index(b)
+        return kept if above == (kept == AHEAD) else None
+
     def verdict(self, a: str, b: str, level: float) -> str | None:
-        """``AHEAD`` (``a`` ahead of ``b``), ``BEHIND``, ``LEVEL`` or None while the pair's test is open."""
+        """``AHEAD`` (``a`` ahead of ``b``), ``BEHIND``, ``LEVEL`` or None while the pair's test is open: a verdict
+        ``kept`` from an earlier look, else the ``test`` of this fit."""
+        kept = self.kept(a, b)
+        return kept if kept is not None else self.test(a, b, level)
+
+    def test(self, a: str, b: str, level: float) -> str | None:
+        """The pair's test read from this fit alone: ``AHEAD``, ``BEHIND``, ``LEVEL`` or None while open."""
         ratios = self.log_ratios(a, b)
         if ratios is None:
             return None
@@ -114,6 +144,8 @@ class Standing:
     def progress(self, a: str, b: str, level: float) -> float:
         """How near the pair's test is to a verdict: 1 at one, 0 half-way between its bounds (or before
         either entry has played)."""
+        if self.kept(a, b) is not None:
+            return 1.0
         ratios = self.log_ratios(a, b)
         if ratios is None:
             return 0.0
@@ -162,6 +194,23 @@ class Standing:
         return all(self.status(name, level, min_blocks) == SETTLED for name in self.active)
 
 
+def keep_verdicts(standing: Standing, level: float, min_blocks: int) -> Standing:
+    """``standing`` with the verdicts its fit reaches added to those it keeps: every pair of active entries that
+    have both played ``min_blocks`` blocks (before that the intervals are only conservative) whose ``test`` has a
+    verdict now and had none kept.  A pair whose kept order the ratings now contradict keeps that order in
+    ``reached`` (it is not replaced), and is tested afresh until the order agrees again."""
+    ready = [name for name in standing.active if standing.blocks.get(name, 0) >= min_blocks]
+    reached = dict(standing.reached)
+    for a, b in itertools.combinations(sorted(ready), 2):
+        if (a, b) not in reached:
+            verdict = standing.test(a, b, level)
+            if verdict is not None:
+                reached[a, b] = verdict
+    if len(reached) == len(standing.reached):
+        return standing
+    return dataclasses.replace(standing, reached=reached)
+
+
 def block_counts(outcomes: Sequence[MatchOutcome]) -> dict[str, int]:
     """Duplicate blocks each entry played in."""
     seen: dict[str, set[str]] = {}
@@ -199,7 +248,12 @@ field's design effect is set by the strong entries' contrasts and, alone, narrow
 rates with it are measured in ``benchmarks/ladder_settle.py``."""
 
 
-def fit_standing(outcomes: Sequence[MatchOutcome], active: Sequence[str], method: str) -> tuple[Standing, RatingTable]:
-    """Rate every stored match with ``method`` (``INTERVALS``) and read the active field's standing from it."""
+def fit_standing(outcomes: Sequence[MatchOutcome], active: Sequence[str], method: str,
+                 reached: Mapping[tuple[str, str], str] | None = None) -> tuple[Standing, RatingTable]:
+    """Rate every stored match with ``method`` (``INTERVALS``) and read the active field's standing from it,
+    keeping the verdicts ``reached`` at earlier looks."""
     table = fit(outcomes, method, intervals=INTERVALS)
-    return standing_from_table(table, active, block_counts(outcomes)), table
+    standing = standing_from_table(table, active, block_counts(outcomes))
+    if reached:
+        standing = dataclasses.replace(standing, reached=dict(reached))
+    return standing, table

@@ -70,6 +70,13 @@ CREATE TABLE IF NOT EXISTS ladder_history (
     status TEXT NOT NULL,             -- "new", "unsettled", "settled" or "retired"
     PRIMARY KEY (batch, entry)
 );
+CREATE TABLE IF NOT EXISTS ladder_verdicts (
+    entry_a TEXT NOT NULL,            -- the pair, names sorted
+    entry_b TEXT NOT NULL,
+    verdict TEXT NOT NULL,            -- entry_a's: "ahead", "behind" or "level" (standing.Standing.reached)
+    batch INTEGER NOT NULL,           -- the last batch before the fit whose test reached it
+    PRIMARY KEY (entry_a, entry_b)
+);
 """
 
 HISTORY_FIELDS = ("batch", "entry", "run", "matches", "at", "rating", "lower", "upper", "games", "blocks", "rank",
@@ -251,6 +258,19 @@ class LadderStore:
             f"INSERT OR REPLACE INTO ladder_history ({', '.join(HISTORY_FIELDS)}) "
             f"VALUES ({', '.join('?' for _ in HISTORY_FIELDS)})",
             [tuple(row[field] for field in HISTORY_FIELDS) for row in rows])
+
+
+    # -- verdicts --------------------------------------------------------------------------------
+
+    def verdicts(self) -> dict[tuple[str, str], str]:
+        """Every pair's verdict kept since its test reached it (keys: the two names, sorted)."""
+        return {(a, b): verdict for a, b, verdict in self.db.execute(
+            "SELECT entry_a, entry_b, verdict FROM ladder_verdicts ORDER BY entry_a, entry_b")}
+
+    def add_verdicts(self, batch: int, verdicts: Mapping[tuple[str, str], str]) -> None:
+        """Keep verdicts reached by the fit after ``batch``; a pair keeps its first."""
+        self.db.executemany("INSERT OR IGNORE INTO ladder_verdicts (entry_a, entry_b, verdict, batch) "
+                            "VALUES (?, ?, ?, ?)", [(a, b, verdict, batch) for (a, b), verdict in verdicts.items()])
 
 
 def read_entries(db: sqlite3.Connection) -> list[LadderEntry]:

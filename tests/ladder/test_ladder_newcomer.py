@@ -48,7 +48,9 @@ def test_a_fifth_entry_plays_most_new_matches_and_no_stored_match_changes(
     new = [json.loads(str(row[7])) for row in after[80:]]  # the agents column
     assert len(new) == 80
     share = sum("half" in agents for agents in new) / len(new)
-    assert share >= 0.9, f"the newcomer played {share:.0%} of the new matches; an even split gives 80%"
+    # At least an even split (80%): its first min_blocks blocks are its own, then its tables compete with the open
+    # pairs of the old field (two pairs of copies here), each weighed by how much a table narrows its gap.
+    assert share >= 0.8, f"the newcomer played {share:.0%} of the new matches; an even split gives 80%"
     # Its first min_blocks (4) blocks were chosen for it as a newcomer, before anything else.
     with sqlite3.connect(database) as db:
         first = db.execute("SELECT focus, reason FROM ladder_blocks WHERE run = 2 ORDER BY number LIMIT 4").fetchall()

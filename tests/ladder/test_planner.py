@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
 from arena.ladder.planner import NEW, QUOTA, UNCERTAIN, choose_tables
-from arena.ladder.standing import AHEAD, BEHIND, LEVEL, SETTLED, UNSETTLED, Standing, wald_bounds
+from arena.ladder.standing import AHEAD, BEHIND, LEVEL, SETTLED, UNSETTLED, Standing, keep_verdicts, wald_bounds
 from arena.ladder.standing import NEW as STATUS_NEW
 
 
@@ -99,3 +100,48 @@ def test_settled_means_a_verdict_with_every_neighbour_and_enough_blocks() -> Non
     # An entry without a rating is unsettled against everyone.
     fresh = standing(FIELD, {}, blocks | {"e": 9}, active=(*FIELD, "e"))
     assert fresh.order()[-1] == "e" and fresh.status("e", 0.95, 8) == UNSETTLED
+
+
+def test_a_batch_goes_to_the_open_pair_and_not_to_pairs_already_decided() -> None:
+    # Only b-c is open: every table of the batch seats both (the table that narrows their gap most), and none
+    # is spent on a-b-d or a-c-d-like tables that leave the open pair apart.
+    state = standing(FIELD, {("b", "c"): 60.0}, dict.fromkeys(FIELD, 30))
+    meetings = {pair: 10 for pair in itertools.combinations(sorted(FIELD), 2)}
+    choices = choose(state, count=4, meetings=meetings, fair_share=0.0)
+    assert all({"b", "c"} <= set(choice.entries) for choice in choices), choices
+    assert all(choice.reason == UNCERTAIN and choice.focus in ("b", "c") for choice in choices)
+    # Once its verdict is kept (reached at an earlier look), the same open spread no longer draws it: the
+    # batch goes to the pair that is open now.
+    decided = dataclasses.replace(standing(FIELD, {("b", "c"): 60.0, ("c", "d"): 60.0}, dict.fromkeys(FIELD, 30)),
+                                  reached={("b", "c"): AHEAD})
+    choices = choose(decided, count=4, meetings=meetings, fair_share=0.0)
+    assert all({"c", "d"} <= set(choice.entries) for choice in choices), choices
+
+
+def test_a_verdict_is_kept_from_the_look_that_reaches_it_while_the_order_agrees() -> None:
+    blocks = dict.fromkeys(FIELD, 30)
+    reached = keep_verdicts(standing(FIELD, {("b", "c"): 20.0}, blocks), 0.95, 8)
+    assert reached.reached[("b", "c")] == AHEAD and reached.settled(0.95, 8)
+    # Later matches widen the gap's spread (another pair's data moved the fit): the pair stays decided.
+    later = dataclasses.replace(standing(FIELD, {("b", "c"): 60.0}, blocks), reached=reached.reached)
+    assert later.test("b", "c", 0.95) is None
+    assert later.verdict("b", "c", 0.95) == AHEAD and later.verdict("c", "b", 0.95) == BEHIND
+    assert later.unsettledness("b", "c", 0.95) == 0.0 and later.settled(0.95, 8)
+    # The ratings now put c above b: the kept order is contradicted, so the pair is tested afresh (open).
+    swapped = dataclasses.replace(standing(FIELD | {"b": 1490.0}, {("b", "c"): 60.0}, blocks),
+                                  reached=reached.reached)
+    assert swapped.order()[1:3] == ("c", "b") and swapped.verdict("b", "c", 0.95) is None
+    assert not swapped.settled(0.95, 8)
+    # Nothing is kept before both entries have min_blocks blocks (their intervals are only conservative then).
+    early = keep_verdicts(standing(FIELD, {("b", "c"): 20.0}, blocks | {"c": 7}), 0.95, 8)
+    assert ("b", "c") not in early.reached and ("a", "b") in early.reached
+
+
+def test_a_large_field_builds_its_tables_seat_by_seat_around_the_open_pair() -> None:
+    # 30 entries at 6 seats have 593,775 possible tables: too many to weigh each, so the table grows from the
+    # pair a block of its own would narrow most (the only open one here), seat by seat.
+    field = {f"e{i:02d}": 1500.0 - 100.0 * i for i in range(30)}
+    state = standing(field, {("e11", "e12"): 60.0}, dict.fromkeys(field, 30))
+    choices = choose_tables(state, 6, 4, seed=3, batch=1, run_blocks={}, run_tables=0, meetings={},
+                            fair_share=0.0, min_blocks=8)
+    assert all({"e11", "e12"} <= set(choice.entries) and len(set(choice.entries)) == 6 for choice in choices)
