@@ -60,7 +60,7 @@ DECLARED_STRENGTH = 26
 NAMED_STRENGTH = 30
 """An active player who named the colour is taken to hold a card at least this strong in it."""
 
-PLAY_BAR = 0.6
+PLAY_BAR = 0.4
 """Declare play when the chance to win is at least this times the share of its other seats' turns it may still pass
 on (counters / (counters + spare cards))."""
 
@@ -103,7 +103,7 @@ class Table:
         # cards each seat still held at the start of each turn: its hand now plus what it gave up since
         held = list(obs.hand_sizes)
         self.caps: list[dict[int, int]] = [{} for _ in range(obs.players)]
-        for turn, active, void, die, colour, declarations, plays, void_discards in reversed(turns):
+        for turn, _active, void, die, colour, declarations, plays, void_discards in reversed(turns):
             for seat, _card in plays:
                 held[seat] += 1
             for seat, item in void_discards:
@@ -165,7 +165,9 @@ class Table:
                 if STRENGTH[card][colour] > strength:
                     above += weight
             below.append(1.0 - above / total if total else 1.0)
-        chance = sum(weight * math.prod(q**n for q, n in zip(below, mix, strict=True)) for weight, mix in self.mixes[seat])
+        chance = sum(
+            weight * math.prod(q**n for q, n in zip(below, mix, strict=True)) for weight, mix in self.mixes[seat]
+        )
         self._cache[key] = chance
         return chance
 
@@ -222,16 +224,17 @@ class ReaderLovatAgent(Agent):
         """The chance that a card of ``strength`` in the colour, shown by this seat as a non-active player, wins."""
         colour = COLOUR_INDEX[str(obs.colour)]
         rolled = obs.die is not None and obs.die != "blank"
-        chance = table.beaten_by_none(obs.active, colour, strength - 1, 0 if rolled else NAMED_STRENGTH)
+        active = int(obs.active)  # type: ignore[arg-type]  # a declaration has an active player
+        chance = table.beaten_by_none(active, colour, strength - 1, 0 if rolled else NAMED_STRENGTH)
         said = dict(obs.declarations)
         for step in range(1, obs.players):
-            seat = (obs.active + step) % obs.players
+            seat = (active + step) % obs.players
             if seat == obs.seat:
                 continue
             if seat not in said:  # still to declare: it plays over us if it can
                 chance *= table.none_above(seat, colour, strength)
             elif said[seat] == PLAY:
-                before = (seat - obs.active) % obs.players < (obs.seat - obs.active) % obs.players
+                before = (seat - active) % obs.players < (obs.seat - active) % obs.players
                 chance *= table.beaten_by_none(seat, colour, strength - 1 if before else strength, DECLARED_STRENGTH)
         return chance
 
