@@ -74,6 +74,8 @@ HEURISTICS: tuple[tuple[str, str, str, str, str], ...] = (
      "Keeps as many cards as the rules allow and plays every turn unless weak in the colour."),
     ("sniper", "lovat", "heuristics.lovat", "SniperLovatAgent",
      "Keeps few strong cards and plays a turn only with a card that cannot lose."),
+    ("reader", "lovat", "heuristics.lovat_reader", "ReaderLovatAgent",
+     "Reads what the others can still hold (levels shown, passes, declarations) and plays by its chances to win."),
     ("cautious", "lorum", "heuristics.lorum", "CautiousLorumAgent",
      "Never bids; leads low from its longest suit, follows low, sheds its costliest card when void."),
     ("mixed", "lorum", "heuristics.lorum", "MixedLorumAgent",

@@ -10,13 +10,14 @@ import pytest
 from arena.agent import Agent
 from arena.cli import main
 from arena.plugins import load_registry
-from arena_agents.heuristics import lorum, lovat
+from arena_agents.heuristics import lorum, lovat, lovat_reader
 from arena_agents.plugin import HEURISTICS
 
 CLASSES: dict[str, tuple[str, type[Agent]]] = {
     "counting": ("lovat", lovat.CountingLovatAgent),
     "hoarder": ("lovat", lovat.HoarderLovatAgent),
     "sniper": ("lovat", lovat.SniperLovatAgent),
+    "reader": ("lovat", lovat_reader.ReaderLovatAgent),
     "cautious": ("lorum", lorum.CautiousLorumAgent),
     "mixed": ("lorum", lorum.MixedLorumAgent),
     "point-shy": ("lorum", lorum.PointShyLorumAgent),
