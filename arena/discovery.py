@@ -35,7 +35,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from arena.plugins import PluginManager, PluginSource, one_line, spec_to_json
+from arena.plugin_data import one_line, spec_to_json
+from arena.plugin_registration import Registrar
+from arena.plugin_types import PluginSource
 from arena.referee.confinement import confine_for, plugin_environment, sandbox_level
 from arena.referee.zygote import PRELOAD_PACKAGE, preload
 from arena.sandbox import lease
@@ -203,12 +205,12 @@ def _child(source: PluginSource, out: int, temp_root: str) -> int:
     except Exception as error:
         _write(out, {"error": f"cannot be sandboxed: {one_line(error)}"})
         return 0
-    manager = PluginManager()
-    manager.add(source)
-    registry = manager.registry
+    registrar = Registrar()
+    registrar.add(source)
+    registry = registrar.registry
     report: dict[str, Any] = {"errors": list(registry.errors), "failed": source.name not in registry.sources,
                               "games": sorted(registry.games), "agents": [],
-                              "reporter": bool(manager.pm.hook.arena_match_finished.get_hookimpls())}
+                              "reporter": registrar.has_reporters()}
     for spec in registry.agents.values():
         try:
             report["agents"].append(spec_to_json(spec))

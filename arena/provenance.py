@@ -24,7 +24,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from arena import hookspecs
-from arena.plugins import ENTRY_POINT, FILE, PROGRAM, PluginSource, builtin_sources, third_party_sources
+from arena.plugin_sources import builtin_sources, third_party_sources
+from arena.plugin_types import ENTRY_POINT, FILE, PROGRAM, PluginSource
 
 BYTECODE_CACHE = "__pycache__"
 """Python's bytecode cache folder: a cached ``name.*.pyc`` is skipped when its ``name.py`` stands beside the folder

@@ -16,7 +16,7 @@ from rich.text import Text
 from arena.agent import AgentSpec
 from arena.games.base import Game
 from arena.plugin_data import printable
-from arena.plugins import DEFAULT_PLUGINS_DIR, Registry, load_registry, warn_plugin_errors
+from arena.plugins import DEFAULT_PLUGINS_DIR, PluginManager, Registry, load_registry, warn_plugin_errors
 
 if TYPE_CHECKING:  # arena.publish imports the ratings (numpy, scipy): only the commands that publish load it
     from arena.publish import Published, RatedConfig
@@ -94,11 +94,16 @@ def add_leaderboards_dir(parser: argparse.ArgumentParser) -> None:
                         help=f"the folder of tournament folders (default: ./{DEFAULT_LEADERBOARDS})")
 
 
+def plugins(args: argparse.Namespace) -> PluginManager:
+    """Load every plugin once for this command, printing one line per plugin that was skipped."""
+    manager = load_registry(plugins_dir=getattr(args, "plugins_dir", DEFAULT_PLUGINS_DIR))
+    warn_plugin_errors(manager.registry)
+    return manager
+
+
 def registry(args: argparse.Namespace) -> Registry:
-    """Load every plugin, printing one line per plugin that was skipped."""
-    loaded = load_registry(plugins_dir=getattr(args, "plugins_dir", DEFAULT_PLUGINS_DIR)).registry
-    warn_plugin_errors(loaded)
-    return loaded
+    """What every plugin registered (``plugins``), for a command that only reads the registry."""
+    return plugins(args).registry
 
 
 def game_named(loaded: Registry, name: str) -> Game:

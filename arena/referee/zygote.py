@@ -60,10 +60,13 @@ from typing import Any
 
 from arena.agent import AgentSpec
 from arena.games.base import Game
-from arena.plugins import PROGRAM, PluginManager, PluginSource, builtin_sources, one_line
+from arena.plugin_data import one_line
+from arena.plugin_registration import Registrar
+from arena.plugin_sources import builtin_sources
+from arena.plugin_types import PROGRAM, PluginSource
 from arena.provenance import source_root
 from arena.referee import protocol, seat_log
-from arena.referee.confinement import confine_for
+from arena.referee.confinement import confine_for, plugin_read_paths
 from arena.referee.faults import is_action_shaped
 from arena.sandbox.process import address_space_kb, child_hygiene, make_subreaper, reap_descendants
 from arena.sandbox.removal import remove_tree
@@ -97,7 +100,7 @@ class Zygote:
         self.plugin = plugin
         self.workdir = workdir  # the referee's working directory: never readable, though the zygote runs in /
         self.children: dict[int, Any] = {}  # pid -> SeatBox (sandboxed) or private temporary folder (isolated)
-        manager = PluginManager()
+        manager = Registrar()
         for source in builtin_sources():
             if source.builtin and (source.name != "builtin-agents" or plugin.name == "builtin-agents"):
                 manager.add(source)  # arena's own games everywhere; the first-party agents only in their own zygote
@@ -187,7 +190,7 @@ class Zygote:
         if self.found_read_paths is None:
             # Found once per zygote (1-2 ms of path lookups): this process's own Landlock domain, fixed when it was
             # confined, already bounds what any seat it forks can read, so a path that appears later adds nothing.
-            self.found_read_paths = default_read_paths(*self.plugin.read_paths(), workdir=self.workdir)
+            self.found_read_paths = default_read_paths(*plugin_read_paths(self.plugin), workdir=self.workdir)
         policy = Policy(read_paths=self.found_read_paths, memory_mb=request.get("memory_mb"),
                         cpus=float(request.get("cpus", 1.0)), label=f"seat{request['seat']}-{request['agent']}")
 

@@ -18,7 +18,7 @@ import pytest
 from hostile_helpers import CACHES, craft_cache
 
 from arena import source_only
-from arena.plugins import ENTRY_POINT, FILE, PluginSource
+from arena.plugins import ENTRY_POINT, FILE, PluginSource, load_plugin
 from arena.provenance import source_root
 from arena.source_only import SourceOnlyFinder, SourceOnlyLoader
 
@@ -193,7 +193,7 @@ def test_a_plugin_loaded_as_its_seats_load_it_runs_its_precompiled_code(tmp_path
     target = str(tmp_path / package) if kind == FILE else package
     source = PluginSource(package, kind, target, "1", "test")
     assert source_only.precompile(source_root(source)) == 2
-    plugin: Any = source.load()
+    plugin: Any = load_plugin(source)
     for function, path in ((plugin.outer, "__init__.py"), (plugin.face, "inner.py")):
         ahead = source_only._compiled[str(tmp_path / package / path)][1]
         assert any(const is function.__code__ for const in ahead.co_consts), path
