@@ -25,18 +25,14 @@ class LastFirst(RoundRobin):
 
 
 @pytest.fixture
-def last_first(monkeypatch: pytest.MonkeyPatch) -> Iterator[LastFirst]:
-    """``last-first`` registered for one test, then gone."""
-    monkeypatch.setattr(formats, "BY_NAME", dict(formats.BY_NAME))
-    import arena.tournament.config as config_module
-    import arena.tournament.config_validation as validation
-    import arena.tournament.schedule as schedule
-
-    for module in (config_module, validation, schedule):
-        monkeypatch.setattr(module, "BY_NAME", formats.BY_NAME)
+def last_first() -> Iterator[LastFirst]:
+    """``last-first`` registered for one test, then gone (every module reads the one ``BY_NAME``)."""
     form = LastFirst()
     formats.register_format(form)
-    yield form
+    try:
+        yield form
+    finally:
+        del formats.BY_NAME[form.name]
 
 
 def test_a_registered_format_is_a_config_choice_and_builds_its_schedule(last_first: LastFirst) -> None:
