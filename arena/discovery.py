@@ -210,7 +210,8 @@ def _child(source: PluginSource, out: int, temp_root: str) -> int:
     registry = registrar.registry
     report: dict[str, Any] = {"errors": list(registry.errors), "failed": source.name not in registry.sources,
                               "games": sorted(registry.games), "agents": [],
-                              "reporter": registrar.has_reporters()}
+                              "reporter": registrar.has_reporters(),
+                              "rating_methods": sorted(registry.rating_methods), "formats": sorted(registry.formats)}
     for spec in registry.agents.values():
         try:
             report["agents"].append(spec_to_json(spec))

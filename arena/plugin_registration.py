@@ -55,8 +55,11 @@ class Registrar:
         self.pm.add_hookspecs(hookspecs)
         self.registry = Registry(reporters=self.match_finished)
 
-    def add(self, source: PluginSource) -> None:
-        """Import, register and validate one plugin in this process; on any failure skip it with one line."""
+    def add(self, source: PluginSource, take_agents: bool = True) -> None:
+        """Import, register and validate one plugin in this process; on any failure skip it with one line.
+
+        ``take_agents=False`` leaves its agents out (a trusted plugin read for what it adds to the driver).
+        """
         name, where = source.name, f"plugin {source.name!r} ({source.source})"
         if self.pm.has_plugin(name) or name in self.registry.sources:
             self.registry.errors.append(f"{where}: skipped, a plugin of that name is already loaded")
@@ -68,7 +71,7 @@ class Registrar:
             return
         if not self.register(plugin, name, where):
             return
-        games, agents = self.collect(where, plugin, take_games=True)
+        games, agents = self.collect(where, plugin, take_games=True, take_agents=take_agents)
         self.registry.sources[name] = source
         for agent in agents:
             self.registry.agent_plugin[agent] = name
@@ -94,9 +97,25 @@ class Registrar:
 
     def collect(self, where: str, plugin: object, take_games: bool = True, take_agents: bool = True
                 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        """Call the plugin's registration hooks and validate what it registers."""
+        """Call the plugin's registration hooks and validate what it registers.
+
+        Its rating methods and formats are kept by name only (``Registry.rating_methods``, ``formats``): the
+        registries that take them check them when ``arena.extensions`` installs them, in the driver.
+        """
         games: list[str] = []
         agents: list[str] = []
+
+        def keeper(kind: str, kept: dict[str, Any]) -> Any:
+            def register(thing: object) -> None:
+                name = getattr(thing, "name", None)
+                problem = name_problem(name, AGENT_NAME, f"{kind} name")
+                if problem is None and name in kept:
+                    problem = f"a {kind} called {name!r} is already registered"
+                if problem:
+                    self.registry.errors.append(f"{where}: {kind} not registered: {problem}")
+                    return
+                kept[str(name)] = thing
+            return register
 
         def register_game(game: Game) -> None:
             if not take_games:
@@ -118,7 +137,10 @@ class Registrar:
             self.registry.agents[spec.name] = spec
             agents.append(spec.name)
 
-        for hook_name, register in (("arena_register_games", register_game), ("arena_register_agents", register_agent)):
+        hooks = (("arena_register_games", register_game), ("arena_register_agents", register_agent),
+                 ("arena_register_rating_methods", keeper("rating method", self.registry.rating_methods)),
+                 ("arena_register_formats", keeper("format", self.registry.formats)))
+        for hook_name, register in hooks:
             # Call this plugin's implementation only, so each registration is attributed to it.
             hook = self.pm.subset_hook_caller(hook_name, remove_plugins=self._others(plugin))
             try:

@@ -121,6 +121,12 @@ class PluginManager(Registrar):
                 f"{where}: game {printable(game, NAME_MAX)!r} not loaded: a game runs in the referee's process, "
                 f"so games of third-party plugins load only when {TRUST_ENV} names the plugin"
             )
+        for kind, key in (("rating method", "rating_methods"), ("format", "formats")):
+            for name in string_list(report.get(key))[:GAMES_MAX]:
+                self.registry.errors.append(
+                    f"{where}: {kind} {printable(name, NAME_MAX)!r} not loaded: a {kind} runs in the driver's "
+                    f"process, so those of third-party plugins load only when {TRUST_ENV} names the plugin"
+                )
         if report.get("reporter") is True:
             self.registry.errors.append(
                 f"{where}: reporter (arena_match_finished) not loaded: a reporter runs in the referee's process, "
@@ -166,8 +172,26 @@ class PluginManager(Registrar):
         claimants.append(source.name)
         return True
 
+    def load_trusted(self, plugins_dir: Path | str | None = DEFAULT_PLUGINS_DIR, entry_points: bool = True
+                     ) -> Registry:
+        """Load the built-ins and only the plugins ``ARENA_PLUGINS_TRUST`` names, in this process, without their
+        agents: what a command that seats nobody (a leaderboard) needs of plugins, with no plugin discovered.
+        """
+        for source in builtin_sources():
+            self.add(source)
+        trusted = trusted_names()
+        if trusted:
+            sources, problems = third_party_sources(plugins_dir, entry_points)
+            self.registry.errors += [line for line in problems if any(f"plugin {name!r}" in line for name in trusted)]
+            for source in sources:
+                if source.name in trusted and wanted(source) and source.kind != PROGRAM:
+                    self.add(source, take_agents=False)
+        self.registry.reporters = self.match_finished if self.has_reporters() else None
+        return self.registry
+
     def _add_trusted(self, source: PluginSource) -> None:
-        """Import a plugin the user trusts by name (``ARENA_PLUGINS_TRUST``) for its games and reporters."""
+        """Import a plugin the user trusts by name (``ARENA_PLUGINS_TRUST``) for its games, reporters, rating
+        methods and formats (its agents stay the sandboxed ones discovery reported)."""
         where = f"plugin {source.name!r} ({source.source})"
         try:
             plugin = load_plugin(source)
@@ -181,6 +205,13 @@ class PluginManager(Registrar):
         self.registry.plugins[self.registry.plugins.index(info)] = dataclasses.replace(info, games=games)
         self.registry.errors[:] = [line for line in self.registry.errors
                                    if not (line.startswith(where) and TRUST_ENV in line)]
+
+
+def load_trusted_registry(plugins_dir: Path | str | None = DEFAULT_PLUGINS_DIR) -> PluginManager:
+    """A plugin manager with the built-ins and the trusted plugins loaded, none discovered (``load_trusted``)."""
+    manager = PluginManager()
+    manager.load_trusted(plugins_dir=plugins_dir)
+    return manager
 
 
 def load_registry(plugins_dir: Path | str | None = DEFAULT_PLUGINS_DIR, entry_points: bool = True) -> PluginManager:
@@ -209,6 +240,7 @@ __all__ = [
     "ENTRY_POINT", "FILE", "GAMES_MAX", "NAME_MAX", "PLUGIN_NAME", "PROGRAM", "TRUST_ENV", "VERSION_MAX",
     "PluginCodeRefused", "PluginFactory", "PluginInfo", "PluginManager", "PluginSource", "Registry",
     "builtin_sources", "import_path", "in_process_spec", "is_builtin", "load_plugin", "load_registry",
+    "load_trusted_registry",
     "name_problem", "one_line", "origin", "printable", "spec_from_json", "spec_to_json", "third_party_sources",
     "warn_plugin_errors",
 ]

@@ -16,7 +16,14 @@ from rich.text import Text
 from arena.agent import AgentSpec
 from arena.games.base import Game
 from arena.plugin_data import printable
-from arena.plugins import DEFAULT_PLUGINS_DIR, PluginManager, Registry, load_registry, warn_plugin_errors
+from arena.plugins import (
+    DEFAULT_PLUGINS_DIR,
+    PluginManager,
+    Registry,
+    load_registry,
+    load_trusted_registry,
+    warn_plugin_errors,
+)
 
 if TYPE_CHECKING:  # arena.publish imports the ratings (numpy, scipy): only the commands that publish load it
     from arena.publish import Published, RatedConfig
@@ -96,9 +103,21 @@ def add_leaderboards_dir(parser: argparse.ArgumentParser) -> None:
 
 def plugins(args: argparse.Namespace) -> PluginManager:
     """Load every plugin once for this command, printing one line per plugin that was skipped."""
+    from arena.extensions import install  # the rating methods bring numpy and scipy: loaded with the plugins only
+
     manager = load_registry(plugins_dir=getattr(args, "plugins_dir", DEFAULT_PLUGINS_DIR))
-    warn_plugin_errors(manager.registry)
+    warn_plugin_errors(install(manager.registry))  # trusted plugins' rating methods and formats, then every problem
     return manager
+
+
+def trusted_plugins(args: argparse.Namespace) -> Registry:
+    """The built-ins and the plugins ``ARENA_PLUGINS_TRUST`` names, their rating methods and formats installed,
+    for a command that seats no agent (no plugin is discovered); one line per problem."""
+    from arena.extensions import install  # as in ``plugins``
+
+    loaded = install(load_trusted_registry(plugins_dir=getattr(args, "plugins_dir", DEFAULT_PLUGINS_DIR)).registry)
+    warn_plugin_errors(loaded)
+    return loaded
 
 
 def registry(args: argparse.Namespace) -> Registry:

@@ -12,6 +12,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("arena.__main__", "arena.cli"),
     ("arena.serve",),
     ("arena.api",),
+    ("arena.extensions",),
     ("arena.publish",),
     ("arena.site",),
     ("arena.ladder",),
