@@ -211,7 +211,8 @@ def _child(source: PluginSource, out: int, temp_root: str) -> int:
     report: dict[str, Any] = {"errors": list(registry.errors), "failed": source.name not in registry.sources,
                               "games": sorted(registry.games), "agents": [],
                               "reporter": registrar.has_reporters(),
-                              "rating_methods": sorted(registry.rating_methods), "formats": sorted(registry.formats)}
+                              "rating_methods": sorted(registry.rating_methods), "formats": sorted(registry.formats),
+                              "views": sorted(registry.views)}
     for spec in registry.agents.values():
         try:
             report["agents"].append(spec_to_json(spec))

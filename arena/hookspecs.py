@@ -6,8 +6,8 @@ lives on the registered objects (``arena.agent.Agent``, ``arena.games.base.Game`
 not in hooks, because pluggy calls every implementation of a hook.
 
 A third-party plugin's hooks run only in sandboxed processes of that plugin
-(discovery, its zygote); its games, reporters, rating methods and tournament
-formats, which would run in the driver's process, load only when
+(discovery, its zygote); its games, reporters, rating methods, tournament
+formats and leaderboard views, which would run in the driver's process, load only when
 ``ARENA_PLUGINS_TRUST`` names it (``arena.plugins``, docs/security.md).
 """
 
@@ -21,6 +21,7 @@ import pluggy
 if TYPE_CHECKING:
     from arena.agent import AgentSpec
     from arena.games.base import Game
+    from arena.leaderboard.views import View
     from arena.ratings.registry import MethodSpec
     from arena.tournament.formats import Format
 
@@ -69,4 +70,13 @@ def arena_register_formats(register: Callable[[Format], None]) -> None:
 
     A format carries its own config table, pool size and seat check; configs may then name it in ``format``.
     Trusted code, loaded as rating methods are.
+    """
+
+
+@hookspec
+def arena_register_views(register: Callable[[View], None]) -> None:
+    """Register leaderboard views by calling ``register(arena.leaderboard.View(...))`` once per view.
+
+    A view is one file every published leaderboard then writes beside the others (its name, file name and
+    ``render(leaderboard, head_to_head, title) -> str``).  Trusted code, loaded as rating methods are.
     """

@@ -99,7 +99,7 @@ class Registrar:
                 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """Call the plugin's registration hooks and validate what it registers.
 
-        Its rating methods and formats are kept by name only (``Registry.rating_methods``, ``formats``): the
+        Its rating methods, formats and views are kept by name only (``Registry.rating_methods``, ...): the
         registries that take them check them when ``arena.extensions`` installs them, in the driver.
         """
         games: list[str] = []
@@ -139,7 +139,8 @@ class Registrar:
 
         hooks = (("arena_register_games", register_game), ("arena_register_agents", register_agent),
                  ("arena_register_rating_methods", keeper("rating method", self.registry.rating_methods)),
-                 ("arena_register_formats", keeper("format", self.registry.formats)))
+                 ("arena_register_formats", keeper("format", self.registry.formats)),
+                 ("arena_register_views", keeper("view", self.registry.views)))
         for hook_name, register in hooks:
             # Call this plugin's implementation only, so each registration is attributed to it.
             hook = self.pm.subset_hook_caller(hook_name, remove_plugins=self._others(plugin))

@@ -95,9 +95,11 @@ class Registry:
     reporters: Callable[[Mapping[str, Any]], None] | None = None  # the arena_match_finished hook caller
     sources: dict[str, PluginSource] = field(default_factory=dict)  # plugin name -> where it comes from
     # What trusted plugins add to the driver's own registries (``arena.extensions`` installs them): name -> a
-    # rating method's ``MethodSpec`` or a tournament ``Format``, each checked by the registry that takes it.
+    # rating method's ``MethodSpec``, a tournament ``Format`` or a leaderboard ``View``, each checked by the
+    # registry that takes it.
     rating_methods: dict[str, Any] = field(default_factory=dict)
     formats: dict[str, Any] = field(default_factory=dict)
+    views: dict[str, Any] = field(default_factory=dict)  # name -> an arena.leaderboard.View
 
     def match_finished(self, record: Mapping[str, Any]) -> None:
         """Tell every reporter plugin (``arena_match_finished``) that a match finished.

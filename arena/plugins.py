@@ -121,7 +121,7 @@ class PluginManager(Registrar):
                 f"{where}: game {printable(game, NAME_MAX)!r} not loaded: a game runs in the referee's process, "
                 f"so games of third-party plugins load only when {TRUST_ENV} names the plugin"
             )
-        for kind, key in (("rating method", "rating_methods"), ("format", "formats")):
+        for kind, key in (("rating method", "rating_methods"), ("format", "formats"), ("view", "views")):
             for name in string_list(report.get(key))[:GAMES_MAX]:
                 self.registry.errors.append(
                     f"{where}: {kind} {printable(name, NAME_MAX)!r} not loaded: a {kind} runs in the driver's "
@@ -191,7 +191,7 @@ class PluginManager(Registrar):
 
     def _add_trusted(self, source: PluginSource) -> None:
         """Import a plugin the user trusts by name (``ARENA_PLUGINS_TRUST``) for its games, reporters, rating
-        methods and formats (its agents stay the sandboxed ones discovery reported)."""
+        methods, formats and views (its agents stay the sandboxed ones discovery reported)."""
         where = f"plugin {source.name!r} ({source.source})"
         try:
             plugin = load_plugin(source)

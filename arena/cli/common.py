@@ -103,21 +103,27 @@ def add_leaderboards_dir(parser: argparse.ArgumentParser) -> None:
 
 def plugins(args: argparse.Namespace) -> PluginManager:
     """Load every plugin once for this command, printing one line per plugin that was skipped."""
-    from arena.extensions import install  # the rating methods bring numpy and scipy: loaded with the plugins only
-
     manager = load_registry(plugins_dir=getattr(args, "plugins_dir", DEFAULT_PLUGINS_DIR))
-    warn_plugin_errors(install(manager.registry))  # trusted plugins' rating methods and formats, then every problem
+    warn_plugin_errors(_install(manager.registry))  # trusted plugins' rating methods and formats, then every problem
     return manager
 
 
 def trusted_plugins(args: argparse.Namespace) -> Registry:
     """The built-ins and the plugins ``ARENA_PLUGINS_TRUST`` names, their rating methods and formats installed,
     for a command that seats no agent (no plugin is discovered); one line per problem."""
-    from arena.extensions import install  # as in ``plugins``
-
-    loaded = install(load_trusted_registry(plugins_dir=getattr(args, "plugins_dir", DEFAULT_PLUGINS_DIR)).registry)
+    loaded = _install(load_trusted_registry(plugins_dir=getattr(args, "plugins_dir", DEFAULT_PLUGINS_DIR)).registry)
     warn_plugin_errors(loaded)
     return loaded
+
+
+def _install(registry: Registry) -> Registry:
+    """Install what trusted plugins add to the driver (``arena.extensions``), if they add anything: the rating
+    methods bring numpy and scipy, which a listing never loads (tests/cli/test_startup.py)."""
+    if registry.rating_methods or registry.formats or registry.views:
+        from arena.extensions import install
+
+        install(registry)
+    return registry
 
 
 def registry(args: argparse.Namespace) -> Registry:
