@@ -8,6 +8,7 @@ HTML card (``arena.leaderboard.files``); ``register_view`` adds one, as a truste
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +43,8 @@ _VIEWS: dict[str, View] = {
 
 FILE_NAMES: tuple[str, ...] = tuple(view.file_name for view in _VIEWS.values())
 """The files the built-in views write."""
+BUILT_IN = frozenset(_VIEWS)
+"""The names of arena's own views: any other is a plugin's, whose failure skips its file only."""
 
 
 def register_view(view: View) -> View:
@@ -65,7 +68,7 @@ def write_leaderboard_files(
     leaderboard: Leaderboard, head_to_head: HeadToHead, directory: str | Path, title: str, page: bool = True
 ) -> dict[str, Path]:
     """Write every view's file (``leaderboard.md``, ``.csv``, ``.json``, with ``page`` ``index.html``, then any
-    registered view's).
+    registered view's; one that raises is skipped with one line on stderr).
 
     A tournament's folder gets the whole site instead of the one-page card (``arena.site``), so
     ``arena publish`` passes ``page=False``.
@@ -94,7 +97,16 @@ def write_leaderboard_files(
             continue
         path = folder / view.file_name
         temporary = path.with_name(f".{view.file_name}.tmp")
-        temporary.write_text(view.render(leaderboard, head_to_head, title), encoding="utf-8")
+        try:
+            text = view.render(leaderboard, head_to_head, title)
+        except Exception as error:  # a plugin's view may raise anything; the other files are still written
+            if view.name in BUILT_IN:
+                raise
+            message = " ".join(str(error).split())[:300]
+            print(f"arena: leaderboard view {view.name!r} failed, {view.file_name} not written: "
+                  f"{type(error).__name__}{': ' + message if message else ''}", file=sys.stderr)
+            continue
+        temporary.write_text(text, encoding="utf-8")
         temporary.replace(path)  # readers never see a half-written file
         written[view.file_name] = path
     return written

@@ -75,3 +75,16 @@ def test_a_trusted_plugins_view_is_published_and_an_untrusted_ones_is_not(
     assert main(["publish", "q", *common]) == 0
     lines = (boards / "q" / "names.txt").read_text().splitlines()
     assert sorted(lines[1:]) == ["greedy", "greedy-2", "random", "random-2"]
+
+
+def test_a_failing_plugin_view_skips_its_file_only_with_one_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], clean_views: None) -> None:
+    def broken(board: object, pairs: object, title: str) -> str:
+        raise RuntimeError("no\nluck")
+
+    register_view(View("broken", "broken.txt", broken))
+    written = write_leaderboard_files(build_leaderboard(OUTCOMES, "elo"), head_to_head(OUTCOMES), tmp_path, title="t")
+    assert list(written) == ["leaderboard.md", "leaderboard.csv", "leaderboard.json", "index.html"]
+    assert not (tmp_path / "broken.txt").exists()
+    assert capsys.readouterr().err == ("arena: leaderboard view 'broken' failed, broken.txt not written: "
+                                       "RuntimeError: no luck\n")
