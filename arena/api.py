@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from arena.agent import AgentSpec
-from arena.extensions import install
 from arena.games.base import Game, InvalidSetup
-from arena.plugins import DEFAULT_PLUGINS_DIR, PluginManager, Registry, load_registry
+from arena.plugin_system.extensions import install
+from arena.plugin_system.loading import DEFAULT_PLUGINS_DIR, PluginManager, Registry, load_registry
 from arena.referee import Limits, MatchResult, SeatPlan
 from arena.referee import play_match as referee_play_match
 from arena.seeding import derive_seed

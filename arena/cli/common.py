@@ -15,8 +15,8 @@ from rich.text import Text
 
 from arena.agent import AgentSpec
 from arena.games.base import Game
-from arena.plugin_data import printable
-from arena.plugins import (
+from arena.plugin_system.data import printable
+from arena.plugin_system.loading import (
     DEFAULT_PLUGINS_DIR,
     PluginManager,
     Registry,
@@ -117,10 +117,10 @@ def trusted_plugins(args: argparse.Namespace) -> Registry:
 
 
 def _install(registry: Registry) -> Registry:
-    """Install what trusted plugins add to the driver (``arena.extensions``), if they add anything: the rating
-    methods bring numpy and scipy, which a listing never loads (tests/cli/test_startup.py)."""
+    """Install what trusted plugins add to the driver (``arena.plugin_system.extensions``), if they add
+    anything: the rating methods bring numpy and scipy, which a listing never loads (tests/cli/test_startup.py)."""
     if registry.rating_methods or registry.formats or registry.views:
-        from arena.extensions import install
+        from arena.plugin_system.extensions import install
 
         install(registry)
     return registry

@@ -3,7 +3,7 @@
 A ``View`` carries what publishing needs of it (its file name, whether it is the one-page card that only a
 folder without the site gets), so nothing else names the files.  The built-ins are Markdown, CSV, JSON and the
 HTML card (``arena.leaderboard.files``); ``register_view`` adds one, as a trusted plugin does through
-``arena_register_views`` (``arena.extensions``), and every publish from then on writes it too.
+``arena_register_views`` (``arena.plugin_system.extensions``), and every publish from then on writes it too.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 ``ensure_built(manifest)`` returns the folder the program runs from.  For a manifest with a ``build``
 command, that is ``<cache>/<name>-<key>``, where the key hashes the program folder's files (every byte:
-``arena.provenance.files_hash``), its version and the build command, so an edit or a new version builds
+``arena.plugin_system.provenance.files_hash``), its version and the build command, so an edit or a new version builds
 again and nothing else does.  The build itself runs in ``python -m arena.program.build`` (a fresh process):
 
 * it enters cgroups the referee made for it (``BUILD_MEMORY_MB`` of memory, its files included, and
@@ -82,7 +82,7 @@ def cache_root() -> Path:
 
 def build_key(manifest: Manifest) -> str:
     """The content hash a build is cached under: the folder's files, the version and the build command."""
-    from arena.provenance import ProvenanceError, files_hash
+    from arena.plugin_system.provenance import ProvenanceError, files_hash
 
     try:
         files = files_hash(manifest.folder)

@@ -1,6 +1,6 @@
 """How a process that runs a plugin's code is confined: its environment and its sandbox.
 
-Shared by plugin discovery (``arena.discovery``) and the per-plugin zygotes
+Shared by plugin discovery (``arena.plugin_system.discovery``) and the per-plugin zygotes
 (``arena.referee.zygote``): the environment such a process keeps, and its
 confinement in the strongest sandbox this machine offers (``arena.sandbox``).
 The process hygiene of a forked child and the subreaper that collects whatever
@@ -14,7 +14,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from arena.plugin_types import BUILTIN, FILE, PROGRAM, PluginSource
+from arena.plugin_system.registry import BUILTIN, FILE, PROGRAM, PluginSource
 from arena.program.build import CACHE_ENV, cache_root
 from arena.program.launch import read_paths as program_read_paths
 from arena.sandbox.process import address_space_kb, bound_address_space

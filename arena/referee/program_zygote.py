@@ -23,7 +23,7 @@ import socket
 import sys
 from typing import Any
 
-from arena.plugin_types import PluginSource
+from arena.plugin_system.registry import PluginSource
 from arena.program.launch import LaunchError, environment, executable, run_folder
 from arena.program.manifest import ManifestError, read_manifest
 from arena.referee.confinement import plugin_read_paths

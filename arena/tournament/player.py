@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.plugin_data import printable
-from arena.plugin_registration import Registrar
+from arena.plugin_system.data import printable
+from arena.plugin_system.registration import Registrar
 from arena.referee import STARTUP, fault_phase
 from arena.tournament.errors import TournamentError
 from arena.tournament.execution import Execution

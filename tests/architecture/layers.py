@@ -12,7 +12,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("arena.__main__", "arena.cli"),
     ("arena.serve",),
     ("arena.api",),
-    ("arena.extensions",),
+    ("arena.plugin_system.extensions",),
     ("arena.publish",),
     ("arena.site",),
     ("arena.ladder",),
@@ -22,15 +22,16 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # Reading and checking agents and games from the loaded plugins.
     ("arena.conformance", "arena.conformance_report", "arena.testing", "arena.env", "arena.games.catalog",
      "arena.match_log", "arena.human"),
-    # The plugin system, the loading layer on top.
-    ("arena.plugins",),
-    ("arena.discovery",),
+    # The plugin system (arena/plugin_system/), the loading layer on top; arena.plugins re-exports it.
+    ("arena.plugins", "arena.plugin_system.loading"),
+    ("arena.plugin_system.discovery",),
     ("arena.referee",),
     ("arena.program",),
-    ("arena.plugin_registration",),
-    ("arena.plugin_origin", "arena.plugin_sources", "arena.provenance", "arena.program.manifest",
-     "arena.program.__init__"),
-    ("arena.plugin_types", "arena.plugin_data", "arena.source_only", "arena.reporters"),
+    ("arena.plugin_system.registration",),
+    ("arena.plugin_system.origin", "arena.plugin_system.sources", "arena.plugin_system.provenance",
+     "arena.program.manifest", "arena.program.__init__"),
+    ("arena.plugin_system.registry", "arena.plugin_system.data", "arena.plugin_system.source_only",
+     "arena.plugin_system.reporters", "arena.plugin_system.__init__"),
     ("arena.sandbox",),
     # What every layer above reads: agents, options, games and their contracts, records.
     ("arena.substitute", "arena.agent", "arena.options", "arena.transactions"),

@@ -17,7 +17,7 @@ from tests.architecture import layers
 ARENA = Path(__file__).resolve().parents[2] / "arena"
 MODULE_LINES_MAX = 500
 UPWARD_MAX = 10
-PLUGIN_LOADING = "arena.plugins"
+PLUGIN_LOADING = "arena.plugin_system.loading"
 
 
 @pytest.fixture(scope="module")
@@ -44,24 +44,28 @@ def test_few_imports_run_up_the_layers(graph: grimp.ImportGraph) -> None:
 
 def test_nothing_below_the_plugin_loading_layer_imports_it(graph: grimp.ImportGraph) -> None:
     """The registry is built in one place: discovery, the referee, the sandboxed processes and the plugin
-    system's own lower modules never reach back up to ``arena.plugins``."""
+    system's own lower modules never reach back up to the loading layer (nor to ``arena.plugins``, which
+    re-exports it for callers outside arena)."""
     loading = layers.layer_of(PLUGIN_LOADING)
     assert loading is not None
     below = sorted(module for module in graph.find_modules_that_directly_import(PLUGIN_LOADING)
                    if (layers.layer_of(module) or 0) > loading)
-    assert not below, f"modules below the plugin-loading layer import arena.plugins: {below}"
+    assert not below, f"modules below the plugin-loading layer import it: {below}"
+    inside = sorted(graph.find_modules_that_directly_import("arena.plugins"))
+    assert not inside, f"arena's own modules import the facade arena.plugins (import the plugin system): {inside}"
 
 
 def test_the_layer_check_sees_an_upward_import() -> None:
     """The check itself: an import from the sandbox up to the CLI is counted, one down is not."""
     graph = grimp.ImportGraph()
-    for module in ("arena.sandbox.seat", "arena.cli.run", "arena.plugins", "arena.plugin_types"):
+    for module in ("arena.sandbox.seat", "arena.cli.run", "arena.plugins", "arena.plugin_system.registry"):
         graph.add_module(module)
     graph.add_import(importer="arena.sandbox.seat", imported="arena.cli.run")
-    graph.add_import(importer="arena.plugins", imported="arena.plugin_types")
-    graph.add_import(importer="arena.plugin_types", imported="arena.plugins")
-    assert layers.upward(graph) == [("arena.plugin_types", "arena.plugins"), ("arena.sandbox.seat", "arena.cli.run")]
-    assert layers.circles(graph) == [["arena.plugin_types", "arena.plugins"]]
+    graph.add_import(importer="arena.plugins", imported="arena.plugin_system.registry")
+    graph.add_import(importer="arena.plugin_system.registry", imported="arena.plugins")
+    assert layers.upward(graph) == [("arena.plugin_system.registry", "arena.plugins"),
+                                    ("arena.sandbox.seat", "arena.cli.run")]
+    assert layers.circles(graph) == [["arena.plugin_system.registry", "arena.plugins"]]
 
 
 def test_no_module_of_arena_is_over_500_lines() -> None:

@@ -1,4 +1,4 @@
-"""``arena.source_only``: modules in a protected root run from source, whatever cache lies beside them.
+"""``arena.plugin_system.source_only``: modules in a protected root run from source, whatever cache lies beside them.
 
 Each test builds modules with crafted caches (``hostile_helpers.craft_cache``) in a temporary folder put on
 ``sys.path``, with a finder of its own first in ``sys.meta_path``; both are restored afterwards.
@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 from hostile_helpers import CACHES, craft_cache
 
-from arena import source_only
+from arena.plugin_system import source_only as source_only
+from arena.plugin_system.provenance import source_root
+from arena.plugin_system.source_only import SourceOnlyFinder, SourceOnlyLoader
 from arena.plugins import ENTRY_POINT, FILE, PluginSource, load_plugin
-from arena.provenance import source_root
-from arena.source_only import SourceOnlyFinder, SourceOnlyLoader
 
 
 @pytest.fixture

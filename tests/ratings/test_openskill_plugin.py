@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from arena.cli import main
-from arena.extensions import install
+from arena.plugin_system.extensions import install
 from arena.plugins import TRUST_ENV, load_registry
 from arena.ratings import registry as ratings_registry
 from tests.cli.test_queries_and_streams import CONFIG

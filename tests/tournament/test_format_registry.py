@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.extensions import install
+from arena.plugin_system.extensions import install
 from arena.plugins import TRUST_ENV, load_registry
 from arena.tournament import formats
 from arena.tournament.config import ConfigError, config_from_dict

@@ -1,8 +1,8 @@
 """The plugin registry's types: where a plugin comes from, a refused factory, and what a registry holds.
 
 Plain data, importing no plugin and nothing that loads one: the bottom of the plugin system, which every
-layer above reads (``arena.plugin_sources`` finds sources, ``arena.plugin_registration`` imports one,
-``arena.discovery`` imports one in a sandbox, ``arena.plugins`` builds the registry).
+layer above reads (``arena.plugin_system.sources`` finds sources, ``arena.plugin_system.registration`` imports one,
+``arena.plugin_system.discovery`` imports one in a sandbox, ``arena.plugins`` builds the registry).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 
 from arena.agent import AgentSpec
 from arena.games.base import Game
-from arena.plugin_data import one_line
+from arena.plugin_system.data import one_line
 from arena.suggest import closest
 
 BUILTIN, ENTRY_POINT, FILE, PROGRAM = "builtin", "entry point", "file", "program"
@@ -58,7 +58,7 @@ class PluginFactory:
     """Stands in the driver's registry for a third-party agent's factory, which lives only in its sandbox.
 
     Calling it refuses: the agent is built by its plugin's zygote (``arena.referee.host``), or
-    in-process only through ``arena.plugin_registration.in_process_spec`` when a seat is explicitly ``trusted``.
+    in-process only through ``arena.plugin_system.registration.in_process_spec`` when a seat is explicitly ``trusted``.
     """
 
     plugin: PluginSource  # the plugin that registered the agent
@@ -94,9 +94,9 @@ class Registry:
     errors: list[str] = field(default_factory=list)  # one line per skipped plugin or registration
     reporters: Callable[[Mapping[str, Any]], None] | None = None  # the arena_match_finished hook caller
     sources: dict[str, PluginSource] = field(default_factory=dict)  # plugin name -> where it comes from
-    # What trusted plugins add to the driver's own registries (``arena.extensions`` installs them): name -> a
-    # rating method's ``MethodSpec``, a tournament ``Format`` or a leaderboard ``View``, each checked by the
-    # registry that takes it.
+    # What trusted plugins add to the driver's own registries (``arena.plugin_system.extensions`` installs
+    # them): name -> a rating method's ``MethodSpec``, a tournament ``Format`` or a leaderboard ``View``, each
+    # checked by the registry that takes it.
     rating_methods: dict[str, Any] = field(default_factory=dict)
     formats: dict[str, Any] = field(default_factory=dict)
     views: dict[str, Any] = field(default_factory=dict)  # name -> an arena.leaderboard.View

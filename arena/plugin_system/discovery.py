@@ -1,6 +1,6 @@
 """Discovering third-party plugins without running their code in this process.
 
-``discover(sources)`` starts one fresh interpreter (``python -m arena.discovery``,
+``discover(sources)`` starts one fresh interpreter (``python -m arena.plugin_system.discovery``,
 which holds nothing but arena's code), and that process forks one child per
 plugin.  Each child confines itself (``arena.sandbox.confine``: no writes, no
 network, reads only Python, arena and the plugin's own files) before it
@@ -35,9 +35,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from arena.plugin_data import one_line, spec_to_json
-from arena.plugin_registration import Registrar
-from arena.plugin_types import PluginSource
+from arena.plugin_system.data import one_line, spec_to_json
+from arena.plugin_system.registration import Registrar
+from arena.plugin_system.registry import PluginSource
 from arena.referee.confinement import confine_for, plugin_environment, sandbox_level
 from arena.referee.zygote import PRELOAD_PACKAGE, preload
 from arena.sandbox import lease
@@ -89,8 +89,9 @@ def _run(sources: list[PluginSource]) -> list[dict[str, Any]]:
     failed = {"error": "discovery failed: the discovery process did not answer"}
     try:
         # Marked with this process's lease: should this process die meanwhile, its janitor ends discovery too.
-        done = subprocess.run([sys.executable, "-m", "arena.discovery", *lease.current().mark], input=request.encode(),
-                              env=env, capture_output=True, timeout=DISCOVERY_SECONDS + 10, start_new_session=True)
+        done = subprocess.run([sys.executable, "-m", "arena.plugin_system.discovery", *lease.current().mark],
+                              input=request.encode(), env=env, capture_output=True,
+                              timeout=DISCOVERY_SECONDS + 10, start_new_session=True)
     except subprocess.TimeoutExpired:
         return [failed] * len(sources)
     try:
@@ -232,7 +233,7 @@ def _write(out: int, report: dict[str, Any]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the discovery process: sources as JSON on stdin, reports as JSON on stdout."""
-    parser = argparse.ArgumentParser(prog="python -m arena.discovery")
+    parser = argparse.ArgumentParser(prog="python -m arena.plugin_system.discovery")
     parser.add_argument("--lease", default="", help="the caller's lease token (marks this process as its own)")
     args = parser.parse_args(argv)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the driver's to handle

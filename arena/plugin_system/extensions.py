@@ -13,7 +13,7 @@ one line.
 from __future__ import annotations
 
 from arena.leaderboard.views import View, register_view, views
-from arena.plugin_types import Registry
+from arena.plugin_system.registry import Registry
 from arena.ratings.registry import MethodSpec, method_names, method_spec, register_method
 from arena.tournament.formats import BY_NAME, Format, register_format
 

@@ -20,8 +20,8 @@ import os
 from pathlib import Path
 
 from arena import hookspecs
-from arena.plugin_data import NAME_MAX, PLUGIN_NAME, VERSION_MAX, name_problem, printable
-from arena.plugin_types import BUILTIN, ENTRY_POINT, FILE, PROGRAM, PluginSource, is_plugin_file
+from arena.plugin_system.data import NAME_MAX, PLUGIN_NAME, VERSION_MAX, name_problem, printable
+from arena.plugin_system.registry import BUILTIN, ENTRY_POINT, FILE, PROGRAM, PluginSource, is_plugin_file
 from arena.program.manifest import is_manifest_folder
 
 DEFAULT_PLUGINS: tuple[tuple[str, str], ...] = (

@@ -3,7 +3,7 @@
 Nothing a plugin says about itself decides this (not ``AgentSpec.trusted``, not a factory's ``__module__``):
 a third-party agent in the driver's registry is only data (``PluginFactory``), and a built-in agent is
 recognised by being the very spec a built-in plugin registered (``remember_builtins``, called by
-``arena.plugin_registration`` as it registers a built-in) or by its code living in arena's own files.
+``arena.plugin_system.registration`` as it registers a built-in) or by its code living in arena's own files.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.agent import AgentSpec
-from arena.plugin_types import PluginFactory, PluginSource, Registry
+from arena.plugin_system.registry import PluginFactory, PluginSource, Registry
 
 _BUILTIN_SPECS: dict[str, list[tuple[AgentSpec, PluginSource]]] = {}  # every registry's built-in specs
 
@@ -62,7 +62,7 @@ def remember_builtins(registry: Registry) -> None:
 @functools.cache
 def _arena_folders() -> tuple[Path, ...]:
     """The folders of arena's own packages (arena and arena_agents), wherever they are installed."""
-    folders = [Path(__file__).resolve().parent]
+    folders = [Path(__file__).resolve().parents[1]]  # arena/, this module being in arena/plugin_system/
     spec = importlib.util.find_spec("arena_agents")
     if spec is not None:
         folders += [Path(location).resolve() for location in spec.submodule_search_locations or ()]

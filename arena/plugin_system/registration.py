@@ -2,7 +2,7 @@
 
 The layer of the plugin system that runs a plugin's code: the driver runs the built-ins here, and plugins the
 operator trusts by name; a sandboxed process runs the one plugin it serves (discovery's child,
-``arena.discovery``; a plugin's zygote and seats, ``arena.referee.zygote``).  Building the driver's whole
+``arena.plugin_system.discovery``; a plugin's zygote and seats, ``arena.referee.zygote``).  Building the driver's whole
 registry from every source, third-party plugins discovered in sandboxes, is ``arena.plugins``'s job, above
 this one.
 
@@ -30,9 +30,18 @@ from arena import hookspecs
 from arena.agent import ANY_GAME, AgentSpec
 from arena.games.base import Game
 from arena.options import AgentOptions
-from arena.plugin_data import AGENT_NAME, DESCRIPTION_MAX, GAMES_MAX, NAME_MAX, VERSION_MAX, name_problem, one_line
-from arena.plugin_origin import remember_builtins
-from arena.plugin_types import (
+from arena.plugin_system.data import (
+    AGENT_NAME,
+    DESCRIPTION_MAX,
+    GAMES_MAX,
+    NAME_MAX,
+    VERSION_MAX,
+    name_problem,
+    one_line,
+)
+from arena.plugin_system.origin import remember_builtins
+from arena.plugin_system.provenance import source_root
+from arena.plugin_system.registry import (
     BUILTIN,
     ENTRY_POINT,
     PROGRAM,
@@ -42,8 +51,7 @@ from arena.plugin_types import (
     PluginSource,
     Registry,
 )
-from arena.provenance import source_root
-from arena.source_only import load_file, protect
+from arena.plugin_system.source_only import load_file, protect
 from arena.suggest import closest
 
 
@@ -100,7 +108,7 @@ class Registrar:
         """Call the plugin's registration hooks and validate what it registers.
 
         Its rating methods, formats and views are kept by name only (``Registry.rating_methods``, ...): the
-        registries that take them check them when ``arena.extensions`` installs them, in the driver.
+        registries that take them check them when ``arena.plugin_system.extensions`` installs them, in the driver.
         """
         games: list[str] = []
         agents: list[str] = []
@@ -159,7 +167,9 @@ class Registrar:
 
     def match_finished(self, record: Mapping[str, Any]) -> None:
         """Tell every reporter plugin that a match finished, each on its own (one failing silences no other)."""
-        from arena.reporters import call_each_reporter  # imports pluggy only; kept local to this one caller
+        from arena.plugin_system.reporters import (
+            call_each_reporter,  # imports pluggy only; kept local to this one caller
+        )
 
         call_each_reporter(self.pm, record)
 
@@ -168,7 +178,7 @@ def load_plugin(source: PluginSource) -> ModuleType | object:
     """Import the plugin ``source`` names in this process and return its plugin object (runs its code).
 
     A third-party plugin's modules run from the source files its hash covers, never from a bytecode cache
-    beside them (``arena.source_only``).
+    beside them (``arena.plugin_system.source_only``).
     """
     if source.kind == BUILTIN:
         return importlib.import_module(source.target)
