@@ -16,7 +16,8 @@ from typing import Any
 
 from arena.agent import AgentSpec
 from arena.games.base import Game, InvalidSetup
-from arena.plugins import DEFAULT_PLUGINS_DIR, Registry, load_registry
+from arena.plugin_system.extensions import install
+from arena.plugin_system.loading import DEFAULT_PLUGINS_DIR, PluginManager, Registry, load_registry
 from arena.referee import Limits, MatchResult, SeatPlan
 from arena.referee import play_match as referee_play_match
 from arena.seeding import derive_seed
@@ -29,8 +30,15 @@ from arena.tournament.store import DEFAULT_LEADERBOARDS, Store, StoreError, stor
 __all__ = ["load_records", "play_match", "run_tournament"]
 
 
+def _plugins(plugins_dir: Path | str | None) -> PluginManager:
+    """Every plugin loaded once, with the trusted plugins' rating methods and formats installed."""
+    manager = load_registry(plugins_dir=plugins_dir)
+    install(manager.registry)
+    return manager
+
+
 def _registry(plugins_dir: Path | str | None) -> Registry:
-    return load_registry(plugins_dir=plugins_dir).registry
+    return _plugins(plugins_dir).registry
 
 
 def play_match(
@@ -113,8 +121,9 @@ def run_tournament(
     ``TournamentConfig``.  ``workers=1`` plays serially in this process; otherwise
     Ray runs the matches.  A bad config raises ``ConfigError`` listing every problem.
     """
+    manager = _plugins(plugins_dir)  # loaded once: the config is read and the tournament played with it
     if not isinstance(config, TournamentConfig):
-        registry = _registry(plugins_dir)
+        registry = manager.registry
         known_games = {name: item.info for name, item in registry.games.items()}
         known_agents = {name: set(spec.games) for name, spec in registry.agents.items()}
         if isinstance(config, Mapping):
@@ -122,7 +131,7 @@ def run_tournament(
         else:
             config = load_config(config, known_games, known_agents)
     return runner_run_tournament(config, leaderboards=leaderboards, plugins_dir=plugins_dir, workers=workers,
-                                 address=address, resume=resume, on_progress=on_progress)
+                                 address=address, resume=resume, on_progress=on_progress, plugins=manager)
 
 
 def load_records(tournament: str | Path, *, leaderboards: Path | str = DEFAULT_LEADERBOARDS) -> list[dict[str, Any]]:

@@ -50,7 +50,7 @@ from arena.conformance_report import (
 from arena.coverage import ATTEMPTS, Coverage, Scenario, scenarios_for
 from arena.games.base import Game
 from arena.match_log import fault_when
-from arena.plugins import DEFAULT_PLUGINS_DIR, FILE, PROGRAM, Registry, load_registry, origin
+from arena.plugin_system.loading import DEFAULT_PLUGINS_DIR, FILE, PROGRAM, Registry, load_registry, origin
 from arena.records import action_from_json
 from arena.referee import AgentHost, Limits, MatchResult, RefereeError, SeatPlan, play_match
 from arena.referee.confinement import sandbox_level

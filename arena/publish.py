@@ -24,7 +24,7 @@ from arena.ladder.history import stored_history, write_history
 from arena.ladder.store import is_ladder
 from arena.leaderboard import Leaderboard, build_leaderboard, head_to_head, render_rich, write_leaderboard_files
 from arena.leaderboard.terminal import format_number, rating_digits
-from arena.plugins import DEFAULT_PLUGINS_DIR
+from arena.plugin_system.loading import DEFAULT_PLUGINS_DIR
 from arena.ratings.data import MatchOutcome
 from arena.ratings.registry import method_spec
 from arena.site import build_site

@@ -12,7 +12,7 @@ from rich.table import Table
 from arena.agent import AgentSpec
 from arena.cli.common import CliError
 from arena.options import OptionSpec
-from arena.plugins import Registry
+from arena.plugin_system.loading import Registry
 
 
 def agent_named(loaded: Registry, name: str) -> AgentSpec:

@@ -15,8 +15,15 @@ from rich.text import Text
 
 from arena.agent import AgentSpec
 from arena.games.base import Game
-from arena.plugin_data import printable
-from arena.plugins import DEFAULT_PLUGINS_DIR, Registry, load_registry, warn_plugin_errors
+from arena.plugin_system.data import printable
+from arena.plugin_system.loading import (
+    DEFAULT_PLUGINS_DIR,
+    PluginManager,
+    Registry,
+    load_registry,
+    load_trusted_registry,
+    warn_plugin_errors,
+)
 
 if TYPE_CHECKING:  # arena.publish imports the ratings (numpy, scipy): only the commands that publish load it
     from arena.publish import Published, RatedConfig
@@ -94,11 +101,34 @@ def add_leaderboards_dir(parser: argparse.ArgumentParser) -> None:
                         help=f"the folder of tournament folders (default: ./{DEFAULT_LEADERBOARDS})")
 
 
-def registry(args: argparse.Namespace) -> Registry:
-    """Load every plugin, printing one line per plugin that was skipped."""
-    loaded = load_registry(plugins_dir=getattr(args, "plugins_dir", DEFAULT_PLUGINS_DIR)).registry
+def plugins(args: argparse.Namespace) -> PluginManager:
+    """Load every plugin once for this command, printing one line per plugin that was skipped."""
+    manager = load_registry(plugins_dir=getattr(args, "plugins_dir", DEFAULT_PLUGINS_DIR))
+    warn_plugin_errors(_install(manager.registry))  # trusted plugins' rating methods and formats, then every problem
+    return manager
+
+
+def trusted_plugins(args: argparse.Namespace) -> Registry:
+    """The built-ins and the plugins ``ARENA_PLUGINS_TRUST`` names, their rating methods and formats installed,
+    for a command that seats no agent (no plugin is discovered); one line per problem."""
+    loaded = _install(load_trusted_registry(plugins_dir=getattr(args, "plugins_dir", DEFAULT_PLUGINS_DIR)).registry)
     warn_plugin_errors(loaded)
     return loaded
+
+
+def _install(registry: Registry) -> Registry:
+    """Install what trusted plugins add to the driver (``arena.plugin_system.extensions``), if they add
+    anything: the rating methods bring numpy and scipy, which a listing never loads (tests/cli/test_startup.py)."""
+    if registry.rating_methods or registry.formats or registry.views:
+        from arena.plugin_system.extensions import install
+
+        install(registry)
+    return registry
+
+
+def registry(args: argparse.Namespace) -> Registry:
+    """What every plugin registered (``plugins``), for a command that only reads the registry."""
+    return plugins(args).registry
 
 
 def game_named(loaded: Registry, name: str) -> Game:

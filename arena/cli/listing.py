@@ -13,7 +13,7 @@ from rich.text import Text
 from arena.agent import ANY_GAME
 from arena.cli.agent_options import agent_named, print_agent_options
 from arena.cli.common import add_command, add_plugins_dir, game_named, literal, print_json, registry
-from arena.plugins import is_builtin
+from arena.plugin_system.loading import is_builtin
 
 
 def add_parsers(subparsers: argparse._SubParsersAction) -> None:

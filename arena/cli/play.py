@@ -27,7 +27,7 @@ from arena.games.base import Game, GameError
 from arena.human import HumanAgent, InputEnded
 from arena.match_log import fault_line, fault_when, header_lines
 from arena.options import OptionError, parse_assignments
-from arena.plugins import Registry
+from arena.plugin_system.loading import Registry
 from arena.records import save_record
 from arena.referee import MatchResult, RefereeError, SeatPlan, play_match
 from arena.seeding import derive_seed

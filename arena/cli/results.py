@@ -21,11 +21,12 @@ from arena.cli.common import (
     failure,
     print_json,
     publish_leaderboard,
+    trusted_plugins,
 )
 from arena.cli.numbers import MAX_BOOTSTRAP, integer
 from arena.leaderboard import compare, render_comparison
 from arena.publish import StoredConfig, method_options, rate_stored, stored_config
-from arena.ratings.registry import method_names
+from arena.ratings.registry import method_names, method_spec
 from arena.records import save_record
 from arena.suggest import closest
 from arena.tournament.config import DEFAULT_FAULT_SHARE
@@ -54,8 +55,9 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     board.add_argument("name", help="tournament name (its folder under --leaderboards)")
-    board.add_argument("--method", action="append", choices=method_names(),
-                       help="rating method; repeat to show several side by side (default: the config's list)")
+    board.add_argument("--method", action="append", metavar="METHOD",
+                       help=f"rating method ({', '.join(method_names())}, or one a trusted plugin adds); repeat to "
+                            "show several side by side (default: the config's list)")
     board.add_argument("--bootstrap", type=integer(0, MAX_BOOTSTRAP, "replicates"), default=0, metavar="N",
                        help="Elo and Plackett-Luce intervals from N bootstrap replicates over duplicate blocks "
                             "(default: from the curvature)")
@@ -64,6 +66,7 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
                             "per deal (rotations as detail)")
     board.add_argument("--json", action="store_true", help="print JSON")
     add_leaderboards_dir(board)
+    add_plugins_dir(board)
     board.set_defaults(run=run_leaderboard)
 
     publish_parser = add_command(
@@ -83,8 +86,9 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     publish_parser.add_argument("name", help="tournament name (its folder under --leaderboards)")
-    publish_parser.add_argument("--method", action="append", choices=method_names(),
-                                help="rating method; repeat for several, the first names the files' leaderboard")
+    publish_parser.add_argument("--method", action="append", metavar="METHOD",
+                                help=f"rating method ({', '.join(method_names())}, or one a trusted plugin adds); "
+                                     "repeat for several, the first names the files' leaderboard")
     publish_parser.add_argument("--bootstrap", type=integer(0, MAX_BOOTSTRAP, "replicates"), default=0, metavar="N",
                                 help="Elo and Plackett-Luce intervals from N bootstrap replicates")
     add_leaderboards_dir(publish_parser)
@@ -138,6 +142,7 @@ def _trusted_entries(data: dict) -> frozenset[str]:
 
 def run_leaderboard(args: argparse.Namespace) -> int:
     """Print the leaderboard, or a head-to-head comparison; write nothing."""
+    _check_methods(args)
     config = _config(args)
     console = Console()
     if args.vs:
@@ -165,9 +170,20 @@ def run_leaderboard(args: argparse.Namespace) -> int:
 
 def run_publish(args: argparse.Namespace) -> int:
     """Write the leaderboard files and print the leaderboard."""
+    _check_methods(args)
     published = publish_leaderboard(args, _config(args), methods=args.method, bootstrap=args.bootstrap)
     published.print(Console())
     return 0
+
+
+def _check_methods(args: argparse.Namespace) -> None:
+    """Install the trusted plugins' rating methods, then refuse (usage, one line) a ``--method`` none offers."""
+    trusted_plugins(args)
+    for method in args.method or ():
+        try:
+            method_spec(method)
+        except ValueError as error:
+            raise CliError(f"--method: {error}") from None
 
 
 def run_export(args: argparse.Namespace) -> int:

@@ -19,13 +19,13 @@ from arena.cli.common import (
     add_plugins_dir,
     check_leaderboards,
     failure,
+    plugins,
     print_json,
     publish_leaderboard,
-    registry,
 )
 from arena.cli.numbers import MAX_WORKERS, integer
 from arena.cli.progress import LazyProgress
-from arena.plugins import DEFAULT_PLUGINS_DIR, Registry
+from arena.plugin_system.loading import DEFAULT_PLUGINS_DIR, PluginManager, Registry
 from arena.publish import summary_json
 from arena.tournament.config import ConfigError, TournamentConfig
 from arena.tournament.config_loading import load_config
@@ -85,8 +85,8 @@ def load_tournament(path: Path, loaded: Registry) -> TournamentConfig:
 def run(args: argparse.Namespace) -> int:
     """Run the tournament with a live display, then publish the leaderboard."""
     check_leaderboards(args.leaderboards)
-    loaded = registry(args)
-    config = load_tournament(args.config, loaded)
+    manager = plugins(args)  # loaded once: the tournament plays with this very registry
+    config = load_tournament(args.config, manager.registry)
     console = Console(stderr=args.json)
     schedule = config.schedule()
     if not args.json:
@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
                       f"{config.blocks} duplicate blocks per table, {schedule.match_count} matches")
     seen: list[RunProgress] = []
     try:
-        summary = _run_with_display(config, args, console, quiet=args.json, seen=seen)
+        summary = _run_with_display(config, args, console, manager, quiet=args.json, seen=seen)
     except (StoreError, TournamentError) as error:
         raise failure(error) from None
     except KeyboardInterrupt as interrupt:  # Ctrl-C, SIGTERM or SIGHUP: the run's clean-up has run
@@ -126,8 +126,8 @@ def resume_command(args: argparse.Namespace) -> str:
     return shlex.join([*words, "--resume"])
 
 
-def _run_with_display(config: TournamentConfig, args: argparse.Namespace, console: Console, quiet: bool,
-                      seen: list[RunProgress]):
+def _run_with_display(config: TournamentConfig, args: argparse.Namespace, console: Console,
+                      manager: PluginManager, quiet: bool, seen: list[RunProgress]):
     """Run the tournament under a live progress bar; ``seen`` holds the latest progress report."""
     columns = (
         TextColumn("[bold]{task.description}"),
@@ -154,5 +154,5 @@ def _run_with_display(config: TournamentConfig, args: argparse.Namespace, consol
 
         return run_tournament(
             config, leaderboards=args.leaderboards, plugins_dir=args.plugins_dir, workers=args.workers,
-            address=args.address, resume=args.resume, on_progress=update,
+            address=args.address, resume=args.resume, on_progress=update, plugins=manager,
         )

@@ -29,7 +29,7 @@ def resolve_game(game: str | Game) -> Game:
     """A ``Game`` object, or the installed game with that short name (built-ins and installed plugins)."""
     if isinstance(game, Game):
         return game
-    from arena.plugins import load_registry
+    from arena.plugin_system.loading import load_registry
 
     try:
         return load_registry(plugins_dir=None).registry.game(game)
@@ -72,7 +72,7 @@ def gym_env(game: str | Game, opponents: Sequence[str | AgentSpec], seat: int = 
 
     Names are looked up among the built-in and installed agents.
     """
-    from arena.plugins import load_registry
+    from arena.plugin_system.loading import load_registry
 
     try:
         from arena.env.gym import ArenaGymEnv

@@ -19,7 +19,7 @@ from arena.games.interface import Game, ScoreSpec
 
 def _builtin_games() -> dict[str, Game]:
     """Arena's own games (no third-party plugin is looked at)."""
-    from arena.plugins import PluginManager, builtin_sources  # imports games.base
+    from arena.plugin_system.loading import PluginManager, builtin_sources  # imports games.base
 
     manager = PluginManager()
     for source in builtin_sources():
@@ -35,7 +35,7 @@ def _trusted_games(plugins_dir: Path | str | None) -> Mapping[str, Game]:
     third-party plugin is discovered at all, since none of its games could load.  A plugin's game named like a
     built-in is refused (the built-in stays).
     """
-    from arena.plugins import TRUST_ENV, load_registry  # imports games.base
+    from arena.plugin_system.loading import TRUST_ENV, load_registry  # imports games.base
 
     if not os.environ.get(TRUST_ENV, "").strip():
         return {}
@@ -52,7 +52,7 @@ def installed_game(name: str, plugins_dir: Path | str | None) -> Game | None:
 @functools.cache
 def installed_games() -> Mapping[str, Game]:
     """Every game this process can load: the built-ins, and the trusted plugins' games (loaded once)."""
-    from arena.plugins import DEFAULT_PLUGINS_DIR  # imports games.base
+    from arena.plugin_system.loading import DEFAULT_PLUGINS_DIR  # imports games.base
 
     return {**_builtin_games(), **_trusted_games(DEFAULT_PLUGINS_DIR)}
 

@@ -31,7 +31,7 @@ from arena.ladder.history import snapshot
 from arena.ladder.planner import choose_tables, meeting_counts
 from arena.ladder.standing import SETTLED, Standing, fit_standing, keep_verdicts
 from arena.ladder.store import LadderStore
-from arena.plugins import DEFAULT_PLUGINS_DIR, load_registry
+from arena.plugin_system.loading import DEFAULT_PLUGINS_DIR, load_registry
 from arena.tournament.config import SCHEDULE_SEED
 from arena.tournament.player import MatchPlayer, StartupWatch
 from arena.tournament.runner import TournamentError, entry_versions

@@ -1,6 +1,6 @@
 """Leaderboard files: Markdown, CSV, JSON and one self-contained HTML page.
 
-``write_leaderboard_files`` writes all four into a directory.  The page needs no network:
+``arena.leaderboard.views`` registers each as a view and writes them all into a directory.  The page needs no network:
 styles are inline, there are no scripts, the two charts are inline SVG (written directly by
 ``arena.leaderboard.svg``) and a Content-Security-Policy forbids fetching anything.  Elements a browser
 test can find: the table ``#leaderboard-table`` (one ``<tr data-agent=...>`` per agent in
@@ -18,7 +18,6 @@ import html
 import io
 import json
 import math
-from pathlib import Path
 
 from arena.leaderboard.build import Leaderboard, LeaderboardRow
 from arena.leaderboard.charts import head_to_head_svg, ratings_svg
@@ -52,8 +51,6 @@ CSV_COLUMNS: tuple[str, ...] = (
 )
 """Columns of ``leaderboard.csv``, in order (the LeaderboardRow fields)."""
 
-FILE_NAMES: tuple[str, ...] = ("leaderboard.md", "leaderboard.csv", "leaderboard.json", "index.html")
-"""The files ``write_leaderboard_files`` writes."""
 
 
 def _cell(row: LeaderboardRow, column: str) -> object:
@@ -256,46 +253,3 @@ won against the column agent, a drawn deal counting half; grey where two agents 
 </body>
 </html>
 """
-
-
-def write_leaderboard_files(
-    leaderboard: Leaderboard, head_to_head: HeadToHead, directory: str | Path, title: str, page: bool = True
-) -> dict[str, Path]:
-    """Write ``leaderboard.md``, ``leaderboard.csv``, ``leaderboard.json`` and (with ``page``) ``index.html``.
-
-    A tournament's folder gets the whole site instead of the one-page card (``arena.site``), so
-    ``arena publish`` passes ``page=False``.
-
-    Parameters
-    ----------
-    leaderboard : Leaderboard
-        From ``build_leaderboard``.
-    head_to_head : HeadToHead
-        From ``head_to_head`` (same outcomes).
-    directory : str or Path
-        Created if missing; existing files of these names are replaced.
-    title : str
-        Page and document title.
-
-    Returns
-    -------
-    dict of str to Path
-        Each file name and the path written.
-    """
-    folder = Path(directory)
-    folder.mkdir(parents=True, exist_ok=True)
-    contents = {
-        "leaderboard.md": to_markdown(leaderboard, title),
-        "leaderboard.csv": to_csv(leaderboard),
-        "leaderboard.json": to_json(leaderboard, head_to_head, title),
-    }
-    if page:
-        contents["index.html"] = to_html(leaderboard, head_to_head, title)
-    written = {}
-    for name, text in contents.items():
-        path = folder / name
-        temporary = path.with_name(f".{name}.tmp")
-        temporary.write_text(text, encoding="utf-8")
-        temporary.replace(path)  # readers never see a half-written file
-        written[name] = path
-    return written

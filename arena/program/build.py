@@ -2,7 +2,7 @@
 
 ``ensure_built(manifest)`` returns the folder the program runs from.  For a manifest with a ``build``
 command, that is ``<cache>/<name>-<key>``, where the key hashes the program folder's files (every byte:
-``arena.provenance.files_hash``), its version and the build command, so an edit or a new version builds
+``arena.plugin_system.provenance.files_hash``), its version and the build command, so an edit or a new version builds
 again and nothing else does.  The build itself runs in ``python -m arena.program.build`` (a fresh process):
 
 * it enters cgroups the referee made for it (``BUILD_MEMORY_MB`` of memory, its files included, and
@@ -82,7 +82,7 @@ def cache_root() -> Path:
 
 def build_key(manifest: Manifest) -> str:
     """The content hash a build is cached under: the folder's files, the version and the build command."""
-    from arena.provenance import ProvenanceError, files_hash
+    from arena.plugin_system.provenance import ProvenanceError, files_hash
 
     try:
         files = files_hash(manifest.folder)
@@ -276,8 +276,7 @@ def toolchain_read_paths(command: str) -> list[str]:
 def _run_build(folder: Path, groups: list[str]) -> int:
     """In the build process: enter the build's ``groups``, confine, copy, build, write the copy as a tar stream
     on stdout."""
-    from arena.referee.confinement import sandbox_level
-    from arena.sandbox import Policy, cgroups, confine, default_read_paths
+    from arena.sandbox import Policy, cgroups, confine, default_read_paths, probe
 
     if groups:  # before anything of the program runs, and while this process may still write the groups
         cgroups.move(groups, os.getpid())
@@ -286,7 +285,7 @@ def _run_build(folder: Path, groups: list[str]) -> int:
     tool = manifest.build[0]
     tool_path = shutil.which(tool, path=os.pathsep.join([SYSTEM_PATH, os.environ.get("PATH", "")]))
     rustup_home = os.environ.get("RUSTUP_HOME") or os.path.join(os.path.expanduser("~"), ".rustup")
-    level = sandbox_level()
+    level = probe().level
     if level != "none":
         policy = Policy(read_paths=default_read_paths(str(folder), *toolchain_read_paths(tool)),
                         memory_mb=BUILD_MEMORY_MB, label=f"build-{manifest.name}", max_processes=BUILD_PROCESSES_MAX)

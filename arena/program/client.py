@@ -89,9 +89,10 @@ class AgentBot:
     """One of arena's own agents behind the protocol: observations rebuilt by the game from their JSON."""
 
     def __init__(self, agent_name: str, hello: Mapping[str, Any]) -> None:
-        from arena.plugins import PluginManager, builtin_sources
+        from arena.plugin_system.registration import Registrar
+        from arena.plugin_system.sources import builtin_sources
 
-        manager = PluginManager()
+        manager = Registrar()
         for source in builtin_sources():
             manager.add(source)
         registry = manager.registry

@@ -4,7 +4,7 @@ A manifest is data, never code, so it is read in this process (no sandbox needed
 checked, an unknown key an error with a did-you-mean.  ``manifest_report`` is the whole interface the plugin
 registry uses: a folder in, the report a sandboxed discovery child would have written out (the same shape
 ``arena.plugins.PluginManager.add_discovered`` checks), so a manifest folder is one more kind of plugin
-source (``arena.plugin_types.PROGRAM``) and nothing downstream needs to know it was not Python.
+source (``arena.plugin_system.registry.PROGRAM``) and nothing downstream needs to know it was not Python.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.options import NO_OPTIONS, TYPES, AgentOptions, OptionError, OptionSpec
-from arena.plugin_data import AGENT_NAME, DESCRIPTION_MAX, GAMES_MAX, VERSION_MAX, name_problem
+from arena.plugin_system.data import AGENT_NAME, DESCRIPTION_MAX, GAMES_MAX, VERSION_MAX, name_problem
 from arena.program import MANIFEST_NAME, PROTOCOL_VERSION
 from arena.suggest import closest
 

@@ -1,6 +1,6 @@
 """How a process that runs a plugin's code is confined: its environment and its sandbox.
 
-Shared by plugin discovery (``arena.discovery``) and the per-plugin zygotes
+Shared by plugin discovery (``arena.plugin_system.discovery``) and the per-plugin zygotes
 (``arena.referee.zygote``): the environment such a process keeps, and its
 confinement in the strongest sandbox this machine offers (``arena.sandbox``).
 The process hygiene of a forked child and the subreaper that collects whatever
@@ -9,14 +9,15 @@ a plugin's processes started are ``arena.sandbox.process``'s.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import tempfile
-from typing import TYPE_CHECKING
+from pathlib import Path
 
+from arena.plugin_system.registry import BUILTIN, FILE, PROGRAM, PluginSource
+from arena.program.build import CACHE_ENV, cache_root
+from arena.program.launch import read_paths as program_read_paths
 from arena.sandbox.process import address_space_kb, bound_address_space
-
-if TYPE_CHECKING:
-    from arena.plugins import PluginSource
 
 PLUGIN_ENVIRONMENT = ("PATH", "LANG", "TZ", "LD_LIBRARY_PATH", "VIRTUAL_ENV", "OMP_NUM_THREADS",
                       "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
@@ -36,8 +37,6 @@ def plugin_environment(pythonpath: str) -> dict[str, str]:
     # This process's temporary folder, where its lease (arena.sandbox.lease) looks for the folders the process
     # makes there (a sandboxed seat's own TMPDIR is set in the seat).
     env["TMPDIR"] = tempfile.gettempdir()
-    from arena.program.build import CACHE_ENV, cache_root  # a program's zygote runs its build from there
-
     env[CACHE_ENV] = str(cache_root().resolve())
     return env
 
@@ -67,7 +66,36 @@ def confine_for(source: PluginSource, memory_mb: int | None, purpose: str, requi
         return "none"
     from arena.sandbox import Policy, confine, default_read_paths
 
-    policy = Policy(read_paths=default_read_paths(*source.read_paths(), workdir=workdir), memory_mb=memory_mb,
+    policy = Policy(read_paths=default_read_paths(*plugin_read_paths(source), workdir=workdir), memory_mb=memory_mb,
                     label=f"{purpose}-{source.name}")
     return confine(policy, require=wanted, temp_root=temp_root)
 
+
+
+def plugin_read_paths(source: PluginSource) -> tuple[str, ...]:
+    """The files a sandbox must be able to read to import ``source``'s plugin, beyond Python and arena.
+
+    Found without running the plugin's code: a drop-in's own file or folder; for an entry point the
+    location of its top-level package (``find_spec`` of a top-level name imports nothing).
+    """
+    if source.kind == FILE:
+        return (source.target,)
+    if source.kind == PROGRAM:
+        return program_read_paths(Path(source.target))
+    if source.kind == BUILTIN:
+        return ()
+    top = source.target.split(":")[0].split(".")[0].strip()
+    try:
+        spec = importlib.util.find_spec(top)
+    except (ImportError, ValueError):
+        return ()
+    if spec is None:
+        return ()
+    paths = list(spec.submodule_search_locations or ())
+    if not paths and spec.origin and os.path.isabs(spec.origin):
+        paths.append(spec.origin)
+    # The folder on sys.path that holds the package too: Python lists it to find the package at all (a
+    # package installed with ``pip --target`` outside site-packages). Folders holding the working
+    # directory or inside the leaderboards folder are dropped again by the sandbox's policy.
+    paths += [os.path.dirname(str(path)) for path in paths]
+    return tuple(dict.fromkeys(str(path) for path in paths))

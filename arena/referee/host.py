@@ -29,7 +29,7 @@ import tempfile
 import threading
 from typing import Any
 
-from arena.plugins import PluginSource
+from arena.plugin_system.registry import PluginSource
 from arena.referee.confinement import plugin_environment
 from arena.referee.faults import RefereeError
 from arena.sandbox import lease

@@ -28,7 +28,7 @@ from typing import Any
 
 from arena.agent import Agent, AgentSpec
 from arena.games.base import Action, ChanceOutcome, Game, GameState, IllegalAction
-from arena.plugin_data import printable
+from arena.plugin_system.data import printable
 from arena.records import make_record
 from arena.referee.faults import END, ILLEGAL, MESSAGE_LIMIT, MOVE, STARTUP, Fault
 from arena.referee.host import AgentHost, default_host

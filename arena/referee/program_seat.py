@@ -24,7 +24,9 @@ from typing import Any
 from arena.agent import AgentSpec
 from arena.games.base import Action, Observation
 from arena.games.types import to_json
-from arena.plugins import PROGRAM, origin, printable
+from arena.plugin_system.data import printable
+from arena.plugin_system.origin import origin
+from arena.plugin_system.registry import PROGRAM
 from arena.program import PROTOCOL_VERSION
 from arena.program.build import BuildError, ensure_built
 from arena.program.manifest import ManifestError, read_manifest

@@ -23,9 +23,10 @@ import socket
 import sys
 from typing import Any
 
-from arena.plugins import PluginSource
+from arena.plugin_system.registry import PluginSource
 from arena.program.launch import LaunchError, environment, executable, run_folder
 from arena.program.manifest import ManifestError, read_manifest
+from arena.referee.confinement import plugin_read_paths
 from arena.referee.seat_log import FILE_BYTES_MAX, LOG_NAME
 from arena.referee.zygote import FAILED_EXIT, Zygote
 
@@ -46,7 +47,7 @@ class ProgramZygote(Zygote):
         self.memory_group = require != "none" and "memory" in cgroups.find().bases
         # Once, here: both hash the program's files when it has a build (arena.program.build).
         self.run_folder = run_folder(self.manifest)
-        self.seat_read_paths = plugin.read_paths()
+        self.seat_read_paths = plugin_read_paths(plugin)
         super().__init__(control, plugin, require, temp_root, workdir, lease)
 
     def _spawn_sandboxed(self, request: dict[str, Any], fd: int) -> dict[str, Any]:

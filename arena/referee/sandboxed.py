@@ -25,7 +25,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from arena.games.base import Action, Game, Observation
-from arena.plugins import origin, printable
+from arena.plugin_system.data import printable
+from arena.plugin_system.origin import origin
 from arena.referee import protocol, seat_log
 from arena.referee.faults import (
     CRASH,

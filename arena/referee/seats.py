@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from arena.agent import AgentSpec
 from arena.games.base import Action, Observation
-from arena.plugins import is_builtin
+from arena.plugin_system.origin import is_builtin
 from arena.referee.confinement import sandbox_level
 from arena.referee.faults import RefereeError
 

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from arena.agent import Agent
 from arena.games.base import Action, Game, Observation
-from arena.plugins import PluginCodeRefused, in_process_spec
+from arena.plugin_system.registration import in_process_spec
+from arena.plugin_system.registry import PluginCodeRefused
 from arena.referee.faults import EXCEPTION, MEMORY, TIMEOUT, Fault, check_action, describe_exception
 from arena.referee.limits import Clock, Limits
 from arena.referee.seats import TRUSTED

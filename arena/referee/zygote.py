@@ -8,7 +8,7 @@ at ``LEVEL`` ``partial`` or ``full`` the sandbox of ``arena.sandbox``; at
 ``none`` an address-space bound only).  A built-in plugin is then loaded here;
 a third-party plugin is imported in each seat's own process instead, so its
 import-time code leaves nothing in the zygote for a later seat to inherit.
-Its sources are only compiled here, once (``arena.source_only.precompile``):
+Its sources are only compiled here, once (``arena.plugin_system.source_only.precompile``):
 seats run them from source, never from a bytecode cache, without each
 compiling them again.
 It never builds a game state, never sees an observation and never runs an
@@ -60,14 +60,17 @@ from typing import Any
 
 from arena.agent import AgentSpec
 from arena.games.base import Game
-from arena.plugins import PROGRAM, PluginManager, PluginSource, builtin_sources, one_line
-from arena.provenance import source_root
+from arena.plugin_system.data import one_line
+from arena.plugin_system.provenance import source_root
+from arena.plugin_system.registration import Registrar
+from arena.plugin_system.registry import PROGRAM, PluginSource
+from arena.plugin_system.source_only import precompile
+from arena.plugin_system.sources import builtin_sources
 from arena.referee import protocol, seat_log
-from arena.referee.confinement import confine_for
+from arena.referee.confinement import confine_for, plugin_read_paths
 from arena.referee.faults import is_action_shaped
 from arena.sandbox.process import address_space_kb, child_hygiene, make_subreaper, reap_descendants
 from arena.sandbox.removal import remove_tree
-from arena.source_only import precompile
 
 CONTROL_LIMIT = 1 << 16
 """Largest control packet (requests are small JSON objects)."""
@@ -97,7 +100,7 @@ class Zygote:
         self.plugin = plugin
         self.workdir = workdir  # the referee's working directory: never readable, though the zygote runs in /
         self.children: dict[int, Any] = {}  # pid -> SeatBox (sandboxed) or private temporary folder (isolated)
-        manager = PluginManager()
+        manager = Registrar()
         for source in builtin_sources():
             if source.builtin and (source.name != "builtin-agents" or plugin.name == "builtin-agents"):
                 manager.add(source)  # arena's own games everywhere; the first-party agents only in their own zygote
@@ -111,7 +114,7 @@ class Zygote:
         control.send(json.dumps({"level": self.level}).encode())
         if not plugin.builtin:
             # Compiled here (which runs none of its code), confined, so that no seat compiles its sources again:
-            # seats run a plugin's modules from source, never from a bytecode cache (arena.source_only).
+            # seats run a plugin's modules from source, never from a bytecode cache (arena.plugin_system.source_only).
             precompile(source_root(plugin))
             gc.freeze()
         # A third-party plugin is never imported here but in each seat's own process (``_load_in_seat``):
@@ -187,7 +190,7 @@ class Zygote:
         if self.found_read_paths is None:
             # Found once per zygote (1-2 ms of path lookups): this process's own Landlock domain, fixed when it was
             # confined, already bounds what any seat it forks can read, so a path that appears later adds nothing.
-            self.found_read_paths = default_read_paths(*self.plugin.read_paths(), workdir=self.workdir)
+            self.found_read_paths = default_read_paths(*plugin_read_paths(self.plugin), workdir=self.workdir)
         policy = Policy(read_paths=self.found_read_paths, memory_mb=request.get("memory_mb"),
                         cpus=float(request.get("cpus", 1.0)), label=f"seat{request['seat']}-{request['agent']}")
 

@@ -14,9 +14,9 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import Depends, FastAPI, HTTPException, Request, UploadFile
+from fastapi import FastAPI, HTTPException, Request, UploadFile
 from fastapi.responses import FileResponse, Response
 from pydantic import BaseModel
 
@@ -25,18 +25,13 @@ from arena.serve.archives import UploadError, kind_of, read_upload, safe_filenam
 from arena.serve.config import ServeLimits
 from arena.serve.db import ACCEPTED, Bounds, LimitError, ServeDB, Upload, User
 from arena.serve.guards import SITE_CSP, BodyLimit, RateLimit, SecurityHeaders
+from arena.serve.pages import add_pages  # the pages share this app's state and dependencies
 from arena.serve.results import Results, row_json
+from arena.serve.seat_logs import add_seat_log_routes  # each seat's output, to its owner only
+from arena.serve.session import ApiUser, optional_user
 from arena.serve.site_filter import SiteFilter, is_match_chunk
 from arena.serve.storage import blob_path, store_blob
 
-SESSION_COOKIE = "arena_session"
-
-
-def cookie(request: Request, name: str) -> str:
-    """The name cookie ``name`` has for ``request``: over TLS, ``__Host-NAME``, which a browser accepts only
-    Secure, for this host and path ``/``, so that a neighbouring site under the same parent domain cannot plant
-    its own (a session under the attacker's token, a login nonce whose CSRF value it knows)."""
-    return f"__Host-{name}" if request.url.scheme == "https" else name
 SITE_TYPES = {".html": "text/html; charset=utf-8", ".css": "text/css", ".js": "text/javascript",
               ".json": "application/json", ".png": "image/png", ".svg": "image/svg+xml", ".csv": "text/csv",
               ".md": "text/markdown; charset=utf-8"}
@@ -206,31 +201,6 @@ class App:
         return {upload.entry for upload in self.db.uploads(user=user.name) if upload.entry is not None}
 
 
-def api_user(request: Request) -> User:
-    """The participant whose token the request carries (``Authorization: Bearer TOKEN``); 401 otherwise."""
-    state: App = request.app.state.arena
-    header = request.headers.get("authorization", "")
-    scheme, _space, token = header.partition(" ")
-    user = state.user_for(token.strip()) if scheme.lower() == "bearer" else None
-    if user is None:
-        raise HTTPException(401, "a valid token is needed: send 'Authorization: Bearer TOKEN' (forged, revoked "
-                                 "and malformed tokens are refused)", headers={"WWW-Authenticate": "Bearer"})
-    return user
-
-
-ApiUser = Annotated[User, Depends(api_user)]
-
-
-def optional_user(request: Request) -> User | None:
-    """The participant of a valid bearer token or session cookie, or None (a public route that shows its caller
-    a little more of their own)."""
-    state: App = request.app.state.arena
-    scheme, _space, token = request.headers.get("authorization", "").partition(" ")
-    if scheme.lower() == "bearer":
-        return state.user_for(token.strip())
-    return state.user_for(request.cookies.get(cookie(request, SESSION_COOKIE)))
-
-
 def out(upload: Upload) -> UploadOut:
     """An upload for its owner."""
     return UploadOut(**upload.to_json(owner=True))
@@ -342,10 +312,8 @@ def create_app(settings: AppSettings) -> FastAPI:
         pages' data without the faults' messages (arena.serve.site_filter)."""
         return _site_file(settings, path, public_site)
 
-    from arena.serve.pages import add_pages  # the pages share this app's state and dependencies
 
     add_pages(app, state)
-    from arena.serve.seat_logs import add_seat_log_routes  # each seat's output, to its owner only
 
     add_seat_log_routes(app, state)
     # The last added runs first: the rate limit, then the body bound, then the headers on every answer.

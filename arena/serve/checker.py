@@ -123,7 +123,7 @@ def _child(plugins: str, plugin: str, game_name: str, seats: int, limits_json: s
            seed: int) -> dict[str, Any]:
     """In the child: load the upload's plugins folder, find its one agent, run the full check in the sandbox."""
     from arena.conformance import check_agent
-    from arena.plugins import load_registry
+    from arena.plugin_system.loading import load_registry
     from arena.referee import Limits, RefereeError
 
     manager = load_registry(plugins_dir=plugins)

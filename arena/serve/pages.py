@@ -19,6 +19,7 @@ from starlette.datastructures import UploadFile
 from arena.serve import auth
 from arena.serve.db import User
 from arena.serve.results import row_json
+from arena.serve.session import SESSION_COOKIE, cookie
 
 if TYPE_CHECKING:
     from arena.serve.app import App
@@ -33,7 +34,6 @@ FORM_EXPIRED = "this form has expired or came from another site; reload the page
 
 def add_pages(app: FastAPI, state: App) -> None:
     """Register the pages on ``app``."""
-    from arena.serve.app import SESSION_COOKIE, cookie
 
     def render(template: str, status: int = 200, **values: Any) -> HTMLResponse:
         values.setdefault("title", state.settings.ladder)

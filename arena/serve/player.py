@@ -24,7 +24,7 @@ from pathlib import Path
 from arena.ladder.config import LadderConfig
 from arena.ladder.field import add_entry, open_ladder, read_ladder, retire_entry, start_ladder
 from arena.ladder.runner import run_ladder
-from arena.plugins import load_registry
+from arena.plugin_system.loading import load_registry
 from arena.publish import publish
 from arena.serve.archives import read_upload
 from arena.serve.checker import plugin_name

@@ -12,15 +12,18 @@ Jinja2's escaping (under the app's Content-Security-Policy).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from arena.serve.app import SESSION_COOKIE, ApiUser, App, cookie  # ApiUser: read by FastAPI from an annotation
 from arena.serve.db import User
 from arena.serve.pages import TEMPLATES
+from arena.serve.session import SESSION_COOKIE, ApiUser, cookie  # ApiUser: read by FastAPI from an annotation
 from arena.tournament.store import Store, StoreError
+
+if TYPE_CHECKING:
+    from arena.serve.app import App
 
 MATCH_ID_MAX = 100
 """Longest match id looked up (longer ones are no match)."""

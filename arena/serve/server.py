@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.ladder.config import LadderConfig, ladder_from_dict
-from arena.plugins import load_registry
+from arena.plugin_system.loading import load_registry
 from arena.serve.config import ServeSettings, split_config
 from arena.tournament.config import ConfigError
 

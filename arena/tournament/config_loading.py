@@ -24,7 +24,7 @@ from typing import Any
 from arena import bounded_json
 from arena.games.base import GameInfo
 from arena.options import AgentOptions
-from arena.tournament.config import ConfigError, TournamentConfig
+from arena.tournament.config_types import ConfigError, TournamentConfig
 from arena.tournament.config_validation import ConfigValidator
 
 MAX_CONFIG_BYTES = 1 << 20

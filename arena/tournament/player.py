@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.plugin_data import printable
-from arena.plugins import PluginManager
+from arena.plugin_system.data import printable
+from arena.plugin_system.registration import Registrar
 from arena.referee import STARTUP, fault_phase
 from arena.tournament.errors import TournamentError
 from arena.tournament.execution import Execution
@@ -91,7 +91,7 @@ class MatchPlayer:
     """
 
     def __init__(self, config: Mapping[str, Any], plugins_dir: Path | str | None,
-                 versions: Mapping[str, Mapping[str, str]], manager: PluginManager, store: Store,
+                 versions: Mapping[str, Mapping[str, str]], manager: Registrar, store: Store,
                  watch: StartupWatch, *, workers: int | None = None, address: str | None = None) -> None:
         """``config`` is the tournament-shaped config (JSON) naming every entry the matches seat; ``versions``
         each entry's agent version as this machine has it (``entry_versions``); ``watch`` has seen every match
@@ -160,7 +160,7 @@ class MatchPlayer:
 
     def _report(self, rows: Sequence[Mapping[str, Any]]) -> None:
         """Tell the reporter plugins about stored matches, in order (records unpacked only if someone listens)."""
-        if not self.manager.pm.hook.arena_match_finished.get_hookimpls():
+        if not self.manager.has_reporters():
             return
         for row in rows:
             self.manager.match_finished(json.loads(zlib.decompress(row["record"])))

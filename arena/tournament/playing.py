@@ -13,7 +13,7 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, ClassVar
 
-from arena.plugins import Registry, load_registry
+from arena.plugin_system.loading import Registry, load_registry
 from arena.referee import AgentHost, Limits, RefereeError, SeatPlan, play_match
 from arena.tournament.errors import TournamentError
 from arena.tournament.schedule import Match

@@ -34,8 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from arena.options import OptionError
-from arena.plugins import DEFAULT_PLUGINS_DIR, Registry, load_registry
-from arena.provenance import ProvenanceError, files_hash, source_root
+from arena.plugin_system.loading import DEFAULT_PLUGINS_DIR, PluginManager, Registry, load_registry
+from arena.plugin_system.provenance import ProvenanceError, files_hash, source_root
 from arena.tournament.cluster import ClusterError, probe
 from arena.tournament.config import TournamentConfig
 from arena.tournament.errors import TournamentError, TournamentRequestError
@@ -93,6 +93,7 @@ def run_tournament(
     address: str | None = None,
     resume: bool = False,
     on_progress: Callable[[Progress], None] | None = None,
+    plugins: PluginManager | None = None,
 ) -> RunSummary:
     """Play every match of ``config``'s schedule that the store lacks, and store it.
 
@@ -102,14 +103,15 @@ def run_tournament(
     ``RAY_WORTH_SECONDS`` or more; the rest of the schedule goes to it once it is up.
     An explicit ``workers`` above 1 plays everything on a local Ray of that many cores;
     an ``address`` (or ``RAY_ADDRESS``) or a Ray already running in this process, on it.
-    Results are the same whichever way the matches are played.
+    Results are the same whichever way the matches are played.  ``plugins`` is the caller's loaded registry
+    (``arena.plugins.load_registry`` of ``plugins_dir``), loaded here when not given.
     """
     started = time.perf_counter()
     schedule = config.schedule()
     total = schedule.match_count
     path = store_path(leaderboards, config.name)
     address = address or os.environ.get("RAY_ADDRESS") or None
-    manager = load_registry(plugins_dir=plugins_dir)
+    manager = plugins if plugins is not None else load_registry(plugins_dir=plugins_dir)
     versions = entry_versions(config, manager.registry)  # checks every entry's options first
     if address is not None:
         try:

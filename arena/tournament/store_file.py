@@ -53,7 +53,7 @@ CREATE TABLE IF NOT EXISTS entries (
     agent TEXT NOT NULL,              -- the registered agent it seats
     plugin TEXT NOT NULL,             -- the plugin that registered the agent
     version TEXT NOT NULL,            -- the agent's version when its first match was stored
-    files TEXT NOT NULL               -- SHA-256 of the plugin's files then (arena.provenance)
+    files TEXT NOT NULL               -- SHA-256 of the plugin's files then (arena.plugin_system.provenance)
 );
 """
 

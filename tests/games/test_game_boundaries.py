@@ -26,11 +26,11 @@ NAMES = {game.info.name.lower() for game in GAMES.values()}
 IDS = {game.info.id.lower() for game in GAMES.values()}
 
 ALLOWED: dict[str, str] = {
-    'arena/plugins.py: string "lovat"': "the list of the plugins that ship with arena, each named once, as an "
+    'arena/plugin_system/sources.py: string "lovat"': "the list of the plugins that ship with arena, each named once, as an "
                                         "installed game names itself by its entry point",
-    'arena/plugins.py: string "arena.games.lovat.plugin"': "the same list: where the built-in game is found",
-    'arena/plugins.py: string "lorum"': "the same list of built-in plugins",
-    'arena/plugins.py: string "arena.games.lorum.plugin"': "the same list: where the built-in game is found",
+    'arena/plugin_system/sources.py: string "arena.games.lovat.plugin"': "the same list: where the built-in game is found",
+    'arena/plugin_system/sources.py: string "lorum"': "the same list of built-in plugins",
+    'arena/plugin_system/sources.py: string "arena.games.lorum.plugin"': "the same list: where the built-in game is found",
     "arena/cli/serve.py: f-string text \": no such serve config (configs/serve-lovat.toml is one to copy; "
     "'arena serve users' reads serve.toml unless --config names another)\"": "names an example config file "
                                                                              "shipped in configs/, for any game",

@@ -1,6 +1,6 @@
 """A plugin ships a crafted bytecode cache beside its hashed source: what runs is still the source.
 
-The files hash (``arena.provenance``) leaves out ``__pycache__/m.*.pyc`` beside a hashed ``m.py``, and plain
+The files hash (``arena.plugin_system.provenance``) leaves out ``__pycache__/m.*.pyc`` beside a hashed ``m.py``, and plain
 Python would run such a cache in place of the source when its header passes: the source's time stamp and
 size, the source's hash, or an "unchecked" hash that Python never compares.  Each plugin here says which
 face ran (``source`` or ``cache``) in its description, read by discovery, and in a fault it raises on its
@@ -21,8 +21,8 @@ import pytest
 from hostile_helpers import CACHES, craft_cache, play
 
 from arena.conformance import check_agent
+from arena.plugin_system.provenance import files_hash, plugin_source
 from arena.plugins import Registry, load_registry
-from arena.provenance import files_hash, plugin_source
 from arena.referee import AgentHost
 from arena.referee.confinement import sandbox_level
 from arena.tournament.config import config_from_dict

@@ -1,4 +1,4 @@
-"""``arena.source_only``: modules in a protected root run from source, whatever cache lies beside them.
+"""``arena.plugin_system.source_only``: modules in a protected root run from source, whatever cache lies beside them.
 
 Each test builds modules with crafted caches (``hostile_helpers.craft_cache``) in a temporary folder put on
 ``sys.path``, with a finder of its own first in ``sys.meta_path``; both are restored afterwards.
@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 from hostile_helpers import CACHES, craft_cache
 
-from arena import source_only
-from arena.plugins import ENTRY_POINT, FILE, PluginSource
-from arena.provenance import source_root
-from arena.source_only import SourceOnlyFinder, SourceOnlyLoader
+from arena.plugin_system import source_only as source_only
+from arena.plugin_system.provenance import source_root
+from arena.plugin_system.source_only import SourceOnlyFinder, SourceOnlyLoader
+from arena.plugins import ENTRY_POINT, FILE, PluginSource, load_plugin
 
 
 @pytest.fixture
@@ -193,7 +193,7 @@ def test_a_plugin_loaded_as_its_seats_load_it_runs_its_precompiled_code(tmp_path
     target = str(tmp_path / package) if kind == FILE else package
     source = PluginSource(package, kind, target, "1", "test")
     assert source_only.precompile(source_root(source)) == 2
-    plugin: Any = source.load()
+    plugin: Any = load_plugin(source)
     for function, path in ((plugin.outer, "__init__.py"), (plugin.face, "inner.py")):
         ahead = source_only._compiled[str(tmp_path / package / path)][1]
         assert any(const is function.__code__ for const in ahead.co_consts), path

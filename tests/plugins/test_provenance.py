@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
+from arena.plugin_system.provenance import HASHED_BYTES_MAX, ProvenanceError, files_hash, plugin_source
 from arena.plugins import load_registry
-from arena.provenance import HASHED_BYTES_MAX, ProvenanceError, files_hash, plugin_source
 
 
 def plugin_folder(tmp_path: Path) -> Path:

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 
 import pytest
 
+from arena.plugin_system.extensions import install
+from arena.plugins import TRUST_ENV, load_registry
 from arena.tournament import formats
 from arena.tournament.config import ConfigError, config_from_dict
 from arena.tournament.formats import RoundRobin, Table
@@ -25,18 +28,14 @@ class LastFirst(RoundRobin):
 
 
 @pytest.fixture
-def last_first(monkeypatch: pytest.MonkeyPatch) -> Iterator[LastFirst]:
-    """``last-first`` registered for one test, then gone."""
-    monkeypatch.setattr(formats, "BY_NAME", dict(formats.BY_NAME))
-    import arena.tournament.config as config_module
-    import arena.tournament.config_validation as validation
-    import arena.tournament.schedule as schedule
-
-    for module in (config_module, validation, schedule):
-        monkeypatch.setattr(module, "BY_NAME", formats.BY_NAME)
+def last_first() -> Iterator[LastFirst]:
+    """``last-first`` registered for one test, then gone (every module reads the one ``BY_NAME``)."""
     form = LastFirst()
     formats.register_format(form)
-    yield form
+    try:
+        yield form
+    finally:
+        del formats.BY_NAME[form.name]
 
 
 def test_a_registered_format_is_a_config_choice_and_builds_its_schedule(last_first: LastFirst) -> None:
@@ -75,3 +74,47 @@ def test_an_unknown_format_lists_the_registered_ones(last_first: LastFirst) -> N
 def test_a_format_name_is_registered_once() -> None:
     with pytest.raises(ValueError, match="tournament format 'gauntlet' is already registered"):
         formats.register_format(formats.Gauntlet())
+
+
+FORMAT_PLUGIN = '''
+from arena import hookimpl
+from arena.tournament.formats import RoundRobin
+
+
+class Reversed(RoundRobin):
+    name = "reversed"
+
+    def tables(self, groups, candidates):
+        return list(reversed(super().tables(groups, candidates)))
+
+
+@hookimpl
+def arena_register_formats(register):
+    register(Reversed())
+'''
+
+
+def test_a_trusted_plugins_format_is_a_config_choice(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "reversed_format.py").write_text(FORMAT_PLUGIN)
+    monkeypatch.setenv(TRUST_ENV, "reversed_format")
+    try:
+        registry = install(load_registry(plugins_dir=tmp_path).registry)
+        assert not [line for line in registry.errors if "reversed" in line]
+        config = config_from_dict(minimal(format="reversed", agents=[{"name": n, "plugin": "random"} for n in "abcd"]),
+                                  GAMES, AGENTS)
+        plain = build_schedule(("a", "b", "c", "d"), 3, 1)
+        tables = config.schedule().tables
+        assert [t.group for t in tables] == [3, 2, 1, 0]  # the plugin format's own table order
+        assert sorted(t.entries for t in tables) == sorted(t.entries for t in plain.tables)
+    finally:
+        formats.BY_NAME.pop("reversed", None)
+
+
+def test_an_untrusted_plugins_format_is_refused_in_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "reversed_format.py").write_text(FORMAT_PLUGIN)
+    monkeypatch.delenv(TRUST_ENV, raising=False)
+    registry = install(load_registry(plugins_dir=tmp_path).registry)
+    assert "reversed" not in formats.BY_NAME
+    assert [line for line in registry.errors if "reversed" in line] == [
+        f"plugin 'reversed_format' ({tmp_path / 'reversed_format.py'}): format 'reversed' not loaded: a format "
+        f"runs in the driver's process, so those of third-party plugins load only when {TRUST_ENV} names the plugin"]

@@ -1,26 +1,22 @@
-"""The plugin registry's types: where a plugin comes from, a refused factory, and what a registry holds."""
+"""The plugin registry's types: where a plugin comes from, a refused factory, and what a registry holds.
+
+Plain data, importing no plugin and nothing that loads one: the bottom of the plugin system, which every
+layer above reads (``arena.plugin_system.sources`` finds sources, ``arena.plugin_system.registration`` imports one,
+``arena.plugin_system.discovery`` imports one in a sandbox, ``arena.plugins`` builds the registry).
+"""
 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import importlib
-import importlib.metadata
-import importlib.util
-import os
-import re
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
-from arena import hookspecs
 from arena.agent import AgentSpec
 from arena.games.base import Game
-from arena.plugin_data import one_line
-from arena.source_only import load_file, protect
+from arena.plugin_system.data import one_line
 from arena.suggest import closest
 
 BUILTIN, ENTRY_POINT, FILE, PROGRAM = "builtin", "entry point", "file", "program"
@@ -43,54 +39,6 @@ class PluginSource:
         """Whether the plugin ships with arena (the only origin trusted without asking)."""
         return self.kind == BUILTIN
 
-    def load(self) -> ModuleType | object:
-        """Import the plugin in this process and return its plugin object (runs its code).
-
-        A third-party plugin's modules run from the source files its hash covers, never from a bytecode
-        cache beside them (``arena.source_only``).
-        """
-        if self.kind == BUILTIN:
-            return importlib.import_module(self.target)
-        if self.kind == PROGRAM:
-            raise ImportError("an agent program has no Python to import: it runs in its own process, "
-                              "under isolation 'isolated' or 'sandboxed' (docs/protocol.md)")
-        from arena.provenance import source_root  # provenance imports the registry, which imports this module
-
-        protect(source_root(self))
-        if self.kind == ENTRY_POINT:
-            return importlib.metadata.EntryPoint(self.name, self.target, hookspecs.PROJECT_NAME).load()
-        return import_path(Path(self.target))
-
-    def read_paths(self) -> tuple[str, ...]:
-        """The files a sandbox must be able to read to import this plugin, beyond Python and arena.
-
-        Found without running the plugin's code: a drop-in's own file or folder; for an entry point the
-        location of its top-level package (``find_spec`` of a top-level name imports nothing).
-        """
-        if self.kind == FILE:
-            return (self.target,)
-        if self.kind == PROGRAM:
-            from arena.program.launch import read_paths  # imports this module
-
-            return read_paths(Path(self.target))
-        if self.kind == BUILTIN:
-            return ()
-        top = self.target.split(":")[0].split(".")[0].strip()
-        try:
-            spec = importlib.util.find_spec(top)
-        except (ImportError, ValueError):
-            return ()
-        if spec is None:
-            return ()
-        paths = list(spec.submodule_search_locations or ())
-        if not paths and spec.origin and os.path.isabs(spec.origin):
-            paths.append(spec.origin)
-        # The folder on sys.path that holds the package too: Python lists it to find the package at all (a
-        # package installed with ``pip --target`` outside site-packages). Folders holding the working
-        # directory or inside the leaderboards folder are dropped again by the sandbox's policy.
-        paths += [os.path.dirname(str(path)) for path in paths]
-        return tuple(dict.fromkeys(str(path) for path in paths))
-
     def to_json(self) -> dict[str, str]:
         """The source as plain JSON data (for the zygote's command line and discovery)."""
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
@@ -110,7 +58,7 @@ class PluginFactory:
     """Stands in the driver's registry for a third-party agent's factory, which lives only in its sandbox.
 
     Calling it refuses: the agent is built by its plugin's zygote (``arena.referee.host``), or
-    in-process only through ``in_process_spec`` when a seat is explicitly ``trusted``.
+    in-process only through ``arena.plugin_system.registration.in_process_spec`` when a seat is explicitly ``trusted``.
     """
 
     plugin: PluginSource  # the plugin that registered the agent
@@ -146,6 +94,12 @@ class Registry:
     errors: list[str] = field(default_factory=list)  # one line per skipped plugin or registration
     reporters: Callable[[Mapping[str, Any]], None] | None = None  # the arena_match_finished hook caller
     sources: dict[str, PluginSource] = field(default_factory=dict)  # plugin name -> where it comes from
+    # What trusted plugins add to the driver's own registries (``arena.plugin_system.extensions`` installs
+    # them): name -> a rating method's ``MethodSpec``, a tournament ``Format`` or a leaderboard ``View``, each
+    # checked by the registry that takes it.
+    rating_methods: dict[str, Any] = field(default_factory=dict)
+    formats: dict[str, Any] = field(default_factory=dict)
+    views: dict[str, Any] = field(default_factory=dict)  # name -> an arena.leaderboard.View
 
     def match_finished(self, record: Mapping[str, Any]) -> None:
         """Tell every reporter plugin (``arena_match_finished``) that a match finished.
@@ -194,23 +148,3 @@ def is_plugin_file(path: Path) -> bool:
     if path.is_file():
         return path.suffix == ".py"
     return path.is_dir() and (path / "__init__.py").is_file()
-
-
-def import_path(path: Path) -> ModuleType:
-    """Import a plugin file or package folder under the private ``arena_plugins.`` namespace."""
-    # The folder's hash keeps same-named plugins from different folders apart.
-    folder = hashlib.blake2b(str(path.resolve().parent).encode(), digest_size=4).hexdigest()
-    module_name = f"arena_plugins.{re.sub(r'[^0-9A-Za-z_]', '_', path.stem)}_{folder}"
-    if module_name in sys.modules:
-        return sys.modules[module_name]
-    spec = load_file(module_name, path / "__init__.py" if path.is_dir() else path, package=path.is_dir())
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot import {path}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[module_name] = module
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        del sys.modules[module_name]
-        raise
-    return module

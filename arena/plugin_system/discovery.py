@@ -1,6 +1,6 @@
 """Discovering third-party plugins without running their code in this process.
 
-``discover(sources)`` starts one fresh interpreter (``python -m arena.discovery``,
+``discover(sources)`` starts one fresh interpreter (``python -m arena.plugin_system.discovery``,
 which holds nothing but arena's code), and that process forks one child per
 plugin.  Each child confines itself (``arena.sandbox.confine``: no writes, no
 network, reads only Python, arena and the plugin's own files) before it
@@ -35,7 +35,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from arena.plugins import PluginManager, PluginSource, one_line, spec_to_json
+from arena.plugin_system.data import one_line, spec_to_json
+from arena.plugin_system.registration import Registrar
+from arena.plugin_system.registry import PluginSource
 from arena.referee.confinement import confine_for, plugin_environment, sandbox_level
 from arena.referee.zygote import PRELOAD_PACKAGE, preload
 from arena.sandbox import lease
@@ -87,8 +89,9 @@ def _run(sources: list[PluginSource]) -> list[dict[str, Any]]:
     failed = {"error": "discovery failed: the discovery process did not answer"}
     try:
         # Marked with this process's lease: should this process die meanwhile, its janitor ends discovery too.
-        done = subprocess.run([sys.executable, "-m", "arena.discovery", *lease.current().mark], input=request.encode(),
-                              env=env, capture_output=True, timeout=DISCOVERY_SECONDS + 10, start_new_session=True)
+        done = subprocess.run([sys.executable, "-m", "arena.plugin_system.discovery", *lease.current().mark],
+                              input=request.encode(), env=env, capture_output=True,
+                              timeout=DISCOVERY_SECONDS + 10, start_new_session=True)
     except subprocess.TimeoutExpired:
         return [failed] * len(sources)
     try:
@@ -203,12 +206,14 @@ def _child(source: PluginSource, out: int, temp_root: str) -> int:
     except Exception as error:
         _write(out, {"error": f"cannot be sandboxed: {one_line(error)}"})
         return 0
-    manager = PluginManager()
-    manager.add(source)
-    registry = manager.registry
+    registrar = Registrar()
+    registrar.add(source)
+    registry = registrar.registry
     report: dict[str, Any] = {"errors": list(registry.errors), "failed": source.name not in registry.sources,
                               "games": sorted(registry.games), "agents": [],
-                              "reporter": bool(manager.pm.hook.arena_match_finished.get_hookimpls())}
+                              "reporter": registrar.has_reporters(),
+                              "rating_methods": sorted(registry.rating_methods), "formats": sorted(registry.formats),
+                              "views": sorted(registry.views)}
     for spec in registry.agents.values():
         try:
             report["agents"].append(spec_to_json(spec))
@@ -228,7 +233,7 @@ def _write(out: int, report: dict[str, Any]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the discovery process: sources as JSON on stdin, reports as JSON on stdout."""
-    parser = argparse.ArgumentParser(prog="python -m arena.discovery")
+    parser = argparse.ArgumentParser(prog="python -m arena.plugin_system.discovery")
     parser.add_argument("--lease", default="", help="the caller's lease token (marks this process as its own)")
     args = parser.parse_args(argv)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the driver's to handle

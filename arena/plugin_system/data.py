@@ -1,6 +1,6 @@
 """What a plugin reports about its agents, checked as untrusted data: names, specs as JSON, printable text.
 
-A third-party plugin is imported only in a sandboxed child (``arena.discovery``), which sends its agents'
+A third-party plugin is imported only in a sandboxed child (``arena.plugin_system.discovery``), which sends its agents'
 specs as JSON; these functions write that JSON and check it on the way back as they would any input from an
 adversary (``arena.plugins`` keeps the result).
 """
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from arena.agent import AgentSpec
 
 if TYPE_CHECKING:
-    from arena.plugin_types import PluginFactory
+    from arena.plugin_system.registry import PluginFactory
 
 AGENT_NAME = re.compile(r"[a-z0-9][a-z0-9_.-]*")
 """An agent or game name, matched whole (``fullmatch``: ``$`` would also match before a trailing newline)."""

@@ -9,7 +9,7 @@ built-ins, the package of arena's first-party plugin module.  A plugin's own
 forgot to bump it.  Every file under the source counts, hidden ones and bare
 bytecode included (a plugin can load code from either); only Python's cache of
 a source file that is hashed itself is left out, and a plugin's modules never
-run from such a cache (``arena.source_only``).  Not covered: other top-level
+run from such a cache (``arena.plugin_system.source_only``).  Not covered: other top-level
 packages an installed plugin imports (its dependencies, or a second package of
 its distribution).
 """
@@ -24,7 +24,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from arena import hookspecs
-from arena.plugins import ENTRY_POINT, FILE, PROGRAM, PluginSource, builtin_sources, third_party_sources
+from arena.plugin_system.registry import ENTRY_POINT, FILE, PROGRAM, PluginSource
+from arena.plugin_system.sources import builtin_sources, third_party_sources
 
 BYTECODE_CACHE = "__pycache__"
 """Python's bytecode cache folder: a cached ``name.*.pyc`` is skipped when its ``name.py`` stands beside the folder

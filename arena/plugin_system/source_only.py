@@ -1,6 +1,6 @@
 """A third-party plugin's modules run from their source files, never from a bytecode cache.
 
-The files hash of a plugin (``arena.provenance``) leaves out ``__pycache__/m.*.pyc`` beside a hashed
+The files hash of a plugin (``arena.plugin_system.provenance``) leaves out ``__pycache__/m.*.pyc`` beside a hashed
 ``m.py``, since Python writes those caches itself.  Python's own loader runs such a cache in place of the
 source whenever its header passes (the source's time stamp and size, or its hash; an "unchecked" hash is
 never compared at all), so a cache shipped with a plugin could change what runs while the hash stays the
