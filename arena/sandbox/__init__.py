@@ -30,7 +30,8 @@ Who calls what
   (the confined zygote): one seat of one match, as described in
   ``arena.sandbox.seat``; the zygote hands the ``SeatBox`` (plain JSON) to the
   referee.  ``W`` is the write end of a pipe the referee made: the init
-  acknowledges each freeze and thaw there when there is no cgroup freezer.
+  acknowledges each freeze and thaw there when there is no cgroup freezer
+  (a freeze is waited for; a thaw's answer is read by the next freeze).
 * ``place(box, policy, parent=ZYGOTE_PID, temp_root=..., acknowledgements=R)``
   (the referee, unconfined): checks the box, makes the seat's cgroups, moves
   the seat's init into them and only then lets the agent process start.

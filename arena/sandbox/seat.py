@@ -90,6 +90,7 @@ class _Placed:
     acknowledgements: int | None = None  # the read end of the init's acknowledgement pipe (no freezer only)
     name: int | None = None  # the init's /proc/PID/comm, kept open beside the pipe: read again with pread
     frozen: bool = False  # as last set here: a freeze or thaw that changes nothing is not written again
+    thaw_unanswered: bool = False  # a thaw was sent and its acknowledgement not yet read (no freezer only)
 
 
 _spawned: dict[int, _Spawned] = {}
@@ -278,7 +279,12 @@ def freeze(box: SeatBox) -> None:
 
 
 def thaw(box: SeatBox) -> None:
-    """Resume every process of the seat."""
+    """Resume every process of the seat.
+
+    Without a cgroup freezer, a seat this process placed is resumed by its init just after this returns: a
+    request sent at once waits in the seat's socket until the agent runs, so nothing waits for the init's
+    answer here (the next ``freeze`` reads it before its own).
+    """
     _set_frozen(box, False)
 
 
@@ -290,10 +296,20 @@ def _set_frozen(box: SeatBox, frozen: bool) -> None:
             placed.frozen = frozen
         return
     pidfd = _pidfd(box)
+    answering = placed if placed is not None and placed.acknowledgements is not None else None
+    if frozen and answering is not None and answering.thaw_unanswered:
+        # The init takes pending real-time signals lowest first, FREEZE before THAW: a freeze sent while the
+        # last thaw is still pending would be undone by it. The thaw's answer is almost always in the pipe
+        # by now (the agent could not reply before the init resumed it), so this is a read, not a wait.
+        answering.thaw_unanswered = False
+        _acknowledged(answering, THAWED_BYTE, pidfd, time.monotonic())
     try:
         signal.pidfd_send_signal(pidfd, FREEZE if frozen else THAW)
     except ProcessLookupError:
         return  # already ended
+    if not frozen and answering is not None:
+        answering.thaw_unanswered = True  # read by the next freeze: a round trip to the init saved a turn
+        return
     want = (FROZEN_NAME if frozen else THAWED_NAME).encode()
     path = f"/proc/{box.pid}/comm"
     started = time.monotonic()

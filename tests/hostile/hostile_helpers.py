@@ -103,14 +103,14 @@ class Victim(Agent):
     stolen: ClassVar[list[float]] = []
 
     def act(self, observation: Any) -> Any:
-        before = sum(_cpu_seconds(seat.pid) for seat in self.spinners if seat.pid)
+        before = sum(cpu_seconds(seat.pid) for seat in self.spinners if seat.pid)
         time.sleep(0.05)
-        after = sum(_cpu_seconds(seat.pid) for seat in self.spinners if seat.pid)
+        after = sum(cpu_seconds(seat.pid) for seat in self.spinners if seat.pid)
         Victim.stolen.append(after - before)
         return observation.legal[0]
 
 
-def _cpu_seconds(root: int) -> float:
+def cpu_seconds(root: int) -> float:
     """CPU seconds used by process ``root`` and every descendant of it, from /proc."""
     total, todo = 0.0, [root]
     while todo:

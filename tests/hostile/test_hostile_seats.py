@@ -17,13 +17,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hostile_helpers import HOSTILE, Victim, needs_sandbox, play, processes_named, report_of
+from hostile_helpers import HOSTILE, Victim, cpu_seconds, needs_sandbox, play, processes_named, report_of
 
+from arena import sandbox
 from arena.agent import AgentSpec
 from arena.cli import main
 from arena.plugins import Registry, load_registry
 from arena.referee import AgentHost, Limits, SeatPlan, play_match
 from arena.referee.sandboxed import ProcessSeat
+from arena.referee.seats import close_all
 from arena.sandbox import cgroups
 from arena.seeding import derive_seed
 
@@ -145,6 +147,28 @@ def test_a_spinning_seat_is_frozen_while_others_think(registry: Registry, host: 
     assert len(Victim.stolen) >= 5
     # Four spinning threads or children would take ~0.1 CPU-second per 0.05 s turn; frozen, they take none.
     assert max(Victim.stolen) < 0.02, Victim.stolen
+
+
+def test_a_freeze_right_after_a_thaw_stops_a_seat_without_cgroups(registry: Registry, host: AgentHost,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    # Without a cgroup freezer the referee does not wait for a thaw, and the seat's init takes a pending freeze
+    # before a pending thaw: a freeze sent while the thaw still waited would be undone by it.
+    monkeypatch.setattr(cgroups, "find", lambda: cgroups.Hierarchy("none", {}))
+    game = registry.game("lorum")
+    plan = SeatPlan(name="child-spinner", spec=registry.agent("child-spinner"), seed=1)
+    seat = ProcessSeat(plan, game, 0, 4, Limits(), host, "sandboxed", "partial")
+    try:
+        seat.launch()
+        seat.start()
+        assert seat.box is not None and seat.pid is not None and seat.box.group is None
+        for _ in range(50):
+            sandbox.thaw(seat.box)
+            sandbox.freeze(seat.box)
+        before = cpu_seconds(seat.pid)
+        time.sleep(0.3)  # four spinning children would take about 0.6 CPU-seconds of two cores
+        assert cpu_seconds(seat.pid) - before < 0.02
+    finally:
+        close_all([seat])
 
 
 @pytest.mark.parametrize(("name", "raised", "phase"), [("exit-act", "SystemExit", "move"),
