@@ -41,7 +41,7 @@ from arena.plugin_system.registry import PluginSource
 from arena.referee.confinement import confine_for, plugin_environment, sandbox_level
 from arena.referee.zygote import PRELOAD_PACKAGE, preload
 from arena.sandbox import lease
-from arena.sandbox.process import child_hygiene, make_subreaper, reap_descendants
+from arena.sandbox.process import child_hygiene, kill_group_or_process, make_subreaper, reap_descendants
 from arena.sandbox.removal import remove_tree
 
 DISCOVERY_SECONDS = 30.0
@@ -156,12 +156,7 @@ def _serve(sources: list[PluginSource], temp_root: str) -> list[dict[str, Any]]:
         reports[key.data] = {"error": f"did not register within {DISCOVERY_SECONDS:g} s"}
         os.close(key.fd)
     for pid in pids:
-        for kill in (os.killpg, os.kill):
-            try:
-                kill(pid, signal.SIGKILL)
-                break
-            except OSError:
-                continue
+        kill_group_or_process(pid)
     reap_descendants()
     return reports
 

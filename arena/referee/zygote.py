@@ -69,7 +69,13 @@ from arena.plugin_system.sources import builtin_sources
 from arena.referee import protocol, seat_log
 from arena.referee.confinement import confine_for, plugin_read_paths
 from arena.referee.faults import is_action_shaped
-from arena.sandbox.process import address_space_kb, child_hygiene, make_subreaper, reap_descendants
+from arena.sandbox.process import (
+    address_space_kb,
+    child_hygiene,
+    kill_group_or_process,
+    make_subreaper,
+    reap_descendants,
+)
 from arena.sandbox.removal import remove_tree
 
 CONTROL_LIMIT = 1 << 16
@@ -281,12 +287,7 @@ class Zygote:
         boxes = {pid: self.children[pid] for pid in mine if not isinstance(self.children[pid], str)}
         for pid in mine:
             if pid not in boxes:
-                for kill in (os.killpg, os.kill):
-                    try:
-                        kill(pid, signal.SIGKILL)
-                        break
-                    except OSError:
-                        continue
+                kill_group_or_process(pid)
         statuses: dict[str, Any] = {str(pid): {"error": f"process {pid} is not a seat of this host"}
                                     for pid in pids if pid not in self.children}
         for pid in mine:

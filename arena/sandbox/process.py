@@ -36,6 +36,17 @@ def make_subreaper() -> None:
     _prctl(kernel.PR_SET_CHILD_SUBREAPER, 1)
 
 
+def kill_group_or_process(pid: int) -> None:
+    """SIGKILL ``pid``'s process group, or ``pid`` alone when it leads none (a child that has not yet called
+    ``setpgid``); nothing when it is gone."""
+    for kill in (os.killpg, os.kill):
+        try:
+            kill(pid, signal.SIGKILL)
+            return
+        except OSError:
+            continue
+
+
 def reap_descendants() -> None:
     """SIGKILL and wait for every child of this process until none is left (adopted orphans included)."""
     while True:
