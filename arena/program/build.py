@@ -64,8 +64,16 @@ OUTPUT_FILES_MAX = 200_000
 CACHE_ENV = "ARENA_BUILD_CACHE"
 """Environment variable naming the build cache folder (default ``~/.cache/arena/builds``)."""
 
-TOOLCHAIN_READ_PATHS = ("/usr/bin", "/bin", "/usr/libexec", "/usr/include", "/usr/local", "/usr/share", "/etc")
-"""What a compiler may read besides the system libraries: the tools, headers and their configuration."""
+TOOLCHAIN_READ_PATHS = ("/usr/bin", "/bin", "/usr/libexec", "/usr/include", "/usr/local", "/usr/share")
+"""What a compiler may read besides the system libraries: the tools and headers."""
+
+BUILD_ETC_READ_PATHS = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/ld.so.preload",
+                        "/etc/alternatives", "/etc/passwd", "/etc/group", "/etc/nsswitch.conf", "/etc/localtime",
+                        "/etc/timezone", "/etc/os-release", "/etc/gitconfig", "/etc/rustup", "/etc/ssl/certs",
+                        "/etc/ssl/openssl.cnf")
+"""Of /etc, what toolchains read (the dynamic linker's files, the compiler alternatives, user and time zone
+lookups, git's and rustup's settings, the public certificates), never the whole folder: a build runs as the
+server's user, and as root it could read /etc/shadow or a TLS key and quote it back in its error."""
 
 
 class BuildError(Exception):
@@ -261,7 +269,7 @@ def _unpack(stream: IO[bytes], staging: Path) -> None:
 
 def toolchain_read_paths(command: str) -> list[str]:
     """What a build needs to read to run ``command``: the system's toolchains, and a rustup or cargo home."""
-    paths = list(TOOLCHAIN_READ_PATHS)
+    paths = list(TOOLCHAIN_READ_PATHS) + list(BUILD_ETC_READ_PATHS)
     found = shutil.which(command)
     if found:
         paths.append(os.path.dirname(os.path.realpath(found)))

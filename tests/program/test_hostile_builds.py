@@ -148,6 +148,22 @@ def test_a_build_reads_the_cargo_tools_but_not_the_cargo_credentials(tmp_path: P
     assert (ensure_built(manifest) / "seen").read_text() == "a tool\n"
 
 
+@pytest.mark.parametrize("path", ["/etc/shadow", "/etc/hostname", "/etc/ssl/private"])
+def test_a_build_reads_only_what_toolchains_need_of_etc(tmp_path: Path, path: str) -> None:
+    # A build runs as the server's user: as root it read /etc/shadow and quoted it back in its error. The
+    # world-readable /etc/hostname stands for every file of /etc that no toolchain needs.
+    if not os.path.exists(path):
+        pytest.skip(f"{path} is not on this machine")
+    script = f"ls {path} > seen 2>&1 || cat {path} > seen; cat {path} >> seen && {MAKE_RUN}"
+    with pytest.raises(BuildError, match=r"(Permission denied|Is a directory)"):
+        ensure_built(read_manifest(hostile(tmp_path / "p", script)))
+
+
+def test_a_build_lists_no_folder_of_etc_but_reads_the_linker_cache(tmp_path: Path) -> None:
+    script = f"cat /etc/ld.so.cache > /dev/null && ! ls /etc > /dev/null 2>&1 && {MAKE_RUN}"
+    assert (ensure_built(read_manifest(hostile(tmp_path / "p", script))) / "run.sh").exists()
+
+
 def test_a_link_out_of_the_program_folder_is_refused_before_any_build(tmp_path: Path) -> None:
     folder = hostile(tmp_path / "p", f"cat secret > copy; {MAKE_RUN}")
     (folder / "secret").symlink_to("/etc/passwd")
