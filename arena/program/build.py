@@ -296,7 +296,8 @@ def _run_build(folder: Path, groups: list[str]) -> int:
     level = probe().level
     if level != "none":
         policy = Policy(read_paths=default_read_paths(str(folder), *toolchain_read_paths(tool)),
-                        memory_mb=BUILD_MEMORY_MB, label=f"build-{manifest.name}", max_processes=BUILD_PROCESSES_MAX)
+                        memory_mb=BUILD_MEMORY_MB, label=f"build-{manifest.name}", max_processes=BUILD_PROCESSES_MAX,
+                        run_own_files=True)
         confine(policy, require=level)
     from arena.sandbox import confinement
 
@@ -427,9 +428,12 @@ def _copy_tree(folder: Path, target: Path) -> None:
         elif item.is_dir():
             _copy_tree(item, copy)
         elif item.is_file():
-            shutil.copyfile(item, copy)
-            if os.access(item, os.X_OK):
-                os.chmod(copy, 0o755)
+            # The mode is given as the copy is made: the sandbox refuses chmod (a program folder holding an
+            # executable configure script could not be built).
+            mode = 0o755 if os.access(item, os.X_OK) else 0o644
+            with open(item, "rb") as original, open(os.open(copy, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode),
+                                                    "wb") as made:
+                shutil.copyfileobj(original, made)
 
 
 def main(argv: list[str] | None = None) -> int:

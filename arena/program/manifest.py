@@ -86,16 +86,17 @@ def read_manifest(folder: Path | str) -> Manifest:
     if problem:
         raise ManifestError(f"{where}: {problem}")
     version = _string(table, "version", where)
-    if not version or len(version) > VERSION_MAX:
-        raise ManifestError(f"{where}: version must be 1 to {VERSION_MAX} characters")
+    if not version or len(version) > VERSION_MAX or not version.isprintable():
+        raise ManifestError(f"{where}: version must be 1 to {VERSION_MAX} printable characters")
     games = _words(table, "games", where, GAMES_MAX)
     for game in games:
         problem = name_problem(game, AGENT_NAME, "game name")
         if problem:
             raise ManifestError(f"{where}: games: {problem}")
     description = _string(table, "description", where) if "description" in table else ""
-    if len(description) > DESCRIPTION_MAX or "\n" in description:
-        raise ManifestError(f"{where}: description must be one line of at most {DESCRIPTION_MAX} characters")
+    if len(description) > DESCRIPTION_MAX or not description.isprintable():
+        raise ManifestError(f"{where}: description must be one line of at most {DESCRIPTION_MAX} printable "
+                            "characters")
     protocol = table.get("protocol", PROTOCOL_VERSION)
     if protocol != PROTOCOL_VERSION or isinstance(protocol, bool):
         raise ManifestError(f"{where}: protocol {protocol!r} is not one this arena speaks ({PROTOCOL_VERSION})")
@@ -104,16 +105,26 @@ def read_manifest(folder: Path | str) -> Manifest:
             not math.isfinite(build_seconds) or not 0 < build_seconds <= BUILD_SECONDS_MAX:
         raise ManifestError(f"{where}: build_seconds must be a number of seconds > 0 and <= {BUILD_SECONDS_MAX:g}")
     command = _words(table, "command", where)
-    first = command[0]
-    if first.startswith("/") or ("/" in first and ".." in first.split("/")):
-        raise ManifestError(f"{where}: command {first!r} leads out of the program's folder: its first word is a "
-                            "file in the folder (\"./my-bot\"), a runtime on the system's PATH (\"node\") or "
+    if _leads_out(command[0]):
+        raise ManifestError(f"{where}: command {command[0]!r} leads out of the program's folder: its first word "
+                            "is a file in the folder (\"./my-bot\"), a runtime on the system's PATH (\"node\") or "
                             "\"python\" (docs/protocol.md, \"Manifest\")")
+    build = _words(table, "build", where) if "build" in table else ()
+    if build and _leads_out(build[0]):
+        # The build may read its tool's folder: an absolute path would open any folder of the machine to it.
+        raise ManifestError(f"{where}: build {build[0]!r} leads out of the program's folder: its first word is a "
+                            "tool on the system's PATH (\"cc\", \"cargo\") or a file in the folder "
+                            "(\"./build.sh\") (docs/protocol.md, \"Manifest\")")
     return Manifest(
         folder=folder, name=name, version=version, games=games, command=command,
-        description=description, build=_words(table, "build", where) if "build" in table else (),
+        description=description, build=build,
         build_seconds=float(build_seconds), options=_options(table.get("options", {}), where),
     )
+
+
+def _leads_out(first: str) -> bool:
+    """Whether a command's first word names a file outside the program's folder (an absolute path, a ``..``)."""
+    return first.startswith("/") or ("/" in first and ".." in first.split("/"))
 
 
 def manifest_report(folder: Path | str) -> dict[str, Any]:

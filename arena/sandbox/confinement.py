@@ -135,7 +135,8 @@ def confine(policy: Policy, *, require: str = "partial", temp_root: str | None =
         kernel.prctl(kernel.PR_SET_NO_NEW_PRIVS, 1)
         with opened([temp_root]) as writable:  # opened now: the rule must name the bounded folder, if mounted
             if capabilities.landlock_abi:
-                kernel.landlock_restrict(capabilities.landlock_abi, granted + rules(writable, WRITE))
+                own = WRITE | (kernel.ACCESS_FS_EXECUTE if policy.run_own_files else 0)
+                kernel.landlock_restrict(capabilities.landlock_abi, granted + rules(writable, own))
         if seccomp.supported():
             seccomp.deny_side_channels()  # what Landlock leaves open: metadata, keyrings, locks
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # no core files with a seat's memory in them

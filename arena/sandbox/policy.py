@@ -42,6 +42,9 @@ class Policy:
     cpus: float = 1.0  # cores while it runs, where cgroups allow
     label: str = ""  # for messages and group names
     max_processes: int = MAX_PROCESSES  # processes of the tree (cgroup pids; else RLIMIT_NPROC, see the package)
+    # Whether it may run files it wrote in its temporary folder: a build runs its own scripts and build
+    # programs (it runs any code through an interpreter anyway); a seat never needs to.
+    run_own_files: bool = False
 
     def __post_init__(self) -> None:
         if isinstance(self.read_paths, (str, bytes)) or not all(isinstance(p, str) for p in self.read_paths):
@@ -56,6 +59,8 @@ class Policy:
         count = self.max_processes
         if isinstance(count, bool) or not isinstance(count, int) or not 2 <= count <= 1 << 20:
             raise ValueError(f"policy max_processes must be a whole number >= 2, not {count!r}")
+        if not isinstance(self.run_own_files, bool):
+            raise ValueError(f"policy run_own_files must be true or false, not {self.run_own_files!r}")
 
     def to_json(self) -> dict[str, Any]:
         """The policy as plain JSON data."""

@@ -3,6 +3,7 @@ failures one line each."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -82,6 +83,18 @@ def test_a_build_over_its_time_is_stopped(tmp_path: Path) -> None:
     manifest = read_manifest(program(tmp_path / "built", '["sleep", "30"]', seconds=0.5))
     with pytest.raises(BuildError, match=r"took longer than build_seconds = 0\.5"):
         ensure_built(manifest)
+
+
+def test_an_executable_file_of_the_folder_keeps_its_bit_in_the_build(tmp_path: Path) -> None:
+    # The copy is made inside the sandbox, which refuses chmod: a folder holding an executable script failed
+    # with 'Operation not permitted' before its build could run; and the build may run the scripts it holds.
+    folder = program(tmp_path / "built", '["./configure"]')
+    (folder / "configure").write_text("#!/bin/sh\nprintf '#!/bin/sh\\n' > run.sh\n")
+    (folder / "configure").chmod(0o755)
+    (folder / "data.txt").write_text("plain\n")
+    built = ensure_built(read_manifest(folder))
+    assert os.access(built / "configure", os.X_OK) and os.access(built / "run.sh", os.X_OK)
+    assert not os.access(built / "data.txt", os.X_OK)
 
 
 def test_a_build_has_no_network_and_writes_nowhere_but_its_copy(tmp_path: Path) -> None:

@@ -57,6 +57,11 @@ def test_a_manifest_declares_the_agent_and_its_options(tmp_path: Path) -> None:
     (("min = 1", "min = [1]"), "options.depth"),
     (('name = "bot"', 'name = "' + 'b' * 100 + '"'), "name must be 1 to 64 characters"),
     (('name = "bot"', 'name = "../../etc"'), "name '../../etc' must be"),
+    (('build = ["make"]', 'build = ["/home/user/bin/run", "make"]'), "build '/home/user/bin/run' leads out"),
+    (('build = ["make"]', 'build = ["tools/../../run"]'), "build 'tools/../../run' leads out"),
+    (('version = "2.1"', 'version = "2.1\\u001b[2J"'), "version must be 1 to 64 printable characters"),
+    (('version = "2.1"', 'version = "2.1\\r"'), "version must be 1 to 64 printable characters"),
+    (('description = "a test bot"', 'description = "a \\u202e test bot"'), "description must be one line"),
 ])
 def test_a_wrong_manifest_is_one_line_naming_the_file_and_key(tmp_path: Path, change: tuple[str, str],
                                                               problem: str) -> None:
