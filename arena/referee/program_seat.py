@@ -62,18 +62,20 @@ class ProgramSeat(ProcessSeat):
     channel: LineChannel | None = None
     asked = 0  # id of the last request sent
 
-    def fork(self) -> None:
-        """Build the program if this version of its files was never built (not charged to its start-up time:
-        the build is done once, before any seat of it), then ask its zygote for the seat (``launch`` and
-        ``launch_all`` both fork through here, then place)."""
+    def prepare(self) -> None:
+        """Build the program if this version of its files was never built: before any seat of the match is
+        forked (``launch`` and ``launch_all``), so that no seat's start-up clock runs during a build."""
         source = origin(self.plan.spec)
         if source is not None and source.kind == PROGRAM:
             try:
                 ensure_built(read_manifest(source.target))
             except (BuildError, ManifestError, OSError) as error:
                 self.failed = Fault(CRASH, f"its program could not be built: {error}")
-                return
-        super().fork()
+
+    def fork(self) -> None:
+        """Ask the program's zygote for the seat, unless its build failed."""
+        if self.failed is None:
+            super().fork()
 
     def _adopt(self, reply: dict[str, Any]) -> None:
         super()._adopt(reply)

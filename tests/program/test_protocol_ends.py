@@ -161,6 +161,22 @@ def test_a_program_that_cannot_start_is_a_start_up_fault_naming_why(tmp_path: Pa
     assert "command './not-there':" in fault["message"] and "is not an executable file" in fault["message"]
 
 
+def test_a_first_build_is_charged_to_no_seat_s_start_up(tmp_path: Path) -> None:
+    # launch_all forked every seat before placing any, and a program built in its fork: the seats forked
+    # before it saw their start-up clocks run out during its build, and were faulted for it.
+    plugins = tmp_path / "plugins"
+    write_program(plugins / "quick", PROGRAM.replace("greedy-program", "quick"))
+    write_program(plugins / "slow", PROGRAM.replace("greedy-program", "slow") + 'build = ["sleep", "4"]\n')
+    registry = load_registry(plugins_dir=plugins, entry_points=False).registry
+    game = registry.game("lorum")
+    seats = [SeatPlan(name=name, spec=registry.agent(name), seed=seat)
+             for seat, name in enumerate(["quick", "slow", "random", "random"])]
+    limits = Limits(move_seconds=2.0, bank_seconds=5.0, startup_seconds=3.0)
+    with AgentHost() as host:
+        record = play_match(game, game.info.resolve_options(4, {}), 5, seats, limits=limits, host=host).record
+    assert record["faults"] == []
+
+
 def test_check_agent_tells_a_program_what_to_fix_in_the_protocol_s_words() -> None:
     from arena.conformance import check_agent
 
