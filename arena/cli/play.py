@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import secrets
 import shutil
 import sys
 import textwrap
@@ -89,7 +90,8 @@ def run(args: argparse.Namespace) -> int:
     game = game_named(loaded, args.game)
     options = _options(game, args)
     players = options["players"]
-    seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
+    # A secret seed as wide as a config's: 32 bits let an agent search for it from its own seat's seed.
+    seed = args.seed if args.seed is not None else secrets.randbits(63)
     names = _agent_names(args.agents, players, loaded, game)
     human = _human_seat(args.human, names, players)
     if human is not None:
