@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -39,6 +40,10 @@ def plugins_dir(tmp_path: Path) -> Iterator[Path]:
         ratings_registry._SPECS.pop("openskill", None)
         views_module._VIEWS.clear()
         views_module._VIEWS.update(views_before)
+        # Trusted, the plugins were imported here: later tests check an untrusted one never is.
+        for name in [name for name in sys.modules if name.startswith(("arena_plugins.arena_openskill",
+                                                                      "arena_plugins.names_view"))]:
+            del sys.modules[name]
 
 
 def _listed(capsys: pytest.CaptureFixture[str], plugins_dir: Path) -> dict[str, dict]:

@@ -8,6 +8,7 @@ as they do when a plugin's view raises (tests/leaderboard/test_views.py).
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -62,6 +63,8 @@ def plugins_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pat
     finally:
         for method in ("broken", "shaky"):
             ratings_registry._SPECS.pop(method, None)
+        for name in [name for name in sys.modules if name.startswith(f"arena_plugins.{NAME}")]:
+            del sys.modules[name]  # imported here, trusted: gone for the tests that follow
 
 
 def _plugin_lines(err: str) -> list[str]:
