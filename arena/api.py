@@ -18,9 +18,9 @@ from arena.agent import AgentSpec
 from arena.games.base import Game, InvalidSetup
 from arena.plugin_system.extensions import install
 from arena.plugin_system.loading import DEFAULT_PLUGINS_DIR, PluginManager, Registry, load_registry
+from arena.records.seeding import derive_seed
 from arena.referee import Limits, MatchResult, SeatPlan
 from arena.referee import play_match as referee_play_match
-from arena.seeding import derive_seed
 from arena.tournament.config import TournamentConfig
 from arena.tournament.config_loading import config_from_dict, load_config
 from arena.tournament.runner import Progress, RunSummary

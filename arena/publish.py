@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,7 @@ from arena.leaderboard import Leaderboard, build_leaderboard, head_to_head, rend
 from arena.leaderboard.terminal import format_number, rating_digits
 from arena.plugin_system.loading import DEFAULT_PLUGINS_DIR
 from arena.ratings.data import MatchOutcome
+from arena.ratings.registry import BUILT_IN as BUILT_IN_METHODS
 from arena.ratings.registry import method_spec
 from arena.site import build_site
 from arena.site.chunks import write_atomic
@@ -142,13 +144,50 @@ def method_options(method: str, game: str, game_options: Mapping[str, Any], boot
     return {}
 
 
+class NothingRated(Exception):
+    """Every rating method asked for failed (each a plugin's: arena's own never fails quietly)."""
+
+
 def rate(outcomes: Sequence[MatchOutcome], methods: Sequence[str], game: str,
          game_options: Mapping[str, Any], bootstrap: int = 0) -> dict[str, Leaderboard]:
-    """One leaderboard per method, in the given order."""
-    return {
-        method: build_leaderboard(outcomes, method, **method_options(method, game, game_options, bootstrap))
-        for method in methods
-    }
+    """One leaderboard per method, in the given order.
+
+    A plugin's method that raises is left out with one line on stderr, and the others are rated (as a plugin's
+    view that raises skips its own file: ``arena.leaderboard.views``); ``NothingRated`` when none is left.
+    """
+    boards: dict[str, Leaderboard] = {}
+    for method in methods:
+        try:
+            boards[method] = build_leaderboard(outcomes, method,
+                                               **method_options(method, game, game_options, bootstrap))
+        except Exception as error:  # a plugin's method may raise anything; arena's own raising is a bug to see
+            if method in BUILT_IN_METHODS:
+                raise
+            method_failed(method, "left out of the leaderboards", error)
+    if not boards:
+        raise NothingRated(f"no leaderboard: every rating method asked for failed ({', '.join(methods)})")
+    return boards
+
+
+def method_failed(method: str, what: str, error: Exception) -> None:
+    """One line on stderr: a plugin's rating ``method`` raised ``error``, so ``what`` happened instead."""
+    message = " ".join(str(error).split())[:300]
+    print(f"arena: rating method {method!r} failed, {what}: {type(error).__name__}{': ' + message if message else ''}",
+          file=sys.stderr)
+
+
+def history_of(outcomes: Sequence[MatchOutcome], methods: Sequence[str], game: str,
+               game_options: Mapping[str, Any]) -> dict[str, Any]:
+    """The rating history (``rating_history``) with the method ``history_method`` picks of ``methods``; a plugin's
+    method that raises on it is passed over (one line) for the next pick."""
+    method = history_method(methods)
+    try:
+        return rating_history(outcomes, method, method_options(method, game, game_options))
+    except Exception as error:  # as in ``rate``
+        if method in BUILT_IN_METHODS:
+            raise
+        method_failed(method, "its rating history not drawn", error)
+        return history_of(outcomes, [other for other in methods if other != method], game, game_options)
 
 
 def fault_flags(rows: Iterable[MatchRow], share: float) -> set[str]:
@@ -236,8 +275,7 @@ def publish(config: RatedConfig, leaderboards: Path | str, methods: Sequence[str
         # The site's title is the name and the game; its config section says whether the deals are public.
         title = f"{config.name} ({config.game})"
         deals = "" if published.public_seed is None else f"; {public_deals_note(published.public_seed)}"
-        method = history_method(list(published.boards))
-        history = rating_history(outcomes, method, method_options(method, config.game, config.game_options))
+        history = history_of(outcomes, list(published.boards), config.game, config.game_options)
         ladder = stored_history(store, config.name) if is_ladder(store.db) else None
         # The site first, then the leaderboard files: a reader that goes by leaderboard.json's match count (a
         # served competition's pages link the matches it counts) then always finds them in the site.

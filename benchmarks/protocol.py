@@ -31,9 +31,9 @@ else:
     from benchmarks import common
 
 from arena.plugins import Registry, load_registry
+from arena.records.seeding import derive_seed
 from arena.referee import AgentHost, Limits, MatchResult, SeatPlan, play_match
 from arena.referee.confinement import sandbox_level
-from arena.seeding import derive_seed
 
 ROUNDS = {"quick": 2, "default": 12, "full": 40}
 """Matches per case."""

@@ -50,8 +50,8 @@ ENTRIES = ("greedy", "greedy-2", "random", "random-2", "random-3", "greedy-3")
 def make_store(leaderboards: Path, matches: int, pool: int) -> TournamentConfig:
     """A config and a store of ``matches`` matches made of ``pool`` played ones; returns the config."""
     from arena.plugins import load_registry
+    from arena.records.seeding import derive_seed
     from arena.referee import SeatPlan, play_match
-    from arena.seeding import derive_seed
     from arena.tournament.config import config_from_dict
     from arena.tournament.store import Store, pack_record, store_path
 

@@ -236,10 +236,12 @@ def publish_leaderboard(args: argparse.Namespace, config: RatedConfig, **options
     progress shows on stderr, and a write that fails is one line.  ``options`` (``methods``, ``bootstrap``) go to
     ``publish``.
     """
-    try:
-        from arena.publish import publish
+    from arena.publish import NothingRated, publish
 
+    try:
         return publish(config, args.leaderboards, plugins_dir=args.plugins_dir, progress=site_progress(), **options)
+    except NothingRated as error:  # each failing method said why on its own line
+        raise CliError(f"{config.name}: {error}", status=1) from None
     except KeyboardInterrupt as interrupt:  # every match is stored already: only the files are left to write
         from arena.cli import stopping
 

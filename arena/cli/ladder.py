@@ -29,7 +29,7 @@ from arena.cli.common import (
 )
 from arena.cli.numbers import MAX_CHECK_MATCHES, MAX_WORKERS, integer
 from arena.cli.progress import LazyProgress
-from arena.conformance import DEFAULT_MATCHES, check_agent
+from arena.conformance.agents import DEFAULT_MATCHES, check_agent
 from arena.ladder.config import is_ladder_file, load_ladder_config
 from arena.ladder.field import (
     LadderError,

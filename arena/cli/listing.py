@@ -22,7 +22,9 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
         subparsers,
         "plugins",
         help="list loaded plugins",
-        description="List every loaded plugin: name, version, where it came from, and what it registered.",
+        description="List every loaded plugin: name, version, where it came from, and what it registered: games, "
+                    "agents, rating methods, tournament formats and leaderboard views (arena's own in the row "
+                    "'arena').",
         examples=("arena plugins", "arena plugins --json", "arena plugins --plugins-dir my_plugins"),
     )
     plugins.add_argument("--json", action="store_true", help="print JSON")
@@ -56,23 +58,39 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_plugins(args: argparse.Namespace) -> int:
-    """List plugins."""
+    """List plugins, and the rating methods, formats and views each added, arena's own in a row of their own."""
+    from arena import __version__
+    from arena.plugin_system.extensions import KINDS, origins  # brings the ratings (numpy, scipy): only here
+
     loaded = registry(args)
-    rows = [
+    found = origins(loaded)
+    rows: list[dict[str, Any]] = [
         {"name": info.name, "version": info.version, "source": info.source,
-         "games": list(info.games), "agents": list(info.agents)}
+         "games": list(info.games), "agents": list(info.agents),
+         **{key: [name for name, plugin in found[key] if plugin == info.name] for key, _kind in KINDS}}
         for info in loaded.plugins
     ]
+    # arena's own methods, formats and views come from no plugin: the row "arena", source builtin, says so.
+    rows.append({"name": "arena", "version": __version__, "source": "builtin", "games": [], "agents": [],
+                 **{key: [name for name, plugin in found[key] if plugin is None] for key, _kind in KINDS}})
     if args.json:
         print_json(rows)
         return 0
     table = Table(title="Plugins", box=box.SIMPLE_HEAD)
     for column in ("name", "version", "source", "games", "agents"):
         table.add_column(column, overflow="fold")
-    for row in rows:
+    for row in rows[:-1]:
         table.add_row(literal(row["name"]), literal(row["version"]), literal(row["source"]),
                       literal(", ".join(row["games"])), literal(", ".join(row["agents"])))
-    Console().print(table)
+    added = Table(title="Rating methods, formats and views", box=box.SIMPLE_HEAD)
+    for column in ("kind", "name", "from"):
+        added.add_column(column, overflow="fold")
+    for key, kind in KINDS:
+        for name, plugin in found[key]:
+            added.add_row(kind, literal(name), "built-in" if plugin is None else literal(plugin))
+    console = Console()
+    console.print(table)
+    console.print(added)
     return 0
 
 

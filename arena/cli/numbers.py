@@ -2,7 +2,7 @@
 
 A value out of bounds is a usage error (one line, exit status 2) before any work starts: ``--move-seconds
 inf`` would otherwise reach a socket timeout and overflow there.  The limits' bounds are the referee's own
-(``arena.referee.limits``), the seeds' ``arena.seeding``'s, so the command line, a tournament config and
+(``arena.referee.limits``), the seeds' ``arena.records.seeding``'s, so the command line, a tournament config and
 ``Limits`` itself accept the same values.
 """
 
@@ -12,8 +12,8 @@ import argparse
 import math
 from collections.abc import Callable
 
+from arena.records.seeding import MAX_SEED
 from arena.referee.limits import MAX_MEMORY_MB, MAX_SECONDS
-from arena.seeding import MAX_SEED
 
 MAX_CHECK_MATCHES = 10_000
 """Most matches per player count for ``arena check-agent``: more says nothing new about an agent."""

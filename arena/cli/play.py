@@ -26,12 +26,12 @@ from arena.cli.common import (
 from arena.cli.numbers import seed_value
 from arena.games.base import Game, GameError
 from arena.human import HumanAgent, InputEnded
-from arena.match_log import fault_line, fault_when, header_lines
 from arena.options import OptionError, parse_assignments
 from arena.plugin_system.loading import Registry
 from arena.records import save_record
+from arena.records.log import fault_line, fault_when, header_lines
+from arena.records.seeding import derive_seed
 from arena.referee import MatchResult, RefereeError, SeatPlan, play_match
-from arena.seeding import derive_seed
 from arena.substitute import SUBSTITUTE
 
 DEFAULT_AGENTS = ("greedy", SUBSTITUTE)

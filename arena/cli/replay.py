@@ -19,7 +19,6 @@ from arena.cli.common import (
 from arena.cli.play import result_json, wrapped
 from arena.cli.results import stored_record
 from arena.games.base import Game, InvalidSetup
-from arena.match_log import header_lines, log_steps, seat_names
 from arena.records import (
     RecordError,
     check_chance_used,
@@ -29,8 +28,9 @@ from arena.records import (
     replay,
     save_record,
 )
+from arena.records.log import header_lines, log_steps, seat_names
+from arena.records.seeding import derive_seed
 from arena.referee import MOVE, PHASES, RefereeError, SeatPlan, play_match
-from arena.seeding import derive_seed
 from arena.substitute import SUBSTITUTE
 
 
@@ -208,7 +208,7 @@ def table_picture(game: Game, record: Mapping[str, Any], at: int | None, seat: i
 
 
 def print_log(game: Game, record: Mapping[str, Any], hands: bool) -> None:
-    """The match step by step (``arena.match_log``), as ``arena play`` prints it, plus each seat's decisions
+    """The match step by step (``arena.records.log``), as ``arena play`` prints it, plus each seat's decisions
     that no public event shows (Lovat's secret keep), each fault at the move where the substitute took over,
     and with ``hands`` every seat's hand at the start and whenever it changes.
 

@@ -25,7 +25,7 @@ from arena.cli.common import (
 )
 from arena.cli.numbers import MAX_BOOTSTRAP, integer
 from arena.leaderboard import compare, render_comparison
-from arena.publish import StoredConfig, method_options, rate_stored, stored_config
+from arena.publish import NothingRated, StoredConfig, method_options, rate_stored, stored_config
 from arena.ratings.registry import method_names, method_spec
 from arena.records import save_record
 from arena.suggest import closest
@@ -160,7 +160,10 @@ def run_leaderboard(args: argparse.Namespace) -> int:
         else:
             console.print(render_comparison(comparison))
         return 0
-    published, _ = rate_stored(config, args.leaderboards, methods=args.method, bootstrap=args.bootstrap)
+    try:
+        published, _ = rate_stored(config, args.leaderboards, methods=args.method, bootstrap=args.bootstrap)
+    except NothingRated as error:  # each failing method said why on its own line
+        raise CliError(f"{args.name}: {error}", status=1) from None
     if args.json:
         print_json({method: board.to_json() for method, board in published.boards.items()})
     else:

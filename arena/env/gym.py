@@ -17,7 +17,7 @@ import numpy as np
 
 from arena.agent import Agent, AgentSpec
 from arena.env.aec import ArenaAECEnv
-from arena.seeding import derive_seed
+from arena.records.seeding import derive_seed
 
 
 class ArenaGymEnv(gymnasium.Env):

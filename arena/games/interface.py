@@ -13,7 +13,7 @@ The referee drives a game only through this interface; agents never see a
   (``Game.sample_state``), for search agents and the conformance kit;
 * describes its deck (``Game.deck``) and its events and actions for people.
 
-``arena.testing.check_game`` checks all of this for any game (docs/writing-games.md).
+``arena.conformance.games.check_game`` checks all of this for any game (docs/writing-games.md).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from arena.games.chance import RANDBELOW_MATCHES
 from arena.games.types import Action, ChanceOutcome, InvalidSetup, to_json
 
 if TYPE_CHECKING:
-    from arena.coverage import CoveragePlan
+    from arena.conformance.coverage import CoveragePlan
     from arena.games.chance import Chance
     from arena.games.drawing import CardFace, Table
 
@@ -410,7 +410,8 @@ class Game(ABC):
         return None if scene is None else svg(scene, self.card_faces(), title)
 
     def coverage_plan(self) -> CoveragePlan | None:
-        """The cases ``arena check-agent`` drives an agent through and how to reach them (``arena.coverage``).
+        """The cases ``arena check-agent`` drives an agent through and how to reach them
+        (``arena.conformance.coverage``).
 
         None (the default): the check plays whole games and shows no coverage table.
         """
@@ -420,7 +421,7 @@ class Game(ABC):
         """The seat's own cards as one readable line (for logs that show hands), or None if it holds none.
 
         Logs re-read a seat's hand only after that seat's own decision or a new chance outcome (a deal): a
-        game whose hands change otherwise must say so here and in ``arena/match_log.py``.
+        game whose hands change otherwise must say so here and in ``arena/records/log.py``.
         """
         return None
 

@@ -40,7 +40,7 @@ import numpy as np
 
 from arena.ladder.config import DEFAULT_LEVEL
 from arena.ladder.standing import Standing
-from arena.seeding import derive_seed
+from arena.records.seeding import derive_seed
 
 U_FLOOR = 0.01
 """Every target pair's need once none is open, so that a settled field still plays where it learns the most."""

@@ -23,7 +23,7 @@ from arena.ladder.standing import AHEAD, BEHIND, Standing, fit_standing, keep_ve
 from arena.ratings import RatingTable
 from arena.ratings.data import MatchOutcome
 from arena.ratings.simulate import simulate_outcomes
-from arena.seeding import derive_seed
+from arena.records.seeding import derive_seed
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,10 +12,16 @@ one line.
 
 from __future__ import annotations
 
+from typing import Any
+
 from arena.leaderboard.views import View, register_view, views
 from arena.plugin_system.registry import Registry
 from arena.ratings.registry import MethodSpec, method_names, method_spec, register_method
-from arena.tournament.formats import BY_NAME, Format, register_format
+from arena.tournament.formats import BY_NAME, Format, format_names, register_format
+
+KINDS: tuple[tuple[str, str], ...] = (("rating_methods", "rating method"), ("formats", "tournament format"),
+                                      ("views", "leaderboard view"))
+"""Each registry plugins add to: its key (``Registry``'s and ``PluginInfo``'s field) and what one entry is called."""
 
 
 def install(registry: Registry) -> Registry:
@@ -68,3 +74,23 @@ def _view_problem(name: str, view: object) -> str | None:
     except ValueError as error:
         return str(error)
     return None
+
+
+def origins(registry: Registry) -> dict[str, list[tuple[str, str | None]]]:
+    """Every rating method, format and view the driver now has, by ``KINDS`` key, in registration order: its
+    name and the plugin of ``registry`` that added it, or None for arena's own (``install`` the registry first).
+
+    A plugin's entry that was refused (its name taken) is left out: the name is the one that was installed.
+    """
+    installed: dict[str, dict[str, object]] = {
+        "rating_methods": {name: method_spec(name) for name in method_names()},
+        "formats": {name: BY_NAME[name] for name in format_names()},
+        "views": {view.name: view for view in views()},
+    }
+    found: dict[str, list[tuple[str, str | None]]] = {}
+    for key, _kind in KINDS:
+        offered: dict[str, Any] = getattr(registry, key)
+        added_by = {name: info.name for info in registry.plugins for name in getattr(info, key)}
+        found[key] = [(name, added_by.get(name) if name in offered and offered[name] == thing else None)
+                      for name, thing in installed[key].items()]
+    return found

@@ -200,9 +200,10 @@ class PluginManager(Registrar):
             return
         if not self.register(plugin, source.name, where):
             return
-        games, _agents = self.collect(where, plugin, take_games=True, take_agents=False)
+        games, _agents, added = self.collect(where, plugin, take_games=True, take_agents=False)
         info = next(info for info in self.registry.plugins if info.name == source.name)
-        self.registry.plugins[self.registry.plugins.index(info)] = dataclasses.replace(info, games=games)
+        self.registry.plugins[self.registry.plugins.index(info)] = dataclasses.replace(
+            info, games=games, rating_methods=added["rating_methods"], formats=added["formats"], views=added["views"])
         self.registry.errors[:] = [line for line in self.registry.errors
                                    if not (line.startswith(where) and TRUST_ENV in line)]
 

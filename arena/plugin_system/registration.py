@@ -79,11 +79,11 @@ class Registrar:
             return
         if not self.register(plugin, name, where):
             return
-        games, agents = self.collect(where, plugin, take_games=True, take_agents=take_agents)
+        games, agents, added = self.collect(where, plugin, take_games=True, take_agents=take_agents)
         self.registry.sources[name] = source
         for agent in agents:
             self.registry.agent_plugin[agent] = name
-        self.registry.plugins.append(PluginInfo(name, source.version, source.source, games, agents))
+        self.registry.plugins.append(PluginInfo(name, source.version, source.source, games, agents, **added))
         if source.builtin:
             remember_builtins(self.registry)
 
@@ -104,16 +104,19 @@ class Registrar:
         return True
 
     def collect(self, where: str, plugin: object, take_games: bool = True, take_agents: bool = True
-                ) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        """Call the plugin's registration hooks and validate what it registers.
+                ) -> tuple[tuple[str, ...], tuple[str, ...], dict[str, tuple[str, ...]]]:
+        """Call the plugin's registration hooks and validate what it registers: its games, its agents, and the
+        names of what it adds to the driver's registries (``PluginInfo``'s ``rating_methods``, ``formats``
+        and ``views``, the keys of the last).
 
         Its rating methods, formats and views are kept by name only (``Registry.rating_methods``, ...): the
         registries that take them check them when ``arena.plugin_system.extensions`` installs them, in the driver.
         """
         games: list[str] = []
         agents: list[str] = []
+        added: dict[str, list[str]] = {"rating_methods": [], "formats": [], "views": []}
 
-        def keeper(kind: str, kept: dict[str, Any]) -> Any:
+        def keeper(kind: str, kept: dict[str, Any], names: list[str]) -> Any:
             def register(thing: object) -> None:
                 name = getattr(thing, "name", None)
                 problem = name_problem(name, AGENT_NAME, f"{kind} name")
@@ -123,6 +126,7 @@ class Registrar:
                     self.registry.errors.append(f"{where}: {kind} not registered: {problem}")
                     return
                 kept[str(name)] = thing
+                names.append(str(name))
             return register
 
         def register_game(game: Game) -> None:
@@ -146,9 +150,10 @@ class Registrar:
             agents.append(spec.name)
 
         hooks = (("arena_register_games", register_game), ("arena_register_agents", register_agent),
-                 ("arena_register_rating_methods", keeper("rating method", self.registry.rating_methods)),
-                 ("arena_register_formats", keeper("format", self.registry.formats)),
-                 ("arena_register_views", keeper("view", self.registry.views)))
+                 ("arena_register_rating_methods",
+                  keeper("rating method", self.registry.rating_methods, added["rating_methods"])),
+                 ("arena_register_formats", keeper("format", self.registry.formats, added["formats"])),
+                 ("arena_register_views", keeper("view", self.registry.views, added["views"])))
         for hook_name, register in hooks:
             # Call this plugin's implementation only, so each registration is attributed to it.
             hook = self.pm.subset_hook_caller(hook_name, remove_plugins=self._others(plugin))
@@ -156,7 +161,7 @@ class Registrar:
                 hook(register=register)
             except BaseException as error:  # SystemExit and KeyboardInterrupt from a hook are the plugin's
                 self.registry.errors.append(f"{where}: {hook_name} raised {one_line(error)}")
-        return tuple(games), tuple(agents)
+        return tuple(games), tuple(agents), {kind: tuple(names) for kind, names in added.items()}
 
     def _others(self, plugin: object) -> list[object]:
         return [other for other in self.pm.get_plugins() if other is not plugin]

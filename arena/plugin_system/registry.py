@@ -81,6 +81,10 @@ class PluginInfo:
     source: str  # "builtin", "entry point <dist>", or the file path
     games: tuple[str, ...]  # game names it registered (and that were loaded)
     agents: tuple[str, ...]  # agent names it registered
+    # What it added to the driver's own registries (a trusted plugin only), by name:
+    rating_methods: tuple[str, ...] = ()
+    formats: tuple[str, ...] = ()
+    views: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)

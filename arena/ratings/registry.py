@@ -66,6 +66,10 @@ _SPECS: dict[str, MethodSpec] = {
 }
 
 
+BUILT_IN = frozenset(_SPECS)
+"""The names of arena's own methods: any other is a plugin's, whose failure leaves out its own leaderboard only."""
+
+
 class _Fits(Mapping[str, RatingMethod]):
     """The registry's ``fit`` functions by name, a live view (a method registered later shows up)."""
 

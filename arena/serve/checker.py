@@ -122,7 +122,7 @@ def run_checker(folder: Path, game: str, seats: int, limits: dict[str, Any], ser
 def _child(plugins: str, plugin: str, game_name: str, seats: int, limits_json: str, matches: int,
            seed: int) -> dict[str, Any]:
     """In the child: load the upload's plugins folder, find its one agent, run the full check in the sandbox."""
-    from arena.conformance import check_agent
+    from arena.conformance.agents import check_agent
     from arena.plugin_system.loading import load_registry
     from arena.referee import Limits, RefereeError
 

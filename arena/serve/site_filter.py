@@ -15,7 +15,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from arena.match_log import fault_line
+from arena.records.log import fault_line
 from arena.serve.results import HIDDEN_MESSAGE, public_record
 from arena.site.chunks import chunk_script, packed, unpacked
 

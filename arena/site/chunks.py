@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.games.base import Game
-from arena.match_log import header_lines, log_steps, seat_names
+from arena.records.log import header_lines, log_steps, seat_names
 from arena.site.parallel import Job, build_chunks
 from arena.site.stats import MoveTimes, list_row
 from arena.tournament.store import MatchRow, Store
@@ -64,7 +64,7 @@ def unpacked(script: str) -> Any:
 def match_page(game: Game | None, record: Mapping[str, Any]) -> dict[str, Any]:
     """What the match page shows of one match: the log's header and steps (with hands), the result, the record.
 
-    Each step is ``[move, seat, decision, secret, seconds, faults, events, hands, table]`` (``arena.match_log``;
+    Each step is ``[move, seat, decision, secret, seconds, faults, events, hands, table]`` (``arena.records.log``;
     ``table`` is what changed in the scene the viewer draws, ``scene_change``, or None).
     Without the game installed, or for a record the engine refuses, ``steps`` is None and ``error`` says why.
     """

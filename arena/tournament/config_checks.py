@@ -12,8 +12,8 @@ import math
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
+from arena.records.seeding import MAX_SEED
 from arena.referee.limits import MAX_SECONDS
-from arena.seeding import MAX_SEED
 from arena.suggest import closest
 from arena.tournament.config_types import MAX_OPTION_INTEGER
 

@@ -33,7 +33,7 @@ MAX_TABLES = 100_000
 """Largest ``max_tables``: the tables are built in memory before the first match."""
 MAX_ENTRIES = 10_000
 """Most ``[[agents]]`` entries."""
-# The seed's bound (MAX_SEED) is arena.seeding's and the limits' (MAX_SECONDS, MAX_MEMORY_MB, MAX_CPUS) are
+# The seed's bound (MAX_SEED) is arena.records.seeding's and the limits' (MAX_SECONDS, MAX_MEMORY_MB, MAX_CPUS) are
 # arena.referee.limits': the command line (arena.cli.numbers) and Limits itself hold to the same.
 MAX_OPTION_INTEGER = 2**63 - 1
 """Agent options are JSON for the agent's process: integers must fit 64 bits (TOML's own range)."""

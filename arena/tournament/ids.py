@@ -1,7 +1,7 @@
 """Match ids and seeds of a schedule: stable names, and every seed derived from the tournament's.
 
 Nothing here uses Python's ``hash()`` or global randomness; every seed comes
-from ``arena.seeding``.  Deal and agent seeds come from the tournament's secret
+from ``arena.records.seeding``.  Deal and agent seeds come from the tournament's secret
 key when there is one (HMAC-SHA256, so no agent can compute a deal), else from
 the public seed (BLAKE2b); seatings always come from the public seed.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 
-from arena.seeding import derive_seed, secret_seed
+from arena.records.seeding import derive_seed, secret_seed
 
 SEED_TAG = "schedule-v1"
 """Mixed into every derived seed; bump it if the derivation ever changes."""

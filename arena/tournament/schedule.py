@@ -4,7 +4,7 @@ A schedule is a pure function of its inputs (the entry names, the seats per
 table, the number of duplicate blocks, the format, the seed and the table cap):
 the same inputs give the same tables, match ids, seatings and seeds on every
 machine, serially or on Ray.  Nothing here uses Python's ``hash()`` or global
-randomness; every seed comes from ``arena.seeding``.  Deal and agent seeds
+randomness; every seed comes from ``arena.records.seeding``.  Deal and agent seeds
 come from the tournament's secret key when the schedule has one
 (``Schedule.with_secret``: HMAC-SHA256, so no agent can compute a deal), else
 from the public seed (BLAKE2b); the tables, the design and the seatings always

@@ -12,7 +12,7 @@ were stored in.
 A store is created whole or not at all (built under a temporary name, then
 linked into place) with its format version and a random secret key, the key
 of the tournament's deal and agent seeds when the config sets no ``seed``
-(``arena.seeding.secret_seed``); the key never leaves the store.  Opening
+(``arena.records.seeding.secret_seed``); the key never leaves the store.  Opening
 checks that the file is an arena store of a format this arena reads before
 anything is written to it, and readers open it read-only.  Making, locking and
 explaining the file is ``arena.tournament.store_file``'s.
@@ -33,7 +33,7 @@ from typing import Any
 from arena import bounded_json
 from arena.ratings.data import MatchOutcome
 from arena.records import MAX_RECORD_BYTES
-from arena.seeding import new_secret
+from arena.records.seeding import new_secret
 from arena.tournament.errors import StoreError, StoreRequestError
 from arena.tournament.store_file import SCHEMA, SCHEMA_VERSION, claim_store, create_store, explain_error
 from arena.transactions import WriteTransaction

@@ -15,7 +15,7 @@ import os
 import sqlite3
 from pathlib import Path
 
-from arena.seeding import new_secret
+from arena.records.seeding import new_secret
 from arena.tournament.errors import StoreError
 
 SCHEMA_VERSION = 1

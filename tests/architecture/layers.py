@@ -20,8 +20,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("arena.leaderboard",),
     ("arena.ratings",),
     # Reading and checking agents and games from the loaded plugins.
-    ("arena.conformance", "arena.conformance_report", "arena.testing", "arena.env", "arena.games.catalog",
-     "arena.match_log", "arena.human"),
+    # The conformance kits (arena/conformance/; arena.testing is the game kit's documented name) and a
+    # record's readable log (arena/records/log.py), which replays with the game's words.
+    ("arena.conformance", "arena.testing", "arena.env", "arena.games.catalog", "arena.records.log", "arena.human"),
     # The plugin system (arena/plugin_system/), the loading layer on top; arena.plugins re-exports it.
     ("arena.plugins", "arena.plugin_system.loading"),
     ("arena.plugin_system.discovery",),
@@ -35,8 +36,10 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("arena.sandbox",),
     # What every layer above reads: agents, options, games and their contracts, records.
     ("arena.substitute", "arena.agent", "arena.options", "arena.transactions"),
-    ("arena.games", "arena.coverage", "arena.env.encoding", "arena.records", "arena.seeding", "arena.bounded_json",
-     "arena.suggest", "arena.hookspecs", "arena.__init__"),
+    # The records (arena/records/: the format and the seeds), a game's coverage plan (arena.coverage is its
+    # documented name) and the conformance package itself, which imports none of its kits.
+    ("arena.games", "arena.conformance.coverage", "arena.coverage", "arena.conformance.__init__", "arena.env.encoding",
+     "arena.records", "arena.seeding", "arena.bounded_json", "arena.suggest", "arena.hookspecs", "arena.__init__"),
 )
 """Top first.  ``name.__init__`` stands for the package module ``name`` alone, not its submodules."""
 

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from arena.cli import main
-from arena.conformance import check_agent
-from arena.coverage import Coverage, CoveragePlan
+from arena.conformance.agents import check_agent
+from arena.conformance.coverage import Coverage, CoveragePlan
 from arena.games.lorum.coverage import LORUM_CASES
 from arena.games.lorum.game import LorumGame
 from arena.games.lovat.coverage import LOVAT_CASES

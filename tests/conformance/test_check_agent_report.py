@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from arena.cli import main
-from arena.conformance import MatchCheck, _reproduce, check_agent
+from arena.conformance.agents import MatchCheck, _reproduce, check_agent
 from arena.plugins import Registry, load_registry
 from arena.referee import Limits
 from arena.referee.confinement import sandbox_level

@@ -12,7 +12,7 @@ import pytest
 
 from arena.agent import AgentSpec
 from arena.cli import main
-from arena.conformance import assert_agent_conforms, check_agent
+from arena.conformance.agents import assert_agent_conforms, check_agent
 from arena.plugins import Registry
 from arena.referee import Limits
 from arena.referee.confinement import sandbox_level

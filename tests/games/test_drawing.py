@@ -165,7 +165,7 @@ def test_replay_draws_the_table_as_svg_or_to_a_file(capsys: pytest.CaptureFixtur
 
 
 def test_the_conformance_kit_catches_a_drawing_that_shows_another_seats_hand() -> None:
-    from arena.testing import check_game
+    from arena.conformance.games import check_game
 
     lorum = registry().game("lorum")
 

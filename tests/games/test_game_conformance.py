@@ -1,4 +1,4 @@
-"""The game conformance kit (``arena.testing.check_game``) on every registered game, and on games it must refuse."""
+"""The game conformance kit (``arena.conformance.games.check_game``) on every registered game, and on games it must refuse."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
+from arena.conformance.games import check_game
 from arena.games.base import Action, Observation
 from arena.games.lorum.game import LorumGame
 from arena.games.lorum.state import LorumState
 from arena.plugins import load_registry
-from arena.testing import check_game
 
 GAMES = load_registry(plugins_dir=None).registry.games
 """Every game registered in this environment: the built-ins, and any installed plugin's the user trusts."""

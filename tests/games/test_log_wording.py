@@ -7,8 +7,8 @@ import re
 import pytest
 
 import arena
-from arena.match_log import log_steps
 from arena.plugins import load_registry
+from arena.records.log import log_steps
 
 WRONG = re.compile(r"(?<![\d.])1 (points|cards|counters)\b")
 RIGHT = re.compile(r"(?<![\d.])1 (point|card|counter)\b")

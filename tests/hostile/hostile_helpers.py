@@ -18,10 +18,10 @@ import pytest
 
 from arena.agent import Agent
 from arena.plugins import Registry
+from arena.records.seeding import derive_seed
 from arena.referee import AgentHost, Limits, MatchResult, SeatPlan, play_match
 from arena.referee.confinement import sandbox_level
 from arena.referee.sandboxed import ProcessSeat
-from arena.seeding import derive_seed
 
 HOSTILE = Path(__file__).resolve().parent / "plugins"
 

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from hostile_helpers import CACHES, craft_cache, play
 
-from arena.conformance import check_agent
+from arena.conformance.agents import check_agent
 from arena.plugin_system.provenance import files_hash, plugin_source
 from arena.plugins import Registry, load_registry
 from arena.referee import AgentHost

@@ -16,8 +16,8 @@ import pytest
 from hostile_helpers import HOSTILE, play
 
 from arena.cli import main
-from arena.match_log import fault_line
 from arena.plugins import Registry, load_registry
+from arena.records.log import fault_line
 from arena.referee import AgentHost
 from arena.tournament.config import TournamentConfig, config_from_dict
 from arena.tournament.runner import run_tournament

@@ -13,10 +13,10 @@ from hostile_helpers import LIMITS, Victim, needs_sandbox, play, processes_named
 
 from arena.agent import AgentSpec
 from arena.plugins import Registry, load_registry
+from arena.records.seeding import derive_seed
 from arena.referee import AgentHost, Limits, MatchResult, SeatPlan, play_match
 from arena.referee.program_seat import ProgramSeat
 from arena.sandbox import cgroups
-from arena.seeding import derive_seed
 
 PROGRAMS = Path(__file__).resolve().parent / "programs"
 

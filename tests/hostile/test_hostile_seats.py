@@ -23,11 +23,11 @@ from arena import sandbox
 from arena.agent import AgentSpec
 from arena.cli import main
 from arena.plugins import Registry, load_registry
+from arena.records.seeding import derive_seed
 from arena.referee import AgentHost, Limits, SeatPlan, play_match
 from arena.referee.sandboxed import ProcessSeat
 from arena.referee.seats import close_all
 from arena.sandbox import cgroups
-from arena.seeding import derive_seed
 
 
 @pytest.fixture(autouse=True)

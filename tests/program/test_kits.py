@@ -9,7 +9,7 @@ import shutil
 import pytest
 from program_helpers import KITS
 
-from arena.conformance import check_agent
+from arena.conformance.agents import check_agent
 from arena.plugins import Registry, load_registry
 from arena.referee import Limits
 

@@ -20,10 +20,10 @@ from program_helpers import write_program
 
 from arena.plugins import Registry, load_registry
 from arena.program.client import serve
+from arena.records.seeding import derive_seed
 from arena.referee import AgentHost, Limits, SeatPlan, play_match
 from arena.referee.lines import LINE_LIMIT, LineChannel, decode, encode
 from arena.referee.protocol import ChannelClosed, ChannelTimeout, MalformedMessage, OversizedMessage
-from arena.seeding import derive_seed
 
 PROGRAM = '''name = "greedy-program"
 version = "1"
@@ -178,7 +178,7 @@ def test_a_first_build_is_charged_to_no_seat_s_start_up(tmp_path: Path) -> None:
 
 
 def test_check_agent_tells_a_program_what_to_fix_in_the_protocol_s_words() -> None:
-    from arena.conformance import check_agent
+    from arena.conformance.agents import check_agent
 
     hostile = load_registry(plugins_dir=Path(__file__).resolve().parents[1] / "hostile" / "programs",
                             entry_points=False).registry

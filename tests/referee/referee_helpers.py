@@ -8,8 +8,8 @@ from typing import Any
 
 from arena.agent import Agent, AgentSpec
 from arena.plugins import Registry
+from arena.records.seeding import derive_seed
 from arena.referee import AgentHost, Limits, MatchResult, SeatPlan, play_match
-from arena.seeding import derive_seed
 
 BAD_AGENTS = Path(__file__).resolve().parents[1] / "bad_agents"
 

@@ -14,7 +14,7 @@ import httpx
 import pytest
 from serve_helpers import Live, agent_source, zip_of
 
-from arena.match_log import fault_line
+from arena.records.log import fault_line
 from arena.serve.db import Bounds, ServeDB
 from arena.serve.results import HIDDEN_MESSAGE, REFRESH
 from arena.site.chunks import chunk_script, match_page, packed, unpacked

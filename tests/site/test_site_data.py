@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from arena.games.lorum.game import LorumGame
-from arena.match_log import move_times
 from arena.publish import Published
 from arena.ratings.registry import fit
 from arena.ratings.simulate import simulate_outcomes
+from arena.records.log import move_times
 from arena.site import chunks, parallel
 from arena.site.chunks import unpacked, write_match_chunks
 from arena.site.history import HISTORY_LIMIT, history_svg, line_style

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.seeding import derive_seed
+from arena.records.seeding import derive_seed
 from arena.tournament import designs
 from arena.tournament import schedule as schedule_module
 from arena.tournament.schedule import (

@@ -1,13 +1,14 @@
 """Slovak Lorum's coverage plan for ``arena check-agent``: its cases, and scenarios that force each contract.
 
-Declared by ``LorumGame.coverage_plan``; the machinery (``Scenario``, ``CoveragePlan``) is ``arena.coverage``.
+Declared by ``LorumGame.coverage_plan``; the machinery (``Scenario``, ``CoveragePlan``) is
+``arena.conformance.coverage``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from arena.coverage import CoveragePlan, Scenario
+from arena.conformance.coverage import CoveragePlan, Scenario
 from arena.games.base import Game
 from arena.games.lorum.cards import ABOVE_MASKS, SUIT_MASKS, card_index, mask_of, suit_of
 

@@ -55,7 +55,7 @@ INFO = GameInfo(
 _CALL_WORDS = {PASS: "passes", SMALL: "bids small", BIG: "bids big"}
 
 if TYPE_CHECKING:
-    from arena.coverage import CoveragePlan
+    from arena.conformance.coverage import CoveragePlan
     from arena.games.base import GameState
     from arena.games.drawing import CardFace, Table
 
@@ -144,7 +144,9 @@ class LorumGame(Game):
 
     def coverage_plan(self) -> CoveragePlan:
         """Bidding, and leading and following in each contract (``arena/games/lorum/coverage.py``)."""
-        from arena.games.lorum.coverage import PLAN  # imports arena.coverage: only arena check-agent needs it
+        from arena.games.lorum.coverage import (
+            PLAN,  # imports arena.conformance.coverage: only arena check-agent needs it
+        )
 
         return PLAN
 

@@ -1,13 +1,14 @@
 """Lovat's coverage plan for ``arena check-agent``: its cases, a whole game for most, and a scripted void turn.
 
-Declared by ``LovatGame.coverage_plan``; the machinery (``Scenario``, ``CoveragePlan``) is ``arena.coverage``.
+Declared by ``LovatGame.coverage_plan``; the machinery (``Scenario``, ``CoveragePlan``) is
+``arena.conformance.coverage``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from arena.coverage import CoveragePlan, Scenario
+from arena.conformance.coverage import CoveragePlan, Scenario
 from arena.games.base import Game
 from arena.games.lovat.rules import (
     COLOUR,

@@ -44,7 +44,7 @@ from arena.games.lovat.sampler import sample_state
 from arena.games.lovat.state import LovatState
 
 if TYPE_CHECKING:
-    from arena.coverage import CoveragePlan
+    from arena.conformance.coverage import CoveragePlan
     from arena.games.base import GameState
     from arena.games.drawing import CardFace, Table
 
@@ -196,7 +196,9 @@ class LovatGame(Game):
 
     def coverage_plan(self) -> CoveragePlan:
         """The keep, colour, declarations, plays, void turns and the die round (``arena/games/lovat/coverage.py``)."""
-        from arena.games.lovat.coverage import PLAN  # imports arena.coverage: only arena check-agent needs it
+        from arena.games.lovat.coverage import (
+            PLAN,  # imports arena.conformance.coverage: only arena check-agent needs it
+        )
 
         return PLAN
 

@@ -3,7 +3,7 @@
 ``arena check-agent NAME --game G`` runs these checks from the command line;
 plugin authors call the same functions from their own test suites::
 
-    from arena.conformance import assert_agent_conforms, check_agent
+    from arena.conformance.agents import assert_agent_conforms, check_agent
 
     def test_my_agent_conforms():
         assert_agent_conforms("my-agent", "lovat")          # fails with what to fix
@@ -14,7 +14,7 @@ plugin authors call the same functions from their own test suites::
 
 The agent plays every supported player count against the first-party
 ``random`` agent (or the ``opponents`` chosen), in a different seat each match,
-then the scenarios of the game's coverage plan (``arena.coverage``: scripted
+then the scenarios of the game's coverage plan (``arena.conformance.coverage``: scripted
 deals and forced bidding) until it has decided in every phase and case of the
 game at every player count; a case never reached fails the check.  All of it
 runs under the tournament referee (isolated by default, with the default ``Limits``).  The report lists
@@ -36,7 +36,8 @@ from pathlib import Path
 from typing import Any
 
 from arena.agent import AgentSpec
-from arena.conformance_report import (
+from arena.conformance.coverage import ATTEMPTS, Coverage, Scenario, scenarios_for
+from arena.conformance.report import (
     FIXES,
     NONDETERMINISM_FIX,
     PROGRAM_FIXES,
@@ -47,17 +48,16 @@ from arena.conformance_report import (
     count_of,
     output_tail,
 )
-from arena.coverage import ATTEMPTS, Coverage, Scenario, scenarios_for
 from arena.games.base import Game
-from arena.match_log import fault_when
 from arena.plugin_system.loading import DEFAULT_PLUGINS_DIR, FILE, PROGRAM, Registry, load_registry, origin
 from arena.records import action_from_json
+from arena.records.log import fault_when
+from arena.records.seeding import derive_seed
 from arena.referee import AgentHost, Limits, MatchResult, RefereeError, SeatPlan, play_match
 from arena.referee.confinement import sandbox_level
 from arena.referee.faults import CRASH, MEMORY, STARTUP, TIMEOUT, fault_phase
 from arena.referee.program_seat import is_program
 from arena.referee.seats import AUTO, ISOLATED, SANDBOXED, TRUSTED, resolve_mode
-from arena.seeding import derive_seed
 from arena.substitute import SUBSTITUTE
 
 CHECK_MODES = ("isolated", "sandboxed", "trusted")

@@ -12,7 +12,7 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.coverage import Coverage
+from arena.conformance.coverage import Coverage
 from arena.referee import Limits
 from arena.referee.faults import CRASH, EXCEPTION, ILLEGAL, MEMORY, TIMEOUT
 from arena.referee.seats import TRUSTED
