@@ -104,6 +104,7 @@ def run(args: argparse.Namespace) -> int:
     if args.picture is not None and args.picture.suffix.lower() != ".svg":  # x.png would hold SVG no viewer opens
         raise CliError(f"--picture {args.picture}: the picture is SVG: name the file .svg")
     data, where = _load(args)
+    _check_faults(data.get("faults", []), where)  # with or without --log: a record that holds together
     loaded = registry(args)
     try:
         game = game_for_record(data, loaded.games)
@@ -157,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
             raise CliError(f"--picture {args.picture}: {error.strerror or error}", status=1) from None
     if args.log:
         # The recorded faults stand at the recorded moves; a play-out adds its own after them.
-        faults = [*_checked_faults(data.get("faults", []), where), *match.record["faults"]]
+        faults = [*data.get("faults", []), *match.record["faults"]]
         print_log(game, {**match.record, "faults": faults}, hands=args.hands)
         print()
     if args.json:
@@ -176,8 +177,8 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _checked_faults(faults: list[Any], where: str) -> list[Mapping[str, Any]]:
-    """The record's faults, each checked to be what the log prints: a ``CliError`` names the first bad one."""
+def _check_faults(faults: list[Any], where: str) -> None:
+    """Check the record's faults are what the log prints: a ``CliError`` names the first bad one."""
     for index, fault in enumerate(faults):
         if not (isinstance(fault, dict) and all(type(fault.get(key)) is int for key in ("seat", "move"))
                 and all(isinstance(fault.get(key), str) for key in ("kind", "message"))):
@@ -185,7 +186,6 @@ def _checked_faults(faults: list[Any], where: str) -> list[Mapping[str, Any]]:
                            "'kind' and 'message'", status=1)
         if fault.get("phase", MOVE) not in PHASES:  # a record from before phases has none: read the old way
             raise CliError(f"{where}: fault {index}: 'phase' must be one of {', '.join(PHASES)}", status=1)
-    return faults
 
 
 def table_picture(game: Game, record: Mapping[str, Any], at: int | None, seat: int | None) -> str:

@@ -18,6 +18,7 @@ from typing import Any
 
 from arena import bounded_json
 from arena.games.base import Action, Game, GameError, GameState, Result, to_json
+from arena.suggest import closest
 
 MAX_RECORD_BYTES = 64 << 20
 """Largest record file read (64 MiB; a long Slovak Lorum session's record is well under a megabyte)."""
@@ -72,7 +73,7 @@ def load_record(path: Path | str) -> dict[str, Any]:
     try:
         text = bounded_json.read_file(Path(path), MAX_RECORD_BYTES,
                                       f"larger than {MAX_RECORD_BYTES >> 20} MiB: not a match record")
-        data = bounded_json.loads(text)
+        data = bounded_json.loads(text.removeprefix(b"\xef\xbb\xbf"))  # a byte-order mark, as some editors save
     except FileNotFoundError:
         raise RecordError("no such file") from None
     except OSError as error:  # a directory, no permission...
@@ -90,6 +91,16 @@ def load_record(path: Path | str) -> dict[str, Any]:
 JSON_KINDS = {str: "a string", int: "an integer", list: "a list", dict: "an object"}
 """How a record's error messages name the JSON type a key must have."""
 
+RECORD_KEYS = ("format", "game", "options", "seed", "seats", "chance", "actions", "faults", "result", "match",
+               "move_seconds", "deals")
+"""Every key a record may hold (docs/records.md): any other is refused, so a misspelt ``result`` is not
+silently left unchecked."""
+
+ACTION_KEYS = ("seat", "action")
+CHANCE_KEYS = ("kind", "value")
+SEAT_KEYS = ("seat", "agent", "plugin", "version", "isolation", "sandbox", "faulted")
+"""The keys of an action, a chance outcome and a seat entry."""
+
 
 def check_structure(data: Any, where: str | None = "record") -> None:
     """Check the keys and types a record must have; raise ``RecordError`` on the first problem.
@@ -99,6 +110,7 @@ def check_structure(data: Any, where: str | None = "record") -> None:
     prefix = "" if where is None else f"{where}: "
     if not isinstance(data, dict):
         raise RecordError(f"{prefix}a record is a JSON object")
+    _no_unknown_keys(data, RECORD_KEYS, prefix)
     required = {"game": str, "seed": int, "actions": list}
     for key, kind in required.items():
         if key not in data:
@@ -113,12 +125,29 @@ def check_structure(data: Any, where: str | None = "record") -> None:
     for index, entry in enumerate(data["actions"]):
         if not isinstance(entry, dict) or "seat" not in entry or "action" not in entry:
             raise RecordError(f"{prefix}action {index} must be an object with 'seat' and 'action'")
+        _no_unknown_keys(entry, ACTION_KEYS, f"{prefix}action {index}: ")
+        seat = entry["seat"]
+        if isinstance(seat, bool) or not isinstance(seat, int):  # true must not pass for seat 1, nor "0" for 0
+            raise RecordError(f"{prefix}action {index}: 'seat' must be a seat number, not {json.dumps(seat)}")
+    for index, entry in enumerate(data.get("chance", [])):
+        if isinstance(entry, dict):  # its kind and value are checked by the game that takes it
+            _no_unknown_keys(entry, CHANCE_KEYS, f"{prefix}chance outcome {index}: ")
     for index, seat in enumerate(data.get("seats", [])):
         if not isinstance(seat, dict):
             raise RecordError(f"{prefix}seat {index} must be an object, e.g. {{\"agent\": \"greedy\"}}")
+        _no_unknown_keys(seat, SEAT_KEYS, f"{prefix}seat {index}: ")
         for key in ("agent", "plugin"):
             if key in seat and not isinstance(seat[key], str):
                 raise RecordError(f"{prefix}seat {index}: {key!r} must be a string")
+
+
+def _no_unknown_keys(entry: Mapping[str, Any], known: Sequence[str], prefix: str) -> None:
+    """``RecordError`` naming the first key of ``entry`` not in ``known``, with the closest known one."""
+    for key in entry:
+        if key not in known:
+            close = closest(key, known)
+            hint = f"; did you mean {close!r}?" if close else f" (known: {', '.join(known)})"
+            raise RecordError(f"{prefix}unknown key {json.dumps(key)}{hint}")
 
 
 def game_for_record(data: Mapping[str, Any], games: Mapping[str, Game]) -> Game:
@@ -163,8 +192,7 @@ def replay(data: Mapping[str, Any], game: Game) -> Replay:
             raise _at(index, entry, "the game is already over")
         # bool is an int subclass: a seat written `true` must not pass for seat 1
         if isinstance(seat, bool) or not isinstance(seat, int) or seat not in state.to_move():
-            raise _at(index, entry,
-                      f"not this seat's decision (waiting for seat {', '.join(map(str, state.to_move()))})")
+            raise _at(index, entry, _not_to_move(seat, state, options["players"]))
         try:
             state.apply(seat, action)
         except GameError as error:
@@ -173,6 +201,15 @@ def replay(data: Mapping[str, Any], game: Game) -> Replay:
     if state.is_over():
         check_chance_used(data.get("chance", []), state.chance.log)
     return Replay(state=state, actions=actions)
+
+
+def _not_to_move(seat: Any, state: GameState, players: int) -> str:
+    """Why ``seat`` may not act now: no such seat, or whose decision (and in which phase) it is."""
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < players:
+        return f"there is no seat {json.dumps(seat)} (seats are 0 to {players - 1})"
+    waiting = state.to_move()
+    phase = state.observation(waiting[0]).phase if waiting else "over"
+    return f"not this seat's decision (waiting for seat {', '.join(map(str, waiting))}, phase {phase!r})"
 
 
 def _at(index: int, entry: Mapping[str, Any], problem: object) -> RecordError:

@@ -423,7 +423,7 @@ def plain_keep_problem(cards: Any, dealt: Any, variant: Any) -> str | None:
     from operator import itemgetter
 
     if not isinstance(cards, tuple) or not all(map(isinstance, cards, repeat(str))):
-        return "a keep is a tuple of card id strings"
+        return "a keep is a list of card ids, in Python a tuple of strings"
     if list(cards) != sorted(set(cards)):
         return f"a keep lists its card ids once each, sorted ascending: {tuple(sorted(set(cards)))!r}"
     dealt_set = set(dealt)
@@ -438,7 +438,7 @@ def plain_keep_problem(cards: Any, dealt: Any, variant: Any) -> str | None:
     return None
 
 
-KINDS = ("tuple of card id", "once each", "was not dealt", "were not dealt", "levels sum", "cards; a keep has")
+KINDS = ("list of card ids", "once each", "was not dealt", "were not dealt", "levels sum", "cards; a keep has")
 """A phrase of each way a keep can break the rule (L-5)."""
 
 

@@ -23,6 +23,7 @@ the outcome is appended to the chance log, which replays the game.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -36,6 +37,7 @@ from arena.games.base import (
     Result,
     competition_ranks,
     scripted_seat,
+    to_json,
 )
 from arena.games.events import Event, EventKinds
 from arena.games.lorum.cards import (
@@ -343,7 +345,7 @@ class LorumState(GameState):
             else:
                 why = "that is not a call"
             raise IllegalAction(
-                f"seat {seat} cannot call {action!r} in the bidding of deal {self.deal}: {why}; "
+                f"seat {seat} cannot call {_shown(action)} in the bidding of deal {self.deal}: {why}; "
                 f"legal calls: {', '.join(calls)}"
             )
         self.bids = self.bids + ((seat, action),)
@@ -476,3 +478,14 @@ __all__ = [  # the rules are re-exported here, where the engine's users have alw
     "BID", "BIG", "GAME_ID", "OVER", "PASS", "PLAY", "PLAYERS", "REGULAR",
     "SMALL", "LorumState", "settle_contract", "settle_regular", "validate_deal",
 ]
+
+
+def _shown(action: Any) -> str:
+    """An action for messages: a call as ``'big'``, anything else as a record writes it (``["big"]``, not
+    Python's ``('big',)``)."""
+    if isinstance(action, str):
+        return repr(action)
+    try:
+        return json.dumps(to_json(action))
+    except (TypeError, ValueError):
+        return repr(action)

@@ -140,7 +140,7 @@ def keep_problem(cards: Any, dealt: Sequence[str], variant: Variant) -> str | No
         # listed once each and sorted ascending is then strictly ascending, found without a set or a sort.
         ordered = all(map(lt, cards, cards[1:]))
     elif not isinstance(cards, tuple) or not all(map(isinstance, cards, repeat(str))):
-        return "a keep is a tuple of card id strings"
+        return "a keep is a list of card ids, in Python a tuple of strings"
     else:
         ordered = list(cards) == sorted(set(cards))
     if not ordered:
