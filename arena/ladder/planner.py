@@ -26,6 +26,10 @@ For each table of a batch (``choose_tables``):
    over the whole field.
 3. **Within a batch** the fit is not redone: each chosen table's information is added before the
    next is chosen, so the batch's tables spread out over the open pairs.
+4. **The batch ends early** once the tables chosen so far are forecast to give every open target pair its
+   verdict (``_Forecast``: the pair's test at its present gap, with the fit's spread narrowed by the share
+   those tables cut from its variance) and every entry has ``min_blocks``: the field is fitted again before
+   more is played, so a run about to settle does not play a whole batch for pairs already decided.
 """
 
 from __future__ import annotations
