@@ -26,6 +26,10 @@ For each table of a batch (``choose_tables``):
    over the whole field.
 3. **Within a batch** the fit is not redone: each chosen table's information is added before the
    next is chosen, so the batch's tables spread out over the open pairs.
+4. **The batch ends early** once the tables chosen so far are forecast to give every open target pair its
+   verdict (``_Forecast``: the pair's test at its present gap, with the fit's spread narrowed by the share
+   those tables cut from its variance) and every entry has ``min_blocks``: the field is fitted again before
+   more is played, so a run about to settle does not play a whole batch for pairs already decided.
 """
 
 from __future__ import annotations
@@ -33,13 +37,13 @@ from __future__ import annotations
 import itertools
 import math
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from arena.ladder.config import DEFAULT_LEVEL
-from arena.ladder.standing import Standing
+from arena.ladder.standing import Standing, gap_verdict
 from arena.records.seeding import derive_seed
 
 U_FLOOR = 0.01
@@ -125,6 +129,7 @@ def choose_tables(
         if a in index and b in index:
             known += met * _information(weight, [index[a], index[b]], seats)
     targets = _targets(standing, level)
+    forecast = _Forecast.of(standing, targets, known, index, level)
     met_count = {pair: meetings.get(pair, 0) for pair in itertools.combinations(sorted(active), 2)}
     blocks = {name: standing.blocks.get(name, 0) for name in active}
     sat = {name: run_blocks.get(name, 0) for name in active}
@@ -165,6 +170,8 @@ def choose_tables(
             sat[name] += 1
         tables += 1
         choices.append(Choice(entries=tuple(sorted(table, key=index.__getitem__)), focus=focus, reason=reason))
+        if forecast is not None and forecast.settles(known, blocks, min_blocks):
+            break  # the batch so far is forecast to decide every open pair: look before playing more
     return choices
 
 
@@ -193,6 +200,43 @@ class _Value:
     def adding(self, table: Sequence[str]) -> Callable[[str], tuple[float, int, float]]:
         """The value of ``table`` with one more entry seated, as a function of that entry."""
         return lambda name: self((*table, name))
+
+
+@dataclass(frozen=True, slots=True)
+class _Forecast:
+    """Whether the tables chosen so far are expected to give every open target pair its verdict: each pair's
+    test read at its present gap with the spread the fit has now, narrowed by the share the chosen tables
+    cut from its variance (the Bradley-Terry information, as the tables are weighed).  A batch stops there, so
+    the last batch of a run that is about to settle is not played in full for pairs already decided."""
+
+    gaps: Mapping[tuple[str, str], tuple[float, float]]  # each open target pair's gap and its spread (Elo)
+    before: Mapping[tuple[str, str], float]  # its variance in the planner's model at the start of the batch
+    index: Mapping[str, int]
+    level: float
+
+    @classmethod
+    def of(cls, standing: Standing, targets: Mapping[tuple[str, str], float], known: np.ndarray,
+           index: Mapping[str, int], level: float) -> _Forecast | None:
+        """The forecast of a batch, or None when it cannot tell (no pair open, or a pair without a finite gap)."""
+        open_pairs = [pair for pair in targets if standing.verdict(*pair, level) is None]
+        gaps = {}
+        for a, b in open_pairs:
+            spread = standing.gap_sd.get((a, b), math.inf)
+            if a not in standing.ratings or b not in standing.ratings or not math.isfinite(spread):
+                return None
+            gaps[a, b] = (standing.ratings[a] - standing.ratings[b], spread)
+        if not gaps:
+            return None
+        return cls(gaps, _gap_variances(known, gaps, index), index, level)
+
+    def settles(self, known: np.ndarray, blocks: Mapping[str, int], min_blocks: int) -> bool:
+        """Whether, with ``known`` information and ``blocks`` per entry, every open pair is forecast a verdict
+        (and every entry has its ``min_blocks``, without which nothing is settled)."""
+        if any(count < min_blocks for count in blocks.values()):
+            return False
+        after = _gap_variances(known, self.gaps, self.index)
+        return all(gap_verdict(gap, spread * math.sqrt(after[pair] / self.before[pair]), self.level) is not None
+                   for pair, (gap, spread) in self.gaps.items())
 
 
 def _targets(standing: Standing, level: float) -> dict[tuple[str, str], float]:
@@ -224,12 +268,12 @@ def _information(weight: np.ndarray, seated: Sequence[int], seats: int) -> np.nd
     return information
 
 
-def _gap_variances(information: np.ndarray, targets: Mapping[tuple[str, str], float],
+def _gap_variances(information: np.ndarray, pairs: Iterable[tuple[str, str]],
                    index: Mapping[str, int]) -> dict[tuple[str, str], float]:
-    """The variance of each target pair's gap given this much information."""
+    """The variance of each pair's gap given this much information."""
     covariance = np.linalg.inv(information)
     return {(a, b): float(covariance[index[a], index[a]] + covariance[index[b], index[b]]
-                          - 2 * covariance[index[a], index[b]]) for a, b in targets}
+                          - 2 * covariance[index[a], index[b]]) for a, b in pairs}
 
 
 def meeting_counts(tables: Sequence[Sequence[str]]) -> dict[tuple[str, str], int]:

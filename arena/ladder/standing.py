@@ -76,6 +76,34 @@ def _mixture(gap: float, variance: float) -> float:
     return top + math.log(sum(math.exp(term - top) for term in terms))
 
 
+def _log_ratios(gap: float, spread: float) -> tuple[float, float, float, float] | None:
+    """A gap's log-likelihood ratios against none (see ``Standing.log_ratios``), for a measured ``gap`` with this
+    ``spread`` (Elo); None without a finite spread."""
+    if not math.isfinite(spread) or spread <= 0:
+        return None
+    variance = spread * spread
+    return (_mixture(gap, variance), _mixture(-gap, variance),
+            (gap * DELTA - DELTA**2 / 2) / variance, (-gap * DELTA - DELTA**2 / 2) / variance)
+
+
+def _verdict_of(ratios: tuple[float, float, float, float], level: float) -> str | None:
+    """The test's verdict from a pair's ``log_ratios``: ``AHEAD``, ``BEHIND``, ``LEVEL`` or None while open."""
+    upper, lower = wald_bounds(level)
+    ahead, behind, up, down = ratios
+    if ahead >= upper:
+        return AHEAD
+    if behind >= upper:
+        return BEHIND
+    return LEVEL if max(up, down) <= lower else None
+
+
+def gap_verdict(gap: float, spread: float, level: float) -> str | None:
+    """The pair test's verdict for a gap of ``gap`` Elo measured with this ``spread``: what ``Standing.test`` reads
+    from a fit, here for a spread the fit does not have yet (the planner's forecast of a batch)."""
+    ratios = _log_ratios(gap, spread)
+    return None if ratios is None else _verdict_of(ratios, level)
+
+
 @dataclass(frozen=True, slots=True)
 class Standing:
     """The active field after a fit."""
@@ -100,12 +128,7 @@ class Standing:
         played or the gap has no finite spread (nothing to test yet)."""
         if a not in self.ratings or b not in self.ratings:
             return None
-        gap, spread = self.ratings[a] - self.ratings[b], self.gap_sd.get((a, b), math.inf)
-        if not math.isfinite(spread) or spread <= 0:
-            return None
-        variance = spread * spread
-        return (_mixture(gap, variance), _mixture(-gap, variance),
-                (gap * DELTA - DELTA**2 / 2) / variance, (-gap * DELTA - DELTA**2 / 2) / variance)
+        return _log_ratios(self.ratings[a] - self.ratings[b], self.gap_sd.get((a, b), math.inf))
 
     def kept(self, a: str, b: str) -> str | None:
         """The pair's verdict reached at an earlier look (``a``'s: ``AHEAD`` when ``a`` is ahead), if it still
@@ -131,15 +154,7 @@ class Standing:
     def test(self, a: str, b: str, level: float) -> str | None:
         """The pair's test read from this fit alone: ``AHEAD``, ``BEHIND``, ``LEVEL`` or None while open."""
         ratios = self.log_ratios(a, b)
-        if ratios is None:
-            return None
-        upper, lower = wald_bounds(level)
-        ahead, behind, up, down = ratios
-        if ahead >= upper:
-            return AHEAD
-        if behind >= upper:
-            return BEHIND
-        return LEVEL if max(up, down) <= lower else None
+        return None if ratios is None else _verdict_of(ratios, level)
 
     def progress(self, a: str, b: str, level: float) -> float:
         """How near the pair's test is to a verdict: 1 at one, 0 half-way between its bounds (or before

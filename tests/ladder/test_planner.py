@@ -6,7 +6,17 @@ import dataclasses
 import itertools
 
 from arena.ladder.planner import NEW, QUOTA, UNCERTAIN, choose_tables
-from arena.ladder.standing import AHEAD, BEHIND, LEVEL, SETTLED, UNSETTLED, Standing, keep_verdicts, wald_bounds
+from arena.ladder.standing import (
+    AHEAD,
+    BEHIND,
+    LEVEL,
+    SETTLED,
+    UNSETTLED,
+    Standing,
+    gap_verdict,
+    keep_verdicts,
+    wald_bounds,
+)
 from arena.ladder.standing import NEW as STATUS_NEW
 
 
@@ -145,3 +155,33 @@ def test_a_large_field_builds_its_tables_seat_by_seat_around_the_open_pair() -> 
     choices = choose_tables(state, 6, 4, seed=3, batch=1, run_blocks={}, run_tables=0, meetings={},
                             fair_share=0.0, min_blocks=8)
     assert all({"e11", "e12"} <= set(choice.entries) and len(set(choice.entries)) == 6 for choice in choices)
+
+
+def test_a_wide_gap_is_ordered_only_once_its_spread_is_a_quarter_of_what_one_look_would_ask() -> None:
+    # The simulated field 260 Elo apart measures gaps of about 200 (the seat luck narrows them): the test orders
+    # such a pair at a spread of 53 Elo and not at 54, where the one-look rule before it (P(ahead by more than
+    # 20) >= 0.95) took 109.  That is why a wide field settles in about twice the matches it did then.
+    assert gap_verdict(200.0, 53.0, 0.95) == AHEAD and gap_verdict(-200.0, 53.0, 0.95) == BEHIND
+    assert gap_verdict(200.0, 54.0, 0.95) is None
+    assert gap_verdict(200.0, 53.0, 0.95) == pair(200.0, 53.0).test("x", "y", 0.95)
+
+
+def test_a_batch_stops_once_its_tables_are_forecast_to_decide_every_open_pair() -> None:
+    # Only b-c is open, 100 Elo apart with a spread of 32 (its test needs 30): one more block seating both is
+    # forecast to order them, so the batch is that block and the field is fitted again before any more is played.
+    meetings = {pair: 5 for pair in itertools.combinations(sorted(FIELD), 2)}
+    near = standing(FIELD, {("b", "c"): 32.0}, dict.fromkeys(FIELD, 30))
+    assert near.test("b", "c", 0.95) is None
+    choices = choose(near, count=4, meetings=meetings, fair_share=0.0)
+    assert len(choices) == 1 and {"b", "c"} <= set(choices[0].entries), choices
+    # A spread of 40 needs more than the batch: all four blocks are played.
+    far = standing(FIELD, {("b", "c"): 40.0}, dict.fromkeys(FIELD, 30))
+    assert len(choose(far, count=4, meetings=meetings, fair_share=0.0)) == 4
+    # Nothing is settled while an entry lacks its min_blocks: d, 3 blocks short, sits at the batch's tables (with
+    # b and c) until it has them, and only then is the batch cut.
+    young = standing(FIELD, {("b", "c"): 32.0}, dict.fromkeys(FIELD, 30) | {"d": 5})
+    choices = choose(young, count=4, meetings=meetings, fair_share=0.0)
+    assert [set(choice.entries) for choice in choices] == [{"b", "c", "d"}] * 3, choices
+    # A settled field (no pair open) plays whole batches where it learns most (a run of --matches N).
+    settled = standing(FIELD, {}, dict.fromkeys(FIELD, 30))
+    assert settled.settled(0.95, 8) and len(choose(settled, count=4, meetings=meetings, fair_share=0.0)) == 4
