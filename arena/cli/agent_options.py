@@ -6,11 +6,11 @@ from typing import Any
 
 from rich import box
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from arena.agent import AgentSpec
-from arena.cli.common import CliError
+from arena.cli.common import CliError, literal
 from arena.options import OptionSpec
 from arena.plugin_system.loading import Registry
 
@@ -26,12 +26,16 @@ def agent_named(loaded: Registry, name: str) -> AgentSpec:
 def print_agent_options(row: dict[str, Any]) -> None:
     """An agent's facts, then one table row per option; options in configs go under ``[agents.options]``.
 
-    What a plugin wrote (description, help) is shown as text, never read as console markup.
+    What a plugin wrote (description, help) is shown as text, never read as console markup, its control
+    characters made visible (``\\x1b``) instead of acting on the terminal.
     """
     console = Console()
-    console.print(f"[bold]{escape(row['name'])}[/] {escape(row['version'])} (plugin {escape(row['plugin'])}, "
-                  f"{escape(row['source'])}): plays {escape(', '.join(row['games']))}")
-    console.print(escape(row["description"] or "(no description)"))
+    name = literal(row["name"])
+    name.stylize("bold")
+    console.print(Text.assemble(name, " ", literal(row["version"]), " (plugin ",
+                                literal(row["plugin"]), ", ", literal(row["source"]), "): plays ",
+                                literal(", ".join(row["games"]))))
+    console.print(literal(row["description"] or "(no description)"))
     if not row["options"]:
         console.print("options: none (any option given to it is refused)")
         return
@@ -43,6 +47,6 @@ def print_agent_options(row: dict[str, Any]) -> None:
     for data in row["options"]:
         option = OptionSpec.from_json(data)
         default = "unset" if option.default is None else str(option.default)
-        table.add_row(*(escape(cell) for cell in (option.name, option.type, option.expected(), default,
-                                                  ", ".join(option.games) or "all", option.help)))
+        table.add_row(*(literal(cell) for cell in (option.name, option.type, option.expected(), default,
+                                                   ", ".join(option.games) or "all", option.help)))
     console.print(table)

@@ -275,8 +275,9 @@ def agent_problem(spec: object, known: Mapping[str, AgentSpec]) -> str | None:
         return f"agent {spec.name!r}: games must be at most {GAMES_MAX} game names of at most {NAME_MAX} characters"
     if not isinstance(spec.version, str) or not spec.version:
         return f"agent {spec.name!r}: version must be a non-empty string"
-    if len(spec.version) > VERSION_MAX:
-        return f"agent {spec.name!r}: version must be at most {VERSION_MAX} characters"
+    if len(spec.version) > VERSION_MAX or not spec.version.isprintable():
+        # Written into records, leaderboard.csv and .md and every listing: no escape sequence or bare CR.
+        return f"agent {spec.name!r}: version must be at most {VERSION_MAX} printable characters"
     if not isinstance(spec.description, str):
         return f"agent {spec.name!r}: description must be a string"
     if not isinstance(spec.options, AgentOptions):

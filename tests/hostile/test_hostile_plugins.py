@@ -101,7 +101,8 @@ def test_names_are_validated_and_errors_stay_short(registry: Registry) -> None:
     assert any("name must be 1 to 64 characters, not 5000" in line for line in markup_errors)
     assert any("name 'ev\\\\nil' must be lowercase" in line for line in markup_errors)
     assert any("name 'adv-nl\\\\n' must be lowercase" in line for line in markup_errors)  # $ before a newline
-    assert any("version must be at most 64 characters" in line for line in markup_errors)
+    assert any("'long-version': version must be at most 64 printable characters" in line for line in markup_errors)
+    assert any("'escape-version': version must be at most 64 printable" in line for line in markup_errors)
     assert all(len(line) < 400 for line in markup_errors)
     assert not any(name.startswith("xxxx") or "\n" in name for name in registry.agents)
 
@@ -129,7 +130,11 @@ def test_listings_print_plugin_text_literally(capsys: pytest.CaptureFixture[str]
     assert main(["agents", "--plugins-dir", str(HOSTILE)]) == 0
     out, err = capsys.readouterr()
     assert "[red]red[/red] [link=https://example.invalid]click[/link] \\x1b[31mansi\\r\\x07" in out
-    assert "[bold red]9[/]\\x1b[2J" in out
+    assert "[bold red]9[/]" in out
+    assert "\x1b" not in out and "\r" not in out and "\x07" not in out
+    assert main(["agents", "markup", "--plugins-dir", str(HOSTILE)]) == 0  # one agent's page: the same
+    out, err = capsys.readouterr()
+    assert "\\x1b[31mansi\\r\\x07" in out and "[bold red]9[/]" in out
     assert "\x1b" not in out and "\r" not in out and "\x07" not in out
     assert main(["plugins", "--plugins-dir", str(HOSTILE)]) == 0
     out, err = capsys.readouterr()
