@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import secrets
 
 from arena.cli.common import CliError, add_command, add_plugins_dir, agent_for_game, game_named, print_json, registry
 from arena.cli.numbers import MAX_CHECK_MATCHES, MAX_SECONDS, integer, megabytes, seconds, seed_value
@@ -42,8 +43,9 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
                         help=f"matches per player count (default {DEFAULT_MATCHES})")
     parser.add_argument("--players", type=int, metavar="N",
                         help="check only this player count (default: every count the game allows)")
-    parser.add_argument("--seed", type=seed_value, default=0,
-                        help="seed the matches derive from, 0 to 2**63-1 (default 0)")
+    parser.add_argument("--seed", type=seed_value, default=None,
+                        help="seed the matches derive from, 0 to 2**63-1 (default: a fresh secret one, shown in "
+                             "the report, so that an agent cannot tell a check's deals ahead)")
     parser.add_argument("--isolation", choices=CHECK_MODES, default=None,
                         help="run the agent in its own process with rlimits, in the full sandbox, or in-process "
                              "(default: as tournaments run it: sandboxed where 'arena doctor' reports a sandbox, "
@@ -87,7 +89,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         options = {key: spec.options.parse(key, text, game.info.name)
                    for key, text in parse_assignments(args.option, "--option")}
-        report = check_agent(spec, game, matches=args.matches, seed=args.seed, player_counts=player_counts,
+        seed = args.seed if args.seed is not None else secrets.randbits(63)
+        report = check_agent(spec, game, matches=args.matches, seed=seed, player_counts=player_counts,
                              limits=limits, isolation=args.isolation, registry=loaded, plugins_dir=args.plugins_dir,
                              options=options, opponents=opponents)
     except (ValueError, RefereeError) as error:

@@ -188,7 +188,7 @@ class CheckReport:
         lines = wrap_text(f"{self.agent} {self.version} on {self.game} ({self.isolation}, {self.limits.describe()}"
                       + (f", {self.limits.memory_mb} MB" if self.isolation != TRUSTED and self.limits.memory_mb
                          else "")
-                      + ")", "", "  ")
+                      + f", seed {self.seed})", "", "  ")
         for players in sorted({match.players for match in self.matches}):
             played = [match for match in self.matches if match.players == players]
             faults = sum(len(match.faults) for match in played)

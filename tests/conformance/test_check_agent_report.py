@@ -243,10 +243,26 @@ def test_counts_of_one_are_singular(plugins: Registry) -> None:
 
 def test_cli_players_and_startup_seconds(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check-agent", "greedy", "--game", "lovat", "--players", "5", "--matches", "1",
-                 "--startup-seconds", "3", "--json"]) == 0
+                 "--startup-seconds", "3", "--seed", "0", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert [match["players"] for match in data["matches"]] == [5]
     assert data["limits"]["startup_seconds"] == 3 and data["seed"] == 0
     assert main(["check-agent", "greedy", "--game", "lorum", "--players", "3"]) == 2
     err = capsys.readouterr().err
     assert "Lorum is not played by 3 players (allowed: 4)" in err and err.count("\n") == 1
+
+
+def test_a_check_without_a_seed_deals_from_a_fresh_secret_one_and_says_which(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # With seed 0 by default every check dealt the same cards: an agent could recognise a check and play well
+    # only there.
+    def checked_seed(*extra: str) -> int:
+        assert main(["check-agent", "random", "--game", "lorum", "--matches", "1", "--isolation", "trusted",
+                     *extra]) == 0
+        found = re.search(r", seed\s+(\d+)\)", capsys.readouterr().out)  # the header may wrap before it
+        assert found is not None
+        return int(found.group(1))
+
+    seeds = [checked_seed(), checked_seed()]
+    assert seeds[0] != seeds[1] and all(0 <= seed < 2**63 for seed in seeds)
+    assert checked_seed("--seed", str(seeds[0])) == seeds[0]
