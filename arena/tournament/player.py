@@ -45,7 +45,8 @@ class StartupFailure:
         """The one line the run stops with."""
         return (f"entry {self.entry!r} failed to start in its first {self.matches} matches "
                 f"({printable(' '.join(self.cause.split()), 200)}); the run stopped with {stored} of {total} matches "
-                "stored and nothing after them: fix the agent (try 'arena check-agent'), then run again with --resume")
+                "stored, none of them with this entry: fix the agent (try 'arena check-agent'), then run again "
+                "with --resume")
 
 
 class StartupWatch:
@@ -153,6 +154,7 @@ class MatchPlayer:
             if failure is not None:
                 barred = {row["idx"] for row in released[failure.position:]}
                 self.store.add([row for row in rows if row["idx"] not in barred])
+                self.store.drop_matches_of(failure.entry)  # stored as they ended: the substitute's, not its own
                 raise TournamentError(failure.message(self.store.count(), total))
             self.store.add(rows)
             self._report(released)

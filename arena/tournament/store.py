@@ -280,8 +280,9 @@ class Store:
         changed, since resuming would rate two versions under one name.
         """
         stored = self.versions() if self.count() else {}  # nothing stored yet: nothing to rate as one
+        seated = self.seated_entries() if stored else set()
         for name, now in current.items():
-            before = stored.get(name)
+            before = stored.get(name) if name in seated else None  # no match of it stored: nothing rated yet
             if before is not None and (changes := version_changes(before, now)):
                 raise StoreError(
                     f"{self.path}: entry {name!r} changed since its matches were stored ({'; '.join(changes)}); "
@@ -319,6 +320,23 @@ class Store:
     def count(self) -> int:
         """Number of stored matches."""
         return int(self.db.execute("SELECT COUNT(*) FROM matches").fetchone()[0])
+
+    def seated_entries(self) -> set[str]:
+        """The entries some stored match seats."""
+        return {str(name) for (agents,) in self.db.execute("SELECT agents FROM matches") for name in json.loads(agents)}
+
+    def drop_matches_of(self, entry: str) -> int:
+        """Delete every stored match that seats ``entry``, and its seats' output; how many there were.
+
+        For an entry that never started: the substitute played all of them, so none may rate it, and a run
+        resumed once the agent is fixed plays them again.
+        """
+        doomed = [(idx, match_id) for idx, match_id, agents in self.db.execute("SELECT idx, id, agents FROM matches")
+                  if entry in json.loads(agents)]
+        with self._transaction():
+            self.db.executemany("DELETE FROM seat_logs WHERE match_id = ?", [(match_id,) for _idx, match_id in doomed])
+            self.db.executemany("DELETE FROM matches WHERE idx = ?", [(idx,) for idx, _match_id in doomed])
+        return len(doomed)
 
     def add(self, rows: Iterable[Mapping[str, Any]]) -> None:
         """Insert finished matches in one transaction (a match stored twice is an error, never a double count).

@@ -16,6 +16,7 @@ from arena.plugins import load_registry
 from arena.publish import rate_stored
 from arena.referee import MOVE, STARTUP, fault_phase
 from arena.tournament.config import ConfigError, TournamentConfig, config_from_dict
+from arena.tournament.playing import Worker
 from arena.tournament.runner import Progress, StartupWatch, TournamentError, run_tournament
 from arena.tournament.store import Store, StoreError, store_path
 
@@ -27,10 +28,11 @@ from arena.agent import AgentSpec
 from arena.options import AgentOptions, OptionSpec
 
 VERSION = "{version}"
+BROKEN = {broken}
 
 
 def make(seat, game, players, seed, options):
-    if options.get("broken"):
+    if options.get("broken") or BROKEN:
         raise RuntimeError("cannot load my model")
     return RandomLorumAgent(seat=seat, game=game, players=players, seed=seed, options={{}})
 
@@ -42,10 +44,11 @@ def arena_register_agents(register):
 '''
 
 
-def plugins(folder: Path, version: str = "1.0") -> Path:
-    """Write the plugin; forget an earlier import of it, as a new `arena run` process would."""
+def plugins(folder: Path, version: str = "1.0", broken: bool = False) -> Path:
+    """Write the plugin (``broken``: it cannot start whatever its options); forget an earlier import of it, as a
+    new `arena run` process would."""
     folder.mkdir(exist_ok=True)
-    (folder / "mine.py").write_text(AGENT_PLUGIN.format(version=version))
+    (folder / "mine.py").write_text(AGENT_PLUGIN.format(version=version, broken=broken))
     for module in [name for name in sys.modules if name.startswith("arena_plugins.mine_")]:
         del sys.modules[module]
     return folder
@@ -143,8 +146,27 @@ def test_an_entry_that_cannot_start_stops_the_run_and_is_not_rated(tmp_path: Pat
         rows = list(store.rows())
     schedule = [match for match in broken.schedule().iter_matches()]
     third = [match.index for match in schedule if "mine" in match.seats][2]
-    assert [row.idx for row in rows] == list(range(third))  # nothing from its third match on
-    assert f"with {third} of {len(schedule)} matches stored" in message
+    # Nothing from its third match on, and none of its first two: the substitute played them, not it.
+    kept = [match.index for match in schedule[:third] if "mine" not in match.seats]
+    assert [row.idx for row in rows] == kept and not any("mine" in row.agents for row in rows)
+    assert f"with {len(kept)} of {len(schedule)} matches stored, none of them with this entry" in message
+
+
+def test_an_entry_fixed_after_it_could_not_start_is_played_by_resume(tmp_path: Path) -> None:
+    # The stop said 'fix the agent, then run again with --resume', but its failed matches were stored under
+    # the broken version, so the fixed one was refused as a change of version.
+    folder = plugins(tmp_path / "plugins", broken=True)
+    with pytest.raises(TournamentError):
+        run_tournament(config(folder), leaderboards=tmp_path, plugins_dir=folder, workers=1)
+    plugins(folder, version="1.1")
+    for worker in Worker.cached.values():  # a new 'arena run' process loads the plugins afresh
+        worker.host.close()
+    Worker.cached.clear()
+    summary = run_tournament(config(folder), leaderboards=tmp_path, plugins_dir=folder, workers=1, resume=True)
+    with Store.open_readonly(store_path(tmp_path, "trust")) as store:
+        rows = list(store.rows())
+        assert store.versions()["mine"]["version"] == "1.1"
+    assert len(rows) == summary.total and not any(row.faults for row in rows)
 
 
 def as_before_phases(fault: dict) -> dict:
@@ -174,23 +196,28 @@ def test_a_store_from_before_phases_resumes_counting_its_start_up_faults(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     folder = plugins(tmp_path / "plugins")
     broken = config(folder, mine={"broken": True})
-    with pytest.raises(TournamentError) as first:
-        run_tournament(broken, leaderboards=tmp_path, plugins_dir=folder, workers=1)
+    second = [match.index for match in broken.schedule().iter_matches() if "mine" in match.seats][1]
+
+    def stop(progress: Progress) -> None:
+        if progress.played_now > second:  # the broken entry's first two matches are stored
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_tournament(broken, leaderboards=tmp_path, plugins_dir=folder, workers=1, on_progress=stop)
     database = store_path(tmp_path, "trust")
     assert rewrite_as_before_phases(database) == 2  # the broken entry's first two matches
-    # Read the old way, the two stored start-up faults still count: the third stops the resumed run again.
-    with pytest.raises(TournamentError) as again:
-        run_tournament(broken, leaderboards=tmp_path, plugins_dir=folder, workers=1, resume=True)
-    assert "failed to start in its first 3 matches" in str(again.value)
-    assert str(again.value).split("the run stopped")[1] == str(first.value).split("the run stopped")[1]
     # An old record replays, and its log says where each fault happened, as the new records' do.
     with Store.open_readonly(database) as store:
-        [row, *_] = list(store.rows())
+        row = next(row for row in store.rows() if "mine" in row.agents)
     capsys.readouterr()
     assert main(["replay", "trust", "--match", row.id, "--log", "--leaderboards", str(tmp_path)]) == 0
     [line] = [line for line in capsys.readouterr().out.splitlines() if line.startswith("Fault:")]
     assert line.startswith(f"Fault: seat {row.agents.index('mine')} (mine) exception at start-up: start-up: "
                            "RuntimeError: cannot load my model"), line
+    # Read the old way, the two stored start-up faults still count: the third stops the resumed run.
+    with pytest.raises(TournamentError) as again:
+        run_tournament(broken, leaderboards=tmp_path, plugins_dir=folder, workers=1, resume=True)
+    assert "failed to start in its first 3 matches" in str(again.value)
 
 
 def test_only_a_fault_without_a_phase_is_read_from_its_message() -> None:
