@@ -97,8 +97,15 @@ def add_leaderboards_dir(parser: argparse.ArgumentParser) -> None:
     """Add the ``--leaderboards`` option every command that reads or writes a tournament store shares."""
     from arena.tournament.store import DEFAULT_LEADERBOARDS
 
-    parser.add_argument("--leaderboards", type=Path, default=DEFAULT_LEADERBOARDS, metavar="DIR",
+    parser.add_argument("--leaderboards", type=_folder, default=DEFAULT_LEADERBOARDS, metavar="DIR",
                         help=f"the folder of tournament folders (default: ./{DEFAULT_LEADERBOARDS})")
+
+
+def _folder(text: str) -> Path:
+    """A folder named on the command line: an empty name is refused (it meant the working directory)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty name: give a folder (or leave the option out)")
+    return Path(text)
 
 
 def plugins(args: argparse.Namespace) -> PluginManager:
@@ -218,16 +225,22 @@ def site_progress(every: int = 10) -> Callable[[int, int], None]:
 
 def publish_command(args: argparse.Namespace, name: str) -> str:
     """The ``arena publish NAME`` command that writes tournament ``name``'s files as this command would have."""
+    return follow_up(args, "publish", name)
+
+
+def follow_up(args: argparse.Namespace, *words: str, plugins: bool = True) -> str:
+    """The ``arena WORDS...`` command a message suggests, with this command's ``--leaderboards`` (and, with
+    ``plugins``, ``--plugins-dir``) where they are not the defaults, so that it reads the same tournament."""
     import shlex
 
     from arena.tournament.store import DEFAULT_LEADERBOARDS
 
-    words = ["arena", "publish", name]
+    command = ["arena", *words]
     if args.leaderboards != DEFAULT_LEADERBOARDS:
-        words += ["--leaderboards", str(args.leaderboards)]
-    if getattr(args, "plugins_dir", DEFAULT_PLUGINS_DIR) != DEFAULT_PLUGINS_DIR:
-        words += ["--plugins-dir", str(args.plugins_dir)]
-    return shlex.join(words)
+        command += ["--leaderboards", str(args.leaderboards)]
+    if plugins and getattr(args, "plugins_dir", DEFAULT_PLUGINS_DIR) != DEFAULT_PLUGINS_DIR:
+        command += ["--plugins-dir", str(args.plugins_dir)]
+    return shlex.join(command)
 
 
 def publish_leaderboard(args: argparse.Namespace, config: RatedConfig, **options: Any) -> Published:

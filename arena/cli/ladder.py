@@ -21,6 +21,7 @@ from arena.cli.common import (
     add_plugins_dir,
     agent_for_game,
     failure,
+    follow_up,
     game_named,
     literal,
     print_json,
@@ -205,8 +206,9 @@ def run_run(args: argparse.Namespace) -> int:
     except (LadderError, StoreError, TournamentError) as error:
         raise failure(error) from None
     except KeyboardInterrupt as interrupt:  # Ctrl-C, SIGTERM or SIGHUP: the run's clean-up has run
-        raise CliError(f"{stopping.describe(interrupt)}; run 'arena ladder run {_name(target)} --resume' to finish "
-                       "the run", status=stopping.exit_status(interrupt)) from None
+        resume = follow_up(args, "ladder", "run", _name(target), "--resume")
+        raise CliError(f"{stopping.describe(interrupt)}; run '{resume}' to finish the run",
+                       status=stopping.exit_status(interrupt)) from None
     published = publish_leaderboard(args, summary.ladder.config.tournament)
     if args.json:
         print_json({**summary_json(summary), "files": {name: str(path) for name, path in published.files.items()}})
@@ -214,7 +216,8 @@ def run_run(args: argparse.Namespace) -> int:
     console.print(f"run {summary.run}: {summary.played} matches ({summary.outcome}) in {summary.seconds:.1f} s; "
                   f"{summary.stored} stored in {args.leaderboards / summary.name}")
     console.print(standing_table(summary))
-    console.print(f"leaderboard: arena leaderboard {summary.name}; history: arena ladder history {summary.name}")
+    console.print(f"leaderboard: {follow_up(args, 'leaderboard', summary.name, plugins=False)}; "
+                  f"history: {follow_up(args, 'ladder', 'history', summary.name, plugins=False)}")
     return 0
 
 
@@ -309,7 +312,7 @@ def run_add(args: argparse.Namespace) -> int:
     else:
         print(f"{args.entry} ({spec.name} {shown}) passed its check ({len(report.matches)} matches, "
               f"{report.isolation}) and joined ladder {args.name} ({active} active entries); "
-              f"'arena ladder run {args.name} --until settled' rates it")
+              f"'{follow_up(args, 'ladder', 'run', args.name, '--until', 'settled')}' rates it")
     return 0
 
 

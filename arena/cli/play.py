@@ -197,6 +197,9 @@ def _options(game: Game, args: argparse.Namespace) -> dict[str, Any]:
     given: dict[str, Any] = {}
     try:
         for name, text in pairs:
+            if name in given or (name == "players" and args.players is not None):
+                raise CliError(f"game option {name!r} is given twice (as --{name} and --game-option {name}=..., "
+                               "or twice over): give it once")
             if name == "players":  # --game-option players=N, as a config's [game_options] may say
                 given[name] = _whole_number(text, "players")
             else:

@@ -85,7 +85,8 @@ class ConfigValidator(EntryChecks):
         info = self.check_game(data)
         seed = self.integer(data, "seed", DEFAULT_SEED, 0, "an integer from 0 to 2**63-1 (or no seed: secret deals)")
         format = self.choice(data.get("format", DEFAULT_FORMAT), "format", format_names(), "a tournament format")
-        blocks = self.integer(data, "blocks", DEFAULT_BLOCKS, 1, "a positive integer (duplicate blocks per table)",
+        blocks = self.integer(data, "blocks", DEFAULT_BLOCKS, 1,
+                              f"a positive integer up to {MAX_MATCHES:,} (duplicate blocks per table)",
                               MAX_MATCHES)
         max_tables = self.integer(data, "max_tables", DEFAULT_MAX_TABLES, 1,
                                   f"a positive integer up to {MAX_TABLES:,} (a table cap)", MAX_TABLES)

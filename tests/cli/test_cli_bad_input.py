@@ -336,3 +336,19 @@ def test_a_missing_extra_names_the_install_from_arenas_folder(capsys: pytest.Cap
     assert main(argv) == 1
     err = one_line(capsys.readouterr().err)
     assert says in err and "pip install -e '.[serve]' in arena's folder" in err and "'arena[" not in err
+
+
+def test_an_empty_leaderboards_folder_is_refused(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    # '' was the working directory: the run wrote its tournament folder there.
+    monkeypatch.chdir(tmp_path)
+    status, err = run(capsys, "leaderboard", "x", "--leaderboards", "")
+    assert status == 2 and "argument --leaderboards: an empty name: give a folder" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("argv", [["--game-option", "deals=2", "--deals", "3"], ["--deals", "1", "--deals", "2"]])
+def test_a_game_option_given_twice_is_refused(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
+    # The last value won, silently.
+    status, err = run(capsys, "play", "lorum", *argv)
+    assert status == 2 and "game option 'deals' is given twice" in err and err.count("\n") == 1

@@ -116,3 +116,13 @@ def test_a_changed_plugin_is_a_new_entry_and_the_old_one_is_not_played(capsys: p
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "entry 'mine' changed since it joined (plugin files changed" in err
     assert "'arena ladder retire versions mine', then 'arena ladder add versions mine-1.0 --plugin skilled'" in err
+
+
+def test_the_commands_a_ladder_run_suggests_read_its_own_leaderboards_folder(
+        lorum_ladder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # They named the default folder, so copying them read another ladder, or none.
+    boards = tmp_path / "elsewhere"
+    assert main(["ladder", "run", str(lorum_ladder), "--matches", "4", "--leaderboards", str(boards)]) == 0
+    out = "".join(capsys.readouterr().out.splitlines())  # the console wraps long lines anywhere
+    assert (f"leaderboard: arena leaderboard four --leaderboards {boards}; "
+            f"history: arena ladder history four --leaderboards {boards}") in out
