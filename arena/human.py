@@ -14,11 +14,12 @@ from arena.agent import Agent
 from arena.games.base import Action, Game, Observation
 
 
-class InputEnded(BaseException):
+class InputEnded(KeyboardInterrupt):
     """The person's input stream closed before the game ended.
 
-    A ``BaseException`` on purpose: the referee records an agent's ordinary
-    exceptions as faults and plays on, but a person leaving ends the game.
+    A ``KeyboardInterrupt`` on purpose: the referee records whatever else an
+    agent raises as its fault and plays on (``SystemExit`` included), but a
+    person leaving ends the game, as their Ctrl-C does.
     """
 
 

@@ -161,6 +161,19 @@ def test_the_word_human_in_agents_seats_a_person(capsys: pytest.CaptureFixture[s
     assert len(prompts) == decisions - out.count("forced: ")  # a forced move asks nothing
 
 
+def test_input_that_ends_mid_game_abandons_it_in_one_line(capsys: pytest.CaptureFixture[str],
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    # The referee took the person's leaving for the seat's fault: a substitute played on and the game 'ended'
+    # with status 0.
+    read, prompts = scripted_reader([])
+    monkeypatch.setattr(builtins, "input", read)
+    status = main(["play", "lorum", "--human", "0", "--seed", "5", "--deals", "1"])
+    assert len(prompts) == 1  # the first decision asked, and the input was over
+    captured = capsys.readouterr()
+    assert status == 1 and captured.err == "arena: error: input ended before the game did; game abandoned\n"
+    assert "fault:" not in captured.out
+
+
 @pytest.mark.parametrize(("argv", "message"), [
     (["--agents", "human,human,random,random"], "one person can play one seat, not seats 0, 1"),
     (["--agents", "human,random,random,random", "--human", "2"], "one person can play one seat, not seats 0, 2"),
