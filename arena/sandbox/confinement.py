@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from arena.sandbox import kernel, process, seccomp
+from arena.sandbox import kernel, mounts, process, seccomp
 from arena.sandbox.capabilities import SandboxError, probe, require_level
 from arena.sandbox.policy import Policy
 from arena.sandbox.removal import remove_tree
@@ -48,6 +48,7 @@ class Confinement:
     landlock_abi: int  # the Landlock ABI used (0: none)
     namespaces: bool  # whether the process is in its own user, mount, network, IPC and UTS namespaces
     temp_root: str  # the folder seats' temporary folders are made in
+    read_only: bool = False  # whether every mount it sees but temp_root's is read-only (no access times move)
 
 
 current: Confinement | None = None
@@ -121,6 +122,7 @@ def confine(policy: Policy, *, require: str = "partial", temp_root: str | None =
         raise SandboxError(f"sandbox temporary folder {temp_root} is not a folder")
     temp_root = os.path.realpath(temp_root)
     namespaces = capabilities.namespaces
+    read_only = False
     with opened(policy.read_paths) as readable, opened(DEVICES) as devices, opened([temp_root]) as host_temp, \
             opened(["/proc/self"]) as own_proc:
         granted = rules(readable, READ) + rules(own_proc, READ & ~kernel.ACCESS_FS_EXECUTE)
@@ -128,7 +130,10 @@ def confine(policy: Policy, *, require: str = "partial", temp_root: str | None =
         if namespaces:
             _enter_namespaces()
             _hide_shared_folders([path for path, _fd in readable + host_temp])
-            _bounded_temp(temp_root, policy.memory_mb)
+            # Every other mount read-only: no read moves a file's access time, a channel between seats and a
+            # memory across matches (mounts.py).  Before Landlock and seccomp, and after the last mount but
+            # the writable folder's own.
+            read_only = _bounded_temp(temp_root, policy.memory_mb) and mounts.read_only_except(temp_root)
             # Only what spawn_seat needs (new PID and IPC namespaces; seats dropping theirs).  Without
             # CAP_NET_ADMIN nobody can bring up this namespace's loopback, so seats have no network at all.
             kernel.keep_capabilities(kernel.CAP_SYS_ADMIN, kernel.CAP_SETPCAP)
@@ -141,7 +146,7 @@ def confine(policy: Policy, *, require: str = "partial", temp_root: str | None =
             seccomp.deny_side_channels()  # what Landlock leaves open: metadata, keyrings, locks
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # no core files with a seat's memory in them
     current = Confinement(level=level, landlock_abi=capabilities.landlock_abi, namespaces=namespaces,
-                          temp_root=temp_root)
+                          temp_root=temp_root, read_only=read_only)
     return level
 
 
@@ -209,19 +214,26 @@ memory bound; with one (a zygote's: 2 GiB), that bound, shared by the seats it f
 against its own group's memory where cgroups bound it)."""
 
 
-def _bounded_temp(temp_root: str, memory_mb: int | None) -> None:
+def _bounded_temp(temp_root: str, memory_mb: int | None) -> bool:
     """Mount a size-bounded tmpfs over ``temp_root`` in our own mount namespace: seats write there, never to
     the host's disk (a seat could otherwise fill it: a 2 GiB file takes a few milliseconds to allocate).
 
-    The host's folder stays empty; everything written is gone with this namespace.  Where the mount is
-    refused, the host's folder is kept (Landlock still confines writes to it).
+    The host's folder stays empty; everything written is gone with this namespace.  Where the tmpfs is
+    refused, the host's folder is bound onto itself instead (Landlock still confines writes to it).  Whether
+    ``temp_root`` is now a mount of its own, the one left writable when the others are made read-only.
     """
     size_mb = memory_mb or TEMP_MB
     try:
         kernel.mount("tmpfs", temp_root, "tmpfs", kernel.MS_NOSUID | kernel.MS_NODEV,
                      f"size={size_mb}m,nr_inodes=65536,mode=700")
+        return True
     except OSError:
         pass
+    try:
+        kernel.mount(temp_root, temp_root, None, kernel.MS_BIND)
+        return True
+    except OSError:
+        return False
 
 
 def _beneath(folder: str, path: str) -> bool:

@@ -1,7 +1,7 @@
 """Thin ctypes wrappers over the Linux system calls the sandbox needs and Python does not expose.
 
 Namespaces (``unshare``, a raw ``clone`` with namespace flags), ``prctl``,
-capabilities (``capset``) and Landlock (``landlock_create_ruleset``,
+``mount`` and ``mount_setattr``, capabilities (``capset``) and Landlock (``landlock_create_ruleset``,
 ``landlock_add_rule``, ``landlock_restrict_self``).  Each raises ``OSError``
 with the kernel's errno on failure.  Nothing here decides policy.
 """
@@ -33,15 +33,25 @@ MS_RDONLY = 1
 MS_NOSUID = 2
 MS_NODEV = 4
 MS_NOEXEC = 8
+MS_REMOUNT = 32
+MS_NOSYMFOLLOW = 256
+MS_NOATIME = 1024
+MS_NODIRATIME = 2048
 MS_BIND = 4096
 MS_REC = 16384
 MS_PRIVATE = 1 << 18
+MS_RELATIME = 1 << 21
+MS_STRICTATIME = 1 << 24
 
-_SYSCALLS = {  # (clone, capset, landlock_create_ruleset, landlock_add_rule, landlock_restrict_self)
-    "x86_64": (56, 126, 444, 445, 446),
-    "aarch64": (220, 91, 444, 445, 446),
+AT_FDCWD = -100
+AT_RECURSIVE = 0x8000
+MOUNT_ATTR_RDONLY = 0x1
+
+_SYSCALLS = {  # (clone, capset, landlock_create_ruleset, landlock_add_rule, landlock_restrict_self, mount_setattr)
+    "x86_64": (56, 126, 444, 445, 446, 442),
+    "aarch64": (220, 91, 444, 445, 446, 442),
 }
-"""System call numbers per machine; Landlock's are the same everywhere (the generic table)."""
+"""System call numbers per machine; Landlock's and mount_setattr's are the same everywhere (the generic table)."""
 
 _NUMBERS = _SYSCALLS.get(platform.machine())
 
@@ -90,6 +100,14 @@ def mount(source: str | None, target: str, fstype: str | None, flags: int, data:
         return None if text is None else os.fsencode(text)
 
     _check(_libc.mount(arg(source), arg(target), arg(fstype), ctypes.c_ulong(flags), arg(data)))
+
+
+def mount_setattr(path: str, *, set_flags: int = 0, clear_flags: int = 0, recursive: bool = False) -> None:
+    """``mount_setattr(2)`` (Linux 5.12): set and clear ``MOUNT_ATTR_*`` flags of the mount at ``path``, and
+    with ``recursive`` of every mount beneath it too (all of them or, on error, none)."""
+    attr = struct.pack("QQQQ", set_flags, clear_flags, 0, 0)  # struct mount_attr, version 0
+    _syscall(5, ctypes.c_int(AT_FDCWD), os.fsencode(path), ctypes.c_uint(AT_RECURSIVE if recursive else 0),
+             ctypes.c_char_p(attr), ctypes.c_size_t(len(attr)))
 
 
 def clone(flags: int) -> int:
