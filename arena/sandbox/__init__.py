@@ -17,7 +17,9 @@ Who calls what
   ``os.cpu_count`` reads (``confinement.DEVICES``) and its own /proc entry,
   writes only beneath its ``temp_root`` (made, and removed after the process
   by a janitor, when not given; with namespaces a size-bounded tmpfs is
-  mounted over it, so nothing a seat writes reaches the host's disk), cannot
+  mounted over it, so nothing a seat writes reaches the host's disk; every
+  other mount it sees is made read-only there, so no read moves a file's
+  access time: ``mounts.py``), cannot
   bind or connect TCP, and cannot signal or reach abstract unix sockets
   outside its sandbox; a seccomp filter (``seccomp.py``) refuses what
   Landlock leaves open (file metadata, keyrings, file locks, the page cache
