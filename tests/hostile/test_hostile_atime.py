@@ -8,7 +8,9 @@ the sandbox's mounts were read-only the receiver read the sender's whole hand.
 
 from __future__ import annotations
 
+import json
 import os
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -16,6 +18,8 @@ from hostile_helpers import needs_sandbox, play, report_of
 
 from arena.games.lorum.cards import FULL_DECK_MASK, names_of
 from arena.plugins import load_registry
+from arena.program.build import CACHE_ENV, ensure_built
+from arena.program.manifest import read_manifest
 from arena.referee import AgentHost
 from arena.sandbox import probe
 
@@ -77,3 +81,34 @@ def test_a_later_match_reads_no_hand_from_access_times(tmp_path: Path) -> None:
     assert len(sent["hand"]) == 8 and sent["read"] == sum(len(f"mark-{card}.txt\n") for card in sent["hand"])
     assert received == {"moved": []}
     assert [marker.name for marker in markers if marker.stat().st_atime != PAST] == []
+
+
+BUILD = '''name = "atime-build"
+version = "1"
+games = ["lorum"]
+command = ["./run.sh"]
+build = ["sh", "-c", {script}]
+build_seconds = 30
+'''
+
+
+def test_a_build_reads_files_but_moves_no_access_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A build is confined as a zygote is, and could otherwise leave marks for the program's later seats."""
+    needs_sandbox()
+    if not probe().namespaces:
+        pytest.skip("without a mount namespace the sandbox cannot make the mounts read-only: run 'arena doctor'")
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "builds"))
+    marker = Path(sysconfig.get_paths()["stdlib"], "this.py")  # read by "import this" alone
+    old = marker.stat().st_atime
+    os.utime(marker, (PAST, marker.stat().st_mtime))
+    try:
+        folder = tmp_path / "program"
+        folder.mkdir()
+        script = f"cat {marker} | wc -c > seen && printf '#!/bin/sh\\n' > run.sh"
+        (folder / "arena-agent.toml").write_text(BUILD.format(script=json.dumps(script)))
+        built = ensure_built(read_manifest(folder))
+        after = marker.stat().st_atime
+    finally:
+        os.utime(marker, (old, marker.stat().st_mtime))
+    assert int((built / "seen").read_text()) == marker.stat().st_size
+    assert after == PAST
