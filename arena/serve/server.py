@@ -37,11 +37,18 @@ def load_competition(path: Path) -> Competition:
     """Read and validate a serve config; ``ConfigError`` (one line per problem) otherwise.
 
     Every seat of a served competition runs in the full sandbox, the built-in anchors included, so that
-    no entry gains from running in-process: a config asking for another isolation is refused.
+    no entry gains from running in-process: a config asking for another isolation is refused.  Its deals are
+    secret: a config that sets ``seed`` is refused.
     """
     data, settings = split_config(path)
     isolation = data.setdefault("isolation", SANDBOXED)
     problems = []
+    if "seed" in data:
+        # A public seed makes the deals public: an upload that knows it finds its table and block from its own
+        # agent seed (arena.tournament.ids) and deals every hand. Without one, the ladder keys deal and agent
+        # seeds with its store's secret key.
+        problems.append(f"{path}: seed: a served competition keeps its deals secret (an uploaded agent could "
+                        f"rebuild every hand from its own seed and the public one); remove seed = {data['seed']!r}")
     if isolation != SANDBOXED:
         problems.append(f"{path}: isolation: a served competition runs every seat sandboxed (the anchors too); "
                         f"remove isolation = {isolation!r} or set it to \"sandboxed\"")

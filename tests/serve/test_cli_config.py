@@ -80,6 +80,24 @@ def test_serve_numbers_are_bounded(capsys: pytest.CaptureFixture[str], option: s
     assert exited.value.code == 2 and message in capsys.readouterr().err
 
 
+def test_serve_refuses_a_public_seed_before_anything_starts(tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    # A public seed would let an upload rebuild every hand of its deal from its own agent seed.
+    config = config_file(tmp_path, replace=('name = "serve-lovat"\n', 'name = "serve-lovat"\nseed = 2026\n'))
+    for command in (["serve", str(config)], ["serve", "users", "list", "--config", str(config)]):
+        assert main(command) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith("arena: error: ")
+        assert "seed: a served competition keeps its deals secret" in err and "remove seed = 2026" in err
+        assert not (tmp_path / "competition").exists()  # nothing started: no folder, secret or database
+
+
+def test_the_shipped_serve_config_sets_no_seed() -> None:
+    from arena.serve.server import load_competition
+
+    assert load_competition(ROOT / "configs" / "serve-lovat.toml").ladder.tournament.seed is None
+
+
 def test_a_ladder_config_without_a_serve_table_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["serve", "users", "list", "--config", str(ROOT / "configs" / "ladder-lovat.toml")]) == 2
     assert "no [serve] table: a serve config is a ladder config with a [serve] table" in capsys.readouterr().err

@@ -166,6 +166,9 @@ def test_submit_check_play_then_kill_9_and_restart_lose_nothing(served: Served, 
     bob_logs = httpx.get(f"{served.url}/api/my/matches/{first['id']}/logs",
                          headers={"Authorization": f"Bearer {served.tokens['bob']}"})
     assert bob_logs.status_code == 404 and "alice thinks" not in bob_logs.text
+    # The deals are secret: keyed by the ladder store's secret key, never by a seed an upload could know.
+    assert served.api("alice", f"/api/matches/{first['id']}")["deals"] == "secret"
+    _deals_come_from_the_stores_secret(served.folder)
 
     # kill -9 of the server: its workers go with it; a restart keeps every upload and every stored match, and
     # the ladder goes on.
@@ -234,6 +237,18 @@ def test_submit_check_play_then_kill_9_and_restart_lose_nothing(served: Served, 
                         headers={"Authorization": f"Bearer {served.tokens['alice']}"})
     assert retire.status_code == 202
     served.wait(lambda: served.api("alice", f"/api/uploads/{upload['id']}")["retired"], "the retirement")
+
+
+def _deals_come_from_the_stores_secret(folder: Path) -> None:
+    from arena.tournament.ids import deal_seed
+    from arena.tournament.store import Store
+
+    with Store.open_readonly(folder / "leaderboards" / "serve-lovat" / "results.sqlite") as store:
+        secret, rows = store.secret, list(store.rows())
+    assert rows
+    for row in rows:
+        assert row.deal_seed == deal_seed(0, row.table_idx, row.block, secret)
+        assert row.deal_seed not in {deal_seed(seed, row.table_idx, row.block) for seed in (0, 2026)}
 
 
 def _stored_ids(folder: Path) -> list[str]:
