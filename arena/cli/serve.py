@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
         import jinja2  # noqa: F401
         import uvicorn  # noqa: F401
 
-        from arena.serve.server import sandbox_problem, serve
+        from arena.serve.server import ServeError, sandbox_problem, serve
     except ImportError as error:
         # arena comes from its folder, not from an index: 'pip install arena[serve]' would fetch another package.
         raise CliError(f"'arena serve' needs the serve extra: pip install -e '.[serve]' in arena's folder ({error})",
@@ -96,7 +96,10 @@ def run(args: argparse.Namespace) -> int:
     extra = [*(["--workers", str(args.workers)] if args.workers else []),
              *(["--address", args.address] if args.address else [])]
     print(f"serving {competition.ladder.name} on http://{host}:{port}/ (Ctrl-C stops it)", flush=True)
-    return serve(config, competition, host, port, extra)
+    try:
+        return serve(config, competition, host, port, extra)
+    except ServeError as error:
+        raise CliError(str(error), status=1) from None
 
 
 def run_users(args: argparse.Namespace) -> int:

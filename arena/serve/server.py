@@ -4,14 +4,14 @@ The workers are separate processes (``python -m arena.serve.worker``) so that ma
 hold up a page, and each holds a lock file so that two of a kind never run at once (a worker of a killed
 server, until it notices, and the new server's).  A worker asks the kernel to stop it when the server
 goes (``PR_SET_PDEATHSIG``), however the server ends, ``kill -9`` included; everything it does is
-recorded as it goes (arena.serve.db, the ladder's store), so the next start resumes.
+recorded as it goes (arena.serve.db, the ladder's store), so the next start resumes.  While it serves, the
+server restarts a worker that ended (arena.serve.supervisor).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
-import signal
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -84,13 +84,23 @@ def start_worker(kind: str, config: Path, extra: list[str]) -> subprocess.Popen[
                              *extra])
 
 
+class ServeError(Exception):
+    """The server could not go on (a worker that keeps ending); one line."""
+
+
 def serve(config: Path, competition: Competition, host: str, port: int, extra: list[str]) -> int:
-    """Start both workers, serve the app until stopped, then stop the workers."""
+    """Start both workers, serve the app until stopped, then stop the workers; ``ServeError`` if a worker kept
+    ending (arena.serve.supervisor)."""
     import uvicorn
 
     from arena.serve.app import AppSettings, create_app
     from arena.serve.auth import load_secret
+    from arena.serve.listen import Server
     from arena.serve.storage import remove_partial
+    from arena.serve.supervisor import Supervisor
+
+    def give_up() -> None:  # from the supervisor's thread: uvicorn looks at should_exit every tenth of a second
+        server.should_exit = True
 
     settings = competition.settings
     secret = load_secret(settings.folder)
@@ -98,19 +108,16 @@ def serve(config: Path, competition: Competition, host: str, port: int, extra: l
     app = create_app(AppSettings(folder=settings.folder, ladder=competition.ladder.name,
                                  game=competition.ladder.tournament.game, limits=settings.limits, secret=secret,
                                  self_registration=settings.self_registration))
-    workers = [start_worker(kind, config, extra) for kind in ("checker", "player")]
+    supervisor = Supervisor(lambda kind: start_worker(kind, config, extra), ("checker", "player"), give_up)
+    # proxy_headers: behind a TLS-terminating proxy on this machine, the scheme (Secure cookies) and
+    # the client's address (the rate limit) come from its X-Forwarded-* headers (docs/serve.md).
+    server = Server(uvicorn.Config(app, host=host, port=port, log_level="warning", proxy_headers=True,
+                                   forwarded_allow_ips="127.0.0.1", server_header=False), on_exit=supervisor.quiet)
+    supervisor.start()
     try:
-        # proxy_headers: behind a TLS-terminating proxy on this machine, the scheme (Secure cookies) and
-        # the client's address (the rate limit) come from its X-Forwarded-* headers (docs/serve.md).
-        uvicorn.run(app, host=host, port=port, log_level="warning", proxy_headers=True,
-                    forwarded_allow_ips="127.0.0.1", server_header=False)
+        server.run()
     finally:
-        for worker in workers:
-            if worker.poll() is None:
-                worker.send_signal(signal.SIGTERM)
-        for worker in workers:
-            try:
-                worker.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                worker.kill()
+        supervisor.stop()
+    if supervisor.failure is not None:
+        raise ServeError(supervisor.failure)
     return 0

@@ -7,22 +7,17 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
-import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from serve_helpers import agent_source, free_port
+from serve_helpers import Served, agent_source, arena, competition, stored_ids, workers_of
 
-ROOT = Path(__file__).resolve().parents[2]
 BROKEN = b'''
 from arena import hookimpl
 from arena.agent import Agent, AgentSpec
@@ -39,89 +34,12 @@ def arena_register_agents(register):
 '''
 
 
-def arena(*args: str, env: dict[str, str] | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True, timeout=timeout,
-                          env=env, cwd=ROOT)
-
-
-@dataclass
-class Served:
-    """A competition served by ``arena serve`` in its own process."""
-
-    config: Path
-    folder: Path
-    port: int
-    tokens: dict[str, str]
-    process: subprocess.Popen[str] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def start(self) -> None:
-        self.process = subprocess.Popen([sys.executable, "-m", "arena", "serve", str(self.config), "--port",
-                                         str(self.port)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                        text=True)
-        deadline = time.monotonic() + 60
-        while True:
-            assert self.process.poll() is None, self.process.communicate()
-            try:
-                if httpx.get(f"{self.url}/api/leaderboard", timeout=2).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < deadline, "arena serve did not answer within 60 s"
-            time.sleep(0.2)
-
-    def api(self, user: str, path: str) -> Any:
-        response = httpx.get(self.url + path, headers={"Authorization": f"Bearer {self.tokens[user]}"}, timeout=30)
-        assert response.status_code == 200, response.text
-        return response.json()
-
-    def wait(self, check: Callable[[], Any], what: str, timeout: float = 180) -> Any:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            value = check()
-            if value:
-                return value
-            time.sleep(0.5)
-        raise AssertionError(f"not within {timeout} s: {what}")
-
-
-def workers_of(config: Path) -> list[int]:
-    """The worker processes serving ``config`` (read from /proc: this test's own)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                words = (entry / "cmdline").read_bytes().split(b"\0")
-            except OSError:
-                continue
-            if b"arena.serve.worker" in words and str(config).encode() in words:
-                found.append(int(entry.name))
-    return found
-
-
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    base = tmp_path_factory.mktemp("served")
-    text = (ROOT / "configs" / "serve-lovat.toml").read_text()
-    text = text.replace('folder = "../competitions/serve-lovat"', 'folder = "competition"')
-    text = text.replace("check_matches = 2", "check_matches = 1").replace("batch_blocks = 2", "batch_blocks = 1")
-    text = text.replace("queued = 3", "queued = 20").replace("uploads_per_hour = 20", "uploads_per_hour = 40")
-    config = base / "serve.toml"
-    config.write_text(text)
-    tokens = {}
-    for name in ("alice", "bob"):
-        added = arena("serve", "users", "add", name, "--config", str(config), "--json")
-        assert added.returncode == 0, added.stderr
-        tokens[name] = json.loads(added.stdout)["token"]
-    served = Served(config=config, folder=base / "competition", port=free_port(), tokens=tokens)
+    served = competition(tmp_path_factory.mktemp("served"))
     served.start()
     yield served
-    if served.process is not None and served.process.poll() is None:
-        served.process.send_signal(signal.SIGTERM)
-        served.process.wait(timeout=60)
+    served.stop()
 
 
 @pytest.mark.slow
@@ -198,7 +116,7 @@ def test_submit_check_play_then_kill_9_and_restart_lose_nothing(served: Served, 
     served.process.kill()
     served.process.wait()
     served.wait(lambda: not workers_of(served.config), "the workers to stop with their server", timeout=60)
-    stored = len(_stored_ids(served.folder))
+    stored = len(stored_ids(served.folder))
     late.join(timeout=60)
     served.start()
     after = {user: served.api(user, "/api/uploads") for user in ("alice", "bob")}
@@ -206,8 +124,8 @@ def test_submit_check_play_then_kill_9_and_restart_lose_nothing(served: Served, 
     for user in before_uploads:
         assert [(u["id"], u["sha256"], u["state"]) for u in after[user]] == \
             [(u["id"], u["sha256"], u["state"]) for u in before_uploads[user]]
-    assert stored > 0 and len(_stored_ids(served.folder)) >= stored
-    served.wait(lambda: len(_stored_ids(served.folder)) > stored, "the ladder to play on after the restart")
+    assert stored > 0 and len(stored_ids(served.folder)) >= stored
+    served.wait(lambda: len(stored_ids(served.folder)) > stored, "the ladder to play on after the restart")
 
     # Twenty uploads at once and a stream of page views while the ladder plays: every upload is recorded whole.
     many = {f"bulk{number}.py": b"import a_library_this_machine_lacks\n# %d\n" % number for number in range(20)}
@@ -249,13 +167,6 @@ def _deals_come_from_the_stores_secret(folder: Path) -> None:
     for row in rows:
         assert row.deal_seed == deal_seed(0, row.table_idx, row.block, secret)
         assert row.deal_seed not in {deal_seed(seed, row.table_idx, row.block) for seed in (0, 2026)}
-
-
-def _stored_ids(folder: Path) -> list[str]:
-    from arena.tournament.store import Store
-
-    with Store.open_readonly(folder / "leaderboards" / "serve-lovat" / "results.sqlite") as store:
-        return [row.id for row in store.rows()]
 
 
 @pytest.mark.slow
