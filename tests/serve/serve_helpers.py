@@ -234,3 +234,29 @@ def stored_ids(folder: Path, ladder: str = "serve-lovat") -> list[str]:
         return []
     with Store.open_readonly(path) as store:
         return [row.id for row in store.rows()]
+
+
+def stored_agents(folder: Path, ladder: str = "serve-lovat") -> set[str]:
+    """Every entry that has a stored match in the competition's ladder."""
+    from arena.tournament.store import Store
+
+    path = folder / "leaderboards" / ladder / "results.sqlite"
+    if not path.is_file():
+        return set()
+    with Store.open_readonly(path) as store:
+        return {agent for row in store.rows() for agent in row.agents}
+
+
+def zygotes_of(parent: int) -> list[dict[str, str]]:
+    """The plugin (``PluginSource.to_json``) of every zygote process ``parent`` started."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                words = (entry / "cmdline").read_bytes().decode().split("\0")
+                ppid = int((entry / "stat").read_text().rpartition(")")[2].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            if ppid == parent and "arena.referee.zygote" in words and "--plugin" in words:
+                found.append(json.loads(words[words.index("--plugin") + 1]))
+    return found

@@ -16,7 +16,16 @@ from typing import Any
 
 import httpx
 import pytest
-from serve_helpers import Served, agent_source, arena, competition, stored_ids, workers_of
+from serve_helpers import (
+    Served,
+    agent_source,
+    arena,
+    competition,
+    stored_agents,
+    stored_ids,
+    workers_of,
+    zygotes_of,
+)
 
 BROKEN = b'''
 from arena import hookimpl
@@ -214,3 +223,28 @@ def test_a_participant_in_a_browser_logs_in_uploads_sees_it_play_and_opens_a_mat
     page.open(served.url + "/site/index.html")  # the leaderboard with its charts (inline SVG)
     page.wait_for("document.querySelectorAll('#leaderboard-elo tbody tr').length")
     assert page.errors == []  # the site's script runs under the Content-Security-Policy, and nothing is refused
+
+
+@pytest.mark.slow
+def test_each_admission_stops_the_zygotes_of_the_field_before(served: Served, tmp_path: Path) -> None:
+    # Every admission plays from a new plugins folder; the player's zygotes of the earlier folders (tens of MB
+    # each) must not pile up.
+    assert served.process is not None
+    bob = dict(os.environ, ARENA_TOKEN=served.tokens["bob"])
+    for version in (1, 2, 3):
+        agent = tmp_path / "gen.py"
+        agent.write_bytes(agent_source("gen") + f"# generation {version}\n".encode())
+        submitted = arena("submit", served.url, str(agent), "--wait", env=bob)
+        assert submitted.returncode == 0, submitted.stdout + submitted.stderr
+        entry = f"bob.gen.v{version}"
+        served.wait(lambda entry=entry: entry in stored_agents(served.folder), f"{entry}'s first stored match")
+        [player] = workers_of(served.config, "player", served.process.pid)
+        zygotes = zygotes_of(player)
+        [generation] = [folder for folder in (served.folder / "plugins").iterdir() if folder.name.startswith("g")]
+        playing = [upload for user in ("alice", "bob") for upload in served.api(user, "/api/uploads")
+                   if upload["entry"] is not None and upload["retired"] is None]
+        # One zygote per plugin of the field now playing: none of an earlier field's (whose files are gone),
+        # no built-in plugin twice (once per field).
+        assert all(Path(plugin["target"]).resolve().parent == generation.resolve() for plugin in zygotes if plugin["kind"] != "builtin")
+        assert len({json.dumps(plugin, sort_keys=True) for plugin in zygotes}) == len(zygotes)
+        assert len(zygotes) <= 3 + len(playing)  # the anchors' plugins, and each playing upload's
