@@ -134,3 +134,42 @@ def test_submit_takes_the_token_from_the_environment_or_a_file_only(tmp_path: Pa
     assert exited.value.code == 2
     err = capsys.readouterr().err
     assert "a token is never taken from the command line" in err and "bob.y" not in err
+
+
+@pytest.mark.parametrize(("content", "problem"), [
+    ("\ufeffalice.abc\n".encode(), "the file starts with a byte-order mark"),
+    ("\ufeffalice.abc\n".encode("utf-16"), "the file starts with a byte-order mark"),
+    ("alicé.abc\n".encode(), "a non-ASCII character (U+00E9) at position 5"),
+    (b"\x7fELF\x02\x01\x01\x00\x00\x00", "the file is binary (it holds a NUL byte)"),
+    (b"\xe9alice.abc", "byte 0 is not UTF-8 text"),
+    (b"alice.abc\nbob.def\n", "a line break at position 10"),
+    (b"alice.abc" * 1000, "larger than 4096 bytes"),
+])
+def test_submit_refuses_a_token_file_that_holds_no_token_in_one_line(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str],
+                                                                    content: bytes, problem: str) -> None:
+    agent, token = tmp_path / "mine.py", tmp_path / "token"
+    agent.write_text("x = 1\n")
+    token.write_bytes(content)
+    # Refused before any request: nothing listens on port 9, and the answer is not "connection refused".
+    assert main(["submit", "http://127.0.0.1:9", str(agent), "--token-file", str(token)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"arena: error: {token}: not a token") and problem in err
+    assert err.count("\n") == 1 and "Traceback" not in err and "alice.abc" not in err
+
+
+def test_submit_refuses_a_token_in_the_environment_that_is_no_token(tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str],
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    agent = tmp_path / "mine.py"
+    agent.write_text("x = 1\n")
+    monkeypatch.setenv("ARENA_TOKEN", "alice.ab\u00e9c")
+    assert main(["submit", "http://127.0.0.1:9", str(agent)]) == 2
+    err = capsys.readouterr().err
+    assert err == ("arena: error: $ARENA_TOKEN: not a token: a non-ASCII character (U+00E9) at position 9; it should "
+                   "hold only the token the organiser gave you, e.g. alice.xxxx (ASCII letters, digits and . _ -)\n")
+    with pytest.raises(SystemExit) as exited:  # on the command line, any token is refused, and not repeated
+        main(["submit", "http://127.0.0.1:9", str(agent), "--token", "alice.ab\u00e9c"])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "a token is never taken from the command line" in err and "alice" not in err
