@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import socket
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -85,16 +86,40 @@ def start_worker(kind: str, config: Path, extra: list[str]) -> subprocess.Popen[
 
 
 class ServeError(Exception):
-    """The server could not go on (a worker that keeps ending); one line."""
+    """The server cannot start (its folder) or go on (a worker that keeps ending); one line."""
 
 
-def serve(config: Path, competition: Competition, host: str, port: int, extra: list[str]) -> int:
-    """Start both workers, serve the app until stopped, then stop the workers; ``ServeError`` if a worker kept
-    ending (arena.serve.supervisor)."""
+def prepare(config: Path, competition: Competition) -> bytes:
+    """Make the competition's folder, its secret, database and ladder (each only if new); the secret.
+
+    ``ServeError`` naming ``[serve] folder`` if the folder cannot be made or written; ``LadderError`` if the
+    ladder there was started from another config (the keys that differ)."""
+    import sqlite3
+
+    from arena.ladder.field import start_ladder
+    from arena.serve.auth import load_secret
+    from arena.serve.db import ServeDB
+    from arena.serve.player import LEADERBOARDS
+
+    folder = competition.settings.folder
+    try:
+        secret = load_secret(folder)
+        ServeDB(folder).close()
+    except (OSError, sqlite3.Error) as error:
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        raise ServeError(f"{config}: [serve] folder: cannot keep the competition in {folder}: {reason}") from None
+    # Here rather than in the player: a ladder started from another config is one line before anything starts,
+    # not a worker that fails at every restart.
+    start_ladder(competition.ladder, folder / LEADERBOARDS).close()
+    return secret
+
+
+def serve(config: Path, competition: Competition, listener: socket.socket, secret: bytes, extra: list[str]) -> int:
+    """Start both workers, serve the app on ``listener`` until stopped, then stop the workers; ``ServeError`` if a
+    worker kept ending (arena.serve.supervisor)."""
     import uvicorn
 
     from arena.serve.app import AppSettings, create_app
-    from arena.serve.auth import load_secret
     from arena.serve.listen import Server
     from arena.serve.storage import remove_partial
     from arena.serve.supervisor import Supervisor
@@ -103,7 +128,6 @@ def serve(config: Path, competition: Competition, host: str, port: int, extra: l
         server.should_exit = True
 
     settings = competition.settings
-    secret = load_secret(settings.folder)
     remove_partial(settings.folder)
     app = create_app(AppSettings(folder=settings.folder, ladder=competition.ladder.name,
                                  game=competition.ladder.tournament.game, limits=settings.limits, secret=secret,
@@ -111,13 +135,14 @@ def serve(config: Path, competition: Competition, host: str, port: int, extra: l
     supervisor = Supervisor(lambda kind: start_worker(kind, config, extra), ("checker", "player"), give_up)
     # proxy_headers: behind a TLS-terminating proxy on this machine, the scheme (Secure cookies) and
     # the client's address (the rate limit) come from its X-Forwarded-* headers (docs/serve.md).
-    server = Server(uvicorn.Config(app, host=host, port=port, log_level="warning", proxy_headers=True,
-                                   forwarded_allow_ips="127.0.0.1", server_header=False), on_exit=supervisor.quiet)
+    server = Server(uvicorn.Config(app, log_level="warning", proxy_headers=True, forwarded_allow_ips="127.0.0.1",
+                                   server_header=False), on_exit=supervisor.quiet)
     supervisor.start()
     try:
-        server.run()
+        server.run(sockets=[listener])
     finally:
         supervisor.stop()
+        listener.close()
     if supervisor.failure is not None:
         raise ServeError(supervisor.failure)
     return 0
