@@ -5,7 +5,9 @@ Authentication is one dependency per kind of caller: ``api_user`` reads ``Author
 every protected route declares one, and a route about an upload takes only the caller's own (another
 participant's upload is "not found", which says nothing about whether it exists).  The request records
 intent only: an upload is checked for size and names, stored and queued; the checker and the player do
-the work (arena.serve.checker, arena.serve.player).  FastAPI documents the API at ``/api/docs``.
+the work (arena.serve.checker, arena.serve.player).  The API's OpenAPI description is ``/api/openapi.json``; the
+interactive pages FastAPI would add (``/api/docs``, ``/api/redoc``) are off: they load scripts from a CDN and
+run an inline one, which the Content-Security-Policy refuses (and a third party's script has no place here).
 """
 
 from __future__ import annotations
@@ -209,7 +211,7 @@ def out(upload: Upload) -> UploadOut:
 def create_app(settings: AppSettings) -> FastAPI:
     """The web app of one competition."""
     state = App(settings)
-    app = FastAPI(title=f"arena serve: {settings.ladder}", docs_url="/api/docs", redoc_url=None,
+    app = FastAPI(title=f"arena serve: {settings.ladder}", docs_url=None, redoc_url=None,
                   openapi_url="/api/openapi.json")
     app.state.arena = state
 

@@ -214,6 +214,16 @@ def test_the_api_schema_documents_the_upload(live: Live) -> None:
     assert "/api/uploads" in schema["paths"] and "post" in schema["paths"]["/api/uploads"]
 
 
+def test_no_interactive_api_pages_that_would_load_a_third_partys_script(live: Live) -> None:
+    # FastAPI's Swagger UI and ReDoc pages load JavaScript from a CDN and run an inline script: under the
+    # server's Content-Security-Policy they render blank, and the script is not the server's to vouch for.
+    with httpx.Client(base_url=live.url) as client:
+        for path in ("/api/docs", "/api/redoc", "/api/docs/oauth2-redirect", "/docs", "/redoc"):
+            response = client.get(path)
+            assert response.status_code == 404, path
+            assert b"<script" not in response.content and b"cdn" not in response.content.lower()
+
+
 def test_twenty_concurrent_uploads_and_page_views_lose_nothing_and_half_write_nothing(serve_app) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
