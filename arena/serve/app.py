@@ -12,6 +12,7 @@ run an inline one, which the Content-Security-Policy refuses (and a third party'
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import time
 from dataclasses import dataclass
@@ -153,6 +154,13 @@ class App:
             raise HTTPException(error.status, str(error)) from None
         except UploadError as error:
             raise HTTPException(400, str(error)) from None
+        same = db.same_upload(user.name, hashlib.sha256(data).hexdigest())
+        if same is not None:  # the same bytes would be the same agent again, under a new version number
+            where = f"plays as {same.entry}" if same.entry is not None else f"is {same.state}"
+            if same.state == ACCEPTED and same.entry is None:
+                where = "is accepted and joins the ladder between two runs"
+            raise HTTPException(409, f"this file is your upload {same.id} ({same.filename}), which {where}; change "
+                                     "the agent to send a new version")
         digest = store_blob(self.settings.folder, data)
         try:  # again, with the insert: two uploads at once cannot both take the last place
             return db.add_upload(user.name, safe_filename(filename), kind, digest, len(data), bounds)

@@ -205,6 +205,15 @@ class ServeDB:
             raise LimitError(413, f"your uploads would hold more than {bounds.stored_bytes} bytes (the competition's "
                                   "limit per participant)")
 
+    def same_upload(self, user: str, sha256: str) -> Upload | None:
+        """``user``'s upload of these bytes that is waiting for its check, being checked, or accepted and not
+        retired (another of the same bytes would only be that agent again), if any."""
+        row = self.db.execute(
+            f"SELECT {self._COLUMNS} FROM uploads WHERE user = ? AND sha256 = ? AND state IN (?, ?, ?) "
+            "AND retired IS NULL AND retire_asked IS NULL ORDER BY id LIMIT 1",
+            (user, sha256, QUEUED, CHECKING, ACCEPTED)).fetchone()
+        return None if row is None else Upload(*row)
+
     def upload(self, upload_id: int) -> Upload | None:
         """Upload ``upload_id``, if any."""
         row = self.db.execute(f"SELECT {self._COLUMNS} FROM uploads WHERE id = ?", (upload_id,)).fetchone()

@@ -329,3 +329,29 @@ def test_an_upload_id_beyond_the_databases_integers_is_not_found(live: Live) -> 
             response = alice.get(path)
             assert response.status_code == 404 and "you have no upload" in response.json()["detail"]
         assert alice.post("/api/uploads/99999999999999999999999/retire").status_code == 404
+
+
+def test_the_same_bytes_again_are_refused_while_they_wait_or_play(serve_app) -> None:
+    live = serve_app()
+    source = agent_source("twice")
+    with live.client("alice") as alice, live.client("bob") as bob:
+        first = upload(alice, "twice.py", source).json()
+        again = upload(alice, "again.py", source)  # the name does not matter: the bytes do
+        assert again.status_code == 409
+        assert again.json()["detail"] == (f"this file is your upload {first['id']} (twice.py), which is queued; change "
+                                          "the agent to send a new version")
+        assert upload(bob, "twice.py", source).status_code == 202  # another participant's are their own
+        with ServeDB(live.folder) as db:  # as the checker and the player record it
+            db.finish_check(first["id"], "accepted", "passed", "report", "twice")
+            assert "is accepted and joins the ladder" in upload(alice, "twice.py", source).json()["detail"]
+            db.joined(first["id"], "alice.twice.v1")
+            assert "which plays as alice.twice.v1;" in upload(alice, "twice.py", source).json()["detail"]
+            db.retire(first["id"])
+        # Retired (or rejected: a check can fail for its time), the same bytes may come back as a new version.
+        back = upload(alice, "twice.py", source)
+        assert back.status_code == 202
+        with ServeDB(live.folder) as db:
+            db.finish_check(back.json()["id"], "rejected", "too slow", "report", None)
+        assert upload(alice, "twice.py", source).status_code == 202
+        mine = [item for item in alice.get("/api/uploads").json() if item["filename"] == "twice.py"]
+        assert len(mine) == 3  # the refused ones were not recorded
