@@ -59,7 +59,7 @@ def _load(path: Path) -> Competition:
 
     if not path.is_file():
         raise CliError(f"{path}: no such serve config (configs/serve-lovat.toml is one to copy; 'arena serve users' "
-                       "reads serve.toml unless --config names another)", status=1)
+                       "reads serve.toml unless --config names another)")
     try:
         return load_competition(path)
     except ConfigError as error:
@@ -160,11 +160,15 @@ def run_users(args: argparse.Namespace) -> int:
         except auth.AuthError as error:
             raise CliError(str(error)) from None
         if words[0] == "revoke":
+            if db.user(name) is None:
+                raise CliError(f"no participant {name!r} (see 'arena serve users list')")
             try:
                 db.revoke(name)
             except ValueError as error:
                 raise CliError(str(error), status=1) from None
-            print(f"{name}'s token is revoked: it is refused from now on; their agents and matches stay")
+            leaving = db.retire_all(name)
+            print(f"{name}'s token is revoked: it is refused from now on; {plural(leaving, 'accepted upload')} of "
+                  "theirs will leave the ladder between two of its runs (their matches and history stay)")
             return 0
         token = auth.new_token(name)
         try:

@@ -311,6 +311,13 @@ class ServeDB:
             self.db.execute("UPDATE uploads SET retire_asked = ?, updated = ? WHERE id = ? AND retire_asked IS NULL",
                             (time.time(), time.time(), upload_id))
 
+    def retire_all(self, user: str) -> int:
+        """Ask to retire every accepted upload of ``user`` not retired yet (their token was revoked); how many."""
+        with self.transaction():
+            return self.db.execute(
+                "UPDATE uploads SET retire_asked = ?, updated = ? WHERE user = ? AND state = ? AND retired IS NULL "
+                "AND retire_asked IS NULL", (time.time(), time.time(), user, ACCEPTED)).rowcount
+
     def retire_asked(self) -> list[Upload]:
         """Accepted uploads whose owner asked to retire them and that are not retired yet."""
         return [Upload(*row) for row in self.db.execute(

@@ -47,8 +47,12 @@ def entry_name(upload: Upload) -> str:
 
 
 def admit(folder: Path, db: ServeDB, config: LadderConfig, limits: ServeLimits) -> list[str]:
-    """Retire what owners asked to retire, then let every accepted upload not yet playing join the ladder; the
-    entries that joined."""
+    """Retire what owners asked to retire (and what revoked participants' tokens left), then let every accepted
+    upload not yet playing join the ladder; the entries that joined."""
+    revoked = {user.name for user in db.users() if user.revoked is not None}
+    for upload in db.waiting_to_join():
+        if upload.user in revoked:  # checked after its owner's token was revoked: it never joins
+            db.ask_retire(upload.id)
     waiting = db.waiting_to_join()
     leaving = db.retire_asked()
     if not waiting and not leaving:

@@ -34,8 +34,11 @@ def test_users_add_list_revoke(tmp_path: Path, capsys: pytest.CaptureFixture[str
     listed = capsys.readouterr().out
     assert listed.startswith("alice\tactive") and token not in listed and listed.rstrip().endswith("\t0 uploads")
     assert main(["serve", "users", "revoke", "alice", "--config", config]) == 0
+    assert "0 accepted uploads of theirs will leave the ladder" in capsys.readouterr().out
     assert main(["serve", "users", "revoke", "alice", "--config", config]) == 1
     assert "no participant 'alice' with a live token" in capsys.readouterr().err
+    assert main(["serve", "users", "revoke", "nobody", "--config", config]) == 2  # a name that is not there
+    assert capsys.readouterr().err == "arena: error: no participant 'nobody' (see 'arena serve users list')\n"
     assert main(["serve", "users", "list", "--config", config]) == 0
     assert "alice\trevoked" in capsys.readouterr().out
 
@@ -78,6 +81,16 @@ def test_serve_numbers_are_bounded(capsys: pytest.CaptureFixture[str], option: s
     with pytest.raises(SystemExit) as exited:
         main(["serve", str(ROOT / "configs" / "serve-lovat.toml"), option, value])
     assert exited.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_a_missing_serve_config_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # As 'arena run missing.toml' is: the request names what is not there.
+    for command in (["serve", str(tmp_path / "missing.toml")],
+                    ["serve", "users", "list", "--config", str(tmp_path / "missing.toml")]):
+        assert main(command) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"arena: error: {tmp_path / 'missing.toml'}: no such serve config") and \
+            err.count("\n") == 1
 
 
 def test_serve_refuses_a_public_seed_before_anything_starts(tmp_path: Path,

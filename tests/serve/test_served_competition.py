@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -248,3 +250,38 @@ def test_each_admission_stops_the_zygotes_of_the_field_before(served: Served, tm
         assert all(Path(plugin["target"]).resolve().parent == generation.resolve() for plugin in zygotes if plugin["kind"] != "builtin")
         assert len({json.dumps(plugin, sort_keys=True) for plugin in zygotes}) == len(zygotes)
         assert len(zygotes) <= 3 + len(playing)  # the anchors' plugins, and each playing upload's
+
+
+@pytest.mark.slow
+def test_revoking_a_participant_takes_their_agents_out_of_the_ladder(served: Served, tmp_path: Path) -> None:
+    added = arena("serve", "users", "add", "dave", "--config", str(served.config), "--json")
+    assert added.returncode == 0, added.stderr
+    served.tokens["dave"] = json.loads(added.stdout)["token"]
+    agent = tmp_path / "davebot.py"
+    agent.write_bytes(agent_source("davebot"))
+    submitted = arena("submit", served.url, str(agent), "--wait", env=dict(os.environ, ARENA_TOKEN=served.tokens["dave"]))
+    assert submitted.returncode == 0, submitted.stdout + submitted.stderr
+    served.wait(lambda: served.api("dave", "/api/uploads")[0]["entry"], "dave's agent to join the ladder")
+    # The same bytes again are refused while they play.
+    again = arena("submit", served.url, str(agent), env=dict(os.environ, ARENA_TOKEN=served.tokens["dave"]))
+    assert again.returncode == 1 and "upload refused: this file is your upload" in again.stderr
+
+    revoked = arena("serve", "users", "revoke", "dave", "--config", str(served.config))
+    assert revoked.returncode == 0, revoked.stderr
+    assert "1 accepted upload of theirs will leave the ladder between two of its runs" in revoked.stdout
+    assert httpx.get(served.url + "/api/me", headers={"Authorization": f"Bearer {served.tokens['dave']}"}
+                     ).status_code == 401
+    from arena.serve.db import ServeDB
+
+    def retired() -> bool:
+        with ServeDB(served.folder) as db:
+            [upload] = db.uploads(user="dave")
+        return upload.retired is not None
+
+    served.wait(retired, "dave's agent to be retired")
+    path = served.folder / "leaderboards" / "serve-lovat" / "results.sqlite"
+    with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as ladder:  # the player holds the write lock
+        [(retired_at,)] = ladder.execute("SELECT retired_at FROM ladder_entries WHERE name = 'dave.davebot.v1'")
+    assert retired_at is not None
+    nobody = arena("serve", "users", "revoke", "nobody", "--config", str(served.config))
+    assert nobody.returncode == 2 and nobody.stderr == "arena: error: no participant 'nobody' (see 'arena serve users list')\n"
