@@ -1,7 +1,8 @@
 """The web app, built by a factory from ``AppSettings``: the JSON API (``/api``), the pages and the live site.
 
 Authentication is one dependency per kind of caller: ``api_user`` reads ``Authorization: Bearer TOKEN``,
-``page_user`` the HttpOnly session cookie a login sets (the token itself, never readable by a script);
+``page_user`` the HttpOnly session cookie a login sets (a random session id, stored only as an HMAC, ended
+at logout; never the token, never readable by a script);
 every protected route declares one, and a route about an upload takes only the caller's own (another
 participant's upload is "not found", which says nothing about whether it exists).  The request records
 intent only: an upload is checked for size and names, stored and queued; the checker and the player do
@@ -42,6 +43,8 @@ SITE_TYPES = {".html": "text/html; charset=utf-8", ".css": "text/css", ".js": "t
 SITE_ASSETS = Path(__file__).resolve().parent.parent / "site" / "assets"
 FORM_OVERHEAD = 64 * 1024
 """Bytes a multipart form adds around its file (boundaries, headers, the CSRF field)."""
+SESSION_SECONDS = 14 * 24 * 3600
+"""How long a browser session lasts after its login."""
 REGISTRATIONS = 5
 """Self-registrations an hour from one client address."""
 REGISTRATIONS_ALL = 50
@@ -132,6 +135,25 @@ class App:
         stored = user.token_hash if user is not None else "0" * 64
         matches = auth.same(stored, auth.token_hash(self.settings.secret, token))
         return user if matches and user is not None and user.revoked is None else None
+
+    def start_session(self, user: User) -> str:
+        """A new browser session of ``user``, lasting ``SESSION_SECONDS``; its id, for the cookie only."""
+        session = auth.new_session()
+        self.db.add_session(auth.session_hash(self.settings.secret, session), user.name, time.time() + SESSION_SECONDS)
+        return session
+
+    def session_user(self, session: str | None) -> User | None:
+        """The live participant of browser session ``session``, or None (unknown, expired, ended, revoked)."""
+        if not session or len(session) > auth.TOKEN_MAX or not session.isascii():
+            return None
+        name = self.db.session_user(auth.session_hash(self.settings.secret, session))
+        user = self.db.user(name) if name is not None else None
+        return user if user is not None and user.revoked is None else None
+
+    def end_session(self, session: str | None) -> None:
+        """End browser session ``session`` (logout), if it is one."""
+        if session and len(session) <= auth.TOKEN_MAX and session.isascii():
+            self.db.end_session(auth.session_hash(self.settings.secret, session))
 
     def own_upload(self, user: User, upload_id: int) -> Upload:
         """``user``'s upload ``upload_id``; 404 for another's as for none."""

@@ -49,6 +49,11 @@ CREATE TABLE IF NOT EXISTS uploads (
     retire_asked REAL,
     updated REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS sessions (
+    id_hash TEXT PRIMARY KEY,
+    user TEXT NOT NULL REFERENCES users(name),
+    expires REAL NOT NULL
+);
 CREATE INDEX IF NOT EXISTS uploads_user ON uploads (user, created);
 CREATE INDEX IF NOT EXISTS uploads_state ON uploads (state);
 """
@@ -170,6 +175,26 @@ class ServeDB:
                                     (time.time(), name)).rowcount
         if not found:
             raise ValueError(f"no participant {name!r} with a live token (see 'arena serve users list')")
+
+    # -- browser sessions ----------------------------------------------------------------------
+
+    def add_session(self, id_hash: str, user: str, expires: float) -> None:
+        """Record a browser session (by its id's HMAC, never the id) of ``user`` until ``expires``; expired
+        sessions go at the same time."""
+        with self.transaction():
+            self.db.execute("DELETE FROM sessions WHERE expires < ?", (time.time(),))
+            self.db.execute("INSERT INTO sessions (id_hash, user, expires) VALUES (?, ?, ?)", (id_hash, user, expires))
+
+    def session_user(self, id_hash: str) -> str | None:
+        """The participant of the live session ``id_hash``, or None (unknown, expired or ended)."""
+        row = self.db.execute("SELECT user FROM sessions WHERE id_hash = ? AND expires > ?",
+                              (id_hash, time.time())).fetchone()
+        return None if row is None else str(row[0])
+
+    def end_session(self, id_hash: str) -> None:
+        """End a session (logout): its cookie is refused from now on, wherever it was copied to."""
+        with self.transaction():
+            self.db.execute("DELETE FROM sessions WHERE id_hash = ?", (id_hash,))
 
     # -- uploads -------------------------------------------------------------------------------
 

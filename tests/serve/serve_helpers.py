@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import socket
 import subprocess
 import sys
@@ -81,6 +82,16 @@ class Live:
         if user is not None:
             headers["Authorization"] = f"Bearer {self.tokens[user]}"
         return httpx.Client(base_url=self.url, headers=headers, timeout=30)
+
+    def session(self, user: str) -> str:
+        """A browser session of ``user``, logged in through the front page's form: the session cookie's value."""
+        with httpx.Client(base_url=self.url, timeout=30) as browser:
+            front = browser.get("/").text
+            found = re.search(r'name="csrf" value="([0-9a-f]+)"', front)
+            assert found, "no CSRF field on the front page"
+            logged = browser.post("/login", data={"token": self.tokens[user], "csrf": found.group(1)})
+            assert logged.status_code == 303, logged.text
+            return str(browser.cookies["arena_session"])
 
 
 def add_user(folder: Path, name: str) -> str:
