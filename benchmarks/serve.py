@@ -63,7 +63,6 @@ def arena_register_agents(register):
 LADDER = '''
 name = "serve-bench"
 game = "lovat"
-seed = 7
 format = "ladder"
 ratings = ["elo"]
 isolation = "sandboxed"

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from arena.cli.addresses import cluster_address
-from arena.cli.common import CliError, add_command, print_json
+from arena.cli.common import CliError, add_command, failure, print_json
 from arena.cli.numbers import MAX_WORKERS, integer
 from arena.games.interface import plural
 from arena.tournament.config import ConfigError
@@ -59,7 +59,7 @@ def _load(path: Path) -> Competition:
 
     if not path.is_file():
         raise CliError(f"{path}: no such serve config (configs/serve-lovat.toml is one to copy; 'arena serve users' "
-                       "reads serve.toml unless --config names another)", status=1)
+                       "reads serve.toml unless --config names another)")
     try:
         return load_competition(path)
     except ConfigError as error:
@@ -79,28 +79,46 @@ def run(args: argparse.Namespace) -> int:
         import jinja2  # noqa: F401
         import uvicorn  # noqa: F401
 
-        from arena.serve.server import sandbox_problem, serve
+        from arena.ladder.field import LadderError
+        from arena.serve.config import is_host
+        from arena.serve.listen import BindError, bind, url
+        from arena.serve.server import ServeError, prepare, sandbox_problem, serve
+        from arena.tournament.store import StoreError
     except ImportError as error:
         # arena comes from its folder, not from an index: 'pip install arena[serve]' would fetch another package.
         raise CliError(f"'arena serve' needs the serve extra: pip install -e '.[serve]' in arena's folder ({error})",
                        status=1) from None
     config = Path(args.config)
     competition = _load(config)
+    host = args.host or competition.settings.host
+    if not is_host(host):  # the config's host is checked with the config
+        raise CliError(f"--host {host[:100]!r}: expected an address such as 127.0.0.1 or a host name")
     problem = sandbox_problem()
     if problem is not None:
         raise CliError(problem, status=1)
-    host = args.host or competition.settings.host
     port = competition.settings.port if args.port is None else args.port
-    if not 0 <= port <= 65535:
-        raise CliError(f"--port {port}: expected 0 to 65535")
     extra = [*(["--workers", str(args.workers)] if args.workers else []),
              *(["--address", args.address] if args.address else [])]
-    print(f"serving {competition.ladder.name} on http://{host}:{port}/ (Ctrl-C stops it)", flush=True)
-    return serve(config, competition, host, port, extra)
+    try:
+        secret = prepare(config, competition)
+        listener = bind(host, port, "--host" if args.host else f"{config}: [serve] host",
+                        "--port" if args.port is not None else f"{config}: [serve] port")
+    except (ServeError, BindError) as error:
+        raise CliError(str(error), status=1) from None
+    except (LadderError, StoreError) as error:
+        raise failure(error) from None
+    # Only now, with the socket bound: a browser opened on this line finds the server.
+    print(f"serving {competition.ladder.name} on {url(listener, host)} (Ctrl-C stops it)", flush=True)
+    try:
+        return serve(config, competition, listener, secret, extra)
+    except ServeError as error:
+        raise CliError(str(error), status=1) from None
 
 
 def run_users(args: argparse.Namespace) -> int:
     """``arena serve users add NAME | list | revoke NAME``."""
+    import sqlite3
+
     from arena.serve import auth
     from arena.serve.db import ServeDB
 
@@ -116,9 +134,14 @@ def run_users(args: argparse.Namespace) -> int:
             raise CliError(str(error)) from None
     try:
         secret = auth.load_secret(folder)
+        db = ServeDB(folder)
     except auth.AuthError as error:
         raise CliError(str(error), status=1) from None
-    with ServeDB(folder) as db:
+    except (OSError, sqlite3.Error) as error:
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        raise CliError(f"{args.users_config}: [serve] folder: cannot keep the competition in {folder}: {reason}",
+                       status=1) from None
+    with db:
         if words[0] == "list":
             users = db.users()
             if args.json:
@@ -137,11 +160,15 @@ def run_users(args: argparse.Namespace) -> int:
         except auth.AuthError as error:
             raise CliError(str(error)) from None
         if words[0] == "revoke":
+            if db.user(name) is None:
+                raise CliError(f"no participant {name!r} (see 'arena serve users list')")
             try:
                 db.revoke(name)
             except ValueError as error:
                 raise CliError(str(error), status=1) from None
-            print(f"{name}'s token is revoked: it is refused from now on; their agents and matches stay")
+            leaving = db.retire_all(name)
+            print(f"{name}'s token is revoked: it is refused from now on; {plural(leaving, 'accepted upload')} of "
+                  "theirs will leave the ladder between two of its runs (their matches and history stay)")
             return 0
         token = auth.new_token(name)
         try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -52,17 +53,68 @@ class _RefuseToken(argparse.Action):
                      f"it: set ${TOKEN_ENV} or pass --token-file FILE")
 
 
+TOKEN_FILE_MAX = 4096
+"""Most bytes read from a token file: a token is about 50 characters, and a larger file is another file."""
+TOKEN_CHARACTERS = re.compile(r"[A-Za-z0-9._~+/=-]+")
+"""What a token may hold (``NAME.RANDOM``, the random part URL-safe base64): it travels in an HTTP header."""
+
+
 def _token(args: argparse.Namespace) -> str:
+    """The token, from --token-file or $ARENA_TOKEN; ``CliError`` naming where it came from and what is wrong with
+    it (never repeating it: it is a secret, and the terminal's scrollback keeps what is printed)."""
     if args.token_file is not None:
+        where = str(args.token_file)
         try:
-            token = args.token_file.read_text(encoding="utf-8", errors="replace").strip()
+            with args.token_file.open("rb") as stream:
+                data = stream.read(TOKEN_FILE_MAX + 1)
         except OSError as error:
-            raise CliError(f"{args.token_file}: cannot read the token: {error.strerror}", status=1) from None
+            raise CliError(f"{where}: cannot read the token: {error.strerror or error}", status=1) from None
+        if len(data) > TOKEN_FILE_MAX:
+            raise CliError(f"{where}: not a token file: larger than {TOKEN_FILE_MAX} bytes (a token is one line of "
+                           "about 50 characters)")
+        token = _decoded(where, data)
     else:
+        where = f"${TOKEN_ENV}"
         token = os.environ.get(TOKEN_ENV, "").strip()
     if not token:
         raise CliError(f"no token: set ${TOKEN_ENV} or pass --token-file FILE (the organiser gave you the token)")
+    problem = _token_problem(token)
+    if problem is not None:
+        raise CliError(f"{where}: not a token: {problem}; it should hold only the token the organiser gave you, "
+                       "e.g. alice.xxxx (ASCII letters, digits and . _ -)")
     return token
+
+
+def _decoded(where: str, data: bytes) -> str:
+    """A token file's text, stripped; ``CliError`` for a byte-order mark, a binary file or text not UTF-8."""
+    if data.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")):
+        raise CliError(f"{where}: not a token: the file starts with a byte-order mark (an editor's 'Unicode' or "
+                       "'UTF-8 with BOM'); save it as plain text")
+    if b"\0" in data:
+        raise CliError(f"{where}: not a token: the file is binary (it holds a NUL byte); it should hold only the "
+                       "token the organiser gave you")
+    try:
+        return data.decode("utf-8").strip()
+    except UnicodeDecodeError as error:
+        raise CliError(f"{where}: not a token: byte {error.start} is not UTF-8 text; it should hold only the token "
+                       "the organiser gave you") from None
+
+
+def _token_problem(token: str) -> str | None:
+    """What is wrong with ``token``, in words that do not repeat it, or None."""
+    if TOKEN_CHARACTERS.fullmatch(token):
+        return None
+    for position, character in enumerate(token):
+        if not TOKEN_CHARACTERS.fullmatch(character):
+            if not character.isascii():
+                kind = f"a non-ASCII character (U+{ord(character):04X})"
+            elif character.isspace():
+                kind = "a line break" if character in "\r\n" else "a space"
+            else:
+                kind = f"the character {character!r}" if character.isprintable() else \
+                    f"a control character ({character!r})"
+            return f"{kind} at position {position + 1}"
+    return None
 
 
 def _detail(response: Any) -> str:

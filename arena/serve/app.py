@@ -1,15 +1,19 @@
 """The web app, built by a factory from ``AppSettings``: the JSON API (``/api``), the pages and the live site.
 
 Authentication is one dependency per kind of caller: ``api_user`` reads ``Authorization: Bearer TOKEN``,
-``page_user`` the HttpOnly session cookie a login sets (the token itself, never readable by a script);
+``page_user`` the HttpOnly session cookie a login sets (a random session id, stored only as an HMAC, ended
+at logout; never the token, never readable by a script);
 every protected route declares one, and a route about an upload takes only the caller's own (another
 participant's upload is "not found", which says nothing about whether it exists).  The request records
 intent only: an upload is checked for size and names, stored and queued; the checker and the player do
-the work (arena.serve.checker, arena.serve.player).  FastAPI documents the API at ``/api/docs``.
+the work (arena.serve.checker, arena.serve.player).  The API's OpenAPI description is ``/api/openapi.json``; the
+interactive pages FastAPI would add (``/api/docs``, ``/api/redoc``) are off: they load scripts from a CDN and
+run an inline one, which the Content-Security-Policy refuses (and a third party's script has no place here).
 """
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import time
 from dataclasses import dataclass
@@ -39,6 +43,8 @@ SITE_TYPES = {".html": "text/html; charset=utf-8", ".css": "text/css", ".js": "t
 SITE_ASSETS = Path(__file__).resolve().parent.parent / "site" / "assets"
 FORM_OVERHEAD = 64 * 1024
 """Bytes a multipart form adds around its file (boundaries, headers, the CSRF field)."""
+SESSION_SECONDS = 14 * 24 * 3600
+"""How long a browser session lasts after its login."""
 REGISTRATIONS = 5
 """Self-registrations an hour from one client address."""
 REGISTRATIONS_ALL = 50
@@ -130,6 +136,25 @@ class App:
         matches = auth.same(stored, auth.token_hash(self.settings.secret, token))
         return user if matches and user is not None and user.revoked is None else None
 
+    def start_session(self, user: User) -> str:
+        """A new browser session of ``user``, lasting ``SESSION_SECONDS``; its id, for the cookie only."""
+        session = auth.new_session()
+        self.db.add_session(auth.session_hash(self.settings.secret, session), user.name, time.time() + SESSION_SECONDS)
+        return session
+
+    def session_user(self, session: str | None) -> User | None:
+        """The live participant of browser session ``session``, or None (unknown, expired, ended, revoked)."""
+        if not session or len(session) > auth.TOKEN_MAX or not session.isascii():
+            return None
+        name = self.db.session_user(auth.session_hash(self.settings.secret, session))
+        user = self.db.user(name) if name is not None else None
+        return user if user is not None and user.revoked is None else None
+
+    def end_session(self, session: str | None) -> None:
+        """End browser session ``session`` (logout), if it is one."""
+        if session and len(session) <= auth.TOKEN_MAX and session.isascii():
+            self.db.end_session(auth.session_hash(self.settings.secret, session))
+
     def own_upload(self, user: User, upload_id: int) -> Upload:
         """``user``'s upload ``upload_id``; 404 for another's as for none."""
         upload = self.db.upload(upload_id) if 0 < upload_id < 2**63 else None  # SQLite's integers are 64-bit
@@ -151,6 +176,13 @@ class App:
             raise HTTPException(error.status, str(error)) from None
         except UploadError as error:
             raise HTTPException(400, str(error)) from None
+        same = db.same_upload(user.name, hashlib.sha256(data).hexdigest())
+        if same is not None:  # the same bytes would be the same agent again, under a new version number
+            where = f"plays as {same.entry}" if same.entry is not None else f"is {same.state}"
+            if same.state == ACCEPTED and same.entry is None:
+                where = "is accepted and joins the ladder between two runs"
+            raise HTTPException(409, f"this file is your upload {same.id} ({same.filename}), which {where}; change "
+                                     "the agent to send a new version")
         digest = store_blob(self.settings.folder, data)
         try:  # again, with the insert: two uploads at once cannot both take the last place
             return db.add_upload(user.name, safe_filename(filename), kind, digest, len(data), bounds)
@@ -209,7 +241,7 @@ def out(upload: Upload) -> UploadOut:
 def create_app(settings: AppSettings) -> FastAPI:
     """The web app of one competition."""
     state = App(settings)
-    app = FastAPI(title=f"arena serve: {settings.ladder}", docs_url="/api/docs", redoc_url=None,
+    app = FastAPI(title=f"arena serve: {settings.ladder}", docs_url=None, redoc_url=None,
                   openapi_url="/api/openapi.json")
     app.state.arena = state
 

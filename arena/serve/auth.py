@@ -68,6 +68,16 @@ def token_hash(secret: bytes, token: str) -> str:
     return hmac.new(secret, token.encode(), hashlib.sha256).hexdigest()
 
 
+def new_session() -> str:
+    """A fresh browser session id: what the session cookie holds instead of the token."""
+    return secrets.token_urlsafe(32)
+
+
+def session_hash(secret: bytes, session: str) -> str:
+    """What the database keeps of a session id: its HMAC-SHA256 under the server's secret, in hex."""
+    return hmac.new(secret, b"session:" + session.encode(), hashlib.sha256).hexdigest()
+
+
 def token_name(token: str) -> str | None:
     """The participant a well-formed token names, or None for anything else (never raises)."""
     if not token or len(token) > TOKEN_MAX or not token.isascii():

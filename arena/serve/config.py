@@ -7,7 +7,9 @@ on every participant's input.
 
 from __future__ import annotations
 
+import ipaddress
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +20,20 @@ from arena.tournament.config_loading import read_toml
 
 LOOPBACK = "127.0.0.1"
 DEFAULT_PORT = 8000
+
+
+HOST_NAME = re.compile(r"(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}"
+                       r"[A-Za-z0-9])?)*\.?")
+"""A host name as DNS spells it: labels of letters, digits and '-', joined by dots."""
+
+
+def is_host(host: str) -> bool:
+    """Whether ``host`` is an IP address or a well-formed host name (whether it resolves is another matter)."""
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return HOST_NAME.fullmatch(host) is not None
+    return True
 
 
 SEAT_LOG_MATCHES = 5_000
@@ -81,8 +97,9 @@ def split_config(path: Path) -> tuple[dict[str, Any], ServeSettings]:
         problems.append(f"{source}: [serve] folder: expected a path, not {folder!r}")
         folder = "competition"
     host = table.get("host", LOOPBACK)
-    if not isinstance(host, str) or not host:
-        problems.append(f"{source}: [serve] host: expected an address such as {LOOPBACK!r}, not {host!r}")
+    if not isinstance(host, str) or not is_host(host):
+        problems.append(f"{source}: [serve] host: expected an address such as {LOOPBACK!r} or a host name, not "
+                        f"{host!r}")
     port = table.get("port", DEFAULT_PORT)
     if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
         problems.append(f"{source}: [serve] port: expected a whole number from 0 to 65535, not {port!r}")

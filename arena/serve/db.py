@@ -49,6 +49,11 @@ CREATE TABLE IF NOT EXISTS uploads (
     retire_asked REAL,
     updated REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS sessions (
+    id_hash TEXT PRIMARY KEY,
+    user TEXT NOT NULL REFERENCES users(name),
+    expires REAL NOT NULL
+);
 CREATE INDEX IF NOT EXISTS uploads_user ON uploads (user, created);
 CREATE INDEX IF NOT EXISTS uploads_state ON uploads (state);
 """
@@ -171,6 +176,26 @@ class ServeDB:
         if not found:
             raise ValueError(f"no participant {name!r} with a live token (see 'arena serve users list')")
 
+    # -- browser sessions ----------------------------------------------------------------------
+
+    def add_session(self, id_hash: str, user: str, expires: float) -> None:
+        """Record a browser session (by its id's HMAC, never the id) of ``user`` until ``expires``; expired
+        sessions go at the same time."""
+        with self.transaction():
+            self.db.execute("DELETE FROM sessions WHERE expires < ?", (time.time(),))
+            self.db.execute("INSERT INTO sessions (id_hash, user, expires) VALUES (?, ?, ?)", (id_hash, user, expires))
+
+    def session_user(self, id_hash: str) -> str | None:
+        """The participant of the live session ``id_hash``, or None (unknown, expired or ended)."""
+        row = self.db.execute("SELECT user FROM sessions WHERE id_hash = ? AND expires > ?",
+                              (id_hash, time.time())).fetchone()
+        return None if row is None else str(row[0])
+
+    def end_session(self, id_hash: str) -> None:
+        """End a session (logout): its cookie is refused from now on, wherever it was copied to."""
+        with self.transaction():
+            self.db.execute("DELETE FROM sessions WHERE id_hash = ?", (id_hash,))
+
     # -- uploads -------------------------------------------------------------------------------
 
     _COLUMNS = ("id, user, filename, kind, sha256, size, created, state, reason, report, agent, version, entry, "
@@ -204,6 +229,15 @@ class ServeDB:
         if self.stored_bytes(user) + size > bounds.stored_bytes:
             raise LimitError(413, f"your uploads would hold more than {bounds.stored_bytes} bytes (the competition's "
                                   "limit per participant)")
+
+    def same_upload(self, user: str, sha256: str) -> Upload | None:
+        """``user``'s upload of these bytes that is waiting for its check, being checked, or accepted and not
+        retired (another of the same bytes would only be that agent again), if any."""
+        row = self.db.execute(
+            f"SELECT {self._COLUMNS} FROM uploads WHERE user = ? AND sha256 = ? AND state IN (?, ?, ?) "
+            "AND retired IS NULL AND retire_asked IS NULL ORDER BY id LIMIT 1",
+            (user, sha256, QUEUED, CHECKING, ACCEPTED)).fetchone()
+        return None if row is None else Upload(*row)
 
     def upload(self, upload_id: int) -> Upload | None:
         """Upload ``upload_id``, if any."""
@@ -301,6 +335,13 @@ class ServeDB:
         with self.transaction():
             self.db.execute("UPDATE uploads SET retire_asked = ?, updated = ? WHERE id = ? AND retire_asked IS NULL",
                             (time.time(), time.time(), upload_id))
+
+    def retire_all(self, user: str) -> int:
+        """Ask to retire every accepted upload of ``user`` not retired yet (their token was revoked); how many."""
+        with self.transaction():
+            return self.db.execute(
+                "UPDATE uploads SET retire_asked = ?, updated = ? WHERE user = ? AND state = ? AND retired IS NULL "
+                "AND retire_asked IS NULL", (time.time(), time.time(), user, ACCEPTED)).rowcount
 
     def retire_asked(self) -> list[Upload]:
         """Accepted uploads whose owner asked to retire them and that are not retired yet."""

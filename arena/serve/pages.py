@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 TEMPLATES = Environment(loader=FileSystemLoader(Path(__file__).parent / "templates"),
                         autoescape=select_autoescape(default=True, default_for_string=True))
 COOKIE_AGE = 14 * 24 * 3600
+"""How long a browser keeps the session cookie (the session itself ends as long after its login)."""
 LOGIN_COOKIE = "arena_login"
 """The pre-session nonce the login and register forms are bound to (auth.login_csrf)."""
 FORM_EXPIRED = "this form has expired or came from another site; reload the page and retry"
@@ -42,7 +43,7 @@ def add_pages(app: FastAPI, state: App) -> None:
                             status_code=status)
 
     def viewer(request: Request) -> User | None:
-        return state.user_for(request.cookies.get(cookie(request, SESSION_COOKIE)))
+        return state.session_user(request.cookies.get(cookie(request, SESSION_COOKIE)))
 
     def csrf(user: User) -> str:
         return auth.csrf_value(state.settings.secret, user.token_hash)
@@ -95,8 +96,9 @@ def add_pages(app: FastAPI, state: App) -> None:
         if user is None or not isinstance(token, str):
             return render("message.html", 401, message="That token is not valid (or was revoked). Ask the organiser "
                                                        "for a new one.")
+        session = await run_in_threadpool(state.start_session, user)
         response = RedirectResponse("/me", status_code=303)
-        response.set_cookie(cookie(request, SESSION_COOKIE), token.strip(), max_age=COOKIE_AGE, httponly=True,
+        response.set_cookie(cookie(request, SESSION_COOKIE), session, max_age=COOKIE_AGE, httponly=True,
                             samesite="strict", secure=request.url.scheme == "https", path="/")
         return response
 
@@ -106,6 +108,8 @@ def add_pages(app: FastAPI, state: App) -> None:
         if user is not None:
             form = await request.form(max_files=0, max_fields=2)
             check_csrf(user, form.get("csrf"))
+            # Ended here, not only forgotten by this browser: a copy of the cookie is refused from now on too.
+            await run_in_threadpool(state.end_session, request.cookies.get(cookie(request, SESSION_COOKIE)))
         response = RedirectResponse("/", status_code=303)
         response.delete_cookie(cookie(request, SESSION_COOKIE), path="/", secure=request.url.scheme == "https")
         return response

@@ -5,7 +5,8 @@ accepted upload joins as a new entry, ``USER.AGENT.vN``, and the same participan
 that agent is retired (its matches and history stay).  The ladder plays from a plugins folder holding
 exactly the active uploads, each under a name made from its content hash; the folder's own name is a
 hash of that set (``plugins/g...``), so a changed field is a new folder, which every process loads
-afresh (a match worker keeps the registry of a folder it has loaded).  Then ``arena.ladder.run_ladder``
+afresh (a match worker keeps the registry of a folder it has loaded, and its zygotes, which are stopped once a
+new folder takes over).  Then ``arena.ladder.run_ladder``
 plays ``batch`` matches (newcomers first, as ``arena ladder run`` does), storing each match as it ends,
 and ``arena.publish`` rewrites the site the server shows.  A worker killed at any point resumes: an
 interrupted run is finished with ``resume``, and an admission half done is completed (each of its steps
@@ -32,6 +33,7 @@ from arena.serve.config import SEAT_LOG_MATCHES, ServeLimits
 from arena.serve.db import ServeDB, Upload
 from arena.serve.storage import blob_path
 from arena.tournament.config import ENTRY_PATTERN, NAME_MAX, AgentEntry
+from arena.tournament.playing import Worker
 from arena.tournament.runner import entry_versions
 
 PLUGINS = "plugins"
@@ -45,8 +47,12 @@ def entry_name(upload: Upload) -> str:
 
 
 def admit(folder: Path, db: ServeDB, config: LadderConfig, limits: ServeLimits) -> list[str]:
-    """Retire what owners asked to retire, then let every accepted upload not yet playing join the ladder; the
-    entries that joined."""
+    """Retire what owners asked to retire (and what revoked participants' tokens left), then let every accepted
+    upload not yet playing join the ladder; the entries that joined."""
+    revoked = {user.name for user in db.users() if user.revoked is not None}
+    for upload in db.waiting_to_join():
+        if upload.user in revoked:  # checked after its owner's token was revoked: it never joins
+            db.ask_retire(upload.id)
     waiting = db.waiting_to_join()
     leaving = db.retire_asked()
     if not waiting and not leaving:
@@ -114,6 +120,21 @@ def active_plugins(folder: Path, db: ServeDB, limits: ServeLimits) -> Path:
     return target
 
 
+def close_earlier_generations(plugins: Path) -> int:
+    """Stop the zygotes (arena.referee.host) this process keeps for the plugins folders played before
+    ``plugins``; how many folders' worth.
+
+    The match player keeps, per plugins folder, its registry and a zygote for each plugin it seated
+    (``arena.tournament.playing.Worker``), which is right for a tournament's one folder. Here every admission
+    makes a new folder, and an earlier folder's zygotes (tens of MB each, their folder deleted) would stay
+    until the player ends."""
+    current = str(plugins.resolve())
+    earlier = [key for key in Worker.cached if key != current]
+    for key in earlier:
+        Worker.cached.pop(key).host.close()
+    return len(earlier)
+
+
 def interrupted(folder: Path, name: str) -> bool:
     """Whether the ladder's last run was stopped before it finished (it is resumed, not started anew)."""
     with open_ladder(folder / LEADERBOARDS, name) as store:
@@ -148,5 +169,6 @@ def run_player(folder: Path, config: LadderConfig, limits: ServeLimits, batch: i
         while not stop():
             admit(folder, db, config, limits)
             plugins = active_plugins(folder, db, limits)
+            close_earlier_generations(plugins)
             if not play_once(folder, plugins, config, batch, workers, address, limits.seat_log_matches):
                 time.sleep(idle)

@@ -63,7 +63,7 @@ def add_seat_log_routes(app: FastAPI, state: App) -> None:
 
     @app.get("/me/matches/{match_id}", response_class=HTMLResponse, include_in_schema=False)
     def my_logs_page(request: Request, match_id: str) -> Response:
-        user = state.user_for(request.cookies.get(cookie(request, SESSION_COOKIE)))
+        user = state.session_user(request.cookies.get(cookie(request, SESSION_COOKIE)))
         if user is None:
             return RedirectResponse("/", status_code=303)
         seats = own_logs(state, user, match_id)

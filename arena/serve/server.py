@@ -4,14 +4,15 @@ The workers are separate processes (``python -m arena.serve.worker``) so that ma
 hold up a page, and each holds a lock file so that two of a kind never run at once (a worker of a killed
 server, until it notices, and the new server's).  A worker asks the kernel to stop it when the server
 goes (``PR_SET_PDEATHSIG``), however the server ends, ``kill -9`` included; everything it does is
-recorded as it goes (arena.serve.db, the ladder's store), so the next start resumes.
+recorded as it goes (arena.serve.db, the ladder's store), so the next start resumes.  While it serves, the
+server restarts a worker that ended (arena.serve.supervisor).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
-import signal
+import socket
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -37,11 +38,18 @@ def load_competition(path: Path) -> Competition:
     """Read and validate a serve config; ``ConfigError`` (one line per problem) otherwise.
 
     Every seat of a served competition runs in the full sandbox, the built-in anchors included, so that
-    no entry gains from running in-process: a config asking for another isolation is refused.
+    no entry gains from running in-process: a config asking for another isolation is refused.  Its deals are
+    secret: a config that sets ``seed`` is refused.
     """
     data, settings = split_config(path)
     isolation = data.setdefault("isolation", SANDBOXED)
     problems = []
+    if "seed" in data:
+        # A public seed makes the deals public: an upload that knows it finds its table and block from its own
+        # agent seed (arena.tournament.ids) and deals every hand. Without one, the ladder keys deal and agent
+        # seeds with its store's secret key.
+        problems.append(f"{path}: seed: a served competition keeps its deals secret (an uploaded agent could "
+                        f"rebuild every hand from its own seed and the public one); remove seed = {data['seed']!r}")
     if isolation != SANDBOXED:
         problems.append(f"{path}: isolation: a served competition runs every seat sandboxed (the anchors too); "
                         f"remove isolation = {isolation!r} or set it to \"sandboxed\"")
@@ -77,33 +85,64 @@ def start_worker(kind: str, config: Path, extra: list[str]) -> subprocess.Popen[
                              *extra])
 
 
-def serve(config: Path, competition: Competition, host: str, port: int, extra: list[str]) -> int:
-    """Start both workers, serve the app until stopped, then stop the workers."""
+class ServeError(Exception):
+    """The server cannot start (its folder) or go on (a worker that keeps ending); one line."""
+
+
+def prepare(config: Path, competition: Competition) -> bytes:
+    """Make the competition's folder, its secret, database and ladder (each only if new); the secret.
+
+    ``ServeError`` naming ``[serve] folder`` if the folder cannot be made or written; ``LadderError`` if the
+    ladder there was started from another config (the keys that differ)."""
+    import sqlite3
+
+    from arena.ladder.field import start_ladder
+    from arena.serve.auth import load_secret
+    from arena.serve.db import ServeDB
+    from arena.serve.player import LEADERBOARDS
+
+    folder = competition.settings.folder
+    try:
+        secret = load_secret(folder)
+        ServeDB(folder).close()
+    except (OSError, sqlite3.Error) as error:
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        raise ServeError(f"{config}: [serve] folder: cannot keep the competition in {folder}: {reason}") from None
+    # Here rather than in the player: a ladder started from another config is one line before anything starts,
+    # not a worker that fails at every restart.
+    start_ladder(competition.ladder, folder / LEADERBOARDS).close()
+    return secret
+
+
+def serve(config: Path, competition: Competition, listener: socket.socket, secret: bytes, extra: list[str]) -> int:
+    """Start both workers, serve the app on ``listener`` until stopped, then stop the workers; ``ServeError`` if a
+    worker kept ending (arena.serve.supervisor)."""
     import uvicorn
 
     from arena.serve.app import AppSettings, create_app
-    from arena.serve.auth import load_secret
+    from arena.serve.listen import Server
     from arena.serve.storage import remove_partial
+    from arena.serve.supervisor import Supervisor
+
+    def give_up() -> None:  # from the supervisor's thread: uvicorn looks at should_exit every tenth of a second
+        server.should_exit = True
 
     settings = competition.settings
-    secret = load_secret(settings.folder)
     remove_partial(settings.folder)
     app = create_app(AppSettings(folder=settings.folder, ladder=competition.ladder.name,
                                  game=competition.ladder.tournament.game, limits=settings.limits, secret=secret,
                                  self_registration=settings.self_registration))
-    workers = [start_worker(kind, config, extra) for kind in ("checker", "player")]
+    supervisor = Supervisor(lambda kind: start_worker(kind, config, extra), ("checker", "player"), give_up)
+    # proxy_headers: behind a TLS-terminating proxy on this machine, the scheme (Secure cookies) and
+    # the client's address (the rate limit) come from its X-Forwarded-* headers (docs/serve.md).
+    server = Server(uvicorn.Config(app, log_level="warning", proxy_headers=True, forwarded_allow_ips="127.0.0.1",
+                                   server_header=False), on_exit=supervisor.quiet)
+    supervisor.start()
     try:
-        # proxy_headers: behind a TLS-terminating proxy on this machine, the scheme (Secure cookies) and
-        # the client's address (the rate limit) come from its X-Forwarded-* headers (docs/serve.md).
-        uvicorn.run(app, host=host, port=port, log_level="warning", proxy_headers=True,
-                    forwarded_allow_ips="127.0.0.1", server_header=False)
+        server.run(sockets=[listener])
     finally:
-        for worker in workers:
-            if worker.poll() is None:
-                worker.send_signal(signal.SIGTERM)
-        for worker in workers:
-            try:
-                worker.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                worker.kill()
+        supervisor.stop()
+        listener.close()
+    if supervisor.failure is not None:
+        raise ServeError(supervisor.failure)
     return 0

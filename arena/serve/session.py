@@ -48,4 +48,4 @@ def optional_user(request: Request) -> User | None:
     scheme, _space, token = request.headers.get("authorization", "").partition(" ")
     if scheme.lower() == "bearer":
         return state.user_for(token.strip())
-    return state.user_for(request.cookies.get(cookie(request, SESSION_COOKIE)))
+    return state.session_user(request.cookies.get(cookie(request, SESSION_COOKIE)))

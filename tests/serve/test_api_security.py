@@ -214,6 +214,16 @@ def test_the_api_schema_documents_the_upload(live: Live) -> None:
     assert "/api/uploads" in schema["paths"] and "post" in schema["paths"]["/api/uploads"]
 
 
+def test_no_interactive_api_pages_that_would_load_a_third_partys_script(live: Live) -> None:
+    # FastAPI's Swagger UI and ReDoc pages load JavaScript from a CDN and run an inline script: under the
+    # server's Content-Security-Policy they render blank, and the script is not the server's to vouch for.
+    with httpx.Client(base_url=live.url) as client:
+        for path in ("/api/docs", "/api/redoc", "/api/docs/oauth2-redirect", "/docs", "/redoc"):
+            response = client.get(path)
+            assert response.status_code == 404, path
+            assert b"<script" not in response.content and b"cdn" not in response.content.lower()
+
+
 def test_twenty_concurrent_uploads_and_page_views_lose_nothing_and_half_write_nothing(serve_app) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
@@ -319,3 +329,29 @@ def test_an_upload_id_beyond_the_databases_integers_is_not_found(live: Live) -> 
             response = alice.get(path)
             assert response.status_code == 404 and "you have no upload" in response.json()["detail"]
         assert alice.post("/api/uploads/99999999999999999999999/retire").status_code == 404
+
+
+def test_the_same_bytes_again_are_refused_while_they_wait_or_play(serve_app) -> None:
+    live = serve_app()
+    source = agent_source("twice")
+    with live.client("alice") as alice, live.client("bob") as bob:
+        first = upload(alice, "twice.py", source).json()
+        again = upload(alice, "again.py", source)  # the name does not matter: the bytes do
+        assert again.status_code == 409
+        assert again.json()["detail"] == (f"this file is your upload {first['id']} (twice.py), which is queued; change "
+                                          "the agent to send a new version")
+        assert upload(bob, "twice.py", source).status_code == 202  # another participant's are their own
+        with ServeDB(live.folder) as db:  # as the checker and the player record it
+            db.finish_check(first["id"], "accepted", "passed", "report", "twice")
+            assert "is accepted and joins the ladder" in upload(alice, "twice.py", source).json()["detail"]
+            db.joined(first["id"], "alice.twice.v1")
+            assert "which plays as alice.twice.v1;" in upload(alice, "twice.py", source).json()["detail"]
+            db.retire(first["id"])
+        # Retired (or rejected: a check can fail for its time), the same bytes may come back as a new version.
+        back = upload(alice, "twice.py", source)
+        assert back.status_code == 202
+        with ServeDB(live.folder) as db:
+            db.finish_check(back.json()["id"], "rejected", "too slow", "report", None)
+        assert upload(alice, "twice.py", source).status_code == 202
+        mine = [item for item in alice.get("/api/uploads").json() if item["filename"] == "twice.py"]
+        assert len(mine) == 3  # the refused ones were not recorded

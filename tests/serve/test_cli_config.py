@@ -34,8 +34,11 @@ def test_users_add_list_revoke(tmp_path: Path, capsys: pytest.CaptureFixture[str
     listed = capsys.readouterr().out
     assert listed.startswith("alice\tactive") and token not in listed and listed.rstrip().endswith("\t0 uploads")
     assert main(["serve", "users", "revoke", "alice", "--config", config]) == 0
+    assert "0 accepted uploads of theirs will leave the ladder" in capsys.readouterr().out
     assert main(["serve", "users", "revoke", "alice", "--config", config]) == 1
     assert "no participant 'alice' with a live token" in capsys.readouterr().err
+    assert main(["serve", "users", "revoke", "nobody", "--config", config]) == 2  # a name that is not there
+    assert capsys.readouterr().err == "arena: error: no participant 'nobody' (see 'arena serve users list')\n"
     assert main(["serve", "users", "list", "--config", config]) == 0
     assert "alice\trevoked" in capsys.readouterr().out
 
@@ -80,6 +83,34 @@ def test_serve_numbers_are_bounded(capsys: pytest.CaptureFixture[str], option: s
     assert exited.value.code == 2 and message in capsys.readouterr().err
 
 
+def test_a_missing_serve_config_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # As 'arena run missing.toml' is: the request names what is not there.
+    for command in (["serve", str(tmp_path / "missing.toml")],
+                    ["serve", "users", "list", "--config", str(tmp_path / "missing.toml")]):
+        assert main(command) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"arena: error: {tmp_path / 'missing.toml'}: no such serve config") and \
+            err.count("\n") == 1
+
+
+def test_serve_refuses_a_public_seed_before_anything_starts(tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    # A public seed would let an upload rebuild every hand of its deal from its own agent seed.
+    config = config_file(tmp_path, replace=('name = "serve-lovat"\n', 'name = "serve-lovat"\nseed = 2026\n'))
+    for command in (["serve", str(config)], ["serve", "users", "list", "--config", str(config)]):
+        assert main(command) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith("arena: error: ")
+        assert "seed: a served competition keeps its deals secret" in err and "remove seed = 2026" in err
+        assert not (tmp_path / "competition").exists()  # nothing started: no folder, secret or database
+
+
+def test_the_shipped_serve_config_sets_no_seed() -> None:
+    from arena.serve.server import load_competition
+
+    assert load_competition(ROOT / "configs" / "serve-lovat.toml").ladder.tournament.seed is None
+
+
 def test_a_ladder_config_without_a_serve_table_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["serve", "users", "list", "--config", str(ROOT / "configs" / "ladder-lovat.toml")]) == 2
     assert "no [serve] table: a serve config is a ladder config with a [serve] table" in capsys.readouterr().err
@@ -116,3 +147,42 @@ def test_submit_takes_the_token_from_the_environment_or_a_file_only(tmp_path: Pa
     assert exited.value.code == 2
     err = capsys.readouterr().err
     assert "a token is never taken from the command line" in err and "bob.y" not in err
+
+
+@pytest.mark.parametrize(("content", "problem"), [
+    ("\ufeffalice.abc\n".encode(), "the file starts with a byte-order mark"),
+    ("\ufeffalice.abc\n".encode("utf-16"), "the file starts with a byte-order mark"),
+    ("alicé.abc\n".encode(), "a non-ASCII character (U+00E9) at position 5"),
+    (b"\x7fELF\x02\x01\x01\x00\x00\x00", "the file is binary (it holds a NUL byte)"),
+    (b"\xe9alice.abc", "byte 0 is not UTF-8 text"),
+    (b"alice.abc\nbob.def\n", "a line break at position 10"),
+    (b"alice.abc" * 1000, "larger than 4096 bytes"),
+])
+def test_submit_refuses_a_token_file_that_holds_no_token_in_one_line(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str],
+                                                                    content: bytes, problem: str) -> None:
+    agent, token = tmp_path / "mine.py", tmp_path / "token"
+    agent.write_text("x = 1\n")
+    token.write_bytes(content)
+    # Refused before any request: nothing listens on port 9, and the answer is not "connection refused".
+    assert main(["submit", "http://127.0.0.1:9", str(agent), "--token-file", str(token)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"arena: error: {token}: not a token") and problem in err
+    assert err.count("\n") == 1 and "Traceback" not in err and "alice.abc" not in err
+
+
+def test_submit_refuses_a_token_in_the_environment_that_is_no_token(tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str],
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    agent = tmp_path / "mine.py"
+    agent.write_text("x = 1\n")
+    monkeypatch.setenv("ARENA_TOKEN", "alice.ab\u00e9c")
+    assert main(["submit", "http://127.0.0.1:9", str(agent)]) == 2
+    err = capsys.readouterr().err
+    assert err == ("arena: error: $ARENA_TOKEN: not a token: a non-ASCII character (U+00E9) at position 9; it should "
+                   "hold only the token the organiser gave you, e.g. alice.xxxx (ASCII letters, digits and . _ -)\n")
+    with pytest.raises(SystemExit) as exited:  # on the command line, any token is refused, and not repeated
+        main(["submit", "http://127.0.0.1:9", str(agent), "--token", "alice.ab\u00e9c"])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "a token is never taken from the command line" in err and "alice" not in err

@@ -240,6 +240,25 @@ def test_over_tls_the_cookies_are_host_only_and_secure(live: Live) -> None:
         logged = browser.post("/login", data={"token": live.tokens["alice"], "csrf": csrf_of(front.text)}, headers=jar)
         session = logged.headers["set-cookie"]
         assert logged.status_code == 303 and session.startswith("__Host-arena_session=") and "secure" in session.lower()
-        token = session.split(";")[0].split("=", 1)[1]
-        assert "alice" in browser.get("/me", headers={"Cookie": f"__Host-arena_session={token}"}).text
-        assert browser.get("/me", headers={"Cookie": f"arena_session={token}"}).status_code == 303  # to the login
+        value = session.split(";")[0].split("=", 1)[1]
+        assert "alice" in browser.get("/me", headers={"Cookie": f"__Host-arena_session={value}"}).text
+        assert browser.get("/me", headers={"Cookie": f"arena_session={value}"}).status_code == 303  # to the login
+
+
+def test_the_session_cookie_is_a_session_not_the_token_and_logout_ends_it(live: Live) -> None:
+    with login(live, "alice") as browser:
+        session = browser.cookies["arena_session"]
+        assert session != live.tokens["alice"] and live.tokens["alice"].partition(".")[2] not in session
+        stored = b"".join(path.read_bytes() for path in live.folder.glob("serve.sqlite*"))  # the log's pages too
+        assert session.encode() not in stored  # kept as an HMAC only
+        with httpx.Client(base_url=live.url) as thief:  # a copy of the cookie, elsewhere
+            thief.cookies.set("arena_session", session)
+            assert "alice" in thief.get("/me").text
+            out = browser.post("/logout", data={"csrf": csrf_of(browser.get("/me").text)})
+            assert out.status_code == 303
+            assert thief.get("/me", follow_redirects=False).status_code == 303  # ended: to the login form
+        # The token itself is no session: a cookie holding it is refused.
+        browser.cookies.set("arena_session", live.tokens["alice"])
+        assert browser.get("/me", follow_redirects=False).status_code == 303
+    with login(live, "alice") as again:  # a new login is a new session
+        assert again.cookies["arena_session"] != session and "alice" in again.get("/me").text

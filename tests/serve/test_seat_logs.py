@@ -78,14 +78,14 @@ def test_another_participant_without_a_seat_gets_404_as_for_no_match(live: Live)
     assert theirs.status_code == missing.status_code == 404
     assert "alice was here" not in theirs.text and SECRET_OF_BOB not in theirs.text
     with live.client() as browser:
-        browser.cookies.set("arena_session", live.tokens["dave"])
+        browser.cookies.set("arena_session", live.session("dave"))
         page = browser.get(f"/me/matches/{MATCH}")
     assert page.status_code == 404 and "alice was here" not in page.text
 
 
 def test_the_page_shows_the_owner_their_output_escaped_and_nobody_else(live: Live) -> None:
     with live.client() as browser:
-        browser.cookies.set("arena_session", live.tokens["alice"])
+        browser.cookies.set("arena_session", live.session("alice"))
         page = browser.get(f"/me/matches/{MATCH}")
         mine = browser.get("/me")
     assert page.status_code == 200
@@ -94,7 +94,7 @@ def test_the_page_shows_the_owner_their_output_escaped_and_nobody_else(live: Liv
     assert f'href="/me/matches/{MATCH}"' in mine.text
     with live.client() as stranger:
         assert stranger.get(f"/me/matches/{MATCH}", follow_redirects=False).status_code == 303
-        stranger.cookies.set("arena_session", live.tokens["bob"])
+        stranger.cookies.set("arena_session", live.session("bob"))
         assert "alice was here" not in stranger.get(f"/me/matches/{MATCH}").text
 
 
@@ -120,6 +120,6 @@ def test_only_the_latest_matches_output_is_kept_and_an_older_match_says_so(serve
     assert old == [{"seat": 0, "agent": "alice-mine", "kept": False, "log": ""}]
     assert new == [{"seat": 0, "agent": "alice-mine", "kept": True, "log": f"alice in {ids[3]}\n"}]
     with started.client() as browser:
-        browser.cookies.set("arena_session", started.tokens["alice"])
+        browser.cookies.set("arena_session", started.session("alice"))
         page = browser.get(f"/me/matches/{ids[0]}").text
     assert "not kept: only the output of the latest 2 matches is" in page and "printed nothing" not in page

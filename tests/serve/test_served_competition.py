@@ -7,22 +7,28 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
-import sys
+import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from serve_helpers import agent_source, free_port
+from serve_helpers import (
+    Served,
+    agent_source,
+    arena,
+    competition,
+    stored_agents,
+    stored_ids,
+    workers_of,
+    zygotes_of,
+)
 
-ROOT = Path(__file__).resolve().parents[2]
 BROKEN = b'''
 from arena import hookimpl
 from arena.agent import Agent, AgentSpec
@@ -39,89 +45,12 @@ def arena_register_agents(register):
 '''
 
 
-def arena(*args: str, env: dict[str, str] | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True, timeout=timeout,
-                          env=env, cwd=ROOT)
-
-
-@dataclass
-class Served:
-    """A competition served by ``arena serve`` in its own process."""
-
-    config: Path
-    folder: Path
-    port: int
-    tokens: dict[str, str]
-    process: subprocess.Popen[str] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def start(self) -> None:
-        self.process = subprocess.Popen([sys.executable, "-m", "arena", "serve", str(self.config), "--port",
-                                         str(self.port)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                        text=True)
-        deadline = time.monotonic() + 60
-        while True:
-            assert self.process.poll() is None, self.process.communicate()
-            try:
-                if httpx.get(f"{self.url}/api/leaderboard", timeout=2).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < deadline, "arena serve did not answer within 60 s"
-            time.sleep(0.2)
-
-    def api(self, user: str, path: str) -> Any:
-        response = httpx.get(self.url + path, headers={"Authorization": f"Bearer {self.tokens[user]}"}, timeout=30)
-        assert response.status_code == 200, response.text
-        return response.json()
-
-    def wait(self, check: Callable[[], Any], what: str, timeout: float = 180) -> Any:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            value = check()
-            if value:
-                return value
-            time.sleep(0.5)
-        raise AssertionError(f"not within {timeout} s: {what}")
-
-
-def workers_of(config: Path) -> list[int]:
-    """The worker processes serving ``config`` (read from /proc: this test's own)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                words = (entry / "cmdline").read_bytes().split(b"\0")
-            except OSError:
-                continue
-            if b"arena.serve.worker" in words and str(config).encode() in words:
-                found.append(int(entry.name))
-    return found
-
-
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    base = tmp_path_factory.mktemp("served")
-    text = (ROOT / "configs" / "serve-lovat.toml").read_text()
-    text = text.replace('folder = "../competitions/serve-lovat"', 'folder = "competition"')
-    text = text.replace("check_matches = 2", "check_matches = 1").replace("batch_blocks = 2", "batch_blocks = 1")
-    text = text.replace("queued = 3", "queued = 20").replace("uploads_per_hour = 20", "uploads_per_hour = 40")
-    config = base / "serve.toml"
-    config.write_text(text)
-    tokens = {}
-    for name in ("alice", "bob"):
-        added = arena("serve", "users", "add", name, "--config", str(config), "--json")
-        assert added.returncode == 0, added.stderr
-        tokens[name] = json.loads(added.stdout)["token"]
-    served = Served(config=config, folder=base / "competition", port=free_port(), tokens=tokens)
+    served = competition(tmp_path_factory.mktemp("served"))
     served.start()
     yield served
-    if served.process is not None and served.process.poll() is None:
-        served.process.send_signal(signal.SIGTERM)
-        served.process.wait(timeout=60)
+    served.stop()
 
 
 @pytest.mark.slow
@@ -166,6 +95,9 @@ def test_submit_check_play_then_kill_9_and_restart_lose_nothing(served: Served, 
     bob_logs = httpx.get(f"{served.url}/api/my/matches/{first['id']}/logs",
                          headers={"Authorization": f"Bearer {served.tokens['bob']}"})
     assert bob_logs.status_code == 404 and "alice thinks" not in bob_logs.text
+    # The deals are secret: keyed by the ladder store's secret key, never by a seed an upload could know.
+    assert served.api("alice", f"/api/matches/{first['id']}")["deals"] == "secret"
+    _deals_come_from_the_stores_secret(served.folder)
 
     # kill -9 of the server: its workers go with it; a restart keeps every upload and every stored match, and
     # the ladder goes on.
@@ -195,7 +127,7 @@ def test_submit_check_play_then_kill_9_and_restart_lose_nothing(served: Served, 
     served.process.kill()
     served.process.wait()
     served.wait(lambda: not workers_of(served.config), "the workers to stop with their server", timeout=60)
-    stored = len(_stored_ids(served.folder))
+    stored = len(stored_ids(served.folder))
     late.join(timeout=60)
     served.start()
     after = {user: served.api(user, "/api/uploads") for user in ("alice", "bob")}
@@ -203,8 +135,8 @@ def test_submit_check_play_then_kill_9_and_restart_lose_nothing(served: Served, 
     for user in before_uploads:
         assert [(u["id"], u["sha256"], u["state"]) for u in after[user]] == \
             [(u["id"], u["sha256"], u["state"]) for u in before_uploads[user]]
-    assert stored > 0 and len(_stored_ids(served.folder)) >= stored
-    served.wait(lambda: len(_stored_ids(served.folder)) > stored, "the ladder to play on after the restart")
+    assert stored > 0 and len(stored_ids(served.folder)) >= stored
+    served.wait(lambda: len(stored_ids(served.folder)) > stored, "the ladder to play on after the restart")
 
     # Twenty uploads at once and a stream of page views while the ladder plays: every upload is recorded whole.
     many = {f"bulk{number}.py": b"import a_library_this_machine_lacks\n# %d\n" % number for number in range(20)}
@@ -236,11 +168,16 @@ def test_submit_check_play_then_kill_9_and_restart_lose_nothing(served: Served, 
     served.wait(lambda: served.api("alice", f"/api/uploads/{upload['id']}")["retired"], "the retirement")
 
 
-def _stored_ids(folder: Path) -> list[str]:
+def _deals_come_from_the_stores_secret(folder: Path) -> None:
+    from arena.tournament.ids import deal_seed
     from arena.tournament.store import Store
 
     with Store.open_readonly(folder / "leaderboards" / "serve-lovat" / "results.sqlite") as store:
-        return [row.id for row in store.rows()]
+        secret, rows = store.secret, list(store.rows())
+    assert rows
+    for row in rows:
+        assert row.deal_seed == deal_seed(0, row.table_idx, row.block, secret)
+        assert row.deal_seed not in {deal_seed(seed, row.table_idx, row.block) for seed in (0, 2026)}
 
 
 @pytest.mark.slow
@@ -288,3 +225,63 @@ def test_a_participant_in_a_browser_logs_in_uploads_sees_it_play_and_opens_a_mat
     page.open(served.url + "/site/index.html")  # the leaderboard with its charts (inline SVG)
     page.wait_for("document.querySelectorAll('#leaderboard-elo tbody tr').length")
     assert page.errors == []  # the site's script runs under the Content-Security-Policy, and nothing is refused
+
+
+@pytest.mark.slow
+def test_each_admission_stops_the_zygotes_of_the_field_before(served: Served, tmp_path: Path) -> None:
+    # Every admission plays from a new plugins folder; the player's zygotes of the earlier folders (tens of MB
+    # each) must not pile up.
+    assert served.process is not None
+    bob = dict(os.environ, ARENA_TOKEN=served.tokens["bob"])
+    for version in (1, 2, 3):
+        agent = tmp_path / "gen.py"
+        agent.write_bytes(agent_source("gen") + f"# generation {version}\n".encode())
+        submitted = arena("submit", served.url, str(agent), "--wait", env=bob)
+        assert submitted.returncode == 0, submitted.stdout + submitted.stderr
+        entry = f"bob.gen.v{version}"
+        served.wait(lambda entry=entry: entry in stored_agents(served.folder), f"{entry}'s first stored match")
+        [player] = workers_of(served.config, "player", served.process.pid)
+        zygotes = zygotes_of(player)
+        [generation] = [folder for folder in (served.folder / "plugins").iterdir() if folder.name.startswith("g")]
+        playing = [upload for user in ("alice", "bob") for upload in served.api(user, "/api/uploads")
+                   if upload["entry"] is not None and upload["retired"] is None]
+        # One zygote per plugin of the field now playing: none of an earlier field's (whose files are gone),
+        # no built-in plugin twice (once per field).
+        assert all(Path(plugin["target"]).resolve().parent == generation.resolve() for plugin in zygotes if plugin["kind"] != "builtin")
+        assert len({json.dumps(plugin, sort_keys=True) for plugin in zygotes}) == len(zygotes)
+        assert len(zygotes) <= 3 + len(playing)  # the anchors' plugins, and each playing upload's
+
+
+@pytest.mark.slow
+def test_revoking_a_participant_takes_their_agents_out_of_the_ladder(served: Served, tmp_path: Path) -> None:
+    added = arena("serve", "users", "add", "dave", "--config", str(served.config), "--json")
+    assert added.returncode == 0, added.stderr
+    served.tokens["dave"] = json.loads(added.stdout)["token"]
+    agent = tmp_path / "davebot.py"
+    agent.write_bytes(agent_source("davebot"))
+    submitted = arena("submit", served.url, str(agent), "--wait", env=dict(os.environ, ARENA_TOKEN=served.tokens["dave"]))
+    assert submitted.returncode == 0, submitted.stdout + submitted.stderr
+    served.wait(lambda: served.api("dave", "/api/uploads")[0]["entry"], "dave's agent to join the ladder")
+    # The same bytes again are refused while they play.
+    again = arena("submit", served.url, str(agent), env=dict(os.environ, ARENA_TOKEN=served.tokens["dave"]))
+    assert again.returncode == 1 and "upload refused: this file is your upload" in again.stderr
+
+    revoked = arena("serve", "users", "revoke", "dave", "--config", str(served.config))
+    assert revoked.returncode == 0, revoked.stderr
+    assert "1 accepted upload of theirs will leave the ladder between two of its runs" in revoked.stdout
+    assert httpx.get(served.url + "/api/me", headers={"Authorization": f"Bearer {served.tokens['dave']}"}
+                     ).status_code == 401
+    from arena.serve.db import ServeDB
+
+    def retired() -> bool:
+        with ServeDB(served.folder) as db:
+            [upload] = db.uploads(user="dave")
+        return upload.retired is not None
+
+    served.wait(retired, "dave's agent to be retired")
+    path = served.folder / "leaderboards" / "serve-lovat" / "results.sqlite"
+    with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as ladder:  # the player holds the write lock
+        [(retired_at,)] = ladder.execute("SELECT retired_at FROM ladder_entries WHERE name = 'dave.davebot.v1'")
+    assert retired_at is not None
+    nobody = arena("serve", "users", "revoke", "nobody", "--config", str(served.config))
+    assert nobody.returncode == 2 and nobody.stderr == "arena: error: no participant 'nobody' (see 'arena serve users list')\n"
