@@ -58,6 +58,8 @@ def modes(capabilities: Capabilities) -> dict[str, dict[str, Any]]:
     uses = []
     if namespaces:
         uses.append(f"namespaces: {', '.join(namespaces)} (plus IPC and UTS)")
+    if capabilities.mount_namespaces:
+        uses.append("mounts: all read-only but its own temporary folder (no read moves a file's access time)")
     uses += landlock
     if capabilities.memory_limit:
         uses.append(f"cgroup {capabilities.cgroups} memory: one bound for the whole process tree")

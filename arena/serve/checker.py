@@ -58,7 +58,7 @@ def check_one(folder: Path, upload: Upload, game: str, seats: int, limits: dict[
         return REJECTED, _line(str(error)), str(error), None
     # A fresh seed per check: with a fixed one the check's deals are known in advance, and an upload could play
     # them well and behave otherwise everywhere else. The report names it, so a check can be replayed.
-    seed = secrets.randbelow(2**31)
+    seed = secrets.randbits(63)  # as wide as a config's: 31 bits could be tabled offline
     hide = _hider(folder, plugins)
     command = [sys.executable, "-m", "arena.serve.checker", str(plugins), plugin_name(upload), game, str(seats),
                json.dumps(limits), str(serve_limits.check_matches), str(seed)]

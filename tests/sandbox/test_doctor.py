@@ -47,6 +47,8 @@ def test_text_report_names_each_feature_and_mode() -> None:
     landlock = f"Landlock ABI {capabilities.landlock_abi}" if capabilities.landlock_abi else "Landlock:           no"
     assert landlock in text
     assert f"sandbox level:      {capabilities.level}" in text
+    # The read-only mounts that close the access-time channel are named where a mount namespace is made.
+    assert ("mounts: all read-only but its own temporary folder" in text) == capabilities.mount_namespaces
 
 
 def test_help_has_examples(capsys: pytest.CaptureFixture[str]) -> None:
