@@ -139,17 +139,27 @@ def probe_all(out: int, attempts: dict[str, Callable[[], object]]) -> int:
 
 def as_unprivileged(work: Callable[[], dict[str, Any]], uid: int = 65534) -> dict[str, Any]:
     """Run ``work()`` in a child that has dropped root for ``uid`` (fresh probe); its JSON result."""
+
+    def unprivileged() -> dict[str, Any]:
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
+        probe.cache_clear()
+        cgroups.find.cache_clear()
+        return work()
+
+    return in_child(unprivileged)
+
+
+def in_child(work: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """Run ``work()`` in a forked child (whatever it confines or drops stays there); its JSON result, or
+    ``{"error": traceback}``."""
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:
         os.close(read)
         result: dict[str, Any]
         try:
-            os.setgroups([])
-            os.setresgid(uid, uid, uid)
-            os.setresuid(uid, uid, uid)
-            probe.cache_clear()
-            cgroups.find.cache_clear()
             result = work()
         except BaseException:
             result = {"error": traceback.format_exc()}
@@ -159,6 +169,7 @@ def as_unprivileged(work: Callable[[], dict[str, Any]], uid: int = 65534) -> dic
     data = b""
     while chunk := os.read(read, 1 << 16):
         data += chunk
+    os.close(read)
     os.waitpid(pid, 0)
     return json.loads(data)
 

@@ -12,12 +12,11 @@ import json
 import os
 import sysconfig
 import tempfile
-import traceback
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sandbox_helpers import as_unprivileged, need, probe_all, run_seat
+from sandbox_helpers import as_unprivileged, in_child, need, probe_all, run_seat
 
 from arena import sandbox
 from arena.sandbox import Policy, confinement, kernel, mounts, probe
@@ -184,27 +183,12 @@ def test_the_remount_fallback_leaves_only_the_temporary_folder_writable(plugin: 
     marker = plugin / "mark00.txt"
     writable = _folder(tmp_path, "writable")
     old = _set_past([marker])
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(read)
-        try:
-            result = _remount_child(marker, writable)
-        except BaseException:
-            result = {"error": traceback.format_exc()}
-        os.write(write, json.dumps(result).encode())
-        os._exit(0)
-    os.close(write)
-    data = b""
-    while chunk := os.read(read, 1 << 16):
-        data += chunk
-    os.close(read)
-    os.waitpid(pid, 0)
+    result = in_child(lambda: _remount_child(marker, writable))
     try:
         after = marker.stat().st_atime
     finally:
         _restore(old)
-    assert json.loads(data) == {"all": True, "read": "marker 0\n", "written": "ok",
+    assert result == {"all": True, "read": "marker 0\n", "written": "ok",
                                 "refused": "Read-only file system"}
     assert after == PAST
     assert not (plugin / "other.txt").exists()
