@@ -32,6 +32,7 @@ from arena.ladder.planner import choose_tables, meeting_counts
 from arena.ladder.standing import SETTLED, Standing, fit_standing, keep_verdicts
 from arena.ladder.store import LadderStore
 from arena.plugin_system.loading import DEFAULT_PLUGINS_DIR, load_registry
+from arena.ratings.registry import BUILT_IN as BUILT_IN_METHODS
 from arena.tournament.config import SCHEDULE_SEED
 from arena.tournament.player import MatchPlayer, StartupWatch
 from arena.tournament.runner import TournamentError, entry_versions
@@ -218,7 +219,16 @@ class _Play:
         settings = self.ladder.settings
         outcomes = self.store.store.outcomes()
         kept = self.store.verdicts()
-        standing, table = fit_standing(outcomes, self.ladder.active, settings.method, kept)
+        try:
+            standing, table = fit_standing(outcomes, self.ladder.active, settings.method, kept)
+        except Exception as error:  # a trusted plugin's method may raise anything; arena's own raising is a bug
+            if settings.method in BUILT_IN_METHODS:
+                raise
+            message = " ".join(str(error).split())[:300]
+            raise LadderError(f"rating method {settings.method!r} failed: {type(error).__name__}"
+                              f"{': ' + message if message else ''}; the ladder schedules and stops by it, so "
+                              "nothing more is played (every match so far is stored): fix the plugin, or set "
+                              "another [ladder] method in a new ladder") from None
         # A verdict is kept from the first fit that reaches it (the test's bounds hold for its first crossing);
         # a resumed run refits the same stored matches at the same batch, so it keeps the same verdicts.
         standing = keep_verdicts(standing, settings.level, settings.min_blocks)

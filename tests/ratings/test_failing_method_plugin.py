@@ -45,6 +45,7 @@ def shaky(outcomes, **options):
 def arena_register_rating_methods(register):
     register(MethodSpec("broken", broken, "broken"))
     register(MethodSpec("shaky", shaky, "shaky", history=True))
+    register(MethodSpec("broken-pairs", broken, "broken", pairwise=True))
 '''
 
 NAME = "failing_methods"
@@ -61,7 +62,7 @@ def plugins_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pat
     try:
         yield folder
     finally:
-        for method in ("broken", "shaky"):
+        for method in ("broken", "shaky", "broken-pairs"):
             ratings_registry._SPECS.pop(method, None)
         for name in [name for name in sys.modules if name.startswith(f"arena_plugins.{NAME}")]:
             del sys.modules[name]  # imported here, trusted: gone for the tests that follow
@@ -113,3 +114,19 @@ def test_a_raising_method_is_left_out_and_every_other_method_is_written(
     captured = capsys.readouterr()
     assert _plugin_lines(captured.err) == [BROKEN_LINE]
     assert list(json.loads(captured.out)) == ["elo"]
+
+
+def test_a_ladder_whose_method_raises_stops_in_one_line(
+        plugins_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The ladder schedules and stops by its method: a plugin's that raises stops it, saying so, not a traceback.
+    from tests.ladder.conftest import LORUM_FOUR
+
+    config = tmp_path / "four.toml"
+    config.write_text(LORUM_FOUR.format(name="four", seed=7).replace("[ladder]\n", '[ladder]\nmethod = "broken-pairs"\n'))
+    status = main(["ladder", "run", str(config), "--matches", "8", "--leaderboards", str(tmp_path / "boards"),
+                   "--plugins-dir", str(plugins_dir)])
+    err = capsys.readouterr().err
+    assert status == 1 and err.count("\n") == 1, err
+    assert err.startswith("arena: error: rating method 'broken-pairs' failed: ")
+    assert "; the ladder schedules and stops by it, so nothing more is played" in err
+
