@@ -158,16 +158,20 @@ def _stamp(folder: Path) -> tuple[tuple[str, int, int], ...]:
 
 def _build(manifest: Manifest, output: Path) -> None:
     from arena.sandbox import lease
+    from arena.sandbox.removal import remove_tree
 
     staging = Path(tempfile.mkdtemp(prefix=output.name + ".", suffix=".partial", dir=output.parent))
     log_path = output.with_name(output.name + ".log")
     groups = _build_groups(manifest.name)
+    # The build's one writable folder, made and removed here: a folder the build made for itself was left
+    # behind when its janitor, in the build's group, was killed with the group.
+    temp_root = lease.current().temp_folder("build")
     try:
         # Marked with this process's lease: should this process die meanwhile, its janitor (or the next
         # sweep) kills the build, and the build's namespace with it, and removes its groups.
         process = subprocess.Popen(
             [sys.executable, "-m", "arena.program.build", *lease.current().mark, "--groups",
-             os.pathsep.join(groups), str(manifest.folder)],
+             os.pathsep.join(groups), "--temp", temp_root, str(manifest.folder)],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, start_new_session=True,
             cwd="/")
         assert process.stdout is not None and process.stderr is not None
@@ -204,6 +208,7 @@ def _build(manifest: Manifest, output: Path) -> None:
             pass
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+        remove_tree(temp_root)  # empty where the build had its own tmpfs over it; its files where it had none
         if groups:
             from arena.sandbox import cgroups
 
@@ -281,9 +286,9 @@ def toolchain_read_paths(command: str) -> list[str]:
     return [path for path in paths if os.path.exists(path)]
 
 
-def _run_build(folder: Path, groups: list[str]) -> int:
-    """In the build process: enter the build's ``groups``, confine, copy, build, write the copy as a tar stream
-    on stdout."""
+def _run_build(folder: Path, groups: list[str], temp_root: str) -> int:
+    """In the build process: enter the build's ``groups``, confine (writing only beneath ``temp_root``), copy,
+    build, write the copy as a tar stream on stdout."""
     from arena.sandbox import Policy, cgroups, confine, default_read_paths, probe
 
     if groups:  # before anything of the program runs, and while this process may still write the groups
@@ -298,11 +303,11 @@ def _run_build(folder: Path, groups: list[str]) -> int:
         policy = Policy(read_paths=default_read_paths(str(folder), *toolchain_read_paths(tool)),
                         memory_mb=BUILD_MEMORY_MB, label=f"build-{manifest.name}", max_processes=BUILD_PROCESSES_MAX,
                         run_own_files=True)
-        confine(policy, require=level)
+        confine(policy, require=level, temp_root=temp_root)
     from arena.sandbox import confinement
 
     # The one folder a confined process may write (bounded, private); wherever it is, without a sandbox.
-    temp = tempfile.mkdtemp(prefix="build-", dir=confinement.current.temp_root if confinement.current else None)
+    temp = tempfile.mkdtemp(prefix="build-", dir=confinement.current.temp_root if confinement.current else temp_root)
     source = os.path.join(temp, "src")
     _copy_tree(folder, Path(source))
     path = SYSTEM_PATH if tool_path is None else os.pathsep.join([os.path.dirname(tool_path), SYSTEM_PATH])
@@ -442,10 +447,12 @@ def main(argv: list[str] | None = None) -> int:
                                      description="Build one agent program, confined; the result as tar on stdout.")
     parser.add_argument("--lease", default="", help="the caller's lease token (marks this process as its own)")
     parser.add_argument("--groups", default="", help="the cgroups to run in (os.pathsep-separated folders)")
+    parser.add_argument("--temp", required=True, help="the folder the build may write beneath (the caller's)")
     parser.add_argument("folder", help="the program's folder (holding arena-agent.toml)")
     args = parser.parse_args(argv)
     try:
-        return _run_build(Path(args.folder).resolve(), [group for group in args.groups.split(os.pathsep) if group])
+        return _run_build(Path(args.folder).resolve(), [group for group in args.groups.split(os.pathsep) if group],
+                          args.temp)
     except (ManifestError, OSError) as error:
         print(f"{OWN_PREFIX}cannot build: {error}", file=sys.stderr)
         return 1
