@@ -48,10 +48,18 @@ def to_json(value: Any) -> Any:
 
 
 def from_json(value: Any) -> Any:
-    """Convert JSON lists back to tuples, recursively (the inverse of ``to_json`` for observation fields)."""
-    if isinstance(value, list):
-        return tuple(from_json(item) for item in value)
-    if isinstance(value, dict):
-        return {key: from_json(item) for key, item in value.items()}
+    """Convert JSON lists back to tuples, recursively (the inverse of ``to_json`` for observation fields).
+
+    Lists and dicts are recognised by exact type, as JSON decoding makes them, and scalars are not passed
+    through a call of their own: a process seat rebuilds every observation it is sent with this.
+    """
+    kind = type(value)
+    if kind is list:
+        return tuple([from_json(item) if type(item) in _CONTAINERS else item for item in value])
+    if kind is dict:
+        return {key: from_json(item) if type(item) in _CONTAINERS else item for key, item in value.items()}
     return value
+
+
+_CONTAINERS = (list, dict)
 

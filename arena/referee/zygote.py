@@ -346,7 +346,7 @@ def _serve_agent(sock: socket.socket, spec: AgentSpec, game: Game, request: dict
     protocol.send(sock, protocol.encode({"ready": True}))
     while True:
         try:
-            message = protocol.receive(sock, None, protocol.REQUEST_LIMIT)
+            message = protocol.receive_request(sock)
         except (protocol.ChannelClosed, protocol.ProtocolError):
             return 0
         # A notification that raises is the seat's fault: its reply to this request says so, in place of an action

@@ -210,3 +210,61 @@ def test_any_bytes_end_in_a_value_or_one_of_three_errors(data: bytes) -> None:
     finally:
         referee.close()
         agent.close()
+
+
+def test_a_request_larger_than_the_socket_buffer_arrives_whole_while_the_agent_reads_slowly(pair) -> None:
+    # The referee's socket is non-blocking under a deadline: a partial send must carry on where it stopped.
+    referee, agent = pair
+    request = {"op": "act", "events": [{"type": "play", "card": "x" * 100, "n": n} for n in range(20_000)]}
+    received: list[object] = []
+
+    def read_slowly() -> None:
+        time.sleep(0.05)  # the referee's first send fills the buffer and has to wait
+        received.append(protocol.receive_request(agent))
+
+    reader = threading.Thread(target=read_slowly)
+    reader.start()
+    protocol.send(referee, protocol.encode(request), time.monotonic() + 5)
+    reader.join()
+    assert received == [request]
+
+
+def test_a_request_the_agent_never_reads_times_out_at_its_deadline(pair) -> None:
+    referee, _agent = pair
+    request = protocol.encode({"op": "act", "padding": "x" * (8 << 20)})  # more than any socket buffer holds
+    started = time.monotonic()
+    with pytest.raises(ChannelTimeout, match="timed out sending"):
+        protocol.send(referee, request, started + 0.2)
+    assert 0.2 <= time.monotonic() - started < 1.0
+
+
+def test_two_replies_written_at_once_are_read_one_message_at_a_time(pair) -> None:
+    # The referee reads ahead of a message when the bytes are there; what it read past the first reply is kept
+    # for the next read, where it is refused as unsolicited, exactly as if it had stayed in the socket.
+    referee, agent = pair
+    protocol.send(referee, protocol.encode({"op": "act"}), soon())
+    protocol.receive_request(agent)
+    protocol.send(agent, protocol.encode({"action": "first"}))
+    extra = protocol.encode({"action": "second"})
+    agent.sendall(protocol.HEADER.pack(len(extra) - protocol.HEADER.size, 7, 0) + extra[protocol.HEADER.size:])
+    time.sleep(0.05)  # both replies in the socket before the referee reads
+    assert protocol.receive(referee, soon()) == {"action": "first"}
+    protocol.send(referee, protocol.encode({"op": "act"}), soon())
+    with pytest.raises(UnsolicitedMessage):
+        protocol.receive(referee, soon())
+
+
+@pytest.mark.parametrize("message", [{"op": "act", "observation": {"legal": ["7a", "Ka"], "seat": 2}},
+                                     {"op": "result", "events": [], "result": {"scores": [1.5, -2, 0, 10**18]}}])
+def test_the_agent_reads_the_referees_json_as_it_was_written(pair, message: dict[str, object]) -> None:
+    referee, agent = pair
+    protocol.send(referee, protocol.encode(message), soon())
+    assert protocol.receive_request(agent) == message
+
+
+def test_encoding_falls_back_to_json_for_what_orjson_cannot_write() -> None:
+    # An integer past 64 bits and a non-string key: json's text, as before orjson.
+    body = protocol.encode({"big": 10**30, "keys": {1: "one"}})[protocol.HEADER.size:]
+    assert json.loads(body) == {"big": 10**30, "keys": {"1": "one"}}
+    with pytest.raises(TypeError):
+        protocol.encode({"not": object()})

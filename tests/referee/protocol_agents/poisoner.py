@@ -20,8 +20,8 @@ from arena_agents.lovat import RandomLovatAgent
 
 
 def header(size):
-    (tokens,) = protocol._TOKENS.values()  # the process's one socket: the request being answered
-    return protocol.HEADER.pack(size, 1, tokens.received)
+    (channel,) = protocol._CHANNELS.values()  # the process's one socket: the request being answered
+    return protocol.HEADER.pack(size, 1, channel.received)
 
 
 def frame(body):
