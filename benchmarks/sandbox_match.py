@@ -39,7 +39,7 @@ else:
 
 from arena.games.base import Game, Observation
 from arena.plugins import Registry, load_registry
-from arena.referee import AgentHost, Limits, SeatPlan, play_match, sandboxed
+from arena.referee import AgentHost, Limits, SeatPlan, affinity, play_match, sandboxed
 from arena.referee import host as host_module
 from arena.referee import match as match_module
 from arena.referee.seats import ISOLATED, SANDBOXED, TRUSTED, Seat, close_all
@@ -185,6 +185,16 @@ def seat_costs(registry: Registry, agent: str, mode: str, host: AgentHost, decis
     seat = _seat(registry, agent, mode, host, observation.seat)
     bare: list[float] = []
     loaded: list[float] = []
+    with affinity.one_core(mode != TRUSTED) as core:  # as play_match does
+        if isinstance(seat, sandboxed.ProcessSeat):
+            seat.core = core
+        _decide(seat, observation, batch, decisions, bare, loaded)
+    return common.median(bare), (common.median(loaded) - common.median(bare)) / EVENTS
+
+
+def _decide(seat: Seat, observation: Observation, batch: list[Any], decisions: int, bare: list[float],
+            loaded: list[float]) -> None:
+    """Launch ``seat``, time ``decisions`` decisions without events into ``bare`` and with ``batch`` into ``loaded``."""
     try:
         seat.launch()
         seat.start()
@@ -199,7 +209,6 @@ def seat_costs(registry: Registry, agent: str, mode: str, host: AgentHost, decis
             loaded.append(time.perf_counter() - started)
     finally:
         close_all([seat])
-    return common.median(bare), (common.median(loaded) - common.median(bare)) / EVENTS
 
 
 def match_costs(registry: Registry, mode: str, host: AgentHost, matches: int) -> tuple[float, Breakdown]:

@@ -30,6 +30,7 @@ import threading
 from typing import Any
 
 from arena.plugin_system.registry import PluginSource
+from arena.referee import affinity
 from arena.referee.confinement import plugin_environment
 from arena.referee.faults import RefereeError
 from arena.sandbox import lease
@@ -136,6 +137,7 @@ class Zygote:
             )
         finally:
             theirs.close()
+        affinity.unpin(self._process.pid)  # it outlives the match that started it
         self._owner = os.getpid()
         self._control = ours
         try:

@@ -30,6 +30,7 @@ from arena.agent import Agent, AgentSpec
 from arena.games.base import Action, ChanceOutcome, Game, GameState, IllegalAction
 from arena.plugin_system.data import printable
 from arena.records import make_record
+from arena.referee import affinity
 from arena.referee.faults import END, ILLEGAL, MESSAGE_LIMIT, MOVE, STARTUP, Fault
 from arena.referee.host import AgentHost, default_host
 from arena.referee.limits import Limits
@@ -127,11 +128,15 @@ def play_match(
             runners.append(ProgramSeat(plan, game, seat, players, limits, host, mode, level))  # type: ignore[arg-type]
         else:
             runners.append(ProcessSeat(plan, game, seat, players, limits, host, mode, level))  # type: ignore[arg-type]
-    try:
-        match = Match(game, options, seed, seats, substitute, runners, match_id, on_event, on_fault)
-        return match.play(script, prefix)
-    finally:
-        close_all(runners)
+    processes = [runner for runner in runners if isinstance(runner, ProcessSeat)]
+    with affinity.one_core(bool(processes) and limits.cpus <= 1) as core:
+        for runner in processes:
+            runner.core = core
+        try:
+            match = Match(game, options, seed, seats, substitute, runners, match_id, on_event, on_fault)
+            return match.play(script, prefix)
+        finally:
+            close_all(runners)
 
 
 @functools.cache

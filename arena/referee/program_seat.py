@@ -30,7 +30,7 @@ from arena.plugin_system.registry import PROGRAM
 from arena.program import PROTOCOL_VERSION
 from arena.program.build import BuildError, ensure_built
 from arena.program.manifest import ManifestError, read_manifest
-from arena.referee import protocol, seat_log
+from arena.referee import affinity, protocol, seat_log
 from arena.referee.faults import CRASH, ILLEGAL, MEMORY, TIMEOUT, Fault, check_action
 from arena.referee.lines import LineChannel, encode
 from arena.referee.sandboxed import FINISH_SECONDS, LATE_READ_SECONDS, ProcessSeat, _timeout
@@ -68,7 +68,8 @@ class ProgramSeat(ProcessSeat):
         source = origin(self.plan.spec)
         if source is not None and source.kind == PROGRAM:
             try:
-                ensure_built(read_manifest(source.target))
+                with affinity.released():
+                    ensure_built(read_manifest(source.target))
             except (BuildError, ManifestError, OSError) as error:
                 self.failed = Fault(CRASH, f"its program could not be built: {error}")
 
@@ -96,7 +97,7 @@ class ProgramSeat(ProcessSeat):
         if reply.get("type") != "ready":
             raise self._stop(Fault(ILLEGAL, f"answered the greeting with {_shown(reply)}, not "
                                             "{\"type\": \"ready\"}"))
-        self._freeze()
+        self._started()
 
     def act(self, observation: Observation) -> tuple[Action, float]:
         """Send pending events and the request, wait for the answer that echoes its id; check the action."""

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from arena.games.base import Action, Game, Observation
 from arena.plugin_system.data import printable
 from arena.plugin_system.origin import origin
-from arena.referee import protocol, seat_log
+from arena.referee import affinity, protocol, seat_log
 from arena.referee.faults import (
     CRASH,
     EXCEPTION,
@@ -59,6 +59,7 @@ class ProcessSeat:
 
     log_path: str | None = None  # where the referee reads the seat's log (arena.referee.seat_log), once it exists
     output = ""  # the kept end of that log, read just before the seat is killed
+    core: int | None = None  # the core its match runs on (arena.referee.affinity), set before it is launched
 
     def __init__(self, plan: SeatPlan, game: Game, seat: int, players: int, limits: Limits, host: AgentHost,
                  mode: str, require: str) -> None:
@@ -200,6 +201,12 @@ class ProcessSeat:
         reply = self._receive(deadline, startup=True)
         if "ready" not in reply:
             raise self._stop(self._reply_fault(reply, startup=True))
+        self._started()
+
+    def _started(self) -> None:
+        """The seat said it is ready: move its processes to the match's core, then freeze it until its turn."""
+        if self.pid is not None:
+            affinity.pin_tree(self.pid, self.core)
         self._freeze()
 
     def act(self, observation: Observation) -> tuple[Action, float]:

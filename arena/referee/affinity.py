@@ -1,0 +1,116 @@
+"""One core for a match of process seats: the referee and every seat's processes share the core the referee is on.
+
+A match is a relay: at any moment one of the referee and its seats runs while the others wait on a socket or
+are frozen.  Handing the turn to a process on another core wakes that core, which in a virtual machine costs an
+exit to the host: on the 2-core machine of docs/performance.md a round trip between two Python processes took
+60 µs on two cores and 5 µs on one, and a sandboxed trivial agent's decision 151 µs against 81 µs.  Sharing
+one core costs a match no parallelism, since its processes never run at once; each worker of a tournament
+pins its own referee wherever it runs when the match starts, so matches on different workers keep their own
+cores.
+
+Affinity is only a hint.  A seat that widens its own mask slows only itself: its turn is bounded by its clock
+and its CPU quota, and between turns it is frozen.  Where a seat may use more than one core (``Limits.cpus``
+over 1) nothing is pinned, nor where the system refuses.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from collections.abc import Iterator
+
+_outside = threading.local()
+"""Per thread, while ``one_core`` pins it: ``cores``, the set of cores it had before."""
+
+
+@contextlib.contextmanager
+def one_core(wanted: bool) -> Iterator[int | None]:
+    """While the block runs, keep the calling thread on the core it is on now; that core (None if not pinned).
+
+    The thread's previous set of cores is restored afterwards, however the block ends.
+    """
+    core = current_core() if wanted else None
+    if core is None:
+        yield None
+        return
+    try:
+        before = os.sched_getaffinity(0)
+        os.sched_setaffinity(0, {core})
+    except OSError:
+        yield None
+        return
+    _outside.cores = before
+    try:
+        yield core
+    finally:
+        _outside.cores = None
+        with contextlib.suppress(OSError):
+            os.sched_setaffinity(0, before)
+
+
+def unpin(pid: int) -> None:
+    """Give process ``pid`` (just started by this thread) the cores this thread has outside a match.
+
+    A long-lived helper started during a match (a plugin's zygote) would otherwise keep the match's one core
+    for good, and fork every later seat there, whichever core their matches run on.
+    """
+    cores = getattr(_outside, "cores", None)
+    if cores is not None:
+        with contextlib.suppress(OSError):
+            os.sched_setaffinity(pid, cores)
+
+
+@contextlib.contextmanager
+def released() -> Iterator[None]:
+    """While the block runs, the calling thread has its cores from outside the match back (for a program's build,
+    whose compilers may use every core); the match's core after."""
+    cores = getattr(_outside, "cores", None)
+    if cores is None:
+        yield
+        return
+    try:
+        pinned = os.sched_getaffinity(0)
+        os.sched_setaffinity(0, cores)
+    except OSError:
+        yield
+        return
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            os.sched_setaffinity(0, pinned)
+
+
+def pin_tree(pid: int, core: int | None) -> None:
+    """Put every thread of process ``pid`` and of its descendants on ``core``; nothing if ``core`` is None.
+
+    Called once the seat is built and idle: its agent builds on any core, in parallel with the other seats',
+    and plays on the match's.  A thread or process that appears later inherits the mask of the thread that
+    made it.  A failure (a process gone meanwhile, a mask the system refuses) leaves that thread where it
+    was: a slower seat, not a wrong one.
+    """
+    if core is None:
+        return
+    pending = [pid]
+    while pending:
+        process = pending.pop()
+        try:
+            threads = os.listdir(f"/proc/{process}/task")
+        except OSError:
+            continue
+        for thread in threads:
+            with contextlib.suppress(OSError, ValueError):
+                os.sched_setaffinity(int(thread), {core})
+            with contextlib.suppress(OSError, ValueError), open(f"/proc/{process}/task/{thread}/children") as file:
+                pending.extend(int(child) for child in file.read().split())
+
+
+def current_core() -> int | None:
+    """The core the calling thread runs on (field 39 of its stat line), or None where that cannot be read."""
+    try:
+        with open("/proc/thread-self/stat", "rb") as stat:
+            text = stat.read()
+        return int(text[text.rindex(b")") + 2:].split()[36])
+    except (OSError, ValueError, IndexError):
+        return None
