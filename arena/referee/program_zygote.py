@@ -62,7 +62,8 @@ class ProgramZygote(Zygote):
         def run() -> int:
             return self._run_seat(fd, request)
 
-        box = spawn_seat(run, policy, [fd], await_placement=True, acknowledge=self.acknowledge)
+        box = spawn_seat(run, policy, [fd], await_placement=True, acknowledge=self.acknowledge,
+                         placement=fd)
         self.children[box.pid] = box
         return {"pid": box.pid, "box": box.to_json(), "log": os.path.join(box.temp_dir, LOG_NAME)}
 

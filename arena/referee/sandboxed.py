@@ -184,7 +184,7 @@ class ProcessSeat:
                 raise ValueError(f"its box names process {box.pid}, not {pid}")
             acknowledgements, self.acknowledgements = self.acknowledgements, None
             self.box = place(box, policy, parent=self.zygote.pid or 0, temp_root=self.zygote.temp_root or "/",
-                             acknowledgements=acknowledgements)
+                             acknowledgements=acknowledgements, channel=self.sock)
         except (SandboxError, ValueError, TypeError) as error:
             raise RefereeError(f"the host of plugin {self.zygote.plugin.name!r} started a seat that cannot be "
                                f"placed: {error}") from None
@@ -205,6 +205,13 @@ class ProcessSeat:
 
     def _started(self) -> None:
         """The seat said it is ready: move its processes to the match's core, then freeze it until its turn."""
+        if self.box is not None:
+            from arena.sandbox import SandboxError, confirm
+
+            try:
+                confirm(self.box)
+            except SandboxError as error:
+                raise self._stop(Fault(CRASH, f"its process could not be started: {error}")) from None
         if self.pid is not None:
             affinity.pin_tree(self.pid, self.core)
         self._freeze()

@@ -204,7 +204,8 @@ class Zygote:
             return self._run_seat(fd, request)
 
         # the referee places it in its groups
-        box = spawn_seat(run, policy, [fd], await_placement=True, acknowledge=self.acknowledge)
+        box = spawn_seat(run, policy, [fd], await_placement=True, acknowledge=self.acknowledge,
+                         placement=fd)
         self.children[box.pid] = box
         return {"pid": box.pid, "box": box.to_json(), "log": os.path.join(box.temp_dir, seat_log.LOG_NAME)}
 

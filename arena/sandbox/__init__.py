@@ -28,15 +28,19 @@ Who calls what
 * ``arena.sandbox.process`` (discovery children, zygotes, seats): the hygiene
   of a freshly forked child and the subreaper that kills what plugin code
   left running.
-* ``spawn_seat(run, policy, keep_fds, await_placement=True, acknowledge=W)``
+* ``spawn_seat(run, policy, keep_fds, await_placement=True, acknowledge=W, placement=S)``
   (the confined zygote): one seat of one match, as described in
   ``arena.sandbox.seat``; the zygote hands the ``SeatBox`` (plain JSON) to the
   referee.  ``W`` is the write end of a pipe the referee made: the init
   acknowledges each freeze and thaw there when there is no cgroup freezer
   (a freeze is waited for; a thaw's answer is read by the next freeze).
-* ``place(box, policy, parent=ZYGOTE_PID, temp_root=..., acknowledgements=R)``
-  (the referee, unconfined): checks the box, makes the seat's cgroups, moves
-  the seat's init into them and only then lets the agent process start.
+  ``S`` is the seat's socket, on which the init reads ``place``'s message.
+* ``place(box, policy, parent=ZYGOTE_PID, temp_root=..., acknowledgements=R, channel=C)``
+  (the referee, unconfined): checks the box, makes the seat's cgroups, puts
+  the seat's init into them and only then lets the agent process start.  With
+  cgroup v1 and ``C`` (the referee's end of ``S``) the init moves itself,
+  through the groups' files sent on ``C``; ``confirm(box)`` checks that it
+  did, before the seat's first freeze.
 * ``freeze(box)`` / ``thaw(box)`` (the referee, between turns); ``reap(box)``
   (both, the referee first: it kills and thaws the tree, gets its peak memory
   and removes the groups; then the zygote gets the exit status; both remove
@@ -90,7 +94,7 @@ moves made close together.  The target is 15 ms for start-up plus teardown on
 from arena.sandbox.capabilities import Capabilities, SandboxError, probe
 from arena.sandbox.confinement import confine
 from arena.sandbox.policy import MAX_OPEN_FILES, Policy, default_read_paths
-from arena.sandbox.seat import SeatBox, freeze, kill, place, reap, spawn_seat, thaw
+from arena.sandbox.seat import SeatBox, confirm, freeze, kill, place, reap, spawn_seat, thaw
 
-__all__ = ["MAX_OPEN_FILES", "Capabilities", "Policy", "SandboxError", "SeatBox", "confine", "default_read_paths",
-           "freeze", "kill", "place", "probe", "reap", "spawn_seat", "thaw"]
+__all__ = ["MAX_OPEN_FILES", "Capabilities", "Policy", "SandboxError", "SeatBox", "confine", "confirm",
+           "default_read_paths", "freeze", "kill", "place", "probe", "reap", "spawn_seat", "thaw"]

@@ -17,6 +17,7 @@ import atexit
 import os
 import select
 import signal
+import socket
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -31,6 +32,7 @@ from arena.sandbox.seat_init import (
     FREEZE,
     FROZEN_BYTE,
     FROZEN_NAME,
+    JOIN_MESSAGE,
     SIGNALS,
     START,
     THAW,
@@ -91,6 +93,7 @@ class _Placed:
     name: int | None = None  # the init's /proc/PID/comm, kept open beside the pipe: read again with pread
     frozen: bool = False  # as last set here: a freeze or thaw that changes nothing is not written again
     thaw_unanswered: bool = False  # a thaw was sent and its acknowledgement not yet read (no freezer only)
+    joining: bool = False  # the init was sent its groups to move itself into; not yet seen there (``confirm``)
 
 
 _spawned: dict[int, _Spawned] = {}
@@ -98,7 +101,8 @@ _placed: dict[int, _Placed] = {}
 
 
 def spawn_seat(run: Callable[[], int], policy: Policy, keep_fds: Sequence[int], *,
-               await_placement: bool = False, acknowledge: int | None = None) -> SeatBox:
+               await_placement: bool = False, acknowledge: int | None = None,
+               placement: int | None = None) -> SeatBox:
     """Fork one seat of one match from the confined zygote; the child runs ``run()`` and exits with its status.
 
     Its own PID, IPC and UTS namespaces (every process it starts, a setsid
@@ -114,7 +118,9 @@ def spawn_seat(run: Callable[[], int], policy: Policy, keep_fds: Sequence[int], 
     then be called).  ``run()`` should return a status below 128.  ``acknowledge``
     is the write end of a pipe whose read end the referee gives ``place``:
     the init alone keeps it (the agent process closes it before any agent
-    code runs) and writes a byte there after each freeze or thaw.
+    code runs) and writes a byte there after each freeze or thaw.  ``placement``
+    (one of ``keep_fds``, a unix socket) is where the init, once started, reads
+    the message of ``place``'s ``channel``: the groups it then moves itself into.
     """
     state = confinement.current
     if state is None:
@@ -141,7 +147,8 @@ def spawn_seat(run: Callable[[], int], policy: Policy, keep_fds: Sequence[int], 
     if pid == 0:
         status = 127
         try:
-            status = run_init(run, policy, keep, temp_dir, old_mask, await_placement, size_kb, state, ack)
+            status = run_init(run, policy, keep, temp_dir, old_mask, await_placement, size_kb, state, ack,
+                              placement if placement in keep else None)
         finally:
             os._exit(status)
     signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
@@ -150,7 +157,7 @@ def spawn_seat(run: Callable[[], int], policy: Policy, keep_fds: Sequence[int], 
 
 
 def place(box: SeatBox, policy: Policy, *, parent: int, temp_root: str,
-          acknowledgements: int | None = None) -> SeatBox:
+          acknowledgements: int | None = None, channel: socket.socket | None = None) -> SeatBox:
     """From the referee: put a seat spawned with ``await_placement`` in its groups, then let it start.
 
     ``parent`` is the zygote's pid and ``temp_root`` the folder given to its
@@ -162,6 +169,10 @@ def place(box: SeatBox, policy: Policy, *, parent: int, temp_root: str,
     and returns the box with ``group`` set.  ``acknowledgements`` is the read
     end of the pipe given to ``spawn_seat`` as ``acknowledge`` (this call takes
     it: closed by ``reap``, or here when the group's freezer makes it useless).
+    ``channel`` is this process's end of the socket given to ``spawn_seat`` as
+    ``placement``: with cgroup v1 the init then moves itself into its groups
+    (``cgroups.self_move_files``: 5 ms less a seat), which ``confirm`` checks
+    before the seat's first freeze.
     """
     try:
         pidfd = os.pidfd_open(box.pid)
@@ -173,7 +184,7 @@ def place(box: SeatBox, policy: Policy, *, parent: int, temp_root: str,
         _verify(box, parent, temp_root, pidfd)
         folders = _make_groups(policy)
         try:
-            cgroups.move(folders, box.pid)
+            joining = _join(folders, box.pid, channel)
             signal.pidfd_send_signal(pidfd, START)
         except OSError as error:
             cgroups.remove(folders)
@@ -198,11 +209,45 @@ def place(box: SeatBox, policy: Policy, *, parent: int, temp_root: str,
         except OSError:
             os.close(acknowledgements)
             acknowledgements = None
-    _placed[box.pid] = _Placed(pidfd, folders, os.path.realpath(box.temp_dir), freezer, acknowledgements, name)
+    _placed[box.pid] = _Placed(pidfd, folders, os.path.realpath(box.temp_dir), freezer, acknowledgements, name,
+                               joining=joining)
     level = box.level
     if box.level == "full" and not (freezer and "memory" in cgroups.find().bases):
         level = "partial"
     return SeatBox(pid=box.pid, group=os.pathsep.join(folders) or None, temp_dir=box.temp_dir, level=level)
+
+
+def _join(folders: list[str], pid: int, channel: socket.socket | None) -> bool:
+    """Put the seat's init in ``folders``: by moving it from here, or (``channel``, cgroup v1) by sending it the
+    groups' ``tasks`` files to move itself once started; whether it was left to move itself.
+
+    The init reads exactly one message from ``channel`` when it starts, so one is sent even when it carries
+    no files.  ``OSError`` if the move or the message fails.
+    """
+    files = cgroups.self_move_files(folders) if channel is not None else None
+    if files is None:
+        cgroups.move(folders, pid)
+    try:
+        if channel is not None:
+            socket.send_fds(channel, [JOIN_MESSAGE], files or [])
+    finally:
+        for fd in files or []:
+            os.close(fd)
+    return files is not None and bool(folders)
+
+
+def confirm(box: SeatBox) -> None:
+    """From the referee, once the seat's agent has answered: check that an init left to join its groups did.
+
+    The agent process is forked only after the init's move, so by its first answer the move is done; a seat
+    outside its groups would be neither limited nor frozen.  ``SandboxError`` if it is not in every one.
+    """
+    placed = _placed.get(box.pid)
+    if placed is None or not placed.joining:
+        return
+    if not cgroups.holds(placed.folders, box.pid):
+        raise SandboxError(f"seat process {box.pid} did not join its groups")
+    placed.joining = False
 
 
 def _make_groups(policy: Policy) -> list[str]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import resource
 import signal
+import socket
 import tempfile
 from collections.abc import Callable
 
@@ -33,6 +34,9 @@ SIGNALS = {signal.SIGCHLD, START, FREEZE, THAW}
 FROZEN_NAME, THAWED_NAME = "arena-frozen", "arena-thawed"
 """The init's process name after it has stopped / resumed the seat: how the referee knows it is done."""
 
+JOIN_MESSAGE = b"J"
+"""The one byte ``place`` sends on a seat's placement socket, with the groups' files (if any) the init joins."""
+
 FROZEN_BYTE, THAWED_BYTE = b"F", b"T"
 """Written by the init on its acknowledgement pipe (``spawn_seat``'s ``acknowledge``) after it renamed itself:
 the referee sleeps on the pipe instead of polling the name, then reads the name once to confirm."""
@@ -40,7 +44,7 @@ the referee sleeps on the pipe instead of polling the name, then reads the name 
 
 def run_init(run: Callable[[], int], policy: Policy, keep: list[int], temp_dir: str, old_mask: set[int],
              await_placement: bool, size_kb: int, state: confinement.Confinement,
-             ack: int | None) -> int:
+             ack: int | None, placement: int | None = None) -> int:
     """The seat's init: start the agent process, reap, stop/resume on request, end with the agent."""
     kernel.prctl(kernel.PR_SET_PDEATHSIG, signal.SIGKILL)  # the zygote's death ends the seat
     in_namespace = os.getpid() == 1
@@ -54,6 +58,8 @@ def run_init(run: Callable[[], int], policy: Policy, keep: list[int], temp_dir: 
     if await_placement:
         while signal.sigwaitinfo({START}).si_pid != 0 and in_namespace:
             pass  # only the referee, outside the namespace, starts the seat
+        if placement is not None:
+            _join_groups(placement)
     agent = os.fork()
     if agent == 0:
         status = 127
@@ -109,6 +115,23 @@ def run_init(run: Callable[[], int], policy: Policy, keep: list[int], temp_dir: 
     if os.WIFSIGNALED(result):
         return 128 + os.WTERMSIG(result)
     return os.waitstatus_to_exitcode(result) & 0x7F
+
+
+def _join_groups(placement: int) -> None:
+    """Read ``place`` 's message on the placement socket and move this process (the init, before it forks the
+    agent) into each group whose ``tasks`` file came with it.  Failures are left to the referee's ``confirm``."""
+    with socket.socket(fileno=os.dup(placement)) as channel:
+        try:
+            _message, files, _flags, _address = socket.recv_fds(channel, len(JOIN_MESSAGE), 16)
+        except OSError:
+            return
+    for fd in files:
+        try:
+            os.write(fd, b"0")  # 0: the writer itself, and only it
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
 
 
 def _reap_children(agent: int) -> int | None:

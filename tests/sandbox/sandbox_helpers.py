@@ -63,11 +63,16 @@ class SeatRun:
         return json.loads(self.output.decode())
 
 
-def _zygote(control: socket.socket, body: Callable[[int], int], policy: Policy, temp_root: str, require: str) -> None:
+def _zygote(control: socket.socket, body: Callable[[int], int], policy: Policy, temp_root: str, require: str,
+            placement: socket.socket | None) -> None:
     level = sandbox.confine(policy, temp_root=temp_root, require=require)
     read, write = os.pipe()
-    box = sandbox.spawn_seat(lambda: body(write), policy, [write], await_placement=True)
+    keep = [write] if placement is None else [write, placement.fileno()]
+    box = sandbox.spawn_seat(lambda: body(write), policy, keep, await_placement=True,
+                             placement=None if placement is None else placement.fileno())
     os.close(write)
+    if placement is not None:
+        placement.close()
     control.send(json.dumps({"box": box.to_json(), "level": level}).encode())
     output = b""
     while chunk := os.read(read, 1 << 16):  # end of file: no process of the seat holds the pipe any more
@@ -80,19 +85,25 @@ def _zygote(control: socket.socket, body: Callable[[int], int], policy: Policy, 
 
 def run_seat(body: Callable[[int], int], temp_root: str, *, policy: Policy | None = None,
              during: Callable[[SeatBox], None] | None = None, kill_after: float | None = None,
-             require: str = "partial") -> SeatRun:
+             require: str = "partial", join: str = "") -> SeatRun:
     """Run ``body`` in a seat of a fresh confined zygote; ``during(box)`` runs here while the seat does.
 
     With ``kill_after`` the referee reaps the seat that many seconds after
     ``during`` returns, whether or not it has ended; else it waits for the end.
+    ``join`` "both": the seat is spawned with a placement socket and placed
+    with its other end (the init joins its groups itself, as in a match);
+    "referee": only placed with one, so that nobody reads the groups sent.
     """
     policy = policy or Policy(sandbox.default_read_paths(), memory_mb=256, label="test")
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    channel, placement = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM) if join else (None, None)
     pid = os.fork()
     if pid == 0:
         ours.close()
         try:
-            _zygote(theirs, body, policy, temp_root, require)
+            if channel is not None:
+                channel.close()
+            _zygote(theirs, body, policy, temp_root, require, placement if join == "both" else None)
         except BaseException:
             try:
                 theirs.send(json.dumps({"error": traceback.format_exc()}).encode())
@@ -101,6 +112,8 @@ def run_seat(body: Callable[[int], int], temp_root: str, *, policy: Policy | Non
         finally:
             os._exit(0)
     theirs.close()
+    if placement is not None:
+        placement.close()
     run = SeatRun()
     try:
         started = json.loads(ours.recv(1 << 16))
@@ -108,7 +121,8 @@ def run_seat(body: Callable[[int], int], temp_root: str, *, policy: Policy | Non
             run.zygote_error = started["error"]
             return run
         run.level = started["level"]
-        run.box = sandbox.place(SeatBox.from_json(started["box"]), policy, parent=pid, temp_root=temp_root)
+        run.box = sandbox.place(SeatBox.from_json(started["box"]), policy, parent=pid, temp_root=temp_root,
+                                channel=channel)
         if during is not None:
             during(run.box)
         ready = select.select([ours], [], [], LONG_WAIT if kill_after is None else kill_after)[0]
@@ -121,6 +135,8 @@ def run_seat(body: Callable[[int], int], temp_root: str, *, policy: Policy | Non
         run.zygote_reap = json.loads(ours.recv(1 << 16))
     finally:
         ours.close()
+        if channel is not None:
+            channel.close()
         os.waitpid(pid, 0)
     return run
 
