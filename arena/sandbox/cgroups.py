@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 import os
 import re
+import socket
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -199,6 +200,28 @@ def self_move_files(folders: list[str]) -> list[int] | None:
             os.close(fd)
         return None
     return opened
+
+
+JOIN_MESSAGE = b"J"
+"""The one byte ``join`` sends on a seat's placement socket, with the groups' files (if any) its init joins."""
+
+def join(folders: list[str], pid: int, channel: socket.socket | None) -> bool:
+    """Put a seat's init in ``folders``: by moving it from here, or (``channel``, v1) by sending it the groups'
+    ``tasks`` files to move itself once started; whether it was left to move itself.
+
+    The init reads exactly one message from ``channel`` when it starts, so one is sent even when it carries
+    no files.  ``OSError`` if the move or the message fails.
+    """
+    files = self_move_files(folders) if channel is not None else None
+    if files is None:
+        move(folders, pid)
+    try:
+        if channel is not None:
+            socket.send_fds(channel, [JOIN_MESSAGE], files or [])
+    finally:
+        for fd in files or []:
+            os.close(fd)
+    return files is not None and bool(folders)
 
 
 def holds(folders: list[str], pid: int) -> bool:

@@ -32,7 +32,6 @@ from arena.sandbox.seat_init import (
     FREEZE,
     FROZEN_BYTE,
     FROZEN_NAME,
-    JOIN_MESSAGE,
     SIGNALS,
     START,
     THAW,
@@ -184,7 +183,7 @@ def place(box: SeatBox, policy: Policy, *, parent: int, temp_root: str,
         _verify(box, parent, temp_root, pidfd)
         folders = _make_groups(policy)
         try:
-            joining = _join(folders, box.pid, channel)
+            joining = cgroups.join(folders, box.pid, channel)
             signal.pidfd_send_signal(pidfd, START)
         except OSError as error:
             cgroups.remove(folders)
@@ -215,25 +214,6 @@ def place(box: SeatBox, policy: Policy, *, parent: int, temp_root: str,
     if box.level == "full" and not (freezer and "memory" in cgroups.find().bases):
         level = "partial"
     return SeatBox(pid=box.pid, group=os.pathsep.join(folders) or None, temp_dir=box.temp_dir, level=level)
-
-
-def _join(folders: list[str], pid: int, channel: socket.socket | None) -> bool:
-    """Put the seat's init in ``folders``: by moving it from here, or (``channel``, cgroup v1) by sending it the
-    groups' ``tasks`` files to move itself once started; whether it was left to move itself.
-
-    The init reads exactly one message from ``channel`` when it starts, so one is sent even when it carries
-    no files.  ``OSError`` if the move or the message fails.
-    """
-    files = cgroups.self_move_files(folders) if channel is not None else None
-    if files is None:
-        cgroups.move(folders, pid)
-    try:
-        if channel is not None:
-            socket.send_fds(channel, [JOIN_MESSAGE], files or [])
-    finally:
-        for fd in files or []:
-            os.close(fd)
-    return files is not None and bool(folders)
 
 
 def confirm(box: SeatBox) -> None:

@@ -17,6 +17,7 @@ import tempfile
 from collections.abc import Callable
 
 from arena.sandbox import confinement, kernel, process
+from arena.sandbox.cgroups import JOIN_MESSAGE
 from arena.sandbox.policy import Policy, limit_open_files
 
 START = signal.SIGUSR1
@@ -33,9 +34,6 @@ SIGNALS = {signal.SIGCHLD, START, FREEZE, THAW}
 
 FROZEN_NAME, THAWED_NAME = "arena-frozen", "arena-thawed"
 """The init's process name after it has stopped / resumed the seat: how the referee knows it is done."""
-
-JOIN_MESSAGE = b"J"
-"""The one byte ``place`` sends on a seat's placement socket, with the groups' files (if any) the init joins."""
 
 FROZEN_BYTE, THAWED_BYTE = b"F", b"T"
 """Written by the init on its acknowledgement pipe (``spawn_seat``'s ``acknowledge``) after it renamed itself:
