@@ -11,6 +11,9 @@ same seeds in the same process.  Printed per table size: how many runs settled w
 many of those settled a wrong order (any two entries inverted; 95% Wilson interval), the mean matches
 (budget-ended runs count their budget) with a 95% interval, and the ratios.
 
+``--calibration`` measures instead the spread the ladder states for each neighbour gap against the gap's actual
+spread over many runs (fixed matches, no stopping), in round-robin rounds and in the ladder's own design.
+
 ``--twins`` plays a field whose two middle entries are copies of one strength instead, and counts the
 runs whose last fit puts the copies in an order (any verdict but level; before: P >= level), with a
 Wilson interval.  ``docs/ladder.md`` quotes the tables.
@@ -19,6 +22,7 @@ Wilson interval.  ``docs/ladder.md`` quotes the tables.
     python benchmarks/ladder_settle.py --gap 0.25 --reps 100 --before-reps 30
     python benchmarks/ladder_settle.py --twins --budget 2000
     python benchmarks/ladder_settle.py --quick              # 20 runs per table size
+    python benchmarks/ladder_settle.py --calibration --seats 3 6 --reps 300 --matches 240
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ from arena.ladder.standing import (  # noqa: E402
     INTERVALS,
     Standing,
     block_counts,
+    fit_standing,
     standing_from_table,
 )
 from arena.ratings import RatingTable, fit  # noqa: E402
@@ -89,6 +94,51 @@ def margin_standing(outcomes: Sequence[MatchOutcome], active: Sequence[str],
     read = standing_from_table(table, active, block_counts(outcomes))
     return MarginStanding(active=read.active, ratings=read.ratings, bounds=read.bounds, games=read.games,
                           gap_sd=read.gap_sd, blocks=read.blocks), table
+
+
+class Unsettled(Standing):
+    """A standing that never stops a run: the ladder's own planner plays on to the budget (``calibration``)."""
+
+    __slots__ = ()
+
+    def settled(self, level: float, min_blocks: int) -> bool:
+        """Never: a calibration run plays a fixed number of matches."""
+        return False
+
+
+def calibration(strengths: dict[str, float], seats: int, matches: int, reps: int, luck: float,
+                designs: Sequence[str] = ("round-robin", "ladder")) -> dict[str, tuple[list[float], ...]]:
+    """For round-robin rounds and the ladder's own design (``designs``), each played to ``matches`` matches
+    ``reps`` times (seeds 0 to ``reps`` - 1):
+    per neighbour gap in the true order, (its mean over the runs, its actual spread over them, the spread the
+    last fit stated, root-mean-square over the runs), in Elo."""
+    order = list(strengths)
+    settings = LadderSettings()
+    found: dict[str, tuple[list[float], ...]] = {}
+    simulators = {"round-robin": simulate_round_robin, "ladder": simulate_ladder}
+    for design in designs:
+        simulate = simulators[design]
+        gaps, stated = [], []
+        for seed in range(reps):
+            last: list[Standing] = []
+
+            def read(outcomes: Sequence[MatchOutcome], active: Sequence[str], method: str,
+                     last: list[Standing] = last) -> tuple[Standing, RatingTable]:
+                standing, table = fit_standing(outcomes, active, method)
+                last[:] = [Unsettled(active=standing.active, ratings=standing.ratings, bounds=standing.bounds,
+                                     games=standing.games, gap_sd=standing.gap_sd, blocks=standing.blocks)]
+                return last[0], table
+
+            simulate(strengths, seats, settings, seed=seed, luck=luck, budget=matches, standing_of=read)
+            final = last[0]
+            pairs = list(itertools.pairwise(order))
+            gaps.append([final.ratings[a] - final.ratings[b] for a, b in pairs])
+            stated.append([final.gap_sd[a, b] for a, b in pairs])
+        columns = list(zip(*gaps, strict=True))
+        found[design] = ([statistics.fmean(column) for column in columns],
+                         [statistics.stdev(column) for column in columns],
+                         [math.sqrt(statistics.fmean(s * s for s in column)) for column in zip(*stated, strict=True)])
+    return found
 
 
 def wilson(errors: int, runs: int, z: float = 1.96) -> tuple[float, float]:
@@ -175,6 +225,9 @@ def main() -> None:
     parser.add_argument("--budget", type=int, help="most matches per run (default the ladder's, 5,000)")
     parser.add_argument("--twins", action="store_true", help="two middle entries of equal strength")
     parser.add_argument("--seats", type=int, nargs="+", default=[3, 4, 5, 6], help="table sizes (default 3 4 5 6)")
+    parser.add_argument("--calibration", action="store_true",
+                        help="print each neighbour gap's stated spread against its actual spread over the runs")
+    parser.add_argument("--matches", type=int, default=240, help="matches per run of --calibration (default 240)")
     parser.add_argument("--design-bound", action="store_true",
                         help="print the best fixed mix of tables' neighbour-gap variance against a round-robin's")
     args = parser.parse_args()
@@ -186,6 +239,17 @@ def main() -> None:
                   f"ratio {best / uniform:.2f}", flush=True)
         return
     reps = 20 if args.quick else args.reps
+    if args.calibration:
+        for seats in args.seats:
+            strengths = {f"e{i}": -args.gap * i for i in range(seats + 2)}
+            for design, (means, actual, stated) in calibration(strengths, seats, args.matches, reps,
+                                                               args.luck).items():
+                print(f"{seats} seats, {seats + 2} entries, {args.matches} matches, {design}, {reps} runs: "
+                      f"neighbour gaps (best first) {' '.join(f'{m:.1f}' for m in means)}; actual spread "
+                      f"{' '.join(f'{a:.1f}' for a in actual)}; stated {' '.join(f'{s:.1f}' for s in stated)}; "
+                      f"stated / actual {' '.join(f'{s / a:.2f}' for s, a in zip(stated, actual, strict=True))}",
+                      flush=True)
+        return
     before_reps = reps if args.before_reps is None else min(reps, args.before_reps)
     settings = LadderSettings()
     budget = args.budget or settings.budget
