@@ -24,11 +24,11 @@ from arena.cli.common import (
     trusted_plugins,
 )
 from arena.cli.numbers import MAX_BOOTSTRAP, integer
+from arena.inputs.suggest import closest
 from arena.leaderboard import compare, render_comparison
-from arena.publish import NothingRated, StoredConfig, method_options, rate_stored, stored_config
+from arena.leaderboard.publish import NothingRated, StoredConfig, method_options, rate_stored, stored_config
 from arena.ratings.registry import method_names, method_spec
 from arena.records import save_record
-from arena.suggest import closest
 from arena.tournament.config import DEFAULT_FAULT_SHARE
 from arena.tournament.store import STORE_FILE, Store, StoreError, StoreRequestError, store_path
 

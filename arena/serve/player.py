@@ -8,7 +8,7 @@ hash of that set (``plugins/g...``), so a changed field is a new folder, which e
 afresh (a match worker keeps the registry of a folder it has loaded, and its zygotes, which are stopped once a
 new folder takes over).  Then ``arena.ladder.run_ladder``
 plays ``batch`` matches (newcomers first, as ``arena ladder run`` does), storing each match as it ends,
-and ``arena.publish`` rewrites the site the server shows.  A worker killed at any point resumes: an
+and ``arena.leaderboard.publish`` rewrites the site the server shows.  A worker killed at any point resumes: an
 interrupted run is finished with ``resume``, and an admission half done is completed (each of its steps
 is idempotent).
 """
@@ -25,8 +25,8 @@ from pathlib import Path
 from arena.ladder.config import LadderConfig
 from arena.ladder.field import add_entry, open_ladder, read_ladder, retire_entry, start_ladder
 from arena.ladder.runner import run_ladder
+from arena.leaderboard.publish import publish
 from arena.plugin_system.loading import load_registry
-from arena.publish import publish
 from arena.serve.archives import read_upload
 from arena.serve.checker import plugin_name
 from arena.serve.config import SEAT_LOG_MATCHES, ServeLimits

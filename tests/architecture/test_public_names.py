@@ -1,6 +1,8 @@
-"""The documented import names still reach the modules now grouped in packages (arena/conformance/, arena/records/).
+"""The documented import names still reach the modules now grouped in packages (arena/conformance/, arena/records/,
+arena/seating/).
 
-docs/writing-agents.md imports the agent kit from ``arena.conformance``, docs/writing-games.md the game kit from
+docs/writing-agents.md imports the agent kit from ``arena.conformance`` and the options an agent declares from
+``arena.options``, docs/writing-games.md the game kit from
 ``arena.testing`` and the coverage plan from ``arena.coverage``, docs/python-api.md ``arena.seeding.derive_seed``
 and docs/records.md the record functions from ``arena.records``; each must be the very object the package holds.
 """
@@ -17,8 +19,10 @@ import arena.conformance.agents
 import arena.conformance.coverage
 import arena.conformance.games
 import arena.coverage
+import arena.options
 import arena.records.record
 import arena.records.seeding
+import arena.seating.options
 import arena.seeding
 import arena.testing
 from arena import conformance, records
@@ -30,6 +34,7 @@ from arena import conformance, records
     (arena.coverage, arena.conformance.coverage, ["CoveragePlan", "Scenario", "Coverage"]),
     (arena.seeding, arena.records.seeding, ["derive_seed", "secret_seed", "new_secret", "MAX_SEED"]),
     (records, arena.records.record, ["replay", "make_record", "load_record", "save_record", "RecordError"]),
+    (arena.options, arena.seating.options, ["AgentOptions", "OptionSpec"]),
 ])
 def test_a_documented_name_is_the_packages_own_object(public: object, home: object, names: list[str]) -> None:
     for name in names:
