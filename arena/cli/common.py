@@ -253,7 +253,7 @@ def publish_leaderboard(args: argparse.Namespace, config: RatedConfig, **options
 
     try:
         return publish(config, args.leaderboards, plugins_dir=args.plugins_dir, progress=site_progress(), **options)
-    except NothingRated as error:  # each failing method said why on its own line
+    except NothingRated as error:  # one line: each failing method and why
         raise CliError(f"{config.name}: {error}", status=1) from None
     except KeyboardInterrupt as interrupt:  # every match is stored already: only the files are left to write
         from arena.cli import stopping

@@ -162,7 +162,7 @@ def run_leaderboard(args: argparse.Namespace) -> int:
         return 0
     try:
         published, _ = rate_stored(config, args.leaderboards, methods=args.method, bootstrap=args.bootstrap)
-    except NothingRated as error:  # each failing method said why on its own line
+    except NothingRated as error:  # one line: each failing method and why
         raise CliError(f"{args.name}: {error}", status=1) from None
     if args.json:
         print_json({method: board.to_json() for method, board in published.boards.items()})
