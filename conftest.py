@@ -16,7 +16,7 @@ from importlib.metadata import entry_points
 import pytest
 from hypothesis import HealthCheck, settings
 
-from arena.hookspecs import PROJECT_NAME
+from arena.plugin_system.hookspecs import PROJECT_NAME
 from arena.plugins import BLOCK_ENV
 
 INSTALLED_PLUGINS = sorted({entry.name for entry in entry_points(group=PROJECT_NAME)})

@@ -22,7 +22,7 @@ from arena.games.lorum.cards import (
 from arena.games.lorum.observation import LorumObservation
 from arena.games.lorum.sampler import excluded_cards
 from arena.games.lorum.state import BIG, PASS, PLAYERS, SMALL
-from arena.substitute import RandomAgent
+from arena.seating.substitute import RandomAgent
 
 BELOW_MASKS: tuple[int, ...] = tuple(SUIT_MASKS[card >> 3] & ~ABOVE_MASKS[card] & ~(1 << card) for card in range(32))
 """For each card, the mask of the cards of its suit ranked below it."""

@@ -16,7 +16,7 @@ from arena.games.lovat.deck import COLOUR_INDEX, COLOURS, LEVEL, STRENGTH
 from arena.games.lovat.keeps import count_keeps as count_keeps  # re-exported: tests and benchmarks use it here
 from arena.games.lovat.keeps import random_keep as random_keep
 from arena.games.lovat.observation import LovatObservation
-from arena.substitute import RandomAgent
+from arena.seating.substitute import RandomAgent
 
 PASS, PLAY, COUNTER, KEEP = "pass", "play", "counter", "keep"
 

@@ -4,7 +4,7 @@
 for the game being played.  The reference heuristics (``agents/heuristics/``)
 play one game each: opponents of other styles than greedy's, to measure an agent
 against a field it was not tuned on.  The random agent plays every game by the
-policy each game declares (``arena.substitute``).
+policy each game declares (``arena.seating.substitute``).
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from typing import Any
 from arena import __version__, hookimpl
 from arena.agent import Agent, AgentSpec
 from arena.games.base import GameInfo
-from arena.options import NO_OPTIONS, AgentOptions, OptionSpec
-from arena.substitute import RANDOM
+from arena.seating.options import NO_OPTIONS, AgentOptions, OptionSpec
+from arena.seating.substitute import RANDOM
 
 
 def _by_game(implementations: Mapping[str, Callable[[], type[Agent]]]) -> Callable[..., Agent]:
@@ -91,7 +91,7 @@ HEURISTICS: tuple[tuple[str, str, str, str, str], ...] = (
 @hookimpl
 def arena_register_agents(register: Callable[[AgentSpec], None]) -> None:
     """Register `greedy` and `search` for both games, the reference heuristics for theirs, and `random`
-    (``arena.substitute``) for every game."""
+    (``arena.seating.substitute``) for every game."""
     register(RANDOM)
     for name, lovat_module, lovat_class, lorum_module, lorum_class in FIRST_PARTY:
         factory = _by_game({"lovat": _implementation(lovat_module, lovat_class),

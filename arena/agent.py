@@ -1,5 +1,8 @@
 """The agent interface: what a plugin implements and what the referee calls.
 
+It stays at the top of ``arena`` because it is the public entry point of agent authors: docs/writing-agents.md,
+the example plugins and every first-party agent import ``Agent`` and ``AgentSpec`` from ``arena.agent``.
+
 An agent is created fresh for every match (so it cannot carry knowledge of a
 deal from one match of a duplicate block to the next).  It only ever receives
 observations, public events and the final result: plain, immutable data that
@@ -13,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.games.base import Action, GameInfo, Observation
-from arena.options import NO_OPTIONS, AgentOptions
+from arena.seating.options import NO_OPTIONS, AgentOptions
 
 
 class Agent:
@@ -38,7 +41,7 @@ class Agent:
 
 
 ANY_GAME = "*"
-"""In ``AgentSpec.games``: the agent plays every registered game (the random agent, ``arena.substitute``)."""
+"""In ``AgentSpec.games``: the agent plays every registered game (the random agent, ``arena.seating.substitute``)."""
 
 AgentFactory = Callable[..., Agent]
 """Called as ``factory(seat=, game=, players=, seed=, options=)``; returns a fresh ``Agent``."""

@@ -2,7 +2,8 @@
 
 The plugin system lives in ``arena.plugin_system`` (``loading`` builds the registry); this module re-exports
 ``arena.plugin_system.loading``'s names under the name plugins, tests and scripts have always used.  Nothing
-inside arena imports it.
+inside arena imports it.  It stays at the top of ``arena`` because it is a public entry point: docs/security.md
+names ``arena.plugins.load_trusted_registry``, and scripts (examples/train_lorum.py) load the registry from it.
 """
 
 from __future__ import annotations

@@ -112,7 +112,7 @@ def megabytes(size: int) -> str:
 
 def measure(size: str) -> list[common.Row]:
     """Build the site twice from a fresh synthetic store; the rows described in the module docstring."""
-    from arena.publish import publish
+    from arena.leaderboard.publish import publish
 
     matches, pool = SIZES[size]
     with tempfile.TemporaryDirectory(prefix="arena-site-bench-") as temporary:

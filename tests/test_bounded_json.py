@@ -1,4 +1,4 @@
-"""The nesting bound of ``arena.bounded_json.loads``, read from the text: exactly at the bound and one past it."""
+"""The nesting bound of ``arena.inputs.bounded_json.loads``, read from the text: exactly at the bound and one past it."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from arena.bounded_json import MAX_DEPTH, JSONLimitError, check_value, loads
+from arena.inputs.bounded_json import MAX_DEPTH, JSONLimitError, check_value, loads
 
 
 def nested(levels: int, inner: str = "1") -> str:

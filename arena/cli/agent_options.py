@@ -11,8 +11,8 @@ from rich.text import Text
 
 from arena.agent import AgentSpec
 from arena.cli.common import CliError, literal
-from arena.options import OptionSpec
 from arena.plugin_system.loading import Registry
+from arena.seating.options import OptionSpec
 
 
 def agent_named(loaded: Registry, name: str) -> AgentSpec:

@@ -8,8 +8,8 @@ import secrets
 from arena.cli.common import CliError, add_command, add_plugins_dir, agent_for_game, game_named, print_json, registry
 from arena.cli.numbers import MAX_CHECK_MATCHES, MAX_SECONDS, integer, megabytes, seconds, seed_value
 from arena.conformance.agents import CHECK_MODES, DEFAULT_MATCHES, check_agent
-from arena.options import parse_assignments
 from arena.referee import Limits, RefereeError
+from arena.seating.options import parse_assignments
 
 
 def add_parsers(subparsers: argparse._SubParsersAction) -> None:

@@ -25,8 +25,8 @@ from arena.plugin_system.loading import (
     warn_plugin_errors,
 )
 
-if TYPE_CHECKING:  # arena.publish imports the ratings (numpy, scipy): only the commands that publish load it
-    from arena.publish import Published, RatedConfig
+if TYPE_CHECKING:  # the publishing module imports the ratings (numpy, scipy): only commands that publish load it
+    from arena.leaderboard.publish import Published, RatedConfig
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -249,11 +249,11 @@ def publish_leaderboard(args: argparse.Namespace, config: RatedConfig, **options
     progress shows on stderr, and a write that fails is one line.  ``options`` (``methods``, ``bootstrap``) go to
     ``publish``.
     """
-    from arena.publish import NothingRated, publish
+    from arena.leaderboard.publish import NothingRated, publish
 
     try:
         return publish(config, args.leaderboards, plugins_dir=args.plugins_dir, progress=site_progress(), **options)
-    except NothingRated as error:  # each failing method said why on its own line
+    except NothingRated as error:  # one line: each failing method and why
         raise CliError(f"{config.name}: {error}", status=1) from None
     except KeyboardInterrupt as interrupt:  # every match is stored already: only the files are left to write
         from arena.cli import stopping

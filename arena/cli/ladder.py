@@ -44,9 +44,9 @@ from arena.ladder.field import (
 from arena.ladder.history import ladder_history, write_history
 from arena.ladder.runner import SETTLED, LadderProgress, LadderRunSummary, run_ladder, summary_json
 from arena.ladder.standing import DELTA, Standing
-from arena.options import OptionError, parse_assignments
 from arena.plugin_system.data import VERSION_MAX, printable
 from arena.referee import ISOLATION_MODES, RefereeError
+from arena.seating.options import OptionError, parse_assignments
 from arena.site.build import PAGES
 from arena.tournament.config import MAX_MATCHES, AgentEntry, ConfigError
 from arena.tournament.runner import TournamentError, entry_versions

@@ -23,16 +23,16 @@ from arena.cli.common import (
     print_json,
     registry,
 )
+from arena.cli.human import HumanAgent, InputEnded
 from arena.cli.numbers import seed_value
 from arena.games.base import Game, GameError
-from arena.human import HumanAgent, InputEnded
-from arena.options import OptionError, parse_assignments
 from arena.plugin_system.loading import Registry
 from arena.records import save_record
 from arena.records.log import fault_line, fault_when, header_lines
 from arena.records.seeding import derive_seed
 from arena.referee import MatchResult, RefereeError, SeatPlan, play_match
-from arena.substitute import SUBSTITUTE
+from arena.seating.options import OptionError, parse_assignments
+from arena.seating.substitute import SUBSTITUTE
 
 DEFAULT_AGENTS = ("greedy", SUBSTITUTE)
 """Seats cycle through these when --agents is not given (those that play the game; at least the random agent)."""

@@ -31,7 +31,7 @@ from arena.records import (
 from arena.records.log import header_lines, log_steps, seat_names
 from arena.records.seeding import derive_seed
 from arena.referee import MOVE, PHASES, RefereeError, SeatPlan, play_match
-from arena.substitute import SUBSTITUTE
+from arena.seating.substitute import SUBSTITUTE
 
 
 def add_parsers(subparsers: argparse._SubParsersAction) -> None:

@@ -24,11 +24,11 @@ from arena.cli.common import (
     trusted_plugins,
 )
 from arena.cli.numbers import MAX_BOOTSTRAP, integer
+from arena.inputs.suggest import closest
 from arena.leaderboard import compare, render_comparison
-from arena.publish import NothingRated, StoredConfig, method_options, rate_stored, stored_config
+from arena.leaderboard.publish import NothingRated, StoredConfig, method_options, rate_stored, stored_config
 from arena.ratings.registry import method_names, method_spec
 from arena.records import save_record
-from arena.suggest import closest
 from arena.tournament.config import DEFAULT_FAULT_SHARE
 from arena.tournament.store import STORE_FILE, Store, StoreError, StoreRequestError, store_path
 
@@ -162,7 +162,7 @@ def run_leaderboard(args: argparse.Namespace) -> int:
         return 0
     try:
         published, _ = rate_stored(config, args.leaderboards, methods=args.method, bootstrap=args.bootstrap)
-    except NothingRated as error:  # each failing method said why on its own line
+    except NothingRated as error:  # one line: each failing method and why
         raise CliError(f"{args.name}: {error}", status=1) from None
     if args.json:
         print_json({method: board.to_json() for method, board in published.boards.items()})

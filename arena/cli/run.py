@@ -25,8 +25,8 @@ from arena.cli.common import (
 )
 from arena.cli.numbers import MAX_WORKERS, integer
 from arena.cli.progress import LazyProgress
+from arena.leaderboard.publish import summary_json
 from arena.plugin_system.loading import DEFAULT_PLUGINS_DIR, PluginManager, Registry
-from arena.publish import summary_json
 from arena.tournament.config import ConfigError, TournamentConfig
 from arena.tournament.config_loading import load_config
 from arena.tournament.runner import RAY_WORTH_SECONDS, TournamentError, run_tournament

@@ -58,7 +58,7 @@ from arena.referee.confinement import sandbox_level
 from arena.referee.faults import CRASH, MEMORY, STARTUP, TIMEOUT, fault_phase
 from arena.referee.program_seat import is_program
 from arena.referee.seats import AUTO, ISOLATED, SANDBOXED, TRUSTED, resolve_mode
-from arena.substitute import SUBSTITUTE
+from arena.seating.substitute import SUBSTITUTE
 
 CHECK_MODES = ("isolated", "sandboxed", "trusted")
 """Where the checked agent may run: its own process (rlimits), the full sandbox, or in-process."""

@@ -37,7 +37,7 @@ from typing import Any
 from arena.games.interface import Game, GameState, Observation
 from arena.games.types import Action, to_json
 from arena.records import action_from_json, make_record, replay
-from arena.substitute import SUBSTITUTE
+from arena.seating.substitute import SUBSTITUTE
 
 PLAIN = (str, int, float, bool, type(None))
 """The only leaf types an observation may hold (inside tuples)."""

@@ -180,7 +180,7 @@ class GameInfo:
     chance: tuple[str, ...]  # kinds of chance outcome the game logs, e.g. ("dealer", "deal", "die")
     default_players: int | None = None  # player count when none is given (default: the first allowed)
     score: ScoreSpec = ScoreSpec()  # what the scores count and what the mean score is per
-    # The uniform random policy: the substitute after a fault and the agent `random` play it (arena.substitute).
+    # The uniform random policy: the substitute after a fault and the agent `random` play it (arena.seating.substitute).
     # Uniform over the legal actions, drawing only from ``rng`` so that a seeded agent is deterministic.
     random_action: Callable[[Observation, random.Random], Action] = field(
         default=uniform_random_action, compare=False, repr=False)

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from arena.games.base import GameInfo
-from arena.options import AgentOptions
+from arena.inputs.suggest import closest
 from arena.ratings import registry
-from arena.suggest import closest
+from arena.seating.options import AgentOptions
 from arena.tournament.config import LADDER_FORMAT, MAX_MATCHES, ConfigError, TournamentConfig
 from arena.tournament.config_loading import config_from_dict, read_toml
 from arena.tournament.config_validation import misplaced_hint

@@ -86,7 +86,7 @@ def run_ladder(
     ``matches`` is the most matches this run plays (whole blocks); ``until="settled"`` stops as soon as
     every active entry's rank is settled, within ``matches`` or else the config's ``budget``.  With
     ``resume`` an interrupted run is finished as it was asked.  ``LadderError`` (one line) for a run
-    that cannot start.  The files (leaderboard, site, ``ladder.json``) are ``arena.publish.publish``'s job,
+    that cannot start.  The files (leaderboard, site, ``ladder.json``) are ``arena.leaderboard.publish.publish``'s job,
     which ``arena ladder run`` does next.
     """
     started = time.perf_counter()

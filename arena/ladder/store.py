@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.tournament.store import Store, StoreError
-from arena.transactions import WriteTransaction
+from arena.tournament.transactions import WriteTransaction
 
 LADDER_SCHEMA = """
 CREATE TABLE IF NOT EXISTS ladder_entries (

@@ -9,11 +9,11 @@ from typing import Any
 
 import numpy as np
 
+from arena.inputs.suggest import closest
 from arena.ratings.data import MatchArrays, MatchOutcome, as_arrays, pairwise
 from arena.ratings.registry import DEFAULT_METHOD
 from arena.ratings.registry import fit as fit_method
 from arena.ratings.table import AgentRating
-from arena.suggest import closest
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,7 +23,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from arena import hookspecs
+from arena.plugin_system import hookspecs
 from arena.plugin_system.registry import ENTRY_POINT, FILE, PROGRAM, PluginSource
 from arena.plugin_system.sources import builtin_sources, third_party_sources
 

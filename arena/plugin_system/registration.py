@@ -26,10 +26,10 @@ from typing import Any
 
 import pluggy
 
-from arena import hookspecs
 from arena.agent import ANY_GAME, AgentSpec
 from arena.games.base import Game
-from arena.options import AgentOptions
+from arena.inputs.suggest import closest
+from arena.plugin_system import hookspecs
 from arena.plugin_system.data import (
     AGENT_NAME,
     DESCRIPTION_MAX,
@@ -52,7 +52,7 @@ from arena.plugin_system.registry import (
     Registry,
 )
 from arena.plugin_system.source_only import load_file, protect
-from arena.suggest import closest
+from arena.seating.options import AgentOptions
 
 
 class Registrar:

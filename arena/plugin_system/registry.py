@@ -16,8 +16,8 @@ from typing import Any
 
 from arena.agent import AgentSpec
 from arena.games.base import Game
+from arena.inputs.suggest import closest
 from arena.plugin_system.data import one_line
-from arena.suggest import closest
 
 BUILTIN, ENTRY_POINT, FILE, PROGRAM = "builtin", "entry point", "file", "program"
 """Plugin kinds: arena's own, an installed package's entry point, a drop-in ``.py`` file or package, and a

@@ -19,7 +19,7 @@ import importlib.metadata
 import os
 from pathlib import Path
 
-from arena import hookspecs
+from arena.plugin_system import hookspecs
 from arena.plugin_system.data import NAME_MAX, PLUGIN_NAME, VERSION_MAX, name_problem, printable
 from arena.plugin_system.registry import BUILTIN, ENTRY_POINT, FILE, PROGRAM, PluginSource, is_plugin_file
 from arena.program.manifest import is_manifest_folder

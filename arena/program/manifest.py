@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.options import NO_OPTIONS, TYPES, AgentOptions, OptionError, OptionSpec
+from arena.inputs.suggest import closest
 from arena.plugin_system.data import AGENT_NAME, DESCRIPTION_MAX, GAMES_MAX, VERSION_MAX, name_problem
 from arena.program import MANIFEST_NAME, PROTOCOL_VERSION
-from arena.suggest import closest
+from arena.seating.options import NO_OPTIONS, TYPES, AgentOptions, OptionError, OptionSpec
 
 MANIFEST_BYTES_MAX = 64 << 10
 """Largest manifest read (a manifest is a few lines; more is a mistake or an attack)."""

@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 from arena.games.base import Game, log_sentence, seat_label
 from arena.records import action_from_json
 from arena.referee.faults import END, STARTUP, fault_phase
-from arena.substitute import SUBSTITUTE
+from arena.seating.substitute import SUBSTITUTE
 
 
 class LogStep(NamedTuple):

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena import bounded_json
 from arena.games.base import Action, Game, GameError, GameState, Result, to_json
-from arena.suggest import closest
+from arena.inputs import bounded_json
+from arena.inputs.suggest import closest
 
 MAX_RECORD_BYTES = 64 << 20
 """Largest record file read (64 MiB; a long Slovak Lorum session's record is well under a megabyte)."""

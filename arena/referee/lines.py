@@ -15,7 +15,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from arena import bounded_json
+from arena.inputs import bounded_json
 from arena.referee.protocol import ChannelClosed, ChannelTimeout, MalformedMessage, OversizedMessage
 
 LINE_LIMIT = 1 << 16

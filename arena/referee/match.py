@@ -38,7 +38,7 @@ from arena.referee.program_seat import ProgramSeat, is_program, program_mode
 from arena.referee.sandboxed import ProcessSeat
 from arena.referee.seats import AUTO, ISOLATION_MODES, TRUSTED, Seat, close_all, launch_all, resolve_mode
 from arena.referee.trusted import TrustedSeat
-from arena.substitute import RANDOM
+from arena.seating.substitute import RANDOM
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +103,7 @@ def play_match(
     agents in-process, every other agent in the strongest sandbox available); a
     seat's ``SeatPlan.isolation`` overrides it.  Process seats are forked by
     ``host`` (default: the process-wide ``default_host()``).  ``substitute``
-    (by default the agent ``random``, the game's own random policy: ``arena.substitute``) plays a seat
+    (by default the agent ``random``, the game's own random policy: ``arena.seating.substitute``) plays a seat
     from its first fault on.
 
     Raises ``RefereeError`` when an agent cannot be seated as asked (e.g. an

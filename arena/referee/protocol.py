@@ -15,7 +15,7 @@ Referee to agent: ``{"op": "act", "events": [...], "observation": {...}}`` and
 
 Bodies are written by orjson (``json`` where orjson cannot) and the agent's side
 reads the referee's requests with orjson; the referee reads agents' replies
-with ``arena.bounded_json``.  Under a deadline the referee's socket is
+with ``arena.inputs.bounded_json``.  Under a deadline the referee's socket is
 non-blocking and waited on with ``poll``, and a read takes what is there, up
 to ``CHUNK`` bytes past the message, keeping the surplus for the next read: a
 request and its reply cost three system calls here, not nine.
@@ -28,7 +28,7 @@ cannot name a request's token before that request was sent, so it raises
 ``UnsolicitedMessage``.  Both ends keep this per socket inside this module;
 callers only ``send`` and ``receive``.  Whatever the bytes, ``receive`` raises
 only ``ChannelClosed``, ``ChannelTimeout`` or a ``ProtocolError`` (JSON is
-decoded by ``arena.bounded_json``: bounded nesting and number length, no NaN,
+decoded by ``arena.inputs.bounded_json``: bounded nesting and number length, no NaN,
 no lone surrogates) and never waits past its deadline.
 """
 
@@ -47,8 +47,8 @@ from typing import Any
 
 import orjson
 
-from arena import bounded_json
 from arena.games.base import Observation
+from arena.inputs import bounded_json
 
 HEADER = struct.Struct(">IQQ")
 """Every message's header: body length, the message's token, the token of the message it answers."""
@@ -77,7 +77,7 @@ class OversizedMessage(ProtocolError):
 
 
 class MalformedMessage(ProtocolError):
-    """A message body that is not UTF-8 JSON within the bounds of ``arena.bounded_json``."""
+    """A message body that is not UTF-8 JSON within the bounds of ``arena.inputs.bounded_json``."""
 
 
 class UnsolicitedMessage(ProtocolError):
@@ -171,14 +171,14 @@ def send(sock: socket.socket, data: bytes, deadline: float | None = None) -> Non
 
 
 def receive(sock: socket.socket, deadline: float | None = None, limit: int = REPLY_LIMIT) -> Any:
-    """Read one framed message and decode its JSON within ``arena.bounded_json`` 's bounds.
+    """Read one framed message and decode its JSON within ``arena.inputs.bounded_json`` 's bounds.
 
     Raises ``ChannelTimeout`` past ``deadline`` (however slowly the bytes
     trickle in), ``ChannelClosed`` on end of file, ``UnsolicitedMessage`` for
     a message that does not answer the last one sent on ``sock`` (it was sent
     before that one, see the module's docstring), ``OversizedMessage`` for a
     length over ``limit`` bytes and ``MalformedMessage`` for a body that is not
-    bounded UTF-8 JSON (see ``arena.bounded_json``).
+    bounded UTF-8 JSON (see ``arena.inputs.bounded_json``).
     """
     token, body = _receive_body(sock, deadline, limit)
     value = decode(body)

@@ -141,5 +141,5 @@ def _notify(call: Any, data: Mapping[str, Any], name: str) -> Fault | None:
 
 
 def _is_person(agent: Agent) -> bool:
-    human = sys.modules.get("arena.human")
+    human = sys.modules.get("arena.cli.human")
     return human is not None and isinstance(agent, human.HumanAgent)

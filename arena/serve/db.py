@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.transactions import WriteTransaction
+from arena.tournament.transactions import WriteTransaction
 
 DB_FILE = "serve.sqlite"
 

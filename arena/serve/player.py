@@ -8,9 +8,10 @@ hash of that set (``plugins/g...``), so a changed field is a new folder, which e
 afresh (a match worker keeps the registry of a folder it has loaded, and its zygotes, which are stopped once a
 new folder takes over).  Then ``arena.ladder.run_ladder``
 plays ``batch`` matches (newcomers first, as ``arena ladder run`` does), storing each match as it ends,
-and ``arena.publish`` rewrites the site the server shows.  A worker killed at any point resumes: an
+and ``arena.leaderboard.publish`` rewrites the site the server shows.  A worker killed at any point resumes: an
 interrupted run is finished with ``resume``, and an admission half done is completed (each of its steps
-is idempotent).
+is idempotent).  When every rating method fails (a trusted plugin's that raises), the batch stays stored, the
+last site and leaderboards published stay, one line says why, and the ladder plays on: the worker does not end.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import shutil
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -25,8 +27,8 @@ from pathlib import Path
 from arena.ladder.config import LadderConfig
 from arena.ladder.field import add_entry, open_ladder, read_ladder, retire_entry, start_ladder
 from arena.ladder.runner import run_ladder
+from arena.leaderboard.publish import NothingRated, publish
 from arena.plugin_system.loading import load_registry
-from arena.publish import publish
 from arena.serve.archives import read_upload
 from arena.serve.checker import plugin_name
 from arena.serve.config import SEAT_LOG_MATCHES, ServeLimits
@@ -157,7 +159,11 @@ def play_once(folder: Path, plugins: Path, config: LadderConfig, batch: int, wor
                          matches=None if resume else batch, resume=resume, workers=workers, address=address)
     with open_ladder(leaderboards, config.name) as store:
         store.store.prune_seat_logs(seat_log_matches)
-    publish(summary.ladder.config.tournament, leaderboards, plugins_dir=plugins)
+    try:
+        publish(summary.ladder.config.tournament, leaderboards, plugins_dir=plugins)
+    except NothingRated as error:  # nothing written: the last site and leaderboards stay as they were
+        print(f"arena serve: {config.name}: played {summary.played} matches, stored, and not published (the last "
+              f"site and leaderboards stay): {error}", file=sys.stderr, flush=True)
     return summary.played
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.ladder.config import LadderConfig, ladder_from_dict
+from arena.plugin_system.extensions import install
 from arena.plugin_system.loading import load_registry
 from arena.serve.config import ServeSettings, split_config
 from arena.tournament.config import ConfigError
@@ -59,7 +60,9 @@ def load_competition(path: Path) -> Competition:
                             "served competition runs every seat sandboxed")
     if problems:
         raise ConfigError(problems)
-    loaded = load_registry(plugins_dir=None).registry
+    # arena's own plugins and the installed ones; the trusted among them (ARENA_PLUGINS_TRUST) may add rating
+    # methods, formats and views, as for `arena ladder run`. Uploads are never among them.
+    loaded = install(load_registry(plugins_dir=None).registry)
     ladder = ladder_from_dict(data, {name: game.info for name, game in loaded.games.items()},
                               {name: set(spec.games) for name, spec in loaded.agents.items()}, source=str(path),
                               agent_options={name: spec.options for name, spec in loaded.agents.items()})

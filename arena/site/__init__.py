@@ -5,7 +5,7 @@
 * ``matches.html``: every match, filterable by agent, a page at a time;
 * ``match.html#IDX``: one match stepped through (``arena.records.log``, the log ``arena replay --log`` prints).
 
-``build_site`` writes it (``arena.publish`` calls it); the data the pages load lives in ``data/``
+``build_site`` writes it (``arena.leaderboard.publish`` calls it); the data the pages load lives in ``data/``
 as scripts (``arena.site.chunks``), the numbers beside the ratings come from ``arena.site.stats``.
 """
 

@@ -12,9 +12,9 @@ import math
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
+from arena.inputs.suggest import closest
 from arena.records.seeding import MAX_SEED
 from arena.referee.limits import MAX_SECONDS
-from arena.suggest import closest
 from arena.tournament.config_types import MAX_OPTION_INTEGER
 
 TOP_KEYS = (

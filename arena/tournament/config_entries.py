@@ -7,8 +7,8 @@ from typing import Any
 
 from arena.agent import ANY_GAME
 from arena.games.base import GameInfo
-from arena.options import NO_OPTIONS, AgentOptions, OptionError
 from arena.referee.seats import ISOLATION_MODES
+from arena.seating.options import NO_OPTIONS, AgentOptions, OptionError
 from arena.tournament.config_checks import Checks, is_json, listing, show, suggest
 from arena.tournament.config_types import ENTRY_PATTERN, MAX_ENTRIES, NAME_MAX, AgentEntry
 from arena.tournament.formats import BY_NAME

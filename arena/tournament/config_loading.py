@@ -21,9 +21,9 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
-from arena import bounded_json
 from arena.games.base import GameInfo
-from arena.options import AgentOptions
+from arena.inputs import bounded_json
+from arena.seating.options import AgentOptions
 from arena.tournament.config_types import ConfigError, TournamentConfig
 from arena.tournament.config_validation import ConfigValidator
 

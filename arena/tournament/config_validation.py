@@ -8,11 +8,11 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from arena import bounded_json
 from arena.games.base import GameInfo, InvalidSetup
-from arena.options import AgentOptions
+from arena.inputs import bounded_json
 from arena.referee.limits import MAX_CPUS, MAX_MEMORY_MB, Limits
 from arena.referee.seats import ISOLATION_MODES
+from arena.seating.options import AgentOptions
 from arena.tournament.config_checks import TOP_KEYS, is_int, is_number, listing, misplaced_hint, show, suggest
 from arena.tournament.config_entries import EntryChecks
 from arena.tournament.config_types import (

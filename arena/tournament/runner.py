@@ -33,9 +33,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.options import OptionError
 from arena.plugin_system.loading import DEFAULT_PLUGINS_DIR, PluginManager, Registry, load_registry
 from arena.plugin_system.provenance import ProvenanceError, files_hash, source_root
+from arena.seating.options import OptionError
 from arena.tournament.cluster import ClusterError, probe
 from arena.tournament.config import TournamentConfig
 from arena.tournament.errors import TournamentError, TournamentRequestError

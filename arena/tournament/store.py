@@ -30,13 +30,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena import bounded_json
+from arena.inputs import bounded_json
 from arena.ratings.data import MatchOutcome
 from arena.records import MAX_RECORD_BYTES
 from arena.records.seeding import new_secret
 from arena.tournament.errors import StoreError, StoreRequestError
 from arena.tournament.store_file import SCHEMA, SCHEMA_VERSION, claim_store, create_store, explain_error
-from arena.transactions import WriteTransaction
+from arena.tournament.transactions import WriteTransaction
 
 STORE_FILE = "results.sqlite"
 

@@ -11,9 +11,9 @@ import grimp
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("arena.__main__", "arena.cli"),
     ("arena.serve",),
-    ("arena.api",),
+    ("arena.python_api",),
     ("arena.plugin_system.extensions",),
-    ("arena.publish",),
+    ("arena.leaderboard.publish",),
     ("arena.site",),
     ("arena.ladder",),
     ("arena.tournament",),
@@ -22,7 +22,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # Reading and checking agents and games from the loaded plugins.
     # The conformance kits (arena/conformance/; arena.testing is the game kit's documented name) and a
     # record's readable log (arena/records/log.py), which replays with the game's words.
-    ("arena.conformance", "arena.testing", "arena.env", "arena.games.catalog", "arena.records.log", "arena.human"),
+    ("arena.conformance", "arena.testing", "arena.env", "arena.games.catalog", "arena.records.log"),
     # The plugin system (arena/plugin_system/), the loading layer on top; arena.plugins re-exports it.
     ("arena.plugins", "arena.plugin_system.loading"),
     ("arena.plugin_system.discovery",),
@@ -34,12 +34,14 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("arena.plugin_system.registry", "arena.plugin_system.data", "arena.plugin_system.source_only",
      "arena.plugin_system.reporters", "arena.plugin_system.__init__"),
     ("arena.sandbox",),
-    # What every layer above reads: agents, options, games and their contracts, records.
-    ("arena.substitute", "arena.agent", "arena.options", "arena.transactions"),
+    # What every layer above reads: the agent interface, its options and the random agent (arena/seating/;
+    # arena.options is the options' documented name).
+    ("arena.agent", "arena.seating", "arena.options"),
     # The records (arena/records/: the format and the seeds), a game's coverage plan (arena.coverage is its
-    # documented name) and the conformance package itself, which imports none of its kits.
+    # documented name), the conformance package itself, which imports none of its kits, the checks on input
+    # (arena/inputs/) and the hooks.
     ("arena.games", "arena.conformance.coverage", "arena.coverage", "arena.conformance.__init__", "arena.env.encoding",
-     "arena.records", "arena.seeding", "arena.bounded_json", "arena.suggest", "arena.hookspecs", "arena.__init__"),
+     "arena.records", "arena.seeding", "arena.inputs", "arena.plugin_system.hookspecs", "arena.__init__"),
 )
 """Top first.  ``name.__init__`` stands for the package module ``name`` alone, not its submodules."""
 

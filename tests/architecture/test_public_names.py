@@ -1,8 +1,11 @@
-"""The documented import names still reach the modules now grouped in packages (arena/conformance/, arena/records/).
+"""The documented import names still reach the modules now grouped in packages (arena/conformance/, arena/records/,
+arena/seating/, arena/plugin_system/).
 
-docs/writing-agents.md imports the agent kit from ``arena.conformance``, docs/writing-games.md the game kit from
-``arena.testing`` and the coverage plan from ``arena.coverage``, docs/python-api.md ``arena.seeding.derive_seed``
-and docs/records.md the record functions from ``arena.records``; each must be the very object the package holds.
+docs/writing-agents.md imports the agent kit from ``arena.conformance``, the options an agent declares from
+``arena.options`` and ``hookimpl`` from ``arena``, docs/writing-games.md the game kit from ``arena.testing`` and
+the coverage plan from ``arena.coverage``, docs/python-api.md ``arena.seeding.derive_seed``, docs/records.md the
+record functions from ``arena.records`` and docs/security.md the trusted registry from ``arena.plugins``; each
+must be the very object the package holds.
 """
 
 from __future__ import annotations
@@ -17,8 +20,13 @@ import arena.conformance.agents
 import arena.conformance.coverage
 import arena.conformance.games
 import arena.coverage
+import arena.options
+import arena.plugin_system.hookspecs
+import arena.plugin_system.loading
+import arena.plugins
 import arena.records.record
 import arena.records.seeding
+import arena.seating.options
 import arena.seeding
 import arena.testing
 from arena import conformance, records
@@ -30,6 +38,9 @@ from arena import conformance, records
     (arena.coverage, arena.conformance.coverage, ["CoveragePlan", "Scenario", "Coverage"]),
     (arena.seeding, arena.records.seeding, ["derive_seed", "secret_seed", "new_secret", "MAX_SEED"]),
     (records, arena.records.record, ["replay", "make_record", "load_record", "save_record", "RecordError"]),
+    (arena.options, arena.seating.options, ["AgentOptions", "OptionSpec"]),
+    (arena, arena.plugin_system.hookspecs, ["hookimpl"]),
+    (arena.plugins, arena.plugin_system.loading, ["load_registry", "load_trusted_registry", "TRUST_ENV"]),
 ])
 def test_a_documented_name_is_the_packages_own_object(public: object, home: object, names: list[str]) -> None:
     for name in names:

@@ -188,7 +188,7 @@ def test_run_json_says_whether_deals_were_public(capsys, tmp_path: Path) -> None
 
 LINKED_PLUGIN = """from arena import hookimpl
 from arena.agent import AgentSpec
-from arena.substitute import RandomAgent
+from arena.seating.substitute import RandomAgent
 
 
 @hookimpl

@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from arena.cli import main
+from arena.cli.human import HumanAgent, InputEnded
 from arena.games.lorum import GAME as LORUM
 from arena.games.lorum.cards import DECK
 from arena.games.lovat import CARDS, GAME
-from arena.human import HumanAgent, InputEnded
 from arena_agents.lovat import random_keep
 
 

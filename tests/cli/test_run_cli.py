@@ -245,21 +245,21 @@ def test_ctrl_c_says_what_is_stored_and_how_to_go_on(capsys: pytest.CaptureFixtu
 
 def test_ctrl_c_while_the_site_is_written_says_every_match_is_stored_and_how_to_publish(
         capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import arena.publish
+    import arena.leaderboard.publish
 
     config = write_config(tmp_path)
     boards = tmp_path / "boards"
-    real = arena.publish.publish
+    real = arena.leaderboard.publish.publish
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(arena.publish, "publish", interrupted)
+    monkeypatch.setattr(arena.leaderboard.publish, "publish", interrupted)
     status, _, err = run(capsys, "run", str(config), "--workers", "1", "--leaderboards", str(boards))
     assert status == 130
     assert err.strip() == ("arena: error: interrupted while writing the leaderboard files and the site; every match "
                            f"is stored: run 'arena publish tiny --leaderboards {boards}' to write them")
-    monkeypatch.setattr(arena.publish, "publish", real)
+    monkeypatch.setattr(arena.leaderboard.publish, "publish", real)
     status, _, err = run(capsys, "publish", "tiny", "--leaderboards", str(boards))  # the advice, followed
     assert status == 0, err
     assert (boards / "tiny" / "index.html").is_file()

@@ -51,7 +51,7 @@ def test_help_imports_no_command_module() -> None:
     commands = sorted(name for name in loaded if name.startswith("arena.cli.") and name not in
                       ("arena.cli.common", "arena.cli.stopping"))
     assert commands == [], commands
-    assert "arena.publish" not in loaded and "arena.ratings" not in loaded
+    assert "arena.leaderboard.publish" not in loaded and "arena.ratings" not in loaded
 
 
 def test_a_rating_command_still_loads_what_it_needs() -> None:

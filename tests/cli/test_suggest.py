@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from arena.cli import main
-from arena.suggest import closest
+from arena.inputs.suggest import closest
 
 AGENTS = ("bold", "cautious", "counting", "greedy", "hoarder", "mixed", "point-shy", "random", "search", "sniper")
 

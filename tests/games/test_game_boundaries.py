@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from arena.plugins import load_registry
-from arena.substitute import SUBSTITUTE
+from arena.seating.substitute import SUBSTITUTE
 
 ARENA = Path(__file__).resolve().parents[2] / "arena"
 
@@ -151,4 +151,4 @@ def test_the_random_agent_is_named_in_one_place() -> None:
     named = [str(path.relative_to(ARENA.parent)) for path in sorted(ARENA.rglob("*.py"))
              for token in tokenize.generate_tokens(io.StringIO(path.read_text()).readline)
              if token.type == tokenize.STRING and _literal(token) == SUBSTITUTE]
-    assert named == ["arena/substitute.py"]
+    assert named == ["arena/seating/substitute.py"]

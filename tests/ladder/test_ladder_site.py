@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-import arena.publish as publishing
+import arena.leaderboard.publish as publishing
 from arena.cli import main
 from arena.ladder import ladder_history
 from arena.site.ladder import ladder_section
@@ -70,7 +70,7 @@ def test_ladder_commands_publish_with_the_users_plugins_folder(leaderboards: Pat
         calls.append(options)
         return real(config, leaderboards, **options)
 
-    monkeypatch.setattr(publishing, "publish", spy)  # the commands load arena.publish when they publish
+    monkeypatch.setattr(publishing, "publish", spy)  # the commands load arena.leaderboard.publish when they publish
     assert main(["ladder", "run", "four", "--matches", "4", "--json", "--leaderboards", str(tmp_path),
                  "--plugins-dir", str(PLUGINS)]) == 0
     assert main(["ladder", "retire", "four", "random-2", "--leaderboards", str(tmp_path),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from arena.publish import RatedConfig, StoredConfig, rate_rows
+from arena.leaderboard.publish import RatedConfig, StoredConfig, rate_rows
 from arena.tournament.store import MatchRow
 
 VERSIONS = {name: {"version": "1"} for name in "abc"}

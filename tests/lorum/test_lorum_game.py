@@ -4,10 +4,10 @@ import pluggy
 import pytest
 from lorum_helpers import HEARTS_SPLIT_K0, OWNERS_K1, PLAY_K0, PLAY_K1, new_game, run
 
-from arena import hookspecs
 from arena.games.base import GameInfo, InvalidSetup
 from arena.games.lorum import GAME, LorumObservation
 from arena.games.lorum import plugin as lorum_plugin
+from arena.plugin_system import hookspecs
 
 
 def test_info_declares_the_game_up_front():

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.options import AgentOptions, OptionError, OptionSpec
 from arena.plugins import load_registry
+from arena.seating.options import AgentOptions, OptionError, OptionSpec
 
 SCHEMA = AgentOptions((
     OptionSpec("iterations", "int", default=320, minimum=1, games=("lovat",), help="playouts"),

@@ -88,7 +88,7 @@ def test_bytecode_in_the_cache_folder_under_a_name_python_never_caches_counts(tm
 
 DUP_PLUGIN = """from arena import hookimpl
 from arena.agent import AgentSpec
-from arena.substitute import RandomAgent
+from arena.seating.substitute import RandomAgent
 
 
 @hookimpl

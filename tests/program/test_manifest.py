@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from program_helpers import write_program
 
-from arena.options import OptionError
 from arena.plugins import PROGRAM, PluginCodeRefused, load_registry
 from arena.program.manifest import ManifestError, manifest_report, read_manifest
+from arena.seating.options import OptionError
 
 GOOD = '''name = "bot"
 version = "2.1"

@@ -103,11 +103,13 @@ def test_a_raising_method_is_left_out_and_every_other_method_is_written(
     assert list(json.loads((folder / "ratings.json").read_text())) == ["shaky", "elo"]
     assert json.loads((folder / "history.json").read_text())["method"] == "elo"
 
-    # Nothing left to publish: one more line, and a failure status; the files already there stay as they were.
+    # Nothing left to publish: one line naming each method and its error, and a failure status; the files
+    # already there stay as they were.
     before = (folder / "ratings.json").read_text()
-    assert main(["publish", "q", "--method", "broken", *common]) == 1
+    assert main(["publish", "q", "--method", "broken", "--method", "broken-pairs", *common]) == 1
     assert _plugin_lines(capsys.readouterr().err) == [
-        BROKEN_LINE, "arena: error: q: no leaderboard: every rating method asked for failed (broken)"]
+        "arena: error: q: no leaderboard: every rating method asked for failed: 'broken' (RuntimeError: no luck); "
+        "'broken-pairs' (RuntimeError: no luck)"]
     assert (folder / "ratings.json").read_text() == before
 
     assert main(["leaderboard", "q", "--method", "broken", "--method", "elo", "--json", *common]) == 0

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from arena import publish
 from arena.games.interface import ScoreSpec
 from arena.ladder import ladder_from_dict, load_ladder_config
+from arena.leaderboard import publish
 from arena.leaderboard.terminal import rating_digits
 from arena.plugins import load_registry
 from arena.ratings import elo, registry

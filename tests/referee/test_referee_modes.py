@@ -99,7 +99,7 @@ def test_auto_trusts_first_party_agents_and_sandboxes_the_rest(registry: Registr
 
 
 def test_resolve_mode_trusts_origin_not_what_a_spec_says(registry: Registry) -> None:
-    from arena.human import HumanAgent
+    from arena.cli.human import HumanAgent
     from arena.referee.confinement import sandbox_level
 
     def forged(**_: Any) -> None: ...

@@ -14,7 +14,7 @@ import pytest
 
 from arena.games.lorum import GAME as LORUM
 from arena.games.lovat import GAME as LOVAT
-from arena.substitute import SUBSTITUTE
+from arena.seating.substitute import SUBSTITUTE
 from arena.tournament.config import load_config
 from arena_agents.plugin import FIRST_PARTY, HEURISTICS, OPTIONS
 

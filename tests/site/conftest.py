@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from arena.leaderboard.publish import Published, publish
 from arena.plugins import load_registry
-from arena.publish import Published, publish
 from arena.tournament.config import config_from_dict
 from arena.tournament.runner import run_tournament
 

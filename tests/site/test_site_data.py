@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from arena.games.lorum.game import LorumGame
-from arena.publish import Published
+from arena.leaderboard.publish import Published
 from arena.ratings.registry import fit
 from arena.ratings.simulate import simulate_outcomes
 from arena.records.log import move_times

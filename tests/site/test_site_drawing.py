@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 import arena
+from arena.leaderboard.publish import publish
 from arena.plugins import load_registry
-from arena.publish import publish
 from arena.records import action_from_json, game_for_record
 from arena.site.chunks import match_page, scenes
 from arena.tournament.config import config_from_dict

@@ -281,8 +281,8 @@ def test_a_node_killed_mid_run_loses_nothing_and_counts_nothing_twice(
 
 def test_an_unfinished_tournaments_leaderboards_say_how_many_matches_were_scheduled(tmp_path: Path) -> None:
     from arena.leaderboard.files import to_markdown
+    from arena.leaderboard.publish import rate_stored
     from arena.leaderboard.terminal import caption_lines
-    from arena.publish import rate_stored
 
     config = small_config()
     with pytest.raises(Interrupt):

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from test_runner import KNOWN_AGENTS, KNOWN_GAMES, Interrupt, results, small_config, stop_after, twin_stores
 
-from arena.publish import publish
+from arena.leaderboard.publish import publish
 from arena.records.seeding import derive_seed, secret_seed
 from arena.tournament.config import config_from_dict, load_config
 from arena.tournament.runner import run_tournament

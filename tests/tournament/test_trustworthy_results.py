@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from arena.cli import main
+from arena.leaderboard.publish import rate_stored
 from arena.plugins import load_registry
-from arena.publish import rate_stored
 from arena.referee import MOVE, STARTUP, fault_phase
 from arena.tournament.config import ConfigError, TournamentConfig, config_from_dict
 from arena.tournament.playing import Worker
@@ -25,7 +25,7 @@ from arena_agents.lorum import RandomLorumAgent
 
 from arena import hookimpl
 from arena.agent import AgentSpec
-from arena.options import AgentOptions, OptionSpec
+from arena.seating.options import AgentOptions, OptionSpec
 
 VERSION = "{version}"
 BROKEN = {broken}

@@ -12,7 +12,7 @@ import socket
 
 from arena import hookimpl
 from arena.agent import AgentSpec
-from arena.options import AgentOptions, OptionSpec
+from arena.seating.options import AgentOptions, OptionSpec
 from arena_agents.lorum import RandomLorumAgent
 
 MIMICS = (

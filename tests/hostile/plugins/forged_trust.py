@@ -24,7 +24,7 @@ def forged_factory(**kwargs):
     return Forged(**kwargs)
 
 
-forged_factory.__module__ = "arena.human"
+forged_factory.__module__ = "arena.cli.human"
 
 
 @hookimpl
@@ -32,4 +32,4 @@ def arena_register_agents(register):
     register(AgentSpec(name="forged-trusted", games=("lovat", "lorum"), factory=Forged, description="trusted=True",
                        version="1", trusted=True))
     register(AgentSpec(name="forged-module", games=("lovat", "lorum"), factory=forged_factory,
-                       description="a factory whose __module__ says arena.human", version="1", trusted=True))
+                       description="a factory whose __module__ says arena.cli.human", version="1", trusted=True))

@@ -8,7 +8,7 @@ import random
 
 from arena import hookimpl
 from arena.agent import Agent, AgentSpec
-from arena.options import AgentOptions, OptionSpec
+from arena.seating.options import AgentOptions, OptionSpec
 from arena_agents.lorum import GreedyLorumAgent, RandomLorumAgent
 from arena_agents.lovat import GreedyLovatAgent, RandomLovatAgent
 

@@ -145,7 +145,8 @@ def method_options(method: str, game: str, game_options: Mapping[str, Any], boot
 
 
 class NothingRated(Exception):
-    """Every rating method asked for failed (each a plugin's: arena's own never fails quietly)."""
+    """Every rating method asked for failed (each a plugin's: arena's own never fails quietly); the message names
+    each method and its error, in one line."""
 
 
 def rate(outcomes: Sequence[MatchOutcome], methods: Sequence[str], game: str,
@@ -153,9 +154,11 @@ def rate(outcomes: Sequence[MatchOutcome], methods: Sequence[str], game: str,
     """One leaderboard per method, in the given order.
 
     A plugin's method that raises is left out with one line on stderr, and the others are rated (as a plugin's
-    view that raises skips its own file: ``arena.leaderboard.views``); ``NothingRated`` when none is left.
+    view that raises skips its own file: ``arena.leaderboard.views``); ``NothingRated`` when none is left, whose
+    one line says why each failed (the caller shows it; nothing else is printed then).
     """
     boards: dict[str, Leaderboard] = {}
+    failed: dict[str, Exception] = {}
     for method in methods:
         try:
             boards[method] = build_leaderboard(outcomes, method,
@@ -163,17 +166,24 @@ def rate(outcomes: Sequence[MatchOutcome], methods: Sequence[str], game: str,
         except Exception as error:  # a plugin's method may raise anything; arena's own raising is a bug to see
             if method in BUILT_IN_METHODS:
                 raise
-            method_failed(method, "left out of the leaderboards", error)
+            failed[method] = error
     if not boards:
-        raise NothingRated(f"no leaderboard: every rating method asked for failed ({', '.join(methods)})")
+        reasons = "; ".join(f"{method!r} ({error_text(failure)})" for method, failure in failed.items())
+        raise NothingRated(f"no leaderboard: every rating method asked for failed: {reasons}")
+    for method, failure in failed.items():
+        method_failed(method, "left out of the leaderboards", failure)
     return boards
+
+
+def error_text(error: Exception) -> str:
+    """A plugin's exception in one line: its type and at most 300 characters of its message."""
+    message = " ".join(str(error).split())[:300]
+    return f"{type(error).__name__}{': ' + message if message else ''}"
 
 
 def method_failed(method: str, what: str, error: Exception) -> None:
     """One line on stderr: a plugin's rating ``method`` raised ``error``, so ``what`` happened instead."""
-    message = " ".join(str(error).split())[:300]
-    print(f"arena: rating method {method!r} failed, {what}: {type(error).__name__}{': ' + message if message else ''}",
-          file=sys.stderr)
+    print(f"arena: rating method {method!r} failed, {what}: {error_text(error)}", file=sys.stderr)
 
 
 def history_of(outcomes: Sequence[MatchOutcome], methods: Sequence[str], game: str,
