@@ -82,19 +82,25 @@ def released() -> Iterator[None]:
             os.sched_setaffinity(0, pinned)
 
 
+PIN_LIMIT = 1024
+"""Most processes ``pin_tree`` visits in one seat (a seat's pids limit is far below it)."""
+
+
 def pin_tree(pid: int, core: int | None) -> None:
     """Put every thread of process ``pid`` and of its descendants on ``core``; nothing if ``core`` is None.
 
-    Called once the seat is built and idle: its agent builds on any core, in parallel with the other seats',
+    Called once the seat is built and frozen: its agent builds on any core, in parallel with the other seats',
     and plays on the match's.  A thread or process that appears later inherits the mask of the thread that
-    made it.  A failure (a process gone meanwhile, a mask the system refuses) leaves that thread where it
-    was: a slower seat, not a wrong one.
+    made it.  At most ``PIN_LIMIT`` processes are visited.  A failure (a process gone meanwhile, a mask the
+    system refuses) leaves that thread where it was: a slower seat, not a wrong one.
     """
     if core is None:
         return
     pending = [pid]
-    while pending:
+    visited = 0
+    while pending and visited < PIN_LIMIT:
         process = pending.pop()
+        visited += 1
         try:
             threads = os.listdir(f"/proc/{process}/task")
         except OSError:

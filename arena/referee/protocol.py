@@ -91,6 +91,7 @@ class _Channel:
     sent: int = 0  # token of the last message sent on the socket; a reply must name it
     received: int = 0  # token of the last message received; the next message sent names it
     buffer: bytearray = dataclasses.field(default_factory=bytearray)
+    scratch: memoryview | None = None  # CHUNK bytes each read lands in, made once per socket
     poller: Any = None  # a select.poll() on the socket, once it is read or written with a deadline
     blocking: bool | None = None  # the socket's mode as this module last set it (setting it is a system call)
 
@@ -231,7 +232,9 @@ def decode(body: bytes) -> Any:
 
 
 def _fill(sock: socket.socket, channel: _Channel, size: int, deadline: float | None) -> None:
-    """Read until the channel's buffer holds ``size`` bytes (a message needs no more than ``CHUNK`` past them).
+    """Read until the channel's buffer holds ``size`` bytes (a message needs no more than ``CHUNK`` past them),
+    each read into the channel's one scratch buffer: a sender that trickles a large message costs no
+    allocation per byte.
 
     With a deadline the socket is non-blocking and waited on by ``poll``: one system call a wait, where a
     timeout set on the socket costs three (it sets the socket's mode each time).
@@ -240,18 +243,21 @@ def _fill(sock: socket.socket, channel: _Channel, size: int, deadline: float | N
     if len(buffer) >= size:
         return
     _set_blocking(sock, channel, deadline is None)
+    if channel.scratch is None:
+        channel.scratch = memoryview(bytearray(CHUNK))
+    scratch = channel.scratch
     while len(buffer) < size:
         if deadline is not None:
             _wait(sock, channel, select.POLLIN, deadline, "timed out waiting for a reply")
         try:
-            data = sock.recv(max(size - len(buffer), CHUNK))
+            count = sock.recv_into(scratch)
         except BlockingIOError:
             continue  # woken with nothing to read: wait again
         except ConnectionResetError:
             raise ChannelClosed("the connection was reset") from None
-        if not data:
+        if not count:
             raise ChannelClosed("end of file")
-        buffer += data
+        buffer += scratch[:count]
 
 
 def _set_blocking(sock: socket.socket, channel: _Channel, blocking: bool) -> None:

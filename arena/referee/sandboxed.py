@@ -204,7 +204,8 @@ class ProcessSeat:
         self._started()
 
     def _started(self) -> None:
-        """The seat said it is ready: move its processes to the match's core, then freeze it until its turn."""
+        """The seat said it is ready: freeze it until its turn, then move its stopped processes to the match's
+        core (none of them can start another while the walk runs)."""
         if self.box is not None:
             from arena.sandbox import SandboxError, confirm
 
@@ -212,9 +213,9 @@ class ProcessSeat:
                 confirm(self.box)
             except SandboxError as error:
                 raise self._stop(Fault(CRASH, f"its process could not be started: {error}")) from None
+        self._freeze()
         if self.pid is not None:
             affinity.pin_tree(self.pid, self.core)
-        self._freeze()
 
     def act(self, observation: Observation) -> tuple[Action, float]:
         """Thaw, send the observation (and pending events), freeze again; the checked action and its seconds."""
