@@ -4,9 +4,13 @@ A match is a relay: at any moment one of the referee and its seats runs while th
 are frozen.  Handing the turn to a process on another core wakes that core, which in a virtual machine costs an
 exit to the host: on the 2-core machine of docs/performance.md a round trip between two Python processes took
 60 µs on two cores and 5 µs on one, and a sandboxed trivial agent's decision 151 µs against 81 µs.  Sharing
-one core costs a match no parallelism, since its processes never run at once; each worker of a tournament
-pins its own referee wherever it runs when the match starts, so matches on different workers keep their own
-cores.
+one core costs a match no parallelism, since its processes never run at once.
+
+Matches running at once must not share a core, or a seat thinking in one halves the CPU of a seat in the other
+for the rest of both matches.  So a match *reserves* its core: a referee binds an abstract Unix socket named
+after the core (``arena-core-<uid>-<core>``), which only one socket on the machine can hold and which the
+kernel drops when its holder closes it or dies, leaving no file behind.  The referee takes the core it is on if
+that is free, else the first free core it may use, and pins nothing when every core is held.
 
 Affinity is only a hint.  A seat that widens its own mask slows only itself: its turn is bounded by its clock
 and its CPU quota, and between turns it is frozen.  Where a seat may use more than one core (``Limits.cpus``
@@ -17,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import socket
 import threading
 from collections.abc import Iterator
 
@@ -26,27 +31,57 @@ _outside = threading.local()
 
 @contextlib.contextmanager
 def one_core(wanted: bool) -> Iterator[int | None]:
-    """While the block runs, keep the calling thread on the core it is on now; that core (None if not pinned).
+    """While the block runs, keep the calling thread on a core reserved for it; that core (None if not pinned).
 
-    The thread's previous set of cores is restored afterwards, however the block ends.
+    The core is the one the thread is on if no other match holds it, else another free one (``reserve``); with
+    every core held, nothing is pinned.  The thread's previous set of cores and the core's reservation are given
+    back afterwards, however the block ends.
     """
-    core = current_core() if wanted else None
-    if core is None:
+    reservation = reserve() if wanted else None
+    if reservation is None:
         yield None
         return
+    core, held = reservation
+    with held:
+        try:
+            before = os.sched_getaffinity(0)
+            os.sched_setaffinity(0, {core})
+        except OSError:
+            yield None
+            return
+        _outside.cores = before
+        try:
+            yield core
+        finally:
+            _outside.cores = None
+            with contextlib.suppress(OSError):
+                os.sched_setaffinity(0, before)
+
+
+def reserve() -> tuple[int, socket.socket] | None:
+    """A core no other match holds, and the socket that holds it until closed; None if every core is held.
+
+    The core the calling thread is on comes first (its caches are warm), then the others it may use in order.
+    """
     try:
-        before = os.sched_getaffinity(0)
-        os.sched_setaffinity(0, {core})
+        allowed = sorted(os.sched_getaffinity(0))
     except OSError:
-        yield None
-        return
-    _outside.cores = before
-    try:
-        yield core
-    finally:
-        _outside.cores = None
-        with contextlib.suppress(OSError):
-            os.sched_setaffinity(0, before)
+        return None
+    here = current_core()
+    for core in ([here] if here in allowed else []) + [core for core in allowed if core != here]:
+        held = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
+        try:
+            held.bind(reservation_name(core))
+        except OSError:  # held by another match (EADDRINUSE), or no abstract sockets here
+            held.close()
+            continue
+        return core, held
+    return None
+
+
+def reservation_name(core: int) -> bytes:
+    """The abstract socket name that holds ``core`` for one match of this user's referees."""
+    return f"\0arena-core-{os.getuid()}-{core}".encode()
 
 
 def unpin(pid: int) -> None:

@@ -6,6 +6,10 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import signal
+import socket
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -91,3 +95,74 @@ def test_a_helper_started_during_a_match_and_a_build_get_the_cores_from_outside_
         with affinity.released():  # as a program's build runs
             assert os.sched_getaffinity(0) == outside
         assert os.sched_getaffinity(0) == {core}
+
+
+def test_matches_at_once_reserve_different_cores_and_pin_nothing_when_every_core_is_held():
+    allowed = os.sched_getaffinity(0)
+    entered, leave = threading.Barrier(len(allowed) + 1), threading.Event()
+    got: list[int | None] = []
+
+    def hold() -> None:
+        with affinity.one_core(True) as core:
+            got.append(core)
+            entered.wait(timeout=10)
+            leave.wait(timeout=10)
+
+    holders = [threading.Thread(target=hold) for _ in allowed]
+    for holder in holders:
+        holder.start()
+    try:
+        entered.wait(timeout=10)
+        assert sorted(core for core in got if core is not None) == sorted(allowed)  # one core each
+        with affinity.one_core(True) as extra:
+            assert extra is None and os.sched_getaffinity(0) == allowed  # every core held: not pinned
+    finally:
+        leave.set()
+        for holder in holders:
+            holder.join()
+    with affinity.one_core(True) as again:
+        assert again is not None  # every reservation was given back
+
+
+def test_a_core_held_by_another_process_is_skipped_and_freed_when_that_process_is_killed():
+    here = affinity.current_core()
+    assert here is not None
+    ready_read, ready_write = os.pipe()
+    holder = os.fork()
+    if holder == 0:
+        os.close(ready_read)
+        held = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        held.bind(affinity.reservation_name(here))
+        os.write(ready_write, b"x")
+        time.sleep(60)
+        os._exit(0)
+    os.close(ready_write)
+    try:
+        os.read(ready_read, 1)
+        with affinity.one_core(True) as core:
+            assert core is not None and core != here
+    finally:
+        os.kill(holder, signal.SIGKILL)
+        os.waitpid(holder, 0)
+        os.close(ready_read)
+    taken = affinity.reserve()
+    assert taken is not None
+    taken[1].close()
+    freed = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    with freed:
+        freed.bind(affinity.reservation_name(here))  # the killed holder left nothing behind
+
+
+def test_a_match_plays_on_the_core_other_matches_leave_free(core_registry, core_host):
+    allowed = sorted(os.sched_getaffinity(0))
+    free = allowed[-1]
+    others = [socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) for _ in allowed[:-1]]
+    try:
+        for held, core in zip(others, allowed, strict=False):
+            held.bind(affinity.reservation_name(core))  # as matches on other workers hold their cores
+        result = play(core_registry, core_host, "lorum", ["core-reporter"] * 4)
+    finally:
+        for held in others:
+            held.close()
+    assert not result.record["faults"]
+    assert set().union(*(reported(log) for log in result.logs)) == {str(free)}
