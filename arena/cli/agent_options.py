@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from rich import box
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from arena.agent import AgentSpec
 from arena.cli.common import CliError, literal
+from arena.cli.console import output_console
 from arena.plugin_system.loading import Registry
 from arena.seating.options import OptionSpec
 
@@ -29,7 +29,7 @@ def print_agent_options(row: dict[str, Any]) -> None:
     What a plugin wrote (description, help) is shown as text, never read as console markup, its control
     characters made visible (``\\x1b``) instead of acting on the terminal.
     """
-    console = Console()
+    console = output_console()
     name = literal(row["name"])
     name.stylize("bold")
     console.print(Text.assemble(name, " ", literal(row["version"]), " (plugin ",

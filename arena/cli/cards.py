@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-from rich.console import Console
 from rich.table import Table
 
 from arena.cli.common import CliError, add_command, add_plugins_dir, game_named, print_json, registry
+from arena.cli.console import output_console
 from arena.games.base import to_json
 
 
@@ -43,5 +43,5 @@ def run(args: argparse.Namespace) -> int:
         table.add_column(heading, justify="right" if justify == "right" else "left")
     for row in deck.rows:
         table.add_row(*row)
-    Console().print(table)
+    output_console().print(table)
     return 0

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 from rich import box
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, TaskID, TextColumn
 from rich.table import Table
 
@@ -28,6 +27,7 @@ from arena.cli.common import (
     publish_leaderboard,
     registry,
 )
+from arena.cli.console import output_console
 from arena.cli.numbers import MAX_CHECK_MATCHES, MAX_WORKERS, integer
 from arena.cli.progress import LazyProgress
 from arena.conformance.agents import DEFAULT_MATCHES, check_agent
@@ -187,7 +187,7 @@ def run_run(args: argparse.Namespace) -> int:
                 agent_options={name: spec.options for name, spec in loaded.agents.items()})
         except ConfigError as error:
             raise CliError(str(error)) from None
-    console = Console(stderr=args.json)
+    console = output_console(stderr=args.json)
     try:
         with LazyProgress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                       TextColumn("{task.fields[status]}"), console=console, disable=args.json) as progress:
@@ -353,7 +353,7 @@ def run_history(args: argparse.Namespace) -> int:
     if args.json:
         print_json(history if args.entry is None else entries[0])
         return 0
-    console = Console()
+    console = output_console()
     if args.entry is None:
         table = Table(title=f"{args.name}: entries", box=box.SIMPLE_HEAD)
         for column in ("entry", "agent", "joined after", "left after", "settled after", "status"):

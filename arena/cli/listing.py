@@ -6,13 +6,13 @@ import argparse
 from typing import Any, cast
 
 from rich import box
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from arena.agent import ANY_GAME
 from arena.cli.agent_options import agent_named, print_agent_options
 from arena.cli.common import add_command, add_plugins_dir, game_named, literal, print_json, registry
+from arena.cli.console import output_console
 from arena.plugin_system.loading import is_builtin
 
 
@@ -88,7 +88,7 @@ def run_plugins(args: argparse.Namespace) -> int:
     for key, kind in KINDS:
         for name, plugin in found[key]:
             added.add_row(kind, literal(name), "built-in" if plugin is None else literal(plugin))
-    console = Console()
+    console = output_console()
     console.print(table)
     console.print(added)
     return 0
@@ -127,7 +127,7 @@ def run_agents(args: argparse.Namespace) -> int:
         games = ", ".join("any game" if game == ANY_GAME else str(game) for game in cast(list, row["games"]))
         table.add_row(literal(row["name"]), literal(row["version"]), literal(games),
                       literal(row["plugin"]), literal(row["source"]))
-    console = Console()
+    console = output_console()
     console.print(table)
     for row in rows:
         console.print(Text.assemble((row["name"], "bold"), ": ", literal(row["description"] or "(no description)")))
@@ -161,9 +161,9 @@ def run_games(args: argparse.Namespace) -> int:
         if len(row["players"]) > 1:
             players += f" (default {row['default_players']})"
         table.add_row(literal(row["name"]), literal(row["id"]), literal(row["title"]), players, literal(options or "-"))
-    Console().print(table)
+    output_console().print(table)
     for game in loaded.games.values():  # the score's unit; each option's type, range and help (arena play --NAME)
-        Console().print(Text.assemble((game.info.name, "bold"), ": scores ", literal(game.info.score.label)))
+        output_console().print(Text.assemble((game.info.name, "bold"), ": scores ", literal(game.info.score.label)))
         for spec in game.info.options:
-            Console().print(Text.assemble("  --", literal(spec.help_line())))
+            output_console().print(Text.assemble("  --", literal(spec.help_line())))
     return 0

@@ -10,8 +10,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-
 from arena.cli.common import (
     CliError,
     add_command,
@@ -23,6 +21,7 @@ from arena.cli.common import (
     publish_leaderboard,
     trusted_plugins,
 )
+from arena.cli.console import output_console
 from arena.cli.numbers import MAX_BOOTSTRAP, integer
 from arena.inputs.suggest import closest
 from arena.leaderboard import compare, render_comparison
@@ -144,7 +143,7 @@ def run_leaderboard(args: argparse.Namespace) -> int:
     """Print the leaderboard, or a head-to-head comparison; write nothing."""
     _check_methods(args)
     config = _config(args)
-    console = Console()
+    console = output_console()
     if args.vs:
         a, b = args.vs
         method = (args.method or list(config.ratings))[0]
@@ -175,7 +174,7 @@ def run_publish(args: argparse.Namespace) -> int:
     """Write the leaderboard files and print the leaderboard."""
     _check_methods(args)
     published = publish_leaderboard(args, _config(args), methods=args.method, bootstrap=args.bootstrap)
-    published.print(Console())
+    published.print(output_console())
     return 0
 
 

@@ -23,6 +23,7 @@ from arena.cli.common import (
     print_json,
     publish_leaderboard,
 )
+from arena.cli.console import output_console
 from arena.cli.numbers import MAX_WORKERS, integer
 from arena.cli.progress import LazyProgress
 from arena.leaderboard.publish import summary_json
@@ -87,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     check_leaderboards(args.leaderboards)
     manager = plugins(args)  # loaded once: the tournament plays with this very registry
     config = load_tournament(args.config, manager.registry)
-    console = Console(stderr=args.json)
+    console = output_console(stderr=args.json)
     schedule = config.schedule()
     if not args.json:
         console.print(f"[bold]{config.name}[/]: {config.game}, {schedule.design.describe()}, "

@@ -10,7 +10,9 @@ Matches running at once must not share a core, or a seat thinking in one halves 
 for the rest of both matches.  So a match *reserves* its core: a referee binds an abstract Unix socket named
 after the core (``arena-core-<uid>-<core>``), which only one socket on the machine can hold and which the
 kernel drops when its holder closes it or dies, leaving no file behind.  The referee takes the core it is on if
-that is free, else the first free core it may use, and pins nothing when every core is held.
+that is free, else the first free core it may use, and pins nothing when every core is held.  Seats cannot
+take a name: they live in their zygote's network namespace, whose abstract sockets the referee's does not see;
+any other process of the user that takes one only keeps matches off that core (slower, not wrong).
 
 Affinity is only a hint.  A seat that widens its own mask slows only itself: its turn is bounded by its clock
 and its CPU quota, and between turns it is frozen.  Where a seat may use more than one core (``Limits.cpus``

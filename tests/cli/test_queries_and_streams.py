@@ -163,3 +163,12 @@ def test_first_party_option_defaults_match_the_agents() -> None:
     assert set(SEARCH_OPTIONS.for_game("lovat")) == set(search_lovat.OPTIONS)
     assert set(SEARCH_OPTIONS.for_game("lorum")) == set(search_lorum.OPTIONS)
     assert SEARCH_OPTIONS.for_game("lovat")["value"].choices == search_lovat.VALUES
+
+
+def test_a_piped_listing_keeps_every_line_whole(tmp_path: Path) -> None:
+    env = {key: value for key, value in os.environ.items() if key != "COLUMNS"}
+    listed = subprocess.run([sys.executable, "-m", "arena", "agents", "--plugins-dir", str(tmp_path)], env=env,
+                            capture_output=True, text=True, check=True, cwd=tmp_path, timeout=60).stdout
+    search = next(line for line in listed.splitlines() if line.startswith("search: "))
+    assert search.endswith("plays them out (docs/agents/search-lovat.md, docs/agents/search-lorum.md).")
+    assert "greedy" in next(line for line in listed.splitlines() if line.strip().startswith("greedy "))

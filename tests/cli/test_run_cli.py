@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from arena.cli import main
+from arena.cli.console import PIPED_WIDTH
 from arena.tournament.store import Store, store_path
 
 TINY = """
@@ -184,15 +185,15 @@ def test_kill_minus_nine_then_resume_equals_an_uninterrupted_run(capsys: pytest.
         assert resumed.result_table() == reference.result_table()
 
 
-def test_run_prints_the_ratings_of_every_method_within_eighty_columns(capsys: pytest.CaptureFixture[str],
-                                                                       tmp_path: Path) -> None:
+def test_run_prints_the_ratings_of_every_method_in_whole_lines(capsys: pytest.CaptureFixture[str],
+                                                               tmp_path: Path) -> None:
     config = write_config(tmp_path, game="lorum", options="deals = 2")
     status, out, err = run(capsys, "run", str(config), "--workers", "1", "--leaderboards", str(tmp_path / "boards"))
     assert status == 0, err
     lines = out.splitlines()
-    assert max(map(len, lines)) <= 80  # captured output is not a terminal: rich's 80 columns
     assert "Ratings by method" in out and "chips per deal" in out  # Lorum's score method is per deal
-    folded = "".join(out.split())  # a long path is folded across lines
+    assert max(map(len, lines)) <= PIPED_WIDTH  # captured output is not a terminal: the piped width
+    folded = "".join(out.split())  # a table's caption still folds to the table's width
     assert "".join(f"arena leaderboard tiny --leaderboards {tmp_path / 'boards'}".split()) in folded
     assert "--method METHOD" in out
     board = next(line for line in lines if line.lstrip().startswith("#") and "Agent" in line)
