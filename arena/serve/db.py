@@ -330,6 +330,12 @@ class ServeDB:
             self.db.execute("UPDATE uploads SET retired = ?, updated = ? WHERE id = ?",
                             (time.time(), time.time(), upload_id))
 
+    def drop(self, upload_id: int, reason: str) -> None:
+        """Record that the server took ``upload_id`` out of the ladder, and why (one line, for its owner)."""
+        with self.transaction():
+            self.db.execute("UPDATE uploads SET retired = ?, reason = ?, updated = ? WHERE id = ?",
+                            (time.time(), reason[:300], time.time(), upload_id))
+
     def ask_retire(self, upload_id: int) -> None:
         """Record its owner's wish that accepted upload ``upload_id`` play no more (the player retires it)."""
         with self.transaction():

@@ -25,16 +25,18 @@ from collections.abc import Callable
 from pathlib import Path
 
 from arena.ladder.config import LadderConfig
-from arena.ladder.field import add_entry, open_ladder, read_ladder, retire_entry, start_ladder
+from arena.ladder.field import LadderError, add_entry, open_ladder, read_ladder, retire_entry, start_ladder
 from arena.ladder.runner import run_ladder
 from arena.leaderboard.publish import NothingRated, publish
 from arena.plugin_system.loading import load_registry
+from arena.serve import fielding
 from arena.serve.archives import read_upload
 from arena.serve.checker import plugin_name
 from arena.serve.config import SEAT_LOG_MATCHES, ServeLimits
 from arena.serve.db import ServeDB, Upload
 from arena.serve.storage import blob_path
 from arena.tournament.config import ENTRY_PATTERN, NAME_MAX, AgentEntry
+from arena.tournament.errors import TournamentError
 from arena.tournament.playing import Worker
 from arena.tournament.runner import entry_versions
 
@@ -84,7 +86,12 @@ def admit(folder: Path, db: ServeDB, config: LadderConfig, limits: ServeLimits) 
                 entry = AgentEntry(name=name, plugin=upload.agent, options={}, isolation=None)
                 registry = load_registry(plugins_dir=alone).registry
                 single = dataclasses.replace(config.tournament, agents=(entry,))
-                version = entry_versions(single, registry)[name]
+                try:
+                    version = entry_versions(single, registry)[name]
+                except TournamentError as error:  # its check saw its agent; loaded here, it is not the same
+                    shutil.rmtree(alone, ignore_errors=True)
+                    fielding.drop(leaderboards, db, config, upload, f"it cannot join: {error}")
+                    continue
                 add_entry(store, entry, version, {"check": "passed", "upload": upload.id, "user": upload.user,
                                                   "version": version["version"], "files": version["files"]})
                 shutil.rmtree(alone, ignore_errors=True)
@@ -101,15 +108,15 @@ def _write(folder: Path, upload: Upload, plugins: Path, limits: ServeLimits) -> 
 
 def active_plugins(folder: Path, db: ServeDB, limits: ServeLimits) -> Path:
     """The plugins folder of the uploads now playing (made if new; the folders of earlier fields removed)."""
-    playing = [upload for upload in db.uploads() if upload.entry is not None and upload.retired is None]
-    key = hashlib.sha256(" ".join(sorted(upload.sha256 for upload in playing)).encode()).hexdigest()[:16]
+    field = playing(db)
+    key = hashlib.sha256(" ".join(sorted(upload.sha256 for upload in field)).encode()).hexdigest()[:16]
     root = folder / PLUGINS
     target = root / f"g{key}"
     if not target.is_dir():
         partial = root / f".g{key}.partial"
         shutil.rmtree(partial, ignore_errors=True)
         partial.mkdir(parents=True)
-        for upload in playing:
+        for upload in field:
             _write(folder, upload, partial, limits)
         partial.rename(target)  # whole or absent: a worker killed meanwhile leaves only the partial folder
     for other in root.iterdir():
@@ -167,14 +174,48 @@ def play_once(folder: Path, plugins: Path, config: LadderConfig, batch: int, wor
     return summary.played
 
 
+def field_plugins(folder: Path, db: ServeDB, config: LadderConfig, limits: ServeLimits) -> Path:
+    """The plugins folder of the playing uploads, once every upload that cannot play from it is dropped
+    (``arena.serve.fielding``)."""
+    while True:
+        plugins = active_plugins(folder, db, limits)
+        if fielding.settle(folder / LEADERBOARDS, db, config, plugins, playing(db)):
+            return plugins
+
+
+def playing(db: ServeDB) -> list[Upload]:
+    """The uploads in the ladder now."""
+    return [upload for upload in db.uploads() if upload.entry is not None and upload.retired is None]
+
+
+FAILED_RUN_PAUSE = 5.0
+"""Seconds the player waits after a run that failed, before it checks the field again."""
+
+
 def run_player(folder: Path, config: LadderConfig, limits: ServeLimits, batch: int, stop: Callable[[], bool],
                workers: int | None = None, address: str | None = None, idle: float = 0.5) -> None:
-    """Admit and play until ``stop()``."""
+    """Admit and play until ``stop()``.
+
+    A new field is checked as the ladder loads it before it plays (``field_plugins``).  A run that still fails
+    on the field (an upload that changed its mind between the two loads) costs one line and a pause, and the
+    field is checked again: an upload can stop its own entry, never the ladder.
+    """
     start_ladder(config, folder / LEADERBOARDS).close()
+    checked: Path | None = None
     with ServeDB(folder) as db:
         while not stop():
             admit(folder, db, config, limits)
             plugins = active_plugins(folder, db, limits)
+            if plugins != checked:
+                plugins = checked = field_plugins(folder, db, config, limits)
             close_earlier_generations(plugins)
-            if not play_once(folder, plugins, config, batch, workers, address, limits.seat_log_matches):
+            try:
+                played = play_once(folder, plugins, config, batch, workers, address, limits.seat_log_matches)
+            except (LadderError, TournamentError) as error:
+                print(f"arena serve: {config.name}: the run did not start: {error}; the field is checked again",
+                      file=sys.stderr, flush=True)
+                checked = None
+                time.sleep(FAILED_RUN_PAUSE)
+                continue
+            if not played:
                 time.sleep(idle)

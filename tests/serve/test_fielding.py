@@ -1,0 +1,105 @@
+"""An upload is checked alone, but plays from the ladder's shared folder, where its code can behave otherwise: one
+that there registers nothing, or also claims a rival's agent name, is dropped with a reason its owner reads, the
+rival keeps its name, and the ladder plays on (arena/serve/fielding.py)."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from arena.ladder.config import LadderConfig, ladder_from_dict
+from arena.ladder.field import open_ladder, read_ladder, start_ladder
+from arena.plugins import load_registry
+from arena.serve.checker import plugin_name
+from arena.serve.config import ServeLimits
+from arena.serve.db import ACCEPTED, ServeDB, Upload
+from arena.serve.player import LEADERBOARDS, admit, field_plugins, play_once
+from arena.serve.storage import store_blob
+from tests.ladder.conftest import LORUM_FOUR
+
+AGENT = '''
+import random
+
+from arena import hookimpl
+from arena.agent import Agent, AgentSpec
+
+
+class Mine(Agent):
+    def act(self, observation):
+        return self.game.random_action(observation, random.Random(self.seed))
+
+
+@hookimpl
+def arena_register_agents(register):
+    for name in NAMES:
+        register(AgentSpec(name=name, games=("lorum",), factory=Mine, description="random", version="1.0"))
+'''
+
+
+def upload_source(names: str) -> bytes:
+    """A drop-in registering the agents ``names`` (a Python expression, evaluated where the upload is loaded)."""
+    return AGENT.replace("NAMES", names).encode()
+
+
+HONEST = upload_source('["evil"]')
+CLAIMS_IN_THE_LADDER = upload_source('["bobbot"] + (["evil"] if "/work/" not in __file__ else [])')
+VANISHES_IN_THE_LADDER = upload_source('["vanish"] if "/work/" in __file__ else []')
+VANISHES_AT_JOINING = upload_source('["late"] if "/work/check-" in __file__ or "/plugins/g" in __file__ else []')
+
+
+@pytest.fixture
+def ladder() -> LadderConfig:
+    loaded = load_registry(plugins_dir=None).registry
+    data = tomllib.loads(LORUM_FOUR.format(name="served", seed=5).replace('isolation = "trusted"', ""))
+    return ladder_from_dict(data, {name: game.info for name, game in loaded.games.items()},
+                            {name: set(spec.games) for name, spec in loaded.agents.items()})
+
+
+def accepted(folder: Path, db: ServeDB, user: str, source: bytes, agent: str) -> Upload:
+    """An upload of ``source`` by ``user`` whose check accepted agent ``agent`` (as the checker records it)."""
+    db.add_user(user, f"hash-{user}")
+    upload = db.add_upload(user, f"{agent}.py", "file", store_blob(folder, source), len(source))
+    db.finish_check(upload.id, ACCEPTED, "passed", "report", agent)
+    found = db.upload(upload.id)
+    assert found is not None
+    return found
+
+
+def test_an_upload_that_claims_a_rivals_name_or_loses_its_own_in_the_ladder_is_dropped_and_the_ladder_plays(
+        ladder: LadderConfig, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "competition"
+    start_ladder(ladder, folder / LEADERBOARDS).close()
+    limits = ServeLimits()
+    with ServeDB(folder) as db:
+        alice = accepted(folder, db, "alice", HONEST, "evil")
+        bob = accepted(folder, db, "bob", CLAIMS_IN_THE_LADDER, "bobbot")
+        carol = accepted(folder, db, "carol", VANISHES_IN_THE_LADDER, "vanish")
+        dave = accepted(folder, db, "dave", VANISHES_AT_JOINING, "late")
+        assert admit(folder, db, ladder, limits) == ["alice.evil.v1", "bob.bobbot.v1", "carol.vanish.v1"]
+
+        plugins = field_plugins(folder, db, ladder, limits)
+
+        reasons = {upload.user: upload.reason for upload in db.uploads()}
+        retired = {upload.user for upload in db.uploads() if upload.retired is not None}
+    assert retired == {"bob", "carol", "dave"}
+    assert reasons["alice"] == "passed"
+    assert reasons["bob"] == ("removed from the ladder: in the ladder's folder it registers 'evil' besides its "
+                              "agent 'bobbot' (its check saw its agent alone)")
+    assert reasons["carol"] == ("removed from the ladder: in the ladder's folder it does not register its agent "
+                                "'vanish' (its check saw it)")
+    assert reasons["dave"].startswith("removed from the ladder: in the ladder's folder it cannot join: ")
+    assert "'late'" in reasons["dave"]
+    err = capsys.readouterr().err
+    assert f"upload {bob.id} of bob removed from the ladder" in err and f"upload {carol.id} of carol" in err
+    assert f"upload {dave.id} of dave" in err
+
+    registry = load_registry(plugins_dir=plugins).registry
+    assert registry.agent_plugin["evil"] == plugin_name(alice)  # the rival keeps its name
+    assert {path.name for path in plugins.iterdir()} == {plugin_name(alice) + ".py"}
+    with open_ladder(folder / LEADERBOARDS, "served") as store:
+        assert set(read_ladder(store).active) == {
+            "greedy", "random", "random-2", "greedy-2", "alice.evil.v1"}
+
+    assert play_once(folder, plugins, ladder, 4, workers=1, address=None) == 4  # no entry unknown: it plays
