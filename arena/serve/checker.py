@@ -11,6 +11,7 @@ seats read it in their own sandboxed processes (arena.plugins, arena.referee).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -24,6 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from arena.sandbox.process import die_with_parent
 from arena.serve.archives import UploadError, read_upload
 from arena.serve.config import ServeLimits
 from arena.serve.db import ACCEPTED, REJECTED, ServeDB, Upload
@@ -61,16 +63,18 @@ def check_one(folder: Path, upload: Upload, game: str, seats: int, limits: dict[
     seed = secrets.randbits(63)  # as wide as a config's: 31 bits could be tabled offline
     hide = _hider(folder, plugins)
     command = [sys.executable, "-m", "arena.serve.checker", str(plugins), plugin_name(upload), game, str(seats),
-               json.dumps(limits), str(serve_limits.check_matches), str(seed)]
+               json.dumps(limits), str(serve_limits.check_matches), str(seed), str(os.getpid())]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                start_new_session=True)  # its own group: a timeout stops every process it made
     try:
         out, err = process.communicate(timeout=serve_limits.check_seconds)
     except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.communicate()
+        _stop(process)
         reason = f"the check took longer than {serve_limits.check_seconds:g} s (the competition's limit)"
         return REJECTED, reason, reason, None
+    except BaseException:  # the worker is stopping (SIGTERM, Ctrl-C): the check, and its builds, stop with it
+        _stop(process)
+        raise
     finally:
         shutil.rmtree(plugins.parent, ignore_errors=True)
     try:
@@ -80,6 +84,14 @@ def check_one(folder: Path, upload: Upload, game: str, seats: int, limits: dict[
                        f"{process.returncode}")
         return REJECTED, f"the check could not run: {hide(reason)}", hide(err[-20_000:]), None
     return result["state"], _line(hide(result["reason"])), hide(result["report"]), result["agent"]
+
+
+def _stop(process: subprocess.Popen[str]) -> None:
+    """Kill the check's whole process group and wait for its child (the group's other processes are the check's
+    sandboxed builds and seats, whose leases clean up after them)."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.communicate()
 
 
 def _hider(folder: Path, plugins: Path) -> Callable[[str], str]:
@@ -164,8 +176,12 @@ def _child(plugins: str, plugin: str, game_name: str, seats: int, limits_json: s
 
 
 def main(argv: list[str]) -> int:
-    """``python -m arena.serve.checker PLUGINS PLUGIN GAME SEATS LIMITS MATCHES SEED``: one check, JSON on stdout."""
-    plugins, plugin, game, seats, limits_json, matches, seed = argv
+    """``python -m arena.serve.checker PLUGINS PLUGIN GAME SEATS LIMITS MATCHES SEED PARENT``: one check, JSON on
+    stdout; it ends when its parent, the checker worker, does (a worker killed outright leaves no check running)."""
+    plugins, plugin, game, seats, limits_json, matches, seed, parent = argv
+    die_with_parent()
+    if os.getppid() != int(parent):  # the worker was gone before the signal was asked for
+        return 1
     result = _child(plugins, plugin, game, int(seats), limits_json, int(matches), int(seed))
     print(json.dumps(result))
     return 0

@@ -126,3 +126,64 @@ def test_an_agent_program_in_c_is_built_checked_and_accepted(tmp_path: Path,
     state, reason, report, agent = check_one(tmp_path, upload, "lorum", 4, LIMITS, ServeLimits(check_matches=1))
     assert (state, agent) == (ACCEPTED, "c-mine"), report
     assert reason.startswith("passed:")
+
+
+STOPPED_WORKER = """
+import sys
+from pathlib import Path
+
+from arena.cli import stopping
+from arena.serve.checker import check_one
+from arena.serve.config import ServeLimits
+from arena.serve.db import ServeDB
+
+folder = Path(sys.argv[1])
+stopping.install()  # as the checker worker: SIGTERM stops it as Ctrl-C does
+with ServeDB(folder) as db:
+    upload = db.upload(int(sys.argv[2]))
+try:
+    check_one(folder, upload, "lorum", 4, {"move_seconds": 1.0, "bank_seconds": 10.0, "startup_seconds": 10.0,
+              "memory_mb": 1024}, ServeLimits(check_matches=1))
+except KeyboardInterrupt:
+    sys.exit(3)
+"""
+
+
+def processes_naming(text: str) -> list[int]:
+    """Pids of the processes whose command line holds ``text``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if text in (entry / "cmdline").read_bytes().decode(errors="replace"):
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+@pytest.mark.parametrize("stop", ["SIGTERM", "SIGKILL"])
+def test_a_check_stops_with_its_worker(tmp_path: Path, stop: str) -> None:
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    add_user(tmp_path, "alice")
+    upload_id = queue(tmp_path, "alice", "slow.py", b"import time\ntime.sleep(120)\n" + agent_source("slow"))
+    worker = subprocess.Popen([sys.executable, "-c", STOPPED_WORKER, str(tmp_path), str(upload_id)])
+    marker = str(tmp_path / "work" / f"check-{upload_id}")
+    try:
+        deadline = time.monotonic() + 30
+        while not [pid for pid in processes_naming(marker) if pid != worker.pid]:
+            assert time.monotonic() < deadline, "the check never started"
+            time.sleep(0.05)
+        worker.send_signal(getattr(signal, stop))
+        assert worker.wait(timeout=30) == (3 if stop == "SIGTERM" else -signal.SIGKILL)
+        deadline = time.monotonic() + 10
+        while processes_naming(marker):
+            assert time.monotonic() < deadline, f"left running: {processes_naming(marker)}"
+            time.sleep(0.05)
+    finally:
+        worker.kill()
+        worker.wait()
