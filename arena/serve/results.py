@@ -153,10 +153,16 @@ def public_record(record: dict[str, Any], mine: set[str]) -> dict[str, Any]:
 
 def row_json(row: MatchRow, mine: set[str] | None = None, viewable: bool = False) -> dict[str, Any]:
     """A match row for the API: seats, scores and ranks, the site's viewer for it if published (else None); the
-    faults only of the seats in ``mine`` (the caller's)."""
+    faults only of the seats in ``mine`` (the caller's), their messages only once published (``HELD`` before)."""
     data: dict[str, Any] = {"idx": row.idx, "id": row.id, "agents": list(row.agents), "scores": list(row.scores),
             "ranks": list(row.ranks), "wall_seconds": row.wall_seconds,
             "viewer": f"/site/match.html#{row.idx}" if viewable else None}
     if mine is not None:
-        data["faults"] = [dict(fault) for fault in row.faults if row.agents[int(fault["seat"])] in mine]
+        data["faults"] = [dict(fault) if viewable or "message" not in fault else {**fault, "message": HELD}
+                          for fault in row.faults if row.agents[int(fault["seat"])] in mine]
     return data
+
+
+HELD = "(shown once the batch is published)"
+"""A fault's message before its batch is published: it may quote the seat's hand, which the block's other
+rotations deal again, as the seats' output may (``arena.serve.seat_logs`` holds that back too)."""

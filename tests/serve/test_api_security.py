@@ -16,7 +16,7 @@ from serve_helpers import Live, agent_source, zip_of
 
 from arena.records.log import fault_line
 from arena.serve.db import Bounds, ServeDB
-from arena.serve.results import HIDDEN_MESSAGE, REFRESH
+from arena.serve.results import HELD, HIDDEN_MESSAGE, REFRESH
 from arena.site.chunks import chunk_script, match_page, packed, unpacked
 from arena.tournament.store import Store, pack_record, store_path
 
@@ -286,6 +286,9 @@ def test_a_match_record_waits_for_its_batch_and_shows_only_the_callers_own_fault
             hidden = client.get("/api/matches/t0000-b00-r0")
             assert hidden.status_code == 404 and "published" in hidden.json()["detail"]
             assert all(row["viewer"] is None for row in client.get("/api/matches").json()["matches"])
+        early = alice.get("/api/my/matches").json()["matches"]  # her own fault, its message held back for now
+        assert [fault["message"] for row in early for fault in row["faults"]] == [HELD, HELD]
+        assert not any(secret in json.dumps(early) for secret in secrets)
         (site / "leaderboard.json").write_text(json.dumps({"rows": [], "matches": 2}))  # the batch is published
         public = anyone.get("/api/matches/t0000-b00-r0").json()
         assert [fault["message"] for fault in public["faults"]] == [HIDDEN_MESSAGE] * 3
