@@ -62,6 +62,7 @@ def check_one(folder: Path, upload: Upload, game: str, seats: int, limits: dict[
     # them well and behave otherwise everywhere else. The report names it, so a check can be replayed.
     seed = secrets.randbits(63)  # as wide as a config's: 31 bits could be tabled offline
     hide = _hider(folder, plugins)
+    build = _build_folder(plugins / plugin_name(upload))
     command = [sys.executable, "-m", "arena.serve.checker", str(plugins), plugin_name(upload), game, str(seats),
                json.dumps(limits), str(serve_limits.check_matches), str(seed), str(os.getpid())]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -70,6 +71,7 @@ def check_one(folder: Path, upload: Upload, game: str, seats: int, limits: dict[
         out, err = process.communicate(timeout=serve_limits.check_seconds)
     except subprocess.TimeoutExpired:
         _stop(process)
+        _remove_build(build)
         reason = f"the check took longer than {serve_limits.check_seconds:g} s (the competition's limit)"
         return REJECTED, reason, reason, None
     except BaseException:  # the worker is stopping (SIGTERM, Ctrl-C): the check, and its builds, stop with it
@@ -80,10 +82,35 @@ def check_one(folder: Path, upload: Upload, game: str, seats: int, limits: dict[
     try:
         result = json.loads(out.strip().splitlines()[-1])
     except (ValueError, IndexError):
+        _remove_build(build)
         reason = _line(err.strip().splitlines()[-1] if err.strip() else f"the check ended with status "
                        f"{process.returncode}")
         return REJECTED, f"the check could not run: {hide(reason)}", hide(err[-20_000:]), None
+    if result["state"] != ACCEPTED:
+        _remove_build(build)
     return result["state"], _line(hide(result["reason"])), hide(result["report"]), result["agent"]
+
+
+def _build_folder(upload: Path) -> Path | None:
+    """Where the build of the agent program unpacked at ``upload`` goes in the build cache (None: no build)."""
+    from arena.program.build import BuildError, output_folder
+    from arena.program.manifest import ManifestError, is_manifest_folder, read_manifest
+
+    try:
+        if not is_manifest_folder(upload):
+            return None
+        manifest = read_manifest(upload)
+        return output_folder(manifest) if manifest.build else None
+    except (ManifestError, BuildError, OSError):
+        return None
+
+
+def _remove_build(build: Path | None) -> None:
+    """Remove a rejected upload's build from the cache: nothing will run it, and kept it would let uploads that
+    are each rejected fill the server's disk with builds of up to the build's bound each."""
+    if build is not None:
+        shutil.rmtree(build, ignore_errors=True)
+        build.with_name(build.name + ".log").unlink(missing_ok=True)
 
 
 def _stop(process: subprocess.Popen[str]) -> None:

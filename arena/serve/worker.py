@@ -14,6 +14,7 @@ import signal
 import sys
 from pathlib import Path
 
+from arena.program.build import CACHE_ENV
 from arena.sandbox.process import die_with_parent
 
 
@@ -43,6 +44,9 @@ def main(argv: list[str] | None = None) -> int:
     competition = load_competition(args.config)
     settings = competition.settings
     settings.folder.mkdir(parents=True, exist_ok=True)
+    # Uploads' builds go to the competition's own cache, not the organiser's: what uploads build is the
+    # competition's disk, and removing the competition removes it.
+    os.environ.setdefault(CACHE_ENV, str(settings.folder.resolve() / "builds"))
     lock = os.open(settings.folder / f"{args.kind}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     try:
         fcntl.flock(lock, fcntl.LOCK_EX)  # waits for a worker of a killed server to stop

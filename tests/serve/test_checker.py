@@ -187,3 +187,29 @@ def test_a_check_stops_with_its_worker(tmp_path: Path, stop: str) -> None:
     finally:
         worker.kill()
         worker.wait()
+
+
+FILLER = b'''name = "filler"
+version = "1"
+games = ["lorum"]
+command = ["./run.sh"]
+build = ["sh", "-c", "head -c 1000000 /dev/zero > filler.bin; printf '#!/bin/sh\\\\nexit 1\\\\n' > run.sh"]
+build_seconds = 30
+'''
+
+
+def test_a_rejected_programs_build_leaves_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from arena.referee.confinement import sandbox_level
+
+    if sandbox_level() == "none":
+        pytest.skip("this machine offers no sandbox: run 'arena doctor' to see what is missing")
+    cache = tmp_path / "builds"
+    monkeypatch.setenv("ARENA_BUILD_CACHE", str(cache))
+    add_user(tmp_path, "alice")
+    data = zip_of({"filler/arena-agent.toml": FILLER})
+    with ServeDB(tmp_path) as db:
+        upload = db.add_upload("alice", "filler.zip", "zip", store_blob(tmp_path, data), len(data))
+    state, reason, report, _agent = check_one(tmp_path, upload, "lorum", 4, LIMITS, ServeLimits(check_matches=1))
+    assert state == REJECTED, report
+    assert "could not be started" in report or "Permission denied" in report, report  # built, then not run
+    assert not [path for path in cache.glob("filler-*") if not path.name.endswith(".lock")]  # no 1 MB build kept
