@@ -24,7 +24,13 @@ from arena.tournament.store import SCHEMA_VERSION, Store, StoreError, store_path
 
 
 class LadderError(Exception):
-    """A ladder command that cannot go on as asked; one-line message."""
+    """A ladder command that cannot go on as asked; one-line message.  ``entry`` names the entry to blame when
+    one is (an entry that failed to start in each of its first matches, ``cause`` saying how), else None."""
+
+    def __init__(self, message: str, entry: str | None = None, cause: str = "") -> None:
+        super().__init__(message)
+        self.entry = entry
+        self.cause = cause
 
 
 class LadderRequestError(LadderError, RequestError):

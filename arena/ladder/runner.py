@@ -34,6 +34,7 @@ from arena.ladder.store import LadderStore
 from arena.plugin_system.loading import DEFAULT_PLUGINS_DIR, load_registry
 from arena.ratings.registry import BUILT_IN as BUILT_IN_METHODS
 from arena.tournament.config import SCHEDULE_SEED
+from arena.tournament.errors import StartupLimitError
 from arena.tournament.player import MatchPlayer, StartupWatch
 from arena.tournament.runner import TournamentError, entry_versions
 from arena.tournament.schedule import Match, block_id, block_matches
@@ -193,7 +194,10 @@ class _Play:
         if not missing:
             return
         matches: list[Match] = []
+        active = set(self.ladder.active)
         for block in self.store.planned(since=min(missing) // self.seats):
+            if not active.issuperset(block.entries):  # an entry retired since (it could not start): never played
+                continue
             # A ladder table is its own group: its number keys the seating and seeds and names its ids
             # (``t0003-b05-r1``), exactly as a tournament table plays a block; a block is ``seats`` places.
             matches += [match for match in block_matches(self.seed, block.table_idx, block.table_idx, block.entries,
@@ -205,7 +209,9 @@ class _Play:
         try:
             for _rows in player.play(matches, len(matches), left, self.store.planned_count() * self.seats):
                 self._report()
-        except TournamentError as error:  # an entry that cannot start, a worker with another version
+        except StartupLimitError as error:  # an entry that cannot start
+            raise LadderError(str(error), entry=error.entry, cause=error.cause) from None
+        except TournamentError as error:  # a worker with another version
             raise LadderError(str(error)) from None
 
     def _report(self) -> None:

@@ -212,7 +212,13 @@ def run_player(folder: Path, config: LadderConfig, limits: ServeLimits, batch: i
             try:
                 played = play_once(folder, plugins, config, batch, workers, address, limits.seat_log_matches)
             except (LadderError, TournamentError) as error:
-                print(f"arena serve: {config.name}: the run did not start: {error}; the field is checked again",
+                blamed = next((upload for upload in playing(db) if upload.entry == getattr(error, "entry", None)),
+                              None)
+                if blamed is not None:  # its seats crashed at start-up in every first match: it alone goes
+                    fielding.drop(folder / LEADERBOARDS, db, config, blamed, "it failed to start in each of its "
+                                  f"first matches ({' '.join(getattr(error, 'cause', '').split())[:200]})")
+                    continue
+                print(f"arena serve: {config.name}: the run stopped: {error}; the field is checked again",
                       file=sys.stderr, flush=True)
                 checked = None
                 time.sleep(FAILED_RUN_PAUSE)

@@ -11,6 +11,16 @@ class TournamentError(Exception):
     """A tournament that cannot run (bad agent at run time, Ray unreachable...); one-line message."""
 
 
+class StartupLimitError(TournamentError):
+    """A run stopped because entry ``entry`` failed to start in each of its first matches (one-line message);
+    ``cause``, the last start-up fault's kind and message."""
+
+    def __init__(self, message: str, entry: str, cause: str) -> None:
+        super().__init__(message)
+        self.entry = entry
+        self.cause = cause
+
+
 class TournamentRequestError(TournamentError, RequestError):
     """A tournament that cannot run as asked (its config no longer matches the stored matches)."""
 

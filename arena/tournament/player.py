@@ -24,7 +24,7 @@ from typing import Any
 from arena.plugin_system.data import printable
 from arena.plugin_system.registration import Registrar
 from arena.referee import STARTUP, fault_phase
-from arena.tournament.errors import TournamentError
+from arena.tournament.errors import StartupLimitError, TournamentError
 from arena.tournament.execution import Execution
 from arena.tournament.playing import batches
 from arena.tournament.ray_output import RAY_LOG
@@ -155,7 +155,7 @@ class MatchPlayer:
                 barred = {row["idx"] for row in released[failure.position:]}
                 self.store.add([row for row in rows if row["idx"] not in barred])
                 self.store.drop_matches_of(failure.entry)  # stored as they ended: the substitute's, not its own
-                raise TournamentError(failure.message(self.store.count(), total))
+                raise StartupLimitError(failure.message(self.store.count(), total), failure.entry, failure.cause)
             self.store.add(rows)
             self._report(released)
             yield rows

@@ -15,7 +15,7 @@ from arena.plugins import load_registry
 from arena.serve.checker import plugin_name
 from arena.serve.config import ServeLimits
 from arena.serve.db import ACCEPTED, ServeDB, Upload
-from arena.serve.player import LEADERBOARDS, admit, field_plugins, play_once
+from arena.serve.player import LEADERBOARDS, admit, field_plugins, play_once, run_player
 from arena.serve.storage import store_blob
 from tests.ladder.conftest import LORUM_FOUR
 
@@ -103,3 +103,39 @@ def test_an_upload_that_claims_a_rivals_name_or_loses_its_own_in_the_ladder_is_d
             "greedy", "random", "random-2", "greedy-2", "alice.evil.v1"}
 
     assert play_once(folder, plugins, ladder, 4, workers=1, address=None) == 4  # no entry unknown: it plays
+
+
+CRASHES_IN_THE_LADDER = AGENT.replace(
+    "class Mine(Agent):\n",
+    "class Mine(Agent):\n    def __init__(self, **options):\n        if '/plugins/g' in __file__:\n"
+    "            raise SystemExit('not here')\n        super().__init__(**options)\n").replace(
+    "NAMES", '["crash"]').encode()
+
+
+def test_an_upload_that_fails_to_start_in_the_ladder_is_dropped_and_the_ladder_plays_on(
+        ladder: LadderConfig, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import time
+
+    folder = tmp_path / "competition"
+    limits = ServeLimits()
+    with ServeDB(folder) as db:
+        erin = accepted(folder, db, "erin", CRASHES_IN_THE_LADDER, "crash")
+    deadline = time.monotonic() + 120
+
+    def stop() -> bool:
+        assert time.monotonic() < deadline, "the ladder did not play on"
+        with ServeDB(folder) as db, open_ladder(folder / LEADERBOARDS, "served") as store:
+            dropped = db.upload(erin.id)
+            return dropped is not None and dropped.retired is not None and store.store.count() > 0
+
+    run_player(folder, ladder, limits, 4, stop, workers=1)
+
+    with ServeDB(folder) as db:
+        dropped = db.upload(erin.id)
+    assert dropped is not None and dropped.reason is not None
+    assert dropped.reason.startswith("removed from the ladder: in the ladder's folder it failed to start in each of "
+                                     "its first matches (exception: raised SystemExit: not here")
+    with open_ladder(folder / LEADERBOARDS, "served") as store:
+        assert "erin.crash.v1" not in read_ladder(store).active
+        assert all("erin.crash.v1" not in row.agents for row in store.store.rows())
+    assert f"upload {erin.id} of erin removed from the ladder" in capsys.readouterr().err
