@@ -30,3 +30,12 @@ def test_ladder_settle_compares_the_rule_before_on_the_same_seeds() -> None:
     assert row[:2] == ["3", "5"] and row[4] == "2/2" and row[2].startswith("2/2, ")
     (twins,) = rows("benchmarks/ladder_settle.py", "--twins", "--reps", "2", "--seats", "3", "--budget", "600")
     assert twins[2] == "0/2"  # before: two copies never settle (they play to the budget)
+
+
+def test_luck_dice_rates_each_pair_raw_and_corrected_and_checks_the_mean_correction() -> None:
+    table = rows("benchmarks/luck_dice.py", "--reps", "3", "--blocks", "2", "--players", "3")
+    pairs = [row for row in table if row[0] == "lovat 3p" and " − " in row[1]]
+    assert [row[1] for row in pairs] == ["skill-0.8 − skill-0.65", "skill-0.65 − skill-0.5"]
+    assert all(len(row) == 14 for row in pairs), pairs
+    means = [row for row in table if row[0] == "lovat 3p" and row[2] in ("points", "seats beaten")]
+    assert len(means) == 6  # three agents, two valuations
