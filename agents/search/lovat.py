@@ -24,8 +24,9 @@ other pivots of greedy's keep score (``keep_candidates``).
 
 Options (``self.options``): ``iterations``, playouts per move (one candidate in one world;
 default ``DEFAULT_ITERATIONS``, deterministic for a seed), or ``ms``, milliseconds per move
-(time-dependent); ``value``, one of ``VALUES``.  The last search's figures are kept in
-``self.stats`` (``None`` after a decision taken without search).
+(time-dependent); ``value``, one of ``VALUES``; ``playouts``, one of ``PLAYOUTS`` (default
+``"greedy"``; the fitted policy of ``lovat_policy`` was measured and not made the default).
+The last search's figures are kept in ``self.stats`` (``None`` after a decision taken without search).
 
 The simulator is ``lovat_sim.Playout``, the beliefs about hidden hands ``lovat_beliefs``,
 the search loop ``common.halving_search``.  Docs and measured strength:
@@ -46,13 +47,18 @@ from arena.games.lovat.state import FACES, KEEP, PHASES, VARIANTS
 from arena_agents.lovat import GreedyLovatAgent, best_keep
 from arena_agents.search.common import BUDGET_OPTIONS, Budget, SearchStats, check_options, halving_search, move_rng
 from arena_agents.search.lovat_beliefs import LEAN_MOVES, Evidence, Worlds, keep_rates
+from arena_agents.search.lovat_policy import fitted_policy
 from arena_agents.search.lovat_sim import VALUES, Playout
 
 DEFAULT_ITERATIONS = 640
 """Playouts per move by default: 25 to 40 ms of CPU on one core (see docs/agents/search-lovat.md)."""
 
-OPTIONS = BUDGET_OPTIONS + ("value",)
+OPTIONS = BUDGET_OPTIONS + ("value", "playouts")
 """The options the agent accepts."""
+
+PLAYOUTS = ("greedy", "fitted", "fitted-own")
+"""Playout policies (option ``playouts``): greedy's rule for every seat; the fitted policy
+(``lovat_policy``) for every seat; the fitted policy for the searching seat only, greedy's for the others."""
 
 KEEP_PIVOTS = (20.0, 25.0, 35.0, 40.0)
 """Besides greedy's own, the pivots of greedy's keep score whose best keeps are candidates."""
@@ -100,6 +106,11 @@ class SearchLovatAgent(Agent):
         self.value_kind = self.options.get("value", "rank")
         if self.value_kind not in VALUES:
             raise ValueError(f"agent option 'value' must be one of {', '.join(VALUES)}, not {self.value_kind!r}")
+        self.playouts = self.options.get("playouts", "greedy")
+        if self.playouts not in PLAYOUTS:
+            raise ValueError(f"agent option 'playouts' must be one of {', '.join(PLAYOUTS)}, not {self.playouts!r}")
+        self.policy = None if self.playouts == "greedy" else fitted_policy()
+        self.policy_seats = None if self.playouts == "fitted" else (seat,)
         self.lean_moves = LEAN_MOVES
         self.tilt = True
         keep_rates(players)  # computed once per process, at start-up rather than in the first move
@@ -132,6 +143,13 @@ class SearchLovatAgent(Agent):
         """Die faces for every turn of the die round still to roll (at most one per seat, L-14)."""
         return [rng.randrange(len(FACES)) for _ in range(self.players)]
 
+    def _finish(self, game: Playout) -> None:
+        """Play a playout to the end by the agent's playout policy (option ``playouts``)."""
+        if self.policy is None:
+            game.run()
+        else:
+            self.policy.run(game, self.policy_seats)
+
     def _turn_search(self, obs: LovatObservation) -> tuple[Any, Any]:
         """Sampler and playout for a decision after the keeps."""
         seat, kind = self.seat, self.value_kind
@@ -144,7 +162,7 @@ class SearchLovatAgent(Agent):
         def playout(world: Playout, action: Action, rng: random.Random) -> float:
             game = world.copy()
             game.apply(action)
-            game.run()
+            self._finish(game)
             return game.value(seat, kind)
 
         return sample, playout
@@ -170,7 +188,7 @@ class SearchLovatAgent(Agent):
             keeps, dice = world
             keeps = [*keeps[:seat], cast(tuple[str, ...], keep), *keeps[seat + 1 :]]
             game = Playout.after_keeps(variant, obs.dealer, keeps, dice)
-            game.run()
+            self._finish(game)
             return game.value(seat, kind)
 
         return sample, playout
