@@ -209,7 +209,7 @@ def test_a_rejected_programs_build_leaves_the_cache(tmp_path: Path, monkeypatch:
     data = zip_of({"filler/arena-agent.toml": FILLER})
     with ServeDB(tmp_path) as db:
         upload = db.add_upload("alice", "filler.zip", "zip", store_blob(tmp_path, data), len(data))
-    state, reason, report, _agent = check_one(tmp_path, upload, "lorum", 4, LIMITS, ServeLimits(check_matches=1))
+    state, _reason, report, _agent = check_one(tmp_path, upload, "lorum", 4, LIMITS, ServeLimits(check_matches=1))
     assert state == REJECTED, report
     assert "could not be started" in report or "Permission denied" in report, report  # built, then not run
     assert not [path for path in cache.glob("filler-*") if not path.name.endswith(".lock")]  # no 1 MB build kept
