@@ -36,7 +36,7 @@ from arena_agents.search.lovat_cards import (
     _WEAK_KEY,
     _turns_after_table,
 )
-from arena_agents.search.lovat_sim import Playout
+from arena_agents.search.lovat_sim import Playout, void_turn
 
 WEIGHTS_FILE = Path(__file__).with_name("lovat_policy.json")
 """The fitted weights (written by ``benchmarks/fit_lovat_policy.py``)."""
@@ -303,14 +303,7 @@ class FittedPolicy:
             others = [(active + step) % players for step in range(1, players)]
             lead = hands[active]
             if not lead:  # L-12: void turn (discards stay greedy's)
-                counters[active] -= 1
-                points[active] = levels[active] = 0
-                for seat in others:
-                    hand = hands[seat]
-                    if hand and (not counters[seat] or len(hand) > turns_after[seat]):
-                        hand.remove(min(hand, key=weak_key))
-                    else:
-                        counters[seat] -= 1
+                void_turn(hands, counters, points, levels, active, others, turns_after)
                 turn += 1
                 continue
             threshold = declare_strength

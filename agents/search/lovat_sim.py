@@ -48,6 +48,21 @@ LEVEL_BONUS = 0.01
 """``points`` value: bonus per level of the point cards (the L-16 tie-break)."""
 
 
+def void_turn(hands: list[list[int]], counters: list[int], points: list[int], levels: list[int], active: int,
+              others: list[int], turns_after: Sequence[int]) -> None:
+    """L-12 on the greedy rule: the active seat, holding no card, gives up a counter and its point cards; each
+    other seat discards its weakest card, or a counter when it must keep its cards for its turns to come."""
+    weak_key = _WEAK_KEY.__getitem__
+    counters[active] -= 1
+    points[active] = levels[active] = 0
+    for seat in others:
+        hand = hands[seat]
+        if hand and (not counters[seat] or len(hand) > turns_after[seat]):
+            hand.remove(min(hand, key=weak_key))
+        else:
+            counters[seat] -= 1
+
+
 class Playout:
     """The rest of one Lovat game on small integers: just the rules needed to play it out (L-10..L-16).
 
@@ -393,14 +408,7 @@ class Playout:
             others = [(active + step) % players for step in range(1, players)]
             lead = hands[active]
             if not lead:  # L-12: void turn
-                counters[active] -= 1
-                points[active] = levels[active] = 0
-                for seat in others:
-                    hand = hands[seat]
-                    if hand and (not counters[seat] or len(hand) > turns_after[seat]):
-                        hand.remove(min(hand, key=weak_key))
-                    else:
-                        counters[seat] -= 1
+                void_turn(hands, counters, points, levels, active, others, turns_after)
                 turn += 1
                 continue
             threshold = declare_strength
