@@ -61,6 +61,8 @@ SEARCH_OPTIONS = AgentOptions((
                help="milliseconds per move (with iterations: whichever ends first); play then depends on the machine"),
     OptionSpec("value", "str", default="rank", choices=("rank", "points"), games=("lovat",),
                help="what a playout scores: rank (opponents beaten) or points"),
+    OptionSpec("playouts", "str", default="greedy", choices=("greedy", "fitted", "fitted-own"), games=("lovat",),
+               help="who plays the playouts: greedy's rule, the fitted policy for every seat, or for this seat only"),
 ))
 """The search agents' options (``Budget.from_options``; Lovat's ``value``): defaults as the modules define them."""
 

@@ -163,6 +163,7 @@ def test_first_party_option_defaults_match_the_agents() -> None:
     assert set(SEARCH_OPTIONS.for_game("lovat")) == set(search_lovat.OPTIONS)
     assert set(SEARCH_OPTIONS.for_game("lorum")) == set(search_lorum.OPTIONS)
     assert SEARCH_OPTIONS.for_game("lovat")["value"].choices == search_lovat.VALUES
+    assert SEARCH_OPTIONS.for_game("lovat")["playouts"].choices == search_lovat.PLAYOUTS
 
 
 def test_a_piped_listing_keeps_every_line_whole(tmp_path: Path) -> None:

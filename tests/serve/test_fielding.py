@@ -44,9 +44,9 @@ def upload_source(names: str) -> bytes:
 
 
 HONEST = upload_source('["evil"]')
-CLAIMS_IN_THE_LADDER = upload_source('["bobbot"] + (["evil"] if "/work/" not in __file__ else [])')
-VANISHES_IN_THE_LADDER = upload_source('["vanish"] if "/work/" in __file__ else []')
-VANISHES_AT_JOINING = upload_source('["late"] if "/work/check-" in __file__ or "/plugins/g" in __file__ else []')
+CLAIMS_IN_THE_LADDER = upload_source('["bobbot"] + (["evil"] if "/plugins/g" in __file__ else [])')
+VANISHES_IN_THE_LADDER = upload_source('["vanish"] if "/plugins/g" not in __file__ else []')
+VANISHES_AT_JOINING = upload_source('["late"] if "check-" in __file__ or "/plugins/g" in __file__ else []')
 
 
 @pytest.fixture
