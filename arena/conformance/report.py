@@ -247,10 +247,21 @@ class CheckReport:
         return lines
 
 
+TRACEBACK_FILE = re.compile(r'File "[^"]*/([^"/]+)"')
+"""A traceback line's file, whose folder a line too long to quote whole can do without."""
+
+
 def output_tail(text: str, lines: int = OUTPUT_LINES, width: int = OUTPUT_WIDTH) -> str:
-    """The last ``lines`` non-empty lines of a seat's kept output, each cut at ``width`` characters."""
-    kept = [line if len(line) <= width else line[: width - 3] + "..." for line in text.splitlines() if line.strip()]
+    """The last ``lines`` non-empty lines of a seat's kept output, each cut at ``width`` characters (a traceback's
+    line first loses its file's folder, so that the file and line still show)."""
+    kept = [_fit(line, width) for line in text.splitlines() if line.strip()]
     return "\n".join(kept[-lines:])
+
+
+def _fit(line: str, width: int) -> str:
+    if len(line) > width:
+        line = TRACEBACK_FILE.sub(r'File "\1"', line)
+    return line if len(line) <= width else line[: width - 3] + "..."
 
 
 def format_ms(seconds: float | None) -> str:

@@ -78,10 +78,11 @@ def describe_exception(error: BaseException) -> str:
         text = "(its message could not be read)"
     head = f"{type(error).__name__}: {text}" if text else type(error).__name__
     frames = traceback.extract_tb(error.__traceback__) if error.__traceback__ is not None else []
+    where = ""
     if frames:
         frame = frames[-1]
-        head += f" (at {os.path.basename(frame.filename)}:{frame.lineno} in {frame.name})"
-    return head[:500]
+        where = f" (at {os.path.basename(frame.filename)[:100]}:{frame.lineno} in {frame.name[:100]})"
+    return head[:500 - len(where)] + where  # a long message is cut, never where it was raised
 
 
 def is_action_shaped(action: Any) -> bool:

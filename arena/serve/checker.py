@@ -26,12 +26,13 @@ from pathlib import Path
 from typing import Any
 
 from arena.sandbox.process import die_with_parent
-from arena.serve.archives import UploadError, read_upload
+from arena.serve.archives import KINDS, UploadError, read_upload, safe_filename
 from arena.serve.config import ServeLimits
 from arena.serve.db import ACCEPTED, REJECTED, ServeDB, Upload
 from arena.serve.storage import blob_path
 
 REASON_MAX = 300
+"""Longest one-line reason: the pages list it beside the upload; the whole report is on the owner's page."""
 VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,39}")
 """An upload's agent version: it is shown on the pages and in the site's leaderboard files (CSV, Markdown)."""
 
@@ -61,7 +62,7 @@ def check_one(folder: Path, upload: Upload, game: str, seats: int, limits: dict[
     # A fresh seed per check: with a fixed one the check's deals are known in advance, and an upload could play
     # them well and behave otherwise everywhere else. The report names it, so a check can be replayed.
     seed = secrets.randbits(63)  # as wide as a config's: 31 bits could be tabled offline
-    hide = _hider(folder, plugins)
+    hide = _hider(folder, plugins, upload)
     build = _build_folder(plugins / plugin_name(upload))
     command = [sys.executable, "-m", "arena.serve.checker", str(plugins), plugin_name(upload), game, str(seats),
                json.dumps(limits), str(serve_limits.check_matches), str(seed), str(os.getpid())]
@@ -121,11 +122,23 @@ def _stop(process: subprocess.Popen[str]) -> None:
     process.communicate()
 
 
-def _hider(folder: Path, plugins: Path) -> Callable[[str], str]:
-    """What the owner reads of a check: the server's folders named, not spelled out (they say nothing to the
-    participant, and map the server's disk for anyone)."""
-    names = [(str(plugins), "UPLOAD"), (str(plugins.resolve()), "UPLOAD"), (str(folder.resolve()), "COMPETITION"),
-             (str(folder), "COMPETITION")]
+def _hider(folder: Path, plugins: Path, upload: Upload) -> Callable[[str], str]:
+    """What the owner reads of a check: their own file's name where the server stored it under another, and paths
+    from the folder holding it (so its Reproduce commands run there as printed), never the server's folders (they
+    say nothing to the participant, and map the server's disk for anyone)."""
+    import arena
+
+    installed = Path(arena.__file__).resolve().parent.parent
+    stored = plugin_name(upload)
+    own = safe_filename(upload.filename)  # a drop-in's file, or a package or program's archive
+    ending = next((ending for ending in KINDS if own.lower().endswith(ending)), "")
+    name = own[:len(own) - len(ending)] or "upload"
+    if upload.kind != "file":  # the folder it was unpacked into is named as its archive without the ending
+        own = name
+    names = [(f"{plugins}/{stored}.py", own), (f"{plugins.resolve()}/{stored}.py", own),
+             (f"{plugins}/{stored}", own), (f"{plugins.resolve()}/{stored}", own), (f"{stored}.py", own),
+             (stored, name), (str(plugins), "."), (str(plugins.resolve()), "."),
+             (str(folder.resolve()), "COMPETITION"), (str(folder), "COMPETITION"), (f"{installed}/", "")]
 
     def hide(text: str) -> str:
         for path, name in names:
@@ -136,7 +149,13 @@ def _hider(folder: Path, plugins: Path) -> Callable[[str], str]:
 
 
 def _line(text: str) -> str:
-    return " ".join(text.split())[:REASON_MAX]
+    """``text`` on one line of at most ``REASON_MAX`` characters, cut at a word and pointing to the report."""
+    line = " ".join(text.split())
+    if len(line) <= REASON_MAX:
+        return line
+    more = " … (the whole report is on your page)"
+    cut = line[:REASON_MAX - len(more)]
+    return cut[:cut.rfind(" ")] + more if " " in cut else cut + more
 
 
 def run_checker(folder: Path, game: str, seats: int, limits: dict[str, Any], serve_limits: ServeLimits,
@@ -169,7 +188,7 @@ def _child(plugins: str, plugin: str, game_name: str, seats: int, limits_json: s
     registry = manager.registry
     for line in registry.errors:
         if f"plugin {plugin!r}" in line:  # an import that failed (a missing dependency), a bad registration
-            return {"state": REJECTED, "reason": line.replace(f"({Path(plugins) / plugin}", "(upload"),
+            return {"state": REJECTED, "reason": line,
                     "report": "\n".join(registry.errors), "agent": None}
     agents = sorted(name for name, owner in registry.agent_plugin.items() if owner == plugin)
     game = registry.games.get(game_name)
@@ -198,7 +217,7 @@ def _child(plugins: str, plugin: str, game_name: str, seats: int, limits_json: s
         reason = (f"passed: {len(report.matches)} matches in the sandbox, median move "
                   f"{(report.move_seconds_median or 0) * 1000:.1f} ms")
         return {"state": ACCEPTED, "reason": reason, "report": summary, "agent": spec.name}
-    first = report.problems[0] if report.problems else "failed"
+    first = f"{report.findings[0].title}: {report.findings[0].detail}" if report.findings else "failed"
     return {"state": REJECTED, "reason": f"failed its check: {first}", "report": summary, "agent": spec.name}
 
 

@@ -3,12 +3,14 @@ library, a name another participant owns and a check cut short are each rejected
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 from serve_helpers import add_user, agent_source, zip_of
 
-from arena.serve.checker import check_one, run_checker
+import arena
+from arena.serve.checker import REASON_MAX, check_one, run_checker
 from arena.serve.config import ServeLimits
 from arena.serve.db import ACCEPTED, CHECKING, QUEUED, REJECTED, ServeDB
 from arena.serve.storage import store_blob
@@ -213,3 +215,39 @@ def test_a_rejected_programs_build_leaves_the_cache(tmp_path: Path, monkeypatch:
     assert state == REJECTED, report
     assert "could not be started" in report or "Permission denied" in report, report  # built, then not run
     assert not [path for path in cache.glob("filler-*") if not path.name.endswith(".lock")]  # no 1 MB build kept
+
+
+RAISES = b'''
+from arena import hookimpl
+from arena.agent import Agent, AgentSpec
+
+
+class Raises(Agent):
+    def act(self, observation):
+        raise RuntimeError("lost " + "and lost again " * 40)
+
+
+@hookimpl
+def arena_register_agents(register):
+    register(AgentSpec(name="raises", games=("lorum",), factory=Raises, description="d", version="1.0"))
+'''
+
+
+def test_a_failed_checks_reason_and_report_speak_of_the_owners_file(tmp_path: Path) -> None:
+    """The reason is what failed and where, cut at a word; the report names the file as sent, and its Reproduce
+    command runs from the folder holding it: no server name (u<hash>) or folder reaches the owner."""
+    add_user(tmp_path, "alice")
+    upload_id = queue(tmp_path, "alice", "my_bot.py", RAISES)
+    with ServeDB(tmp_path) as db:
+        upload = db.upload(upload_id)
+    assert upload is not None
+    state, reason, report, agent = check_one(tmp_path, upload, "lorum", 4, LIMITS, ServeLimits(check_matches=1))
+    assert state == REJECTED and agent == "raises"
+    assert reason.startswith("failed its check: exception at move ") and "raised RuntimeError: lost" in reason
+    assert len(reason) <= REASON_MAX and re.search(r" (lost|and|again) … \(the whole report is on your page\)$", reason)
+    assert "To fix" not in reason  # the fix and the command are the report's, whole
+    words = " ".join(report.split())  # the report wraps at 80 columns
+    assert "(at my_bot.py:8 in act)" in words and "--plugins-dir ." in words  # though its message was long
+    assert '| File "my_bot.py", line 8, in act' in words  # the traceback's line, too long with its folder
+    assert "u" + upload.sha256[:16] not in reason + report and str(tmp_path) not in report
+    assert str(Path(arena.__file__).parent) not in report  # the traceback's arena files, from the package
