@@ -196,9 +196,11 @@ def print_json(data: Any) -> None:
 
 
 def add_command(
-    subparsers: argparse._SubParsersAction, name: str, *, help: str, description: str, examples: Sequence[str]
+    subparsers: argparse._SubParsersAction, name: str, *, help: str, description: str, examples: Sequence[str],
+    add_help: bool = True,
 ) -> argparse.ArgumentParser:
-    """Register subcommand ``name``: its ``--help`` shows the description wrapped, then the examples."""
+    """Register subcommand ``name``: its ``--help`` shows the description wrapped, then the examples (without
+    ``add_help`` the command adds its own ``-h``)."""
     if isinstance(examples, str):
         raise TypeError("examples must be a sequence of command lines, not one string")
     return subparsers.add_parser(
@@ -207,6 +209,7 @@ def add_command(
         description=description,
         epilog="examples:\n" + "\n".join(f"  {line}" for line in examples),
         formatter_class=HelpFormatter,
+        add_help=add_help,
     )
 
 

@@ -17,6 +17,43 @@ if TYPE_CHECKING:
     from arena.serve.server import Competition
 
 USERS_HELP = "arena serve users add NAME | list | revoke NAME   [--config CONFIG] (default: serve.toml)"
+USERS_EXAMPLES = (
+    "arena serve users add alice --config configs/serve-lovat.toml",
+    "arena serve users list --config configs/serve-lovat.toml",
+    "arena serve users revoke alice --config configs/serve-lovat.toml",
+)
+
+
+class _Help(argparse.Action):
+    """``-h``: the page of ``arena serve users`` after ``users``, else that of ``arena serve``."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help="show this help and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
+                 option_string: str | None = None) -> None:
+        if getattr(namespace, "config", None) == "users":
+            parser = _users_parser()
+        parser.print_help()
+        parser.exit()
+
+
+def _users_parser() -> argparse.ArgumentParser:
+    """The help page of ``arena serve users``: its own words and options (it is not a parser of its own)."""
+    from arena.cli.common import HelpFormatter
+
+    parser = argparse.ArgumentParser(
+        prog="arena serve users", usage=USERS_HELP.replace("arena serve users ", "%(prog)s ", 1),
+        description=("Manage a competition's participants. 'add NAME' makes an invitation and prints its token "
+                     "once (it is stored only hashed: hand it to the participant, who uploads with it); 'list' "
+                     "shows every participant; 'revoke NAME' refuses a participant's token from then on and takes "
+                     "their agents off the ladder (their matches and history stay)."),
+        epilog="examples:\n" + "\n".join(f"  {line}" for line in USERS_EXAMPLES), formatter_class=HelpFormatter)
+    parser.add_argument("words", nargs="+", metavar="add NAME | list | revoke NAME", help="what to do")
+    parser.add_argument("--config", metavar="CONFIG", default="serve.toml",
+                        help="the competition's serve config (default serve.toml)")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    return parser
 
 
 def add_parsers(subparsers: argparse._SubParsersAction) -> None:
@@ -32,14 +69,11 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
             "without the full sandbox ('arena doctor').\n\n"
             f"Participants: {USERS_HELP}. 'add' prints the new token once (it is stored only hashed)."
         ),
-        examples=(
-            "arena serve configs/serve-lovat.toml",
-            "arena serve configs/serve-lovat.toml --host 0.0.0.0 --port 8080",
-            "arena serve users add alice --config configs/serve-lovat.toml",
-            "arena serve users list --config configs/serve-lovat.toml",
-            "arena serve users revoke alice --config configs/serve-lovat.toml",
-        ),
+        examples=("arena serve configs/serve-lovat.toml",
+                  "arena serve configs/serve-lovat.toml --host 0.0.0.0 --port 8080", *USERS_EXAMPLES),
+        add_help=False,
     )
+    parser.add_argument("-h", "--help", action=_Help)
     parser.add_argument("config", metavar="CONFIG|users", help="the serve config, or 'users' to manage participants")
     parser.add_argument("words", nargs="*", metavar="ARG", help="for 'users': add NAME, list, or revoke NAME")
     parser.add_argument("--config", dest="users_config", metavar="CONFIG", default="serve.toml",

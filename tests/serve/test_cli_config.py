@@ -43,6 +43,22 @@ def test_users_add_list_revoke(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert "alice\trevoked" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("words", [["users", "--help"], ["users", "add", "-h"], ["users", "revoke", "x", "--help"]])
+def test_users_help_is_the_page_of_users(words: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["serve", *words])
+    page = capsys.readouterr().out
+    assert stopped.value.code == 0
+    assert page.startswith("usage: arena serve users add NAME | list | revoke NAME")
+    assert "prints its token once" in " ".join(page.split()) and "--host" not in page  # the users page, not the server's
+
+
+def test_serve_help_is_the_page_of_the_server(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["serve", "configs/serve-lovat.toml", "--help"])
+    assert capsys.readouterr().out.startswith("usage: arena serve [-h]")
+
+
 @pytest.mark.parametrize(("words", "message"), [
     (["add"], "usage: arena serve users add NAME"),
     (["remove", "x"], "usage: arena serve users add NAME"),
