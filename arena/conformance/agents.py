@@ -38,9 +38,11 @@ from typing import Any
 from arena.agent import AgentSpec
 from arena.conformance.coverage import ATTEMPTS, Coverage, Scenario, scenarios_for
 from arena.conformance.report import (
+    DENIED_FIX,
     FIXES,
     NONDETERMINISM_FIX,
     PROGRAM_FIXES,
+    PROGRAM_STARTUP_TIMEOUT_FIX,
     STARTUP_FIXES,
     CheckReport,
     Finding,
@@ -302,15 +304,27 @@ def _fault_finding(spec: AgentSpec, game: Game, check: MatchCheck, fault: dict[s
     """A fault as a problem: where, what (a timeout explained), the fix for its kind and phase, a command."""
     kind, message = fault["kind"], fault["message"]
     startup = fault_phase(fault) == STARTUP
-    fixes = PROGRAM_FIXES if is_program(spec) else STARTUP_FIXES if startup and kind in STARTUP_FIXES else FIXES
-    fix = fixes.get(kind, "").format(move=f"{limits.move_seconds:g}", bank=f"{limits.bank_seconds:g}",
-                                     startup=f"{limits.startup_seconds:g}", memory=limits.memory_mb)
+    if is_program(spec):
+        fix = _program_fix(kind, startup, message)
+    else:
+        fix = (STARTUP_FIXES if startup and kind in STARTUP_FIXES else FIXES).get(kind, "")
+    fix = fix.format(move=f"{limits.move_seconds:g}", bank=f"{limits.bank_seconds:g}",
+                     startup=f"{limits.startup_seconds:g}", memory=limits.memory_mb)
     title = (f"{kind} {fault_when(fault)} ({game.info.name}, {check.players} players, seat {check.seat}, "
              f"seed {check.seed})")
     if kind == TIMEOUT and not startup:
         message = _explain_timeout(message, limits, earlier)
     reproduce, note = _reproduce(spec, game, check, kind, startup, limits, isolation, seed, index)
     return Finding(title=title, detail=message, fix=fix, reproduce=reproduce, note=note)
+
+
+def _program_fix(kind: str, startup: bool, message: str) -> str:
+    """The fix for an agent program's fault: a refused tool or a late greeting first, as the likelier cause."""
+    if "Permission denied" in message:  # its standard error's last line: a script starting a tool it may not
+        return DENIED_FIX
+    if kind == TIMEOUT and startup:
+        return PROGRAM_STARTUP_TIMEOUT_FIX
+    return PROGRAM_FIXES.get(kind, "")
 
 
 def _explain_timeout(message: str, limits: Limits, earlier: list[float]) -> str:

@@ -57,6 +57,18 @@ PROGRAM_FIXES = {
 }
 """What to do about each fault kind of an agent program (docs/protocol.md), in any phase."""
 
+PROGRAM_STARTUP_TIMEOUT_FIX = (
+    "answer the greeting with {{\"type\": \"ready\"}} on one line within {startup} s of starting, and flush "
+    "standard output after it (a pipe is not a terminal: most languages, and tools such as awk, hold their output "
+    "back until told to flush)")
+"""What to do about a program that was not ready in time (answering faster is not the point there)."""
+
+DENIED_FIX = (
+    "the sandbox lets a program start only its runtime (the command's first word) and the files of its own "
+    "folder or build output: a script cannot run other tools of the system (sed, awk, jq, ...); do that work in "
+    "the script's own language, or ship the tool in the program's folder (docs/protocol.md, section 6)")
+"""What to do about a program whose standard error says a command was refused (``Permission denied``)."""
+
 NONDETERMINISM_FIX = (
     "make the agent deterministic for a given seed: draw all randomness from random.Random(self.seed) created in "
     "__init__ (not the global random module, os.urandom or time), and do not let the order of a set or the id() "

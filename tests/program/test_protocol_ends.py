@@ -230,3 +230,33 @@ def test_a_python_program_starts_when_arena_runs_from_a_virtual_environment_unde
                           text=True, timeout=120, cwd=tmp_path, env={"PATH": "/usr/bin:/bin"})
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.startswith("[] "), done.stdout
+
+
+SHELL_PROGRAM = '''name = "NAME"
+version = "1"
+games = ["lorum"]
+command = COMMAND
+'''
+
+
+@pytest.mark.parametrize(("command", "files", "advice"), [
+    ('["sh", "./bot.sh"]', {"bot.sh": "read -r hello\necho ready | sed 's/.*/{\"type\":\"ready\"}/'\n"},
+     "a script cannot run other tools of the system (sed, awk, jq, ...)"),
+    ('["sleep", "30"]', {}, 'answer the greeting with {"type": "ready"} on one line within 1 s of starting'),
+])
+def test_check_agent_tells_a_script_what_the_sandbox_refused(tmp_path: Path, command: str, files: dict[str, str],
+                                                              advice: str) -> None:
+    """A script piping through a system tool is told the sandbox refuses the tool; one never ready, to answer the
+    greeting and flush: neither is told to answer faster, which would not help."""
+    from arena.conformance.agents import check_agent
+    from arena.referee.confinement import sandbox_level
+
+    if sandbox_level() == "none":
+        pytest.skip("this machine offers no sandbox: run 'arena doctor' to see what is missing")
+    write_program(tmp_path / "plugins" / "script", SHELL_PROGRAM.replace("NAME", "script").replace(
+        "COMMAND", command), files)
+    registry = load_registry(plugins_dir=tmp_path / "plugins", entry_points=False).registry
+    report = check_agent(registry.agent("script"), "lorum", matches=1, player_counts=[4], registry=registry,
+                         determinism=False, limits=Limits(move_seconds=1.0, bank_seconds=1.0, startup_seconds=1.0))
+    assert not report.passed
+    assert advice in report.findings[0].fix and "answer faster" not in report.summary()
