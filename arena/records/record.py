@@ -155,8 +155,14 @@ def game_for_record(data: Mapping[str, Any], games: Mapping[str, Game]) -> Game:
     for game in games.values():
         if game.info.id == data["game"]:
             return game
-    installed = ", ".join(sorted(game.info.id for game in games.values()))
-    raise RecordError(f"record is for game {data['game']!r}, which is not installed (installed: {installed})")
+    ids = sorted(game.info.id for game in games.values())
+    by_name = [game.info.id for game in games.values() if game.info.name == data["game"]]
+    if by_name:  # a game's name where its versioned id belongs ("lorum" for "lorum-v1")
+        raise RecordError(f"record's \"game\" is {data['game']!r}: a record names the game's versioned id; did you "
+                          f"mean {by_name[0]!r}?")
+    close = closest(str(data["game"]), ids)
+    hint = f"did you mean {close!r}?" if close else f"installed: {', '.join(ids)}"
+    raise RecordError(f"record is for game {data['game']!r}, which is not installed ({hint})")
 
 
 @dataclass(slots=True)

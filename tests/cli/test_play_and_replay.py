@@ -369,3 +369,16 @@ def test_a_record_saved_with_a_byte_order_mark_replays(capsys: pytest.CaptureFix
     record.write_bytes(b"\xef\xbb\xbf" + record.read_bytes())  # as an editor that saves 'UTF-8 with BOM' writes it
     status, out, err = run(capsys, "replay", str(record))
     assert status == 0 and err == "" and "recorded actions legal" in out
+
+
+@pytest.mark.parametrize(("game", "message"), [
+    ("lorum", "record's \"game\" is 'lorum': a record names the game's versioned id; did you mean 'lorum-v1'?"),
+    ("lorum-v2", "record is for game 'lorum-v2', which is not installed (did you mean 'lorum-v1'?)"),
+    ("chess", "record is for game 'chess', which is not installed (installed: lorum-v1, lovat-v1"),
+])
+def test_a_record_of_another_game_names_the_one_it_likely_meant(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                                game: str, message: str) -> None:
+    record = tmp_path / "hand-written.json"
+    record.write_text(json.dumps({"game": game, "seed": 1, "seats": [{"agent": "random"}] * 4, "actions": []}))
+    status, _, err = run(capsys, "replay", str(record))
+    assert status == 1 and message in err and len(err.strip().splitlines()) == 1
