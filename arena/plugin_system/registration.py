@@ -12,6 +12,7 @@ something invalid is skipped with one line naming the plugin and the cause.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import importlib
 import importlib.metadata
@@ -79,6 +80,7 @@ class Registrar:
             return
         if not self.register(plugin, name, where):
             return
+        self.registry.errors += [f"{where}: {problem}" for problem in redefined_hooks(plugin)]
         games, agents, added = self.collect(where, plugin, take_games=True, take_agents=take_agents)
         self.registry.sources[name] = source
         for agent in agents:
@@ -177,6 +179,26 @@ class Registrar:
         )
 
         call_each_reporter(self.pm, record)
+
+
+def redefined_hooks(plugin: object) -> list[str]:
+    """The hooks a plugin module defines more than once, each as a problem: Python keeps only the last definition,
+    so what the earlier ones register (a first agent, pasted beside a second) would vanish without a word."""
+    path = getattr(plugin, "__file__", None)
+    if not isinstance(path, str) or not path.endswith(".py"):
+        return []
+    try:
+        tree = ast.parse(Path(path).read_bytes())
+    except (OSError, SyntaxError, ValueError):  # it was imported, so this is a file changed since: nothing to say
+        return []
+    hooks = {name for name in dir(hookspecs) if name.startswith("arena_")}
+    lines: dict[str, list[int]] = {}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name in hooks:
+            lines.setdefault(node.name, []).append(node.lineno)
+    return [f"{name}() is defined {len(at)} times (lines {', '.join(map(str, at))}): Python keeps only the last, so "
+            f"what the others register is lost; make one {name}() register everything"
+            for name, at in lines.items() if len(at) > 1]
 
 
 def load_plugin(source: PluginSource) -> ModuleType | object:

@@ -102,6 +102,19 @@ def test_misspelled_hook_fails_loudly_with_a_suggestion(plugins_dir: Path) -> No
     assert "typo" not in [info.name for info in registry.plugins]
 
 
+def test_a_hook_defined_twice_is_named_with_its_lines(plugins_dir: Path) -> None:
+    """Two agents pasted into one file each with its own hook: Python keeps the second, and the first would vanish
+    without a word; the plugin still loads what the last one registers."""
+    first, second = GOOD.format(name="first-one"), GOOD.format(name="second-one").replace("from arena", "#")
+    write(plugins_dir, "pasted.py", first + second)
+    registry = load_registry(plugins_dir=plugins_dir, entry_points=False).registry
+    assert registry.errors == [
+        f"plugin 'pasted' ({plugins_dir / 'pasted.py'}): arena_register_agents() is defined 2 times (lines 7, 16): "
+        "Python keeps only the last, so what the others register is lost; make one arena_register_agents() "
+        "register everything"]
+    assert "second-one" in registry.agents and "first-one" not in registry.agents
+
+
 @pytest.mark.parametrize(
     ("spec", "problem"),
     [
