@@ -418,18 +418,19 @@ def test_a_keep_of_an_agents_strings_is_checked_once(reverse: bool) -> None:
 
 
 def plain_keep_problem(cards: Any, dealt: Any, variant: Any) -> str | None:
-    """``rules.keep_problem`` as it was before keeps of exact strings were checked without a set and a sort."""
+    """``rules.keep_problem`` as it was before keeps of exact strings were checked without a set and a sort (a card
+not dealt is named before the order)."""
     from itertools import repeat
     from operator import itemgetter
 
     if not isinstance(cards, tuple) or not all(map(isinstance, cards, repeat(str))):
         return "a keep is a list of card ids, in Python a tuple of strings"
-    if list(cards) != sorted(set(cards)):
-        return f"a keep lists its card ids once each, sorted ascending: {tuple(sorted(set(cards)))!r}"
     dealt_set = set(dealt)
     if not dealt_set.issuperset(cards):
         missing = [card_id for card_id in cards if card_id not in dealt_set]
         return f"{', '.join(missing)} {'was' if len(missing) == 1 else 'were'} not dealt to this seat"
+    if list(cards) != sorted(set(cards)):
+        return f"a keep lists its card ids once each, sorted ascending: {tuple(sorted(set(cards)))!r}"
     total = sum(itemgetter(*cards)(LEVEL)) if len(cards) > 1 else sum(map(LEVEL.__getitem__, cards))
     if total != variant.level_sum:
         return f"its levels sum to {total}; a keep's levels must sum to exactly {variant.level_sum} (L-5)"

@@ -173,6 +173,7 @@ def test_l5_every_seat_keeps_at_once_and_the_rest_become_counters() -> None:
         (2, ("L3-06", "L3-07", "L3-08"), "L3-06 was not dealt to this seat"),
         (2, ("L1-03", "L1-04", "L1-05", "L3-08", "L3-07"), "sorted ascending"),
         (2, ("L1-03", "L1-03", "L1-05", "L3-07", "L3-08"), "once each, sorted ascending"),
+        (2, ("L3-08", "L1-03", "L3-06"), "L3-06 was not dealt to this seat"),  # named before the order
         (2, ["L1-03", "L1-04", "L1-05", "L3-07", "L3-08"], "a keep is a list of card ids, in Python a tuple of strings"),
         (1, "L1-01", "a keep is a list of card ids, in Python a tuple of strings"),
     ],

@@ -143,12 +143,12 @@ def keep_problem(cards: Any, dealt: Sequence[str], variant: Variant) -> str | No
         return "a keep is a list of card ids, in Python a tuple of strings"
     else:
         ordered = list(cards) == sorted(set(cards))
-    if not ordered:
-        return f"a keep lists its card ids once each, sorted ascending: {tuple(sorted(set(cards)))!r}"
     dealt_set = set(dealt)
-    if not dealt_set.issuperset(cards):
+    if not dealt_set.issuperset(cards):  # before the order: a card not dealt is the mistake to fix first
         missing = [card_id for card_id in cards if card_id not in dealt_set]
         return f"{', '.join(missing)} {'was' if len(missing) == 1 else 'were'} not dealt to this seat"
+    if not ordered:
+        return f"a keep lists its card ids once each, sorted ascending: {tuple(sorted(set(cards)))!r}"
     total = sum(itemgetter(*cards)(LEVEL)) if len(cards) > 1 else sum(map(LEVEL.__getitem__, cards))
     if total != variant.level_sum:
         return f"its levels sum to {total}; a keep's levels must sum to exactly {variant.level_sum} (L-5)"
