@@ -22,7 +22,7 @@ from typing import Any
 
 from fastapi import FastAPI, HTTPException, Request, UploadFile
 from fastapi.responses import FileResponse, Response
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from arena.serve import auth
 from arena.serve.archives import UploadError, kind_of, read_upload, safe_filename
@@ -64,6 +64,9 @@ class AppSettings:
     self_registration: bool = False  # whether anyone may add themselves (POST /api/register)
 
 
+EPOCH = "when, in seconds since 1970-01-01 00:00 UTC (the Unix epoch), as every time the API gives"
+
+
 class UploadOut(BaseModel):
     """An upload as its owner sees it."""
 
@@ -73,15 +76,15 @@ class UploadOut(BaseModel):
     kind: str
     sha256: str
     size: int
-    created: float
+    created: float = Field(description=EPOCH)
     state: str
     reason: str | None
     agent: str | None
     version: int | None
     entry: str | None
-    joined: float | None
-    retired: float | None
-    retire_asked: float | None
+    joined: float | None = Field(description=EPOCH)
+    retired: float | None = Field(description=EPOCH)
+    retire_asked: float | None = Field(description=EPOCH)
     report: str | None = None
 
 

@@ -212,6 +212,8 @@ def test_the_api_schema_documents_the_upload(live: Live) -> None:
     with httpx.Client(base_url=live.url) as client:
         schema = client.get("/api/openapi.json").json()
     assert "/api/uploads" in schema["paths"] and "post" in schema["paths"]["/api/uploads"]
+    created = schema["components"]["schemas"]["UploadOut"]["properties"]["created"]
+    assert created["type"] == "number" and "seconds since 1970-01-01 00:00 UTC" in created["description"]
 
 
 def test_no_interactive_api_pages_that_would_load_a_third_partys_script(live: Live) -> None:
