@@ -9,12 +9,15 @@ already (``arena.records.replay``), so every action is legal.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from arena.games.base import Game, log_sentence, seat_label
 from arena.records import action_from_json
 from arena.referee.faults import END, STARTUP, fault_phase
 from arena.seating.substitute import SUBSTITUTE
+
+if TYPE_CHECKING:
+    from arena.games.drawing import Table
 
 
 class LogStep(NamedTuple):
@@ -31,7 +34,7 @@ class LogStep(NamedTuple):
     faults: tuple[str, ...]  # fault lines at this move: the substitute plays the seat from here
     events: tuple[str, ...]  # the public events that followed, one sentence each
     hands: tuple[tuple[int, str], ...]  # (seat, hand line) for every hand that changed (with hands=True)
-    table: dict[str, Any] | None = None  # the table after the step, as ``Table.to_json`` (with tables=True)
+    table: Table | None = None  # the table after the step as a spectator sees it (with tables=True)
 
     def terminal_lines(self, names: Sequence[str]) -> list[str]:
         """The step as ``arena replay --log`` prints it: faults, a secret decision, events, changed hands."""
@@ -132,9 +135,8 @@ def log_steps(game: Game, record: Mapping[str, Any], hands: bool = False, tables
                     shown[seat] = hand
         return tuple(game.describe_event(event, names) for event in events), tuple(changed)
 
-    def table() -> dict[str, Any] | None:
-        scene = game.table(state, None, True, names) if tables else None
-        return None if scene is None else scene.to_json()
+    def table() -> Table | None:
+        return game.table(state, None, True, names) if tables else None
 
     events, changed = catch_up(None)
     yield LogStep(None, None, "", False, None, (), events, changed, table())
