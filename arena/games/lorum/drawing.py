@@ -63,8 +63,9 @@ next table takes the others as they were (a view is made only of its key, so a s
 _NOTES: dict[tuple[int, int | None, str | None], tuple[str, ...]] = {}
 """Each seat's note by (dealer, bidder, contract): they change once or twice a deal, the table at every step."""
 
-_LAST_INFO: list[Any] = [None, ()]
-"""The last open table's facts, ``[(deal, deals, contract, pot), lines]``: they change a few times a deal."""
+_LAST_INFO: list[tuple[Any, tuple[str, ...]]] = [(None, ())]
+"""The last open table's facts as ``((deal, deals, contract, pot), lines)``: they change a few times a deal (one
+tuple, read and replaced whole, so that a table built in another thread never pairs one's key with other lines)."""
 
 
 def _notes(dealer: int, bidder: int | None, contract: str | None) -> tuple[str, ...]:
@@ -97,7 +98,8 @@ def _open_table(state: LorumState, names: Sequence[str]) -> Table:
     if not middle and state.phase != "bid" and state.tricks:  # between tricks: the one just taken, paler
         middle, faded = state.tricks[-1][0], True
     facts = (state.deal, state.deals, contract, state.pot)
-    if _LAST_INFO[0] != facts:
+    info = _LAST_INFO[0]
+    if info[0] != facts:
         shown = "bidding" if contract is None else f"contract: {contract}"
-        _LAST_INFO[:] = [facts, (f"deal {state.deal} of {state.deals}", shown, f"pot {state.pot}")]
-    return Table(tuple(seats), names, middle, _LAST_INFO[1], state.to_act, None, faded)
+        info = _LAST_INFO[0] = (facts, (f"deal {state.deal} of {state.deals}", shown, f"pot {state.pot}"))
+    return Table(tuple(seats), names, middle, info[1], state.to_act, None, faded)
