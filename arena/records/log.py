@@ -118,7 +118,7 @@ def log_steps(game: Game, record: Mapping[str, Any], hands: bool = False, tables
     logged = 0
     drawn = 0  # chance outcomes so far: a new one (a deal) may change every hand
     # Looked up once: a site build walks every step of every match.
-    describe_event, describe_hand, observe = game.describe_event, game.describe_hand, state.observation
+    describe_event, describe_hand, observe = game.describe_event, game.describe_seat_hand, state.observation
     draw = game.table if tables else None
 
     def catch_up(actor: int | None) -> tuple[tuple[str, ...], tuple[tuple[int, str], ...]]:
@@ -132,7 +132,7 @@ def log_steps(game: Game, record: Mapping[str, Any], hands: bool = False, tables
             seats = range(players) if actor is None or chance != drawn else (actor,)
             drawn = chance
             for seat in seats:
-                hand = describe_hand(observe(seat))
+                hand = describe_hand(state, seat)
                 if hand is not None and hand != shown[seat]:
                     changed.append((seat, hand))
                     shown[seat] = hand

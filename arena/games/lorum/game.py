@@ -133,6 +133,12 @@ class LorumGame(Game):
             return None
         return view.hand_line(observation.hand)
 
+    def describe_seat_hand(self, state: GameState, seat: int) -> str | None:
+        """``describe_hand`` read from the state's hand mask (no observation made to be described)."""
+        if isinstance(state, LorumState) and type(seat) is int and 0 <= seat < PLAYERS:
+            return view.mask_line(state.hands[seat])
+        return super().describe_seat_hand(state, seat)
+
     def encoding(self, options: Mapping[str, Any]) -> Any:
         """The fixed-size view of a seat that ``arena.env`` trains on (``arena/games/lorum/encoding.py``).
 
