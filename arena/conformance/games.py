@@ -156,6 +156,8 @@ def _check_observation(game: Game, state: GameState, seat: int, observation: Obs
         f"{where}: observation_from_json(to_json()) differs from the observation; make it the exact inverse")
     assert tuple(state.legal_actions(seat)) == tuple(observation.legal), (
         f"{where}: state.legal_actions({seat}) and observation.legal differ")
+    assert game.describe_seat_hand(state, seat) == game.describe_hand(observation), (
+        f"{where}: Game.describe_seat_hand(state, {seat}) differs from describe_hand of the seat's observation")
     for action in observation.legal:
         assert state.is_legal(seat, action), f"{where}: listed action {action!r} is not is_legal()"
         assert game.action_error(observation, action) is None, (

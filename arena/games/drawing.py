@@ -73,9 +73,9 @@ class SeatView(NamedTuple):
         return (len(self.hand) if self.hand is not None else self.hidden) + len(self.won)
 
 
-@dataclass(frozen=True, slots=True)
-class Table:
-    """What is on the table at one moment, from one viewer's point of view."""
+class Table(NamedTuple):
+    """What is on the table at one moment, from one viewer's point of view (a named tuple: a site build makes
+    one per step of every match, three times faster than a frozen dataclass)."""
 
     seats: tuple[SeatView, ...]
     names: Sequence[str] = ()  # the seats' agents, labelled as ``seat_label`` does ("seat 2 (greedy)")

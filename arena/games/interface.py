@@ -425,6 +425,15 @@ class Game(ABC):
         """
         return None
 
+    def describe_seat_hand(self, state: GameState, seat: int) -> str | None:
+        """``describe_hand`` of ``seat``'s observation in ``state``: a game may read it from the state itself.
+
+        A site build describes a hand at nearly every step of every match, and an observation made only to be
+        described costs more than the line; an override must return exactly what ``describe_hand`` does (the
+        conformance kit, ``arena.conformance.games``, compares them at every decision it plays).
+        """
+        return self.describe_hand(state.observation(seat))
+
     def parse_action(self, observation: Observation, text: str) -> Action | None:
         """The action a person typed as ``text``, or None if it names none.
 

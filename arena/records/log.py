@@ -9,12 +9,15 @@ already (``arena.records.replay``), so every action is legal.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from arena.games.base import Game, log_sentence, seat_label
 from arena.records import action_from_json
 from arena.referee.faults import END, STARTUP, fault_phase
 from arena.seating.substitute import SUBSTITUTE
+
+if TYPE_CHECKING:
+    from arena.games.drawing import Table
 
 
 class LogStep(NamedTuple):
@@ -31,7 +34,7 @@ class LogStep(NamedTuple):
     faults: tuple[str, ...]  # fault lines at this move: the substitute plays the seat from here
     events: tuple[str, ...]  # the public events that followed, one sentence each
     hands: tuple[tuple[int, str], ...]  # (seat, hand line) for every hand that changed (with hands=True)
-    table: dict[str, Any] | None = None  # the table after the step, as ``Table.to_json`` (with tables=True)
+    table: Table | None = None  # the table after the step as a spectator sees it (with tables=True)
 
     def terminal_lines(self, names: Sequence[str]) -> list[str]:
         """The step as ``arena replay --log`` prints it: faults, a secret decision, events, changed hands."""
@@ -114,6 +117,9 @@ def log_steps(game: Game, record: Mapping[str, Any], hands: bool = False, tables
     shown: list[str | None] = [None] * players
     logged = 0
     drawn = 0  # chance outcomes so far: a new one (a deal) may change every hand
+    # Looked up once: a site build walks every step of every match.
+    describe_event, describe_hand, observe = game.describe_event, game.describe_seat_hand, state.observation
+    draw = game.table if tables else None
 
     def catch_up(actor: int | None) -> tuple[tuple[str, ...], tuple[tuple[int, str], ...]]:
         nonlocal logged, drawn
@@ -126,28 +132,28 @@ def log_steps(game: Game, record: Mapping[str, Any], hands: bool = False, tables
             seats = range(players) if actor is None or chance != drawn else (actor,)
             drawn = chance
             for seat in seats:
-                hand = game.describe_hand(state.observation(seat))
+                hand = describe_hand(state, seat)
                 if hand is not None and hand != shown[seat]:
                     changed.append((seat, hand))
                     shown[seat] = hand
-        return tuple(game.describe_event(event, names) for event in events), tuple(changed)
-
-    def table() -> dict[str, Any] | None:
-        scene = game.table(state, None, True, names) if tables else None
-        return None if scene is None else scene.to_json()
+        return tuple([describe_event(event, names) for event in events]), tuple(changed)
 
     events, changed = catch_up(None)
-    yield LogStep(None, None, "", False, None, (), events, changed, table())
+    yield LogStep(None, None, "", False, None, (), events, changed,
+                  None if draw is None else draw(state, None, True, names))
     times = move_times(record)
-    actions = record["actions"]
-    for move, entry in enumerate(actions):
+    simultaneous = game.info.simultaneous_phases
+    describe_action = game.describe_action
+    for move, entry in enumerate(record["actions"]):
         seat, action = entry["seat"], action_from_json(entry["action"])
-        observation = state.observation(seat)
-        decision = game.describe_action(observation, action)
+        observation = observe(seat)
+        decision = describe_action(observation, action)
         state.apply(seat, action)
         events, changed = catch_up(seat)
-        yield LogStep(move, seat, decision, observation.phase in game.info.simultaneous_phases, times[move],
-                      tuple(faults.pop(move, ())), events, changed, table())
+        lines = faults.pop(move, None)
+        yield LogStep(move, seat, decision, observation.phase in simultaneous, times[move],
+                      () if lines is None else tuple(lines), events, changed,
+                      None if draw is None else draw(state, None, True, names))
     late = tuple(line for move in sorted(faults) for line in faults[move])
     if late:
         yield LogStep(None, None, "", False, None, late, (), ())

@@ -179,23 +179,25 @@ def test_the_conformance_kit_catches_a_drawing_that_shows_another_seats_hand() -
 
 def test_a_lorum_spectator_s_table_read_from_the_state_is_the_one_the_observations_draw() -> None:
     """The site draws every step of every match as a spectator with every hand shown, read straight from the
-    state; at every step of whole games (bids, tricks, deals settled, the end) it is what the observations say."""
+    state (reusing what the last table drew where nothing changed); at every step of whole games (bids,
+    tricks, deals settled, the end) it is what the observations say, also when three games are drawn in turn,
+    each offered the others' last seats and facts."""
     from arena.games.lorum.drawing import _observed_table
 
     game = registry().game("lorum")
     names = ("a", "b", "c", "d")
-    for seed in (1, 2, 3):
-        state = game.new_state(seed, game.info.resolve_options(4, {"deals": 4}))
-        rng = random.Random(seed)
-        steps = 0
-        while True:
+    games = [(game.new_state(seed, game.info.resolve_options(4, {"deals": 4})), random.Random(seed), [0])
+             for seed in (1, 2, 3)]
+    while games:
+        for state, rng, steps in list(games):
             assert game.table(state, None, True, names) == _observed_table(state, None, True, names)
             if state.is_over():
-                break
+                assert steps[0] > 30 and state.past_deals  # deals settled along the way
+                games.remove((state, rng, steps))
+                continue
             seat = state.to_move()[0]
             state.apply(seat, game.info.random_action(state.observation(seat), rng))
-            steps += 1
-        assert steps > 30 and state.past_deals  # deals settled along the way
+            steps[0] += 1
 
 
 @pytest.mark.parametrize("players", [3, 4, 5, 6])

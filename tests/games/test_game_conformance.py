@@ -51,10 +51,18 @@ class _RandomPolicyCheats(LorumGame):
     info = dataclasses.replace(LorumGame.info, random_action=_illegal)
 
 
+class _SeatHandFromTheWrongSeat(LorumGame):
+    """A state-read hand line (for the site) that reads the next seat's hand."""
+
+    def describe_seat_hand(self, state: Any, seat: int) -> str | None:
+        return super().describe_seat_hand(state, (seat + 1) % 4)
+
+
 @pytest.mark.parametrize(("game", "message"), [
     (_SamplerIgnoresTheObservation(), "'dealer', 'hand']: the observation shows what the seat cannot know"),
     (_JsonLosesAField(), "observation_from_json(to_json()) differs from the observation"),
     (_RandomPolicyCheats(), "GameInfo.random_action chose 'no such card', which is not legal"),
+    (_SeatHandFromTheWrongSeat(), "describe_seat_hand(state, 0) differs from describe_hand of the seat's observation"),
 ])
 def test_the_kit_names_what_to_fix(game: LorumGame, message: str) -> None:
     with pytest.raises(AssertionError) as failed:

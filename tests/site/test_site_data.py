@@ -195,6 +195,21 @@ def test_a_lovat_match_page_states_the_secret_keeps() -> None:
     assert match_page(None, record)["error"] == "game 'lovat-v1' is not installed: no steps to show"
 
 
+def test_a_chunk_holds_what_json_would_write_past_64_bits_and_named_tuples_too() -> None:
+    """Chunks are written by orjson, which cannot write an integer past 64 bits (a record may hold one: its
+    numbers are bounded by length, not size): that chunk is written by ``json`` instead, with the same data."""
+    from arena.games.drawing import SeatView
+    from arena.site.chunks import chunk_script, packed
+
+    page = {"seed": 2**70, "view": SeatView(("Aa", "7b"), 0, (("chips", 3),), (), "dealer"), "steps": [(1, None)]}
+    expected = {"seed": 2**70, "view": [["Aa", "7b"], 0, [["chips", 3]], [], "dealer"], "steps": [[1, None]]}
+    assert unpacked(chunk_script("m", 0, packed({"0": page}))) == {"0": expected}
+    small = {**page, "seed": 2**63}
+    assert unpacked(chunk_script("m", 0, packed({"0": small}))) == {"0": {**expected, "seed": 2**63}}
+    with pytest.raises(TypeError):
+        packed({"0": {1, 2}})
+
+
 @pytest.mark.parametrize("which", ["lorum", "lovat"])
 def test_a_match_page_sends_each_scene_as_its_change_and_the_viewer_rebuilds_every_one(which: str) -> None:
     """The page's tables are the scene's changes step by step; undone (as site.js does) they are the scene the
@@ -222,8 +237,12 @@ def test_a_match_page_sends_each_scene_as_its_change_and_the_viewer_rebuilds_eve
     assert scenes(page["steps"]) == json.loads(json.dumps(expected))
     changes = [step[8] for step in page["steps"][1:]]
     assert "s" in page["steps"][0][8] and not any("s" in change for change in changes)
-    # A card played changes its seat and the middle; only a new deal (or the trick's winner) changes more.
-    assert sum(len(change.get("d", ())) for change in changes) < 2 * len(changes)
+    # A card played is that card gone from its seat's hand and added to the middle, nothing of the seat's view
+    # sent again; only a new deal (or a trick's winner, a bid) changes more.
+    plays = [change for change in changes if "p" in change]
+    assert plays
+    assert all({seat for seat, _ in change["p"]} <= {seat for seat, _ in change["r"]} for change in plays)
+    assert sum(len(change.get("d", ())) for change in changes) < len(changes)
 
 
 def test_a_build_on_every_core_writes_what_one_process_writes(tournament: tuple[Published, Path], tmp_path: Path,

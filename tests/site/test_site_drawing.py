@@ -162,3 +162,45 @@ def test_names_and_card_faces_are_text_and_colours_in_the_drawing(tmp_path: Path
     colours = devtools.evaluate(f"[...document.querySelectorAll('#out g.card[data-card=\"{hand[0]}\"] *')]"
                                 ".flatMap(node => [node.getAttribute('fill'), node.getAttribute('stroke')])")
     assert "#777777" in colours and not any(value and ("url" in value or ";" in value) for value in colours)
+
+
+@pytest.mark.parametrize("which", ["lorum", "lovat"])
+def test_every_step_is_drawn_as_the_engine_draws_it(which: str, site: Path, lovat_site: Path,
+                                                     devtools: DevToolsPage) -> None:
+    """The page stores each step's scene as what changed (a card that left a hand, plays added to the middle, a
+    seat's changed fields); the viewer rebuilds every scene from them.  At every step of a match, every hand
+    shown, each seat holds the engine's cards in the engine's order, with its cards won, counts and note, and the
+    middle and the facts are the engine's."""
+    folder = site if which == "lorum" else lovat_site
+    page = devtools
+    page.open((folder / "match.html").as_uri() + "#0")
+    page.wait_for("!!document.querySelector('#table-drawing svg')")
+    page.evaluate("document.getElementById('show-hands').click()")
+    game, state = engine_state(folder, 0)
+    with Store.open_readonly(store_path(folder.parent, folder.name)) as store:
+        record = store.record(next(iter(store.rows())).id)
+    names = [seat["agent"] for seat in record["seats"]]
+    for step in range(len(record["actions"]) + 1):
+        if step:
+            entry = record["actions"][step - 1]
+            state.apply(entry["seat"], action_from_json(entry["action"]))
+            page.press("ArrowRight")
+            page.wait_for(f"document.getElementById('step-status').textContent.startsWith('step {step} of')")
+        table = game.table(state, None, True, names)
+        picture = page.evaluate("""(() => {
+            const root = document.querySelector('#table-drawing svg');
+            const cards = (nodes, wide) => [...nodes].filter(card => wide === null ||
+                (card.querySelector('rect').getAttribute('width') === '30') === wide).map(card => card.dataset.card);
+            return {hands: [...root.querySelectorAll('g.seat')].map(seat => cards(seat.querySelectorAll(':scope > g.card'), true)),
+                    won: [...root.querySelectorAll('g.seat')].map(seat => cards(seat.querySelectorAll(':scope > g.card'), false)),
+                    middle: cards(root.querySelectorAll(':scope > g.card'), null), text: root.textContent};
+        })()""")
+        assert picture["hands"] == [list(seat.hand or ()) for seat in table.seats], f"step {step}"
+        assert picture["won"] == [list(seat.won) for seat in table.seats], f"step {step}"
+        assert picture["middle"] == [card for _, card in table.middle], f"step {step}"
+        for line in table.info:
+            assert line in picture["text"], f"step {step}"
+        for seat in table.seats:
+            facts = " · ".join([*(f"{name} {value}" for name, value in seat.counts), *([seat.note] if seat.note else [])])
+            assert (facts if len(facts) <= 40 else facts[:39] + "…") in picture["text"], f"step {step}"  # clipped at 40
+    assert page.errors == []

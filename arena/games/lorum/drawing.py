@@ -7,11 +7,13 @@ not: its own hand face up, every other hand as a count of face-down cards.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from arena.games.base import GameState, plural
 from arena.games.drawing import CardFace, SeatView, Table
 from arena.games.lorum.cards import DECK, POINTS, SUIT_NAMES, mask_names
 from arena.games.lorum.observation import LorumObservation
+from arena.games.lorum.rules import PLAYERS
 from arena.games.lorum.state import LorumState
 
 SUIT_INK = {"a": "#7a4a1d", "g": "#2e7d32", "h": "#c62828", "b": "#b8860b"}
@@ -54,31 +56,50 @@ def _observed_table(state: GameState, viewer: int | None, hands: bool, names: Se
                  public.to_move, None, faded)
 
 
-_LAST_SEATS: list[tuple[tuple[int, ...], str, SeatView] | None] = [None, None, None, None]
+_LAST_SEATS: list[tuple[tuple[int, int, int, int, str], SeatView] | None] = [None, None, None, None]
 """Per seat, the last open table's view of it with what it was made of: a step changes one seat or two, so the
-next table takes the others as they were (a view is made only of its key and note, so a stale one is right)."""
+next table takes the others as they were (a view is made only of its key, so a stale one is right)."""
+
+_NOTES: dict[tuple[int, int | None, str | None], tuple[str, ...]] = {}
+"""Each seat's note by (dealer, bidder, contract): they change once or twice a deal, the table at every step."""
+
+_LAST_INFO: list[tuple[Any, tuple[str, ...]]] = [(None, ())]
+"""The last open table's facts as ``((deal, deals, contract, pot), lines)``: they change a few times a deal (one
+tuple, read and replaced whole, so that a table built in another thread never pairs one's key with other lines)."""
+
+
+def _notes(dealer: int, bidder: int | None, contract: str | None) -> tuple[str, ...]:
+    notes = []
+    for seat in range(PLAYERS):
+        note = "dealer" if seat == dealer else ""
+        if seat == bidder:
+            note = f"{note}, called {contract}" if note else f"called {contract}"
+        notes.append(note)
+    return _NOTES.setdefault((dealer, bidder, contract), tuple(notes))
 
 
 def _open_table(state: LorumState, names: Sequence[str]) -> Table:
     """``lorum_table`` for a spectator who sees every hand, read from the state itself: the same scene without
     building five observations (a site build draws one per step of every match; every field here is public
     or, with every hand shown, the spectator's to see)."""
+    contract = state.contract
+    notes = _NOTES.get((state.dealer, state.bidder, contract)) or _notes(state.dealer, state.bidder, contract)
     seats = []
-    for seat, held in enumerate(state.hands):
-        note = "dealer" if seat == state.dealer else ""
-        if seat == state.bidder:
-            note = f"{note}, called {state.contract}" if note else f"called {state.contract}"
-        key = (held, state.balances[seat], state.tricks_won[seat], state.points[seat])
+    for seat, key in enumerate(zip(state.hands, state.balances, state.tricks_won, state.points, notes)):
         last = _LAST_SEATS[seat]
-        if last is not None and last[0] == key and last[1] == note:
-            seats.append(last[2])
+        if last is not None and last[0] == key:
+            seats.append(last[1])
             continue
-        view = SeatView(mask_names(held), 0, (("chips", key[1]), ("tricks", key[2]), ("points", key[3])), (), note)
-        _LAST_SEATS[seat] = (key, note, view)
+        held, chips, tricks, points, note = key
+        view = SeatView(mask_names(held), 0, (("chips", chips), ("tricks", tricks), ("points", points)), (), note)
+        _LAST_SEATS[seat] = (key, view)
         seats.append(view)
     middle, faded = state.trick, False
     if not middle and state.phase != "bid" and state.tricks:  # between tricks: the one just taken, paler
         middle, faded = state.tricks[-1][0], True
-    contract = "bidding" if state.contract is None else f"contract: {state.contract}"
-    return Table(tuple(seats), names, middle, (f"deal {state.deal} of {state.deals}", contract, f"pot {state.pot}"),
-                 state.to_act, None, faded)
+    facts = (state.deal, state.deals, contract, state.pot)
+    info = _LAST_INFO[0]
+    if info[0] != facts:
+        shown = "bidding" if contract is None else f"contract: {contract}"
+        info = _LAST_INFO[0] = (facts, (f"deal {state.deal} of {state.deals}", shown, f"pot {state.pot}"))
+    return Table(tuple(seats), names, middle, info[1], state.to_act, None, faded)

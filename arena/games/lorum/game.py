@@ -133,6 +133,12 @@ class LorumGame(Game):
             return None
         return view.hand_line(observation.hand)
 
+    def describe_seat_hand(self, state: GameState, seat: int) -> str | None:
+        """``describe_hand`` read from the state's hand mask (no observation made to be described)."""
+        if isinstance(state, LorumState) and type(seat) is int and 0 <= seat < PLAYERS:
+            return view.mask_line(state.hands[seat])
+        return super().describe_seat_hand(state, seat)
+
     def encoding(self, options: Mapping[str, Any]) -> Any:
         """The fixed-size view of a seat that ``arena.env`` trains on (``arena/games/lorum/encoding.py``).
 
@@ -153,9 +159,11 @@ class LorumGame(Game):
     def table(self, state: GameState, viewer: int | None = None, hands: bool = True,
               names: Sequence[str] = ()) -> Table:
         """The table from ``viewer``'s seat or a spectator's (``arena.games.lorum.drawing``)."""
-        from arena.games.lorum.drawing import lorum_table
+        # Imported on first use (the engine never draws); as a module, a third of ``from ... import`` 's cost,
+        # which a site build pays at every step.
+        import arena.games.lorum.drawing as drawing
 
-        return lorum_table(state, viewer, hands, names)
+        return drawing.lorum_table(state, viewer, hands, names)
 
     def card_faces(self) -> Mapping[str, CardFace]:
         """Every card's face for drawings."""

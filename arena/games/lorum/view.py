@@ -26,11 +26,16 @@ _SUIT_LINES = tuple(
 
 def hand_line(hand: Sequence[str]) -> str:
     """The hand grouped by suit, each suit from the ace down: ``acorns: Aa 9a | hearts: Oh 7h``."""
-    # A site build describes a hand at every step of every match: the hand as a mask (the deck's order is
-    # suit by suit, each from the ace down), then one looked-up line per suit's byte of it.
     mask = 0
     for card in hand:
         mask |= 1 << INDEX[card]
+    return mask_line(mask)
+
+
+def mask_line(mask: int) -> str:
+    """``hand_line`` of the cards in a hand mask (``arena.games.lorum.cards``)."""
+    # A site build describes a hand at every step of every match: one looked-up line per suit's byte of the
+    # mask (the deck's order is suit by suit, each from the ace down).
     return " | ".join([lines[mask >> 8 * number & 255] for number, lines in enumerate(_SUIT_LINES)
                        if mask >> 8 * number & 255]) or "no cards"
 

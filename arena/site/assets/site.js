@@ -295,14 +295,27 @@
   // ---------------------------------------------------------------- one match
 
   // A step's table is what changed since the step before (arena/site/chunks.py, scene_change): the first whole,
-  // then only the keys that changed, with "d" the [seat, view] pairs of the seats that changed.
+  // then only the keys that changed, with "p" the plays added to the middle, "r" the [seat, index] of a card that
+  // left a seat's hand, and "d" the [seat, field, value] of every other field of a seat's view that changed.
   function applyScene(scene, change) {
     const next = Object.assign({}, scene || {}, change);
-    if (change.d) {
+    if (change.p) next.m = next.m.concat(change.p);
+    if (change.r || change.d) {
       next.s = next.s.slice();
-      for (const [seat, view] of change.d) next.s[seat] = view;
-      delete next.d;
+      for (const [seat, index] of change.r || []) {
+        const view = next.s[seat].slice();
+        view[0] = view[0].slice(0, index).concat(view[0].slice(index + 1));
+        next.s[seat] = view;
+      }
+      for (const [seat, field, value] of change.d || []) {
+        const view = next.s[seat].slice();
+        view[field] = value;
+        next.s[seat] = view;
+      }
     }
+    delete next.p;
+    delete next.r;
+    delete next.d;
     return next;
   }
 
