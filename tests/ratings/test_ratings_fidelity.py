@@ -22,7 +22,7 @@ FIELD = Setting(agents=8, blocks=60, luck=1.0, seed=5)
 SMALL = Setting(agents=8, blocks=40, luck=1.0, seed=5)
 """TrueSkill's field (its jackknife refits 20 times): 160 matches."""
 
-REPLICATIONS = {"elo": 40, "plackett-luce": 40, "trueskill": 12, "score": 24}
+REPLICATIONS = {"elo": 40, "plackett-luce": 40, "trueskill": 12, "score": 24, "luck": 24}
 """Replications per method, as many as a few seconds allow."""
 
 
