@@ -51,6 +51,7 @@ class Setting:
     score_step: float | None = None  # score rounding (creates ties)
     seed: int = 0  # seed of the strengths and of the replications
     fixed: tuple[float, ...] = ()  # the strengths, one per agent, in place of draws from N(0, 1)
+    die: float = 0.0  # standard deviation of each seat's die roll per match, whose luck the outcomes carry
 
     def strengths(self) -> dict[str, float]:
         """The field's true natural-log strengths: ``fixed``, or N(0, 1) drawn with ``seed``."""
@@ -61,13 +62,15 @@ class Setting:
         """The matches of one replication, in the order played."""
         return simulate_outcomes(
             self.strengths(), blocks=self.blocks, players=self.players, seed=self.seed * 100_003 + replication + 1,
-            luck=self.luck, score_step=self.score_step, design=self.design,
+            luck=self.luck, score_step=self.score_step, design=self.design, die=self.die,
         )
 
     def label(self) -> str:
         """A short description for tables."""
         ties = "" if self.score_step is None else f", ties (step {self.score_step:g})"
-        return f"{self.agents} agents, {self.blocks * self.players} matches, {self.design}, luck {self.luck:g}{ties}"
+        die = f", die {self.die:g}" if self.die else ""
+        return (f"{self.agents} agents, {self.blocks * self.players} matches, {self.design}, luck {self.luck:g}"
+                f"{die}{ties}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,7 +191,7 @@ def large_fit(method: str, setting: Setting, matches: int = LARGE_MATCHES, **opt
     """
     big = replace(setting, blocks=matches // setting.players)
     outcomes = simulate_outcomes(big.strengths(), blocks=big.blocks, players=big.players, seed=setting.seed + 424_243,
-                                 luck=big.luck, score_step=big.score_step, design=big.design)
+                                 luck=big.luck, score_step=big.score_step, design=big.design, die=big.die)
     order = np.random.default_rng([setting.seed, 1]).permutation(len(outcomes))
     table = fit([outcomes[i] for i in order], method, **options)
     return {row.agent: row.rating for row in table.ratings}
