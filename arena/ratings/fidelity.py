@@ -26,7 +26,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from scipy.stats import kendalltau
@@ -37,6 +37,17 @@ from arena.ratings.table import z_value
 
 CALIBRATION_BINS: tuple[float, ...] = (0.5, 0.6, 0.7, 0.8, 0.85, 0.95, 0.99, 1.0001)
 """Edges of the bins of P(stronger) for the favoured side (0.85–0.95 is the "0.9" bin)."""
+
+
+class Source(Protocol):
+    """What ``measure`` replays: a field's true strengths and the matches of each replication (a ``Setting``, or
+    real matches: benchmarks/luck_fidelity.py)."""
+
+    def strengths(self) -> dict[str, float]:
+        """Each agent's true strength (only their order counts: ties for identical agents)."""
+
+    def outcomes(self, replication: int) -> list[Any]:
+        """The matches of one replication, in the order played."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +89,7 @@ class Fidelity:
     """What ``measure`` found for one method on one setting."""
 
     method: str
-    setting: Setting
+    setting: Source
     replications: int
     coverage: float  # share of (agent, replication) intervals holding the leave-one-out target
     spread_ratio: float  # actual sd / reported sd of a rating, root-mean-square over agents
@@ -107,8 +118,8 @@ def _tie_share(outcomes: Sequence[Any]) -> float:
     return tied / total if total else 0.0
 
 
-def measure(method: str, setting: Setting, replications: int, **options: Any) -> Fidelity:
-    """Rate ``replications`` simulated tournaments of ``setting`` with ``method`` and summarise."""
+def measure(method: str, setting: Source, replications: int, **options: Any) -> Fidelity:
+    """Rate ``replications`` tournaments of ``setting`` (simulated, or real) with ``method`` and summarise."""
     truth = setting.strengths()
     names = sorted(truth)
     true = np.array([truth[a] for a in names])
