@@ -74,6 +74,8 @@ def run_luck(args: argparse.Namespace) -> int:
             computed = fill_luck(store, loaded, game, progress)
     except (StoreError, TournamentError) as error:
         raise failure(error) from None
-    print(f"{args.name}: computed the luck correction of {computed} matches in {time.perf_counter() - started:.1f} s; "
-          f"rate with them: {follow_up(args, 'leaderboard', args.name, '--method', 'luck', plugins=False)}")
+    done = (f"computed the luck correction of {computed} matches in {time.perf_counter() - started:.1f} s" if computed
+            else "every stored match has its luck correction already")
+    print(f"{args.name}: {done}; rate with them: "
+          f"{follow_up(args, 'leaderboard', args.name, '--method', 'luck', plugins=False)}")
     return 0

@@ -116,6 +116,8 @@ def test_an_older_store_is_refused_in_one_line_until_arena_luck_fills_it_in(caps
     assert status == 0, err
     assert "computed the luck correction of 6 matches" in out
     assert None not in corrections(boards, "plain").values()
+    status, out, err = run(capsys, "luck", "plain", "--leaderboards", str(boards))
+    assert status == 0 and "every stored match has its luck correction already" in out, err
     status, out, err = run(capsys, "publish", "plain", "--method", "luck", "--leaderboards", str(boards))
     assert status == 0, err
     assert "mean correction per agent" in (boards / "plain" / "leaderboard.md").read_text()
