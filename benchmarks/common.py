@@ -80,8 +80,8 @@ timed by the wall clock, ``time.perf_counter``.
 """
 
 
-def size_from_args(doc: str, argv: Sequence[str] | None, full_help: str = "larger sizes") -> str:
-    """Parse a script's command line (``--quick`` or ``--full``, or neither) into its size name.
+def size_parser(doc: str, full_help: str = "larger sizes") -> argparse.ArgumentParser:
+    """A script's command line: ``--quick`` or ``--full``, or neither (``size``: None), for a script to add to.
 
     ``doc`` is the script's docstring; its first paragraph is the ``--help`` description.
     """
@@ -89,7 +89,12 @@ def size_from_args(doc: str, argv: Sequence[str] | None, full_help: str = "large
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--quick", action="store_const", const="quick", dest="size", help="tiny sizes (smoke test)")
     group.add_argument("--full", action="store_const", const="full", dest="size", help=full_help)
-    return parser.parse_args(argv).size or "default"
+    return parser
+
+
+def size_from_args(doc: str, argv: Sequence[str] | None, full_help: str = "larger sizes") -> str:
+    """Parse a script's command line (``--quick`` or ``--full``, or neither) into its size name."""
+    return size_parser(doc, full_help).parse_args(argv).size or "default"
 
 
 def version(distribution: str) -> str:

@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "leaderboard": ("results", "rate a stored tournament and show its leaderboard"),
     "publish": ("results", "rewrite a stored tournament's leaderboard files"),
     "export": ("results", "write a stored tournament's match table as CSV or JSON lines, or one match's record"),
+    "luck": ("luck", "compute the luck correction of a stored tournament's matches that lack it"),
     "ladder": ("ladder", "a living ladder: add agents over time, rated without replaying the field"),
     "play": ("play", "play one game and print a readable log"),
     "replay": ("replay", "re-run a match record and check it; print its log"),

@@ -25,7 +25,14 @@ from arena.cli.console import output_console
 from arena.cli.numbers import MAX_BOOTSTRAP, integer
 from arena.inputs.suggest import closest
 from arena.leaderboard import compare, render_comparison
-from arena.leaderboard.publish import NothingRated, StoredConfig, method_options, rate_stored, stored_config
+from arena.leaderboard.publish import (
+    NothingRated,
+    StoredConfig,
+    check_luck,
+    method_options,
+    rate_stored,
+    stored_config,
+)
 from arena.ratings.registry import method_names, method_spec
 from arena.records import save_record
 from arena.tournament.config import DEFAULT_FAULT_SHARE
@@ -149,6 +156,10 @@ def run_leaderboard(args: argparse.Namespace) -> int:
         method = (args.method or list(config.ratings))[0]
         with Store.open_readonly(store_path(args.leaderboards, args.name)) as store:
             outcomes = store.outcomes()
+        try:
+            check_luck(config, args.leaderboards, outcomes, [method])
+        except StoreError as error:
+            raise failure(error) from None
         options = method_options(method, config.game, config.game_options, args.bootstrap)
         try:
             comparison = compare(outcomes, a, b, method, **options)

@@ -18,7 +18,8 @@ policy (``GameInfo.random_action``) at every player count and checks, at each de
   names has a face, and the SVG is well formed with markup in the seats' names;
 
 and at the end of each game: a sane result, a match record that survives JSON and replays to the same
-result, chance log and events, the same game again from the same seed, and a deck that is JSON.
+result, chance log and events, the same game again from the same seed, a deck that is JSON, and every chance
+outcome of a kind ``GameInfo.luck`` values among the faces it lists.
 
 Every failure is an ``AssertionError`` whose message names the game, the players, the seed, the decision
 and what to fix.
@@ -82,6 +83,9 @@ def _check_declarations(game: Game) -> None:
     if info.score.per_option is not None:
         assert info.score.per_option in {spec.name for spec in info.options}, (
             f"{where}.score.per_option {info.score.per_option!r} must be one of the game's options")
+    for kind, _faces in info.luck.faces if info.luck is not None else ():
+        assert kind in info.chance, (
+            f"{where}.luck values chance kind {kind!r}, which GameInfo.chance does not declare")
     for spec in info.options:
         assert spec.description and "\n" not in spec.description, (
             f"{where}: option {spec.name!r} needs a one-line description (it is the option's --help)")
@@ -137,7 +141,18 @@ def _check_one_game(game: Game, options: Mapping[str, Any], seed: int, samples_p
         events += len(new_events)
     _check_result(game, state, label)
     _check_record(game, options, seed, state, actions, label)
+    _check_luck_outcomes(game, state, label)
     return len(actions), samples
+
+
+def _check_luck_outcomes(game: Game, state: GameState, label: str) -> None:
+    """Every logged outcome of a kind the luck correction values is one of the faces it averages over."""
+    faces = game.info.luck.by_kind() if game.info.luck is not None else {}
+    for index, outcome in enumerate(state.chance.log):
+        if outcome["kind"] in faces:
+            assert outcome["value"] in faces[outcome["kind"]], (
+                f"{label}: chance outcome {index} ({outcome['kind']} {outcome['value']!r}) is not among the faces "
+                "GameInfo.luck lists for it; list every outcome the game can draw")
 
 
 def _check_observation(game: Game, state: GameState, seat: int, observation: Observation, where: str) -> None:

@@ -3,6 +3,7 @@
 * ``arena.games.interface``: ``GameInfo``, ``OptionSpec``, ``ScoreSpec``, ``Deck``, ``Game``,
   ``GameState``, ``Observation``, ``Result``: what a game declares and implements;
 * ``arena.games.types``: actions, chance outcomes, errors and JSON conversion;
+* ``arena.games.luck``: ``LuckSpec``, the chance a game's luck correction values;
 * ``arena.games.chance``: ``Chance``, the seeded RNG with its script and log;
 * ``arena.games.scripted``: ``scripted_seat``, ``scripted_choice``, ``scripted_cards``, ``scripted_hands``:
   checks for a record's scripted outcomes (untrusted JSON).
@@ -27,6 +28,7 @@ from arena.games.interface import (
     uniform_or,
     uniform_random_action,
 )
+from arena.games.luck import LuckSpec
 from arena.games.scripted import scripted_cards, scripted_choice, scripted_hands, scripted_seat
 from arena.games.types import (
     Action,
@@ -49,6 +51,7 @@ __all__ = [
     "GameState",
     "IllegalAction",
     "InvalidSetup",
+    "LuckSpec",
     "Observation",
     "OptionSpec",
     "Result",

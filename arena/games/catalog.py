@@ -4,6 +4,7 @@ A leaderboard read back from a store (``arena leaderboard NAME``) knows its game
 score's unit and divisor are the game's (``GameInfo.score``).  ``score_spec`` finds them among arena's own
 games and, when ``ARENA_PLUGINS_TRUST`` names plugins, among the games those trusted plugins register
 (``arena.plugins``: third-party games load only then).  A game that is no longer installed scores per game.
+``luck_spec`` finds the chance its luck correction values (``GameInfo.luck``) alike.
 ``installed_game`` finds one game so, from a given plugins folder (the site's match pages replay with it).
 """
 
@@ -15,6 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from arena.games.interface import Game, ScoreSpec
+from arena.games.luck import LuckSpec
 
 
 def _builtin_games() -> dict[str, Game]:
@@ -61,3 +63,10 @@ def score_spec(game: str) -> ScoreSpec:
     """The score declared by the installed game called ``game``; points per game if it is not installed."""
     found = installed_games().get(game)
     return found.info.score if found is not None else ScoreSpec()
+
+
+def luck_spec(game: str) -> LuckSpec | None:
+    """The chance the installed game called ``game`` values for its luck correction; None if it declares none or
+    is not installed."""
+    found = installed_games().get(game)
+    return found.info.luck if found is not None else None

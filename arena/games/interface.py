@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from arena.games.chance import RANDBELOW_MATCHES
+from arena.games.luck import LuckSpec
 from arena.games.types import Action, ChanceOutcome, InvalidSetup, to_json
 
 if TYPE_CHECKING:
@@ -180,6 +181,7 @@ class GameInfo:
     chance: tuple[str, ...]  # kinds of chance outcome the game logs, e.g. ("dealer", "deal", "die")
     default_players: int | None = None  # player count when none is given (default: the first allowed)
     score: ScoreSpec = ScoreSpec()  # what the scores count and what the mean score is per
+    luck: LuckSpec | None = None  # chance after the deal that the ``luck`` rating method takes out (None: none)
     # The uniform random policy: the substitute after a fault and the agent `random` play it (arena.seating.substitute).
     # Uniform over the legal actions, drawing only from ``rng`` so that a seeded agent is deterministic.
     random_action: Callable[[Observation, random.Random], Action] = field(

@@ -28,6 +28,7 @@ from arena.leaderboard.reading import (
     conservative_ratings,
     interval_note,
     probability_cell,
+    subtracted_note,
     superiority_rows,
 )
 from arena.leaderboard.terminal import FLAG, FLAG_NOTE, format_number, rating_digits
@@ -93,6 +94,7 @@ def to_markdown(leaderboard: Leaderboard, title: str) -> str:
         f"{_markdown_text(leaderboard.data_line)}; intervals cover {leaderboard.level:.0%}."
         + (f" {FLAG_NOTE}." if any(row.flagged for row in leaderboard.rows) else ""),
         "",
+        *([_markdown_text(subtracted), ""] if (subtracted := subtracted_note(leaderboard)) else []),
         _markdown_text(interval_note(leaderboard)),
         "",
         "| # | Agent | Version | Rating | Interval | Games | Mean score | Win share | Timeouts | Illegal | Exceptions "
@@ -190,6 +192,12 @@ def superiority_html(leaderboard: Leaderboard, element_id: str = "superiority-ta
 </table>"""
 
 
+def subtracted_html(leaderboard: Leaderboard, element_id: str = "subtracted") -> str:
+    """What the method subtracted, as a paragraph of its own ("" when nothing: every method but ``luck``)."""
+    note = subtracted_note(leaderboard)
+    return f'\n<p class="meta" id="{html.escape(element_id)}">{html.escape(note)}</p>' if note else ""
+
+
 def to_html(leaderboard: Leaderboard, head_to_head: HeadToHead, title: str) -> str:
     """One self-contained page: the table, the ratings chart and the head-to-head heatmap."""
     digits = rating_digits(leaderboard.method)
@@ -219,7 +227,7 @@ def to_html(leaderboard: Leaderboard, head_to_head: HeadToHead, title: str) -> s
 <header>
 <h1>{escaped_title}</h1>
 <p class="meta">Method <code>{html.escape(leaderboard.method)}</code>: {html.escape(leaderboard.scale)}.
-{html.escape(leaderboard.data_line)}.</p>
+{html.escape(leaderboard.data_line)}.</p>{subtracted_html(leaderboard)}
 </header>
 <main>
 <section id="leaderboard">

@@ -170,6 +170,7 @@ class Comparison:
     match_wins: int = 0  # of those, matches a finished ahead of b
     match_draws: int = 0  # matches they shared a rank
     match_losses: int = 0  # matches b finished ahead of a
+    subtracted: str = ""  # what the method subtracted from the results, in one line ("" for nothing: arena.ratings)
 
     @property
     def score(self) -> float | None:
@@ -183,6 +184,7 @@ class Comparison:
             "b": self.b,
             "method": self.method,
             "scale": self.scale,
+            "subtracted": self.subtracted,
             "games": self.games,
             "wins": self.wins,
             "draws": self.draws,
@@ -272,4 +274,5 @@ def compare(
         match_wins=int(np.sum(results_for_a == 1.0)),
         match_draws=int(np.sum(results_for_a == 0.5)),
         match_losses=int(np.sum(results_for_a == 0.0)),
+        subtracted=str(table.extras.get("subtracted", "")),
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import shlex
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -19,21 +20,22 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from arena.games.catalog import installed_game, score_spec
+from arena.games.catalog import installed_game, luck_spec, score_spec
 from arena.ladder.history import HISTORY_FILE as LADDER_FILE
 from arena.ladder.history import stored_history, write_history
 from arena.ladder.store import is_ladder
 from arena.leaderboard import Leaderboard, build_leaderboard, head_to_head, render_rich, write_leaderboard_files
+from arena.leaderboard.reading import subtracted_note
 from arena.leaderboard.terminal import format_number, rating_digits
 from arena.plugin_system.loading import DEFAULT_PLUGINS_DIR
 from arena.ratings.data import MatchOutcome
 from arena.ratings.registry import BUILT_IN as BUILT_IN_METHODS
-from arena.ratings.registry import method_spec
+from arena.ratings.registry import method_spec, needs_luck
 from arena.site import build_site
 from arena.site.chunks import write_atomic
 from arena.site.stats import history_method, rating_history
 from arena.tournament.config import DEFAULT_FAULT_SHARE
-from arena.tournament.store import DEFAULT_LEADERBOARDS, MatchRow, Store, StoreError, store_path
+from arena.tournament.store import DEFAULT_LEADERBOARDS, MatchRow, Store, StoreError, StoreRequestError, store_path
 
 RATINGS_FILE = "ratings.json"
 """Every configured method's leaderboard side by side, beside the default method's files."""
@@ -134,11 +136,36 @@ def score_options(game: str, game_options: Mapping[str, Any]) -> dict[str, Any]:
     return {"unit": f"{spec.unit} per game"}
 
 
+def luck_options(game: str) -> dict[str, Any]:
+    """Options for a method that subtracts the luck corrections: what the game's correction values, for its note
+    (nothing for a game that declares no chance to value: no match then carries a correction)."""
+    spec = luck_spec(game)
+    return {} if spec is None else {"chance": f"{spec.text} valued by {spec.reference}'s play-outs"}
+
+
+def check_luck(config: RatedConfig, leaderboards: Path | str, outcomes: Sequence[MatchOutcome],
+               methods: Sequence[str]) -> None:
+    """Refuse in one line to rate with a method that subtracts the luck corrections matches stored without one,
+    naming the command that computes them (a run computes them only when its config lists such a method)."""
+    if not needs_luck(methods) or luck_spec(config.game) is None:
+        return
+    missing = sum(outcome.luck is None for outcome in outcomes)
+    if missing:
+        where = [] if Path(leaderboards) == DEFAULT_LEADERBOARDS else ["--leaderboards", str(leaderboards)]
+        raise StoreRequestError(
+            f"{store_path(leaderboards, config.name)}: {missing} of {len(outcomes)} stored matches have no luck "
+            "correction, which the luck method subtracts (their run's config listed no method that needs it); "
+            f"compute them with '{shlex.join(['arena', 'luck', config.name, *where])}', then rate again")
+
+
 def method_options(method: str, game: str, game_options: Mapping[str, Any], bootstrap: int = 0) -> dict[str, Any]:
-    """Options for one rating method: the score's per-deal divisor, or a block bootstrap."""
+    """Options for one rating method: the score's per-deal divisor, what the luck correction values, or a block
+    bootstrap."""
     spec = method_spec(method)
     if spec.game_score:
         return score_options(game, game_options)
+    if spec.luck:
+        return luck_options(game)
     if spec.bootstraps and bootstrap:
         return {"bootstrap": bootstrap}
     return {}
@@ -258,6 +285,7 @@ def rate_rows(config: RatedConfig, leaderboards: Path | str, rows: Sequence[Matc
     outcomes = [row.outcome() for row in rows]
     flagged = fault_flags(rows, config.fault_share)
     chosen = list(methods or config.ratings)
+    check_luck(config, leaderboards, outcomes, chosen)
     trusted = config.trusted_entries()
     boards = {method: dataclasses.replace(annotate(board, versions, flagged), trusted=trusted, scheduled=scheduled)
               for method, board in rate(outcomes, chosen, config.game, config.game_options, bootstrap).items()}
@@ -309,8 +337,9 @@ def side_by_side(boards: Mapping[str, Leaderboard], name: str, game: str) -> Tab
 
     ``name`` is the tournament as ``arena leaderboard`` takes it (with ``--leaderboards DIR`` when not the default).
     """
+    notes = [note for board in boards.values() if (note := subtracted_note(board))]
     table = Table(title="Ratings by method", box=box.SIMPLE_HEAD, caption_justify="left",
-                  caption=f"each method's intervals: arena leaderboard {name} --method METHOD")
+                  caption="\n".join([f"each method's intervals: arena leaderboard {name} --method METHOD", *notes]))
     table.add_column("agent", overflow="fold")
     for method, board in boards.items():
         table.add_column(f"{method}\n{_short_scale(board.method, game)}", justify="right")

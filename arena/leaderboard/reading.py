@@ -4,6 +4,7 @@ Every view (terminal, Markdown, HTML) takes its wording from here, so that they 
 
 * ``interval_note``: the interval kind the method used and why (e.g. clustered by
   duplicate block, or conservative because some agent played few blocks);
+* ``subtracted_note``: what the method subtracted from the results, if anything (the luck method's);
 * ``OVERLAP_NOTE``: overlapping intervals are not a test;
 * ``superiority_rows``: the P(stronger) matrix, row agent over column agent, best first;
 * ``conservative_ratings``: TrueSkill's conservative ``mu - 3 sigma``, for an optional column.
@@ -36,6 +37,12 @@ def interval_note(leaderboard: Leaderboard) -> str:
     if kind:
         return f"{leaderboard.level:.0%} intervals: {kind}."
     return f"{leaderboard.level:.0%} intervals."
+
+
+def subtracted_note(leaderboard: Leaderboard) -> str | None:
+    """One line: what the method subtracted from the results before rating them (``luck``), or None."""
+    note = leaderboard.table.extras.get("subtracted")
+    return str(note) if note else None
 
 
 def superiority_rows(leaderboard: Leaderboard) -> list[list[float]]:

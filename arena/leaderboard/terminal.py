@@ -16,6 +16,7 @@ from arena.leaderboard.reading import (
     TERMINAL_MATRIX_LIMIT,
     interval_note,
     probability_cell,
+    subtracted_note,
     superiority_rows,
 )
 from arena.ratings.registry import rating_digits  # a method's digits are the method's (re-exported)
@@ -46,8 +47,10 @@ FLAG_NOTE = "! = faults in more than the tournament's fault_share of the entry's
 
 def caption_lines(leaderboard: Leaderboard) -> list[str]:
     """The lines under the terminal table: the scale and data, the interval used, how to compare."""
+    subtracted = subtracted_note(leaderboard)
     return [
         f"{leaderboard.scale}; {leaderboard.data_line}",
+        *([subtracted] if subtracted else []),
         interval_note(leaderboard),
         OVERLAP_NOTE,
     ] + ([FLAG_NOTE] if any(row.flagged for row in leaderboard.rows) else [])
@@ -166,4 +169,4 @@ def comparison_lines(c: Comparison) -> list[str]:
         f"P({c.a} stronger) = {c.probability_a_stronger:.1%}",
         record + rotations,
         c.scale,
-    ]
+    ] + ([c.subtracted] if c.subtracted else [])

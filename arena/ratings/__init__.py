@@ -12,7 +12,9 @@ do not depend on that order, TrueSkill does (it rates one match after another):
   (``arena.ratings.plackett_luce``);
 * ``"trueskill"``: free-for-all TrueSkill for a batch (no dynamics, the observed draw
   rate), ranked by ``mu`` with a jackknife interval (``arena.ratings.trueskill``);
-* ``"score"``: mean score per match with block-bootstrap intervals (``arena.ratings.score``).
+* ``"score"``: mean score per match with block-bootstrap intervals (``arena.ratings.score``);
+* ``"luck"``: mean seats beaten per match less the luck of chance after the deal (Lovat's die), with the score's
+  intervals (``arena.ratings.luck_adjusted``; the correction is ``arena.ratings.luck``'s).
 
 Intervals account for the design (duplicate blocks: ``arena.ratings.design``); every table
 also holds P(stronger) and the spread of each gap for every pair (``RatingTable.gap``).

@@ -36,6 +36,8 @@ class MatchOutcome:
     ranks: tuple[int, ...]  # per seat: 1 = best; equal results share a rank
     # (seat, kind) pairs: kind in "timeout", "illegal", "exception", "crash", "memory"
     faults: tuple[tuple[int, str], ...] = ()
+    # per seat: seats beaten that chance after the deal was worth (arena.ratings.luck); None when not computed
+    luck: tuple[float, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +60,7 @@ class MatchArrays:
     games: np.ndarray  # (N,) int64: matches played by each agent
     fault_counts: np.ndarray  # (N, len(FAULT_KINDS)) int64: faults per agent and kind
     played: np.ndarray  # (M,) int64: position of each match in the input sequence (the order played)
+    luck: np.ndarray  # (M, P) float64: each seat's luck correction, nan for padding and for a match without one
 
     PAD_RANK = np.iinfo(np.int64).max // 4
 
@@ -210,6 +213,8 @@ def _as_arrays(outcomes: Sequence[MatchOutcome]) -> MatchArrays:
     block_index = {name: b for b, name in enumerate(blocks)}
     block = np.fromiter(map(block_index.__getitem__, block_names), dtype=np.int64, count=n_matches)
 
+    luck = _luck(ordered, seats, width)
+
     games = np.bincount(flat_codes, minlength=len(names)).astype(np.int64)
     fault_counts = np.zeros((len(names), len(FAULT_KINDS)), dtype=np.int64)
     kind_index = {kind: k for k, kind in enumerate(FAULT_KINDS)}
@@ -239,7 +244,28 @@ def _as_arrays(outcomes: Sequence[MatchOutcome]) -> MatchArrays:
         games=_readonly(games),
         fault_counts=_readonly(fault_counts),
         played=_readonly(np.array(positions, dtype=np.int64).reshape(n_matches)),
+        luck=_readonly(luck),
     )
+
+
+def _luck(ordered: Sequence[MatchOutcome], seats: np.ndarray, width: int) -> np.ndarray:
+    """(M, P) each seat's luck correction, nan where a match has none (and for padding); ``ValueError`` for a
+    correction that is not one finite number per seat."""
+    luck = np.full((len(ordered), width), np.nan)
+    given = np.array([m for m, outcome in enumerate(ordered) if outcome.luck is not None], dtype=np.int64)
+    if not given.size:  # none computed (most stores)
+        return luck
+    values = [ordered[m].luck or () for m in given]
+    counts = np.fromiter(map(len, values), dtype=np.int64, count=given.size)
+    flat = np.fromiter(chain.from_iterable(values), dtype=np.float64, count=int(counts.sum()))
+    owner = np.repeat(np.arange(given.size), counts)
+    wrong = (counts != seats[given]) | (np.bincount(owner, weights=~np.isfinite(flat), minlength=given.size) > 0)
+    if wrong.any():
+        outcome = ordered[given[np.flatnonzero(wrong)[0]]]
+        raise ValueError(f"match {outcome.match_id!r}: its luck correction must be one finite number per seat "
+                         f"({len(outcome.agents)}), got {list(outcome.luck or ())[:8]}")
+    luck[given[owner], np.arange(flat.size) - np.repeat(np.cumsum(counts) - counts, counts)] = flat
+    return luck
 
 
 def seat_pairs(arrays: MatchArrays):

@@ -26,7 +26,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from scipy.stats import kendalltau
@@ -37,6 +37,17 @@ from arena.ratings.table import z_value
 
 CALIBRATION_BINS: tuple[float, ...] = (0.5, 0.6, 0.7, 0.8, 0.85, 0.95, 0.99, 1.0001)
 """Edges of the bins of P(stronger) for the favoured side (0.85–0.95 is the "0.9" bin)."""
+
+
+class Source(Protocol):
+    """What ``measure`` replays: a field's true strengths and the matches of each replication (a ``Setting``, or
+    real matches: benchmarks/luck_fidelity.py)."""
+
+    def strengths(self) -> dict[str, float]:
+        """Each agent's true strength (only their order counts: ties for identical agents)."""
+
+    def outcomes(self, replication: int) -> list[Any]:
+        """The matches of one replication, in the order played."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +62,7 @@ class Setting:
     score_step: float | None = None  # score rounding (creates ties)
     seed: int = 0  # seed of the strengths and of the replications
     fixed: tuple[float, ...] = ()  # the strengths, one per agent, in place of draws from N(0, 1)
+    die: float = 0.0  # standard deviation of each seat's die roll per match, whose luck the outcomes carry
 
     def strengths(self) -> dict[str, float]:
         """The field's true natural-log strengths: ``fixed``, or N(0, 1) drawn with ``seed``."""
@@ -61,13 +73,15 @@ class Setting:
         """The matches of one replication, in the order played."""
         return simulate_outcomes(
             self.strengths(), blocks=self.blocks, players=self.players, seed=self.seed * 100_003 + replication + 1,
-            luck=self.luck, score_step=self.score_step, design=self.design,
+            luck=self.luck, score_step=self.score_step, design=self.design, die=self.die,
         )
 
     def label(self) -> str:
         """A short description for tables."""
         ties = "" if self.score_step is None else f", ties (step {self.score_step:g})"
-        return f"{self.agents} agents, {self.blocks * self.players} matches, {self.design}, luck {self.luck:g}{ties}"
+        die = f", die {self.die:g}" if self.die else ""
+        return (f"{self.agents} agents, {self.blocks * self.players} matches, {self.design}, luck {self.luck:g}"
+                f"{die}{ties}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +89,7 @@ class Fidelity:
     """What ``measure`` found for one method on one setting."""
 
     method: str
-    setting: Setting
+    setting: Source
     replications: int
     coverage: float  # share of (agent, replication) intervals holding the leave-one-out target
     spread_ratio: float  # actual sd / reported sd of a rating, root-mean-square over agents
@@ -104,8 +118,8 @@ def _tie_share(outcomes: Sequence[Any]) -> float:
     return tied / total if total else 0.0
 
 
-def measure(method: str, setting: Setting, replications: int, **options: Any) -> Fidelity:
-    """Rate ``replications`` simulated tournaments of ``setting`` with ``method`` and summarise."""
+def measure(method: str, setting: Source, replications: int, **options: Any) -> Fidelity:
+    """Rate ``replications`` tournaments of ``setting`` (simulated, or real) with ``method`` and summarise."""
     truth = setting.strengths()
     names = sorted(truth)
     true = np.array([truth[a] for a in names])
@@ -188,7 +202,7 @@ def large_fit(method: str, setting: Setting, matches: int = LARGE_MATCHES, **opt
     """
     big = replace(setting, blocks=matches // setting.players)
     outcomes = simulate_outcomes(big.strengths(), blocks=big.blocks, players=big.players, seed=setting.seed + 424_243,
-                                 luck=big.luck, score_step=big.score_step, design=big.design)
+                                 luck=big.luck, score_step=big.score_step, design=big.design, die=big.die)
     order = np.random.default_rng([setting.seed, 1]).permutation(len(outcomes))
     table = fit([outcomes[i] for i in order], method, **options)
     return {row.agent: row.rating for row in table.ratings}

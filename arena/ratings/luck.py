@@ -11,7 +11,8 @@ whatever the agents did and whatever they know of ``v``.
 every seat (greedy: deterministic).  Chance after the event comes from the record as recorded (the later rolls are
 fair and independent of the valued one, so the expectation stays zero), and from the record's seed once it runs out.
 A valued event is one whose kind ``faces`` lists, with its equally likely outcomes; a game with no such kind (Lorum:
-no chance after the deal) has a correction of zero.
+no chance after the deal) has a correction of zero.  ``match_luck`` is the correction the ``luck`` rating method
+subtracts: the chance the game declares (``GameInfo.luck``), valued in seats beaten.
 """
 
 from __future__ import annotations
@@ -39,6 +40,15 @@ def beaten(result: Result) -> tuple[float, ...]:
     ranks = result.ranks
     return tuple(sum(1.0 if rank < other else 0.5 if rank == other else 0.0 for other in ranks) - 0.5
                  for rank in ranks)
+
+
+def match_luck(game: Game, record: Mapping[str, Any], policy: Policy) -> tuple[float, ...] | None:
+    """Per seat, the seats beaten that the chance ``game`` declares (``GameInfo.luck``) was worth in ``record``, the
+    reference ``policy`` valuing it; None for a game that declares none (nothing to subtract)."""
+    spec = game.info.luck
+    if spec is None:
+        return None
+    return chance_correction(game, record, spec.by_kind(), policy, beaten)
 
 
 def chance_correction(game: Game, record: Mapping[str, Any], faces: Mapping[str, Sequence[Any]], policy: Policy,

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from arena.ratings import elo, plackett_luce, score, trueskill
+from arena.ratings import elo, luck_adjusted, plackett_luce, score, trueskill
 from arena.ratings.data import MatchArrays, MatchOutcome
 from arena.ratings.table import RatingTable
 
@@ -48,6 +48,9 @@ class MethodSpec:
     history: bool = False  # cheap enough to refit at every checkpoint of the rating history
     pairwise: bool = False  # P(stronger) for every pair from one fit: a ladder may schedule and stop by it
     game_score: bool = False  # rates the game's score: takes ``divisor`` and ``unit`` from the game
+    # subtracts each match's luck correction (arena.ratings.luck): a run whose config lists it computes and stores
+    # them, and it takes ``chance``, what the game's correction values (GameInfo.luck)
+    luck: bool = False
 
     def column_label(self, score_label: str) -> str:
         """The heading of this method's column, ``score_label`` being the game's score unit."""
@@ -62,6 +65,7 @@ _SPECS: dict[str, MethodSpec] = {
                    pairwise=True),
         MethodSpec(trueskill.METHOD, trueskill.fit, "mu"),
         MethodSpec(score.METHOD, score.fit, "score", history=True, game_score=True),
+        MethodSpec(luck_adjusted.METHOD, luck_adjusted.fit, "seats beaten", history=True, luck=True),
     )
 }
 
@@ -84,7 +88,8 @@ class _Fits(Mapping[str, RatingMethod]):
 
 
 METHODS: Mapping[str, RatingMethod] = _Fits()
-"""Every rating method's ``fit`` by its name: "elo", "plackett-luce", "trueskill", "score", then any registered."""
+"""Every rating method's ``fit`` by its name: "elo", "plackett-luce", "trueskill", "score", "luck", then any
+registered."""
 
 DEFAULT_METHOD = elo.METHOD
 """The method used when none is named."""
@@ -132,6 +137,11 @@ def history_methods() -> tuple[str, ...]:
 def pairwise_methods() -> tuple[str, ...]:
     """Methods a ladder may schedule and stop by, in registry order."""
     return tuple(name for name, spec in _SPECS.items() if spec.pairwise)
+
+
+def needs_luck(methods: Sequence[str]) -> bool:
+    """Whether any of ``methods`` subtracts the stored luck corrections (``MethodSpec.luck``; unknown names do not)."""
+    return any(spec.luck for name in methods if (spec := _SPECS.get(name)) is not None)
 
 
 def fit(outcomes: Sequence[MatchOutcome] | MatchArrays, method: str = DEFAULT_METHOD, **options: Any) -> RatingTable:

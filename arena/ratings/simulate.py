@@ -15,6 +15,13 @@ match and seat: standard Gumbel for ``model="plackett-luce"`` (with ``luck=0`` t
 finishing order is then exactly Plackett–Luce with log-strengths ``strength``, and every
 pairwise marginal is Bradley–Terry) or standard normal for ``model="thurstone"``.
 
+With ``die`` each seat of each match also adds a roll of a fair six-faced die (faces evenly spaced, standard
+deviation ``die``), drawn afresh per match as Lovat's die is reached on different paths by a deal's rotations; each
+outcome then carries its exact luck correction (``MatchOutcome.luck``, what ``arena.ratings.luck`` computes for a
+real game): each seat's expected seats beaten given the rolls, less its expectation over every fall of the dice,
+``v`` taking every agent as equal (the reference knows nothing of the strengths, as greedy knows nothing of the
+agents).
+
 The score is the performance itself, optionally rounded to a multiple of ``score_step``
 (which produces ties); ranks are competition ranks of the scores (1 = highest, ties share
 the better rank).  The expected score of agent ``i`` in a match is ``strength[i] +
@@ -26,6 +33,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import numpy as np
+import scipy.special
 
 from arena.ratings.data import MatchOutcome
 
@@ -38,6 +46,17 @@ MODELS: tuple[str, ...] = ("plackett-luce", "thurstone")
 NOISE_MEAN: Mapping[str, float] = {"plackett-luce": float(np.euler_gamma), "thurstone": 0.0}
 """Mean of the per-match noise of each model (the standard Gumbel's mean is Euler's gamma)."""
 
+DIE_FACES = (np.arange(6) - 2.5) / np.sqrt(35.0 / 12.0)
+"""A die of standard deviation 1: six evenly spaced faces of mean 0 (scaled by ``die``)."""
+
+
+def _ahead(gap: np.ndarray, model: str) -> np.ndarray:
+    """P(a seat finishes ahead of another | its performance leads by ``gap`` before the noise), agents equal: the
+    difference of two standard Gumbels is logistic, of two standard normals normal with variance 2."""
+    if model == "plackett-luce":
+        return 1.0 / (1.0 + np.exp(-gap))
+    return scipy.special.ndtr(gap / np.sqrt(2.0))
+
 
 def simulate_outcomes(
     strengths: Mapping[str, float],
@@ -49,6 +68,7 @@ def simulate_outcomes(
     luck: float = 0.0,
     score_step: float | None = None,
     design: str = "blocks",
+    die: float = 0.0,
 ) -> list[MatchOutcome]:
     """Play ``blocks`` duplicate blocks of ``players``-seat matches between synthetic agents.
 
@@ -70,6 +90,9 @@ def simulate_outcomes(
         Round scores to multiples of this (creates ties); None keeps them continuous.
     design : {"blocks", "independent"}, optional
         One deal per block, rotated through the seats, or a fresh deal per match.
+    die : float, optional
+        Standard deviation of each seat's die roll, afresh per match; with it every outcome carries its luck
+        correction.
 
     Returns
     -------
@@ -98,6 +121,13 @@ def simulate_outcomes(
     else:
         noise = rng.normal(size=agent.shape)
     score = strength[agent] + seat_luck + noise
+    correction = np.zeros(agent.shape)
+    if die > 0:
+        rolled = die * DIE_FACES[rng.integers(0, 6, size=agent.shape)]
+        score = score + rolled
+        # Seats beaten expected from the rolls, agents equal; each pair's expectation over the dice is one half.
+        ahead = _ahead(rolled[..., :, None] - rolled[..., None, :], model)
+        correction = ahead.sum(axis=-1) - 0.5 * players  # the seat's own "pair" is one half: taken out with the rest
     if score_step is not None:
         score = np.round(score / score_step) * score_step
     rank = 1 + (score[..., None, :] > score[..., :, None]).sum(axis=-1)
@@ -114,6 +144,7 @@ def simulate_outcomes(
                     agents=tuple(names_array[agent[b, r]]),
                     scores=tuple(score[b, r].tolist()),
                     ranks=tuple(rank[b, r].tolist()),
+                    luck=tuple(correction[b, r].tolist()) if die > 0 else None,
                 )
             )
     return outcomes

@@ -15,7 +15,7 @@ from urllib.parse import quote
 
 from arena.leaderboard.build import Leaderboard, LeaderboardRow
 from arena.leaderboard.charts import head_to_head_svg, ratings_svg
-from arena.leaderboard.files import superiority_html
+from arena.leaderboard.files import subtracted_html, superiority_html
 from arena.leaderboard.head_to_head import HeadToHead
 from arena.leaderboard.reading import OVERLAP_NOTE, conservative_ratings, interval_note
 from arena.leaderboard.terminal import FAULT_LABELS, FLAG, FLAG_NOTE, format_number, rating_digits
@@ -79,9 +79,10 @@ def method_section(board: Leaderboard, times: MoveTimes, levels: Mapping[str, Se
     body = "\n".join(_board_row(row, board, times, levels, conservative) for row in board.rows) or \
         f'<tr class="empty"><td colspan="{len(headers)}">No matches yet.</td></tr>'
     hidden = "" if first else " hidden"
+    subtracted = subtracted_html(board, f"subtracted-{board.method}")  # the luck method's: what it took out
     return f"""<section class="method" id="method-{method}" data-method="{method}"{hidden}>
 <h2>Leaderboard: {method}</h2>
-<p class="meta">{escape(board.scale)}. {escape(board.data_line)}.</p>
+<p class="meta">{escape(board.scale)}. {escape(board.data_line)}.</p>{subtracted}
 <div class="scroll"><table class="leaderboard-table" id="leaderboard-{method}">
 <thead><tr>{head}</tr></thead>
 <tbody>

@@ -194,7 +194,8 @@ class Execution:
         for match in batch:
             if stop():
                 break
-            row = play_scheduled_match(context["config"], worker.registry, match, worker.host)
+            row = play_scheduled_match(context["config"], worker.registry, match, worker.host,
+                                       luck=context.get("luck", False))
             self.in_driver += 1
             yield [row]
 

@@ -23,9 +23,11 @@ from typing import Any
 
 from arena.plugin_system.data import printable
 from arena.plugin_system.registration import Registrar
+from arena.ratings.registry import needs_luck
 from arena.referee import STARTUP, fault_phase
 from arena.tournament.errors import StartupLimitError, TournamentError
 from arena.tournament.execution import Execution
+from arena.tournament.luck import reference_policy
 from arena.tournament.playing import batches
 from arena.tournament.ray_output import RAY_LOG
 from arena.tournament.schedule import Match
@@ -101,7 +103,12 @@ class MatchPlayer:
         serial = address is None and workers == 1
         self.parallel = 1 if serial else (workers or os.cpu_count() or 1)
         self.context = {"config": dict(config),
-                        "plugins_dir": None if plugins_dir is None else str(Path(plugins_dir).resolve())}
+                        "plugins_dir": None if plugins_dir is None else str(Path(plugins_dir).resolve()),
+                        "luck": needs_luck(config["ratings"])}  # each match's correction computed where it is played
+        game = manager.registry.games.get(config["game"])
+        if self.context["luck"] and game is not None and game.info.luck is not None:
+            players = game.info.resolve_options(None, config["game_options"])["players"]
+            reference_policy(manager.registry, game, players)  # a reference it cannot use is refused before a match
         self.versions = versions
         self.manager = manager
         self.store = store

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 from arena.plugin_system.loading import Registry, load_registry
 from arena.referee import AgentHost, Limits, RefereeError, SeatPlan, play_match
 from arena.tournament.errors import TournamentError
+from arena.tournament.luck import record_luck
 from arena.tournament.schedule import Match
 from arena.tournament.store import pack_record
 
@@ -76,7 +77,8 @@ def play_each(context: Mapping[str, Any], batch: Sequence[Mapping[str, Any]]) ->
     """Play a batch of matches described by plain data, yielding each one's store row as soon as it is played."""
     worker = Worker.for_plugins(context["plugins_dir"])
     for match in batch:
-        yield play_scheduled_match(context["config"], worker.registry, match, worker.host)
+        yield play_scheduled_match(context["config"], worker.registry, match, worker.host,
+                                   luck=context.get("luck", False))
 
 
 def play_in_parts(context: Mapping[str, Any], batch: Sequence[Mapping[str, Any]],
@@ -95,9 +97,14 @@ def play_in_parts(context: Mapping[str, Any], batch: Sequence[Mapping[str, Any]]
 
 
 def play_scheduled_match(
-    config: Mapping[str, Any], registry: Registry, match: Mapping[str, Any], host: AgentHost | None = None
+    config: Mapping[str, Any], registry: Registry, match: Mapping[str, Any], host: AgentHost | None = None,
+    luck: bool = False,
 ) -> dict[str, Any]:
-    """Play one scheduled match (config and match as JSON data) and return its store row (record packed)."""
+    """Play one scheduled match (config and match as JSON data) and return its store row (record packed).
+
+    With ``luck`` (a configured rating method subtracts it) the row holds the match's luck correction, computed
+    here from the record at hand (``arena.tournament.luck``), or None for a game that declares no chance to value.
+    """
     game = registry.game(config["game"])
     entries = {entry["name"]: entry for entry in config["agents"]}
     seats = []
@@ -130,4 +137,5 @@ def play_scheduled_match(
         "wall_seconds": time.perf_counter() - started, "record": pack_record(record),
         "versions": [plan.spec.version for plan in seats],  # as this worker has them; the driver compares
         "logs": {seat: log for seat, log in enumerate(result.logs) if log},  # private: stored apart from the record
+        "luck": record_luck(registry, game, record) if luck else None,
     }

@@ -3,7 +3,8 @@
 ``leaderboards/<name>/results.sqlite`` holds the config the tournament was
 started with and one row per finished match: its place in the schedule, block,
 seats, agents, seed, per-seat scores and ranks, faults, timings and the
-compressed match record.  Each match is committed as it ends (a few at once when
+compressed match record, and, where a rating method needs it, its luck correction
+(``arena.tournament.luck``).  Each match is committed as it ends (a few at once when
 a Ray worker sends several), so a run killed at any moment (``kill -9`` included)
 keeps every match that had ended, and ``--resume`` plays only the missing ones;
 readers get the rows sorted by their place in the schedule, whatever order they
@@ -15,18 +16,17 @@ of the tournament's deal and agent seeds when the config sets no ``seed``
 (``arena.records.seeding.secret_seed``); the key never leaves the store.  Opening
 checks that the file is an arena store of a format this arena reads before
 anything is written to it, and readers open it read-only.  Making, locking and
-explaining the file is ``arena.tournament.store_file``'s.
+explaining the file is ``arena.tournament.store_file``'s; a row as read back is
+``arena.tournament.match_row``'s.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import os
 import sqlite3
 import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,7 @@ from arena.ratings.data import MatchOutcome
 from arena.records import MAX_RECORD_BYTES
 from arena.records.seeding import new_secret
 from arena.tournament.errors import StoreError, StoreRequestError
+from arena.tournament.match_row import MatchRow, match_row
 from arena.tournament.store_file import SCHEMA, SCHEMA_VERSION, claim_store, create_store, explain_error
 from arena.tournament.transactions import WriteTransaction
 
@@ -48,45 +49,6 @@ ENTRY_FIELDS = ("agent", "plugin", "version", "files")
 RESULT_COLUMNS = ("idx", "id", "block_id", "table_idx", "block", "rotation", "deal_seed", "agents", "scores", "ranks",
                   "faults")
 """Columns that must be identical between an interrupted-and-resumed run and an uninterrupted one."""
-
-
-@dataclass(frozen=True, slots=True)
-class MatchRow:
-    """One finished match as stored."""
-
-    idx: int  # position in schedule order
-    id: str  # stable match id
-    block_id: str  # duplicate block id
-    table_idx: int  # table index
-    block: int  # block number at the table
-    rotation: int  # seat rotation within the block
-    deal_seed: int  # the game's seed
-    agents: tuple[str, ...]  # entry name per seat
-    scores: tuple[float, ...]  # per seat
-    ranks: tuple[int, ...]  # per seat
-    faults: tuple[Mapping[str, Any], ...]  # recorded faults
-    think_seconds: tuple[float, ...]  # per seat
-    wall_seconds: float  # whole match
-
-    def outcome(self) -> MatchOutcome:
-        """The row as the rating methods read it."""
-        return MatchOutcome(
-            match_id=self.id,
-            block=self.block_id,
-            agents=self.agents,
-            scores=self.scores,
-            ranks=self.ranks,
-            faults=tuple((int(fault["seat"]), str(fault["kind"])) for fault in self.faults),
-        )
-
-    def to_json(self) -> dict[str, Any]:
-        """Plain JSON data (the export format)."""
-        return {
-            "idx": self.idx, "id": self.id, "block_id": self.block_id, "table": self.table_idx, "block": self.block,
-            "rotation": self.rotation, "deal_seed": self.deal_seed, "agents": list(self.agents),
-            "scores": list(self.scores), "ranks": list(self.ranks), "faults": [dict(f) for f in self.faults],
-            "think_seconds": list(self.think_seconds), "wall_seconds": self.wall_seconds,
-        }
 
 
 def version_changes(before: Mapping[str, str], now: Mapping[str, str]) -> list[str]:
@@ -165,6 +127,8 @@ class Store:
     def _check(self, readonly: bool) -> None:
         """Refuse, before writing anything, a file that is not an arena store of a format this arena reads."""
         tables = {row[0] for row in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        # A store from before luck corrections were kept, opened read-only, has no table of them (a writer adds it).
+        self._luck_kept = not readonly or "luck" in tables
         if not {"meta", "matches"} <= tables:
             raise StoreError(f"{self.path}: not an arena results store (no meta and matches tables); move it away "
                              "or give the tournament another name")
@@ -335,13 +299,15 @@ class Store:
                   if entry in json.loads(agents)]
         with self._transaction():
             self.db.executemany("DELETE FROM seat_logs WHERE match_id = ?", [(match_id,) for _idx, match_id in doomed])
+            self.db.executemany("DELETE FROM luck WHERE match_id = ?", [(match_id,) for _idx, match_id in doomed])
             self.db.executemany("DELETE FROM matches WHERE idx = ?", [(idx,) for idx, _match_id in doomed])
         return len(doomed)
 
     def add(self, rows: Iterable[Mapping[str, Any]]) -> None:
         """Insert finished matches in one transaction (a match stored twice is an error, never a double count).
 
-        Each row holds the columns of ``matches`` by name, ``record`` packed by ``pack_record``.
+        Each row holds the columns of ``matches`` by name, ``record`` packed by ``pack_record``, and may hold its
+        ``luck`` correction (a list per seat, or None).
         """
         with self._transaction():
             self.db.executemany(
@@ -362,16 +328,34 @@ class Store:
                 [(row["id"], int(seat), zlib.compress(str(text).encode(), 6))
                  for row in rows for seat, text in dict(row.get("logs") or {}).items() if text],
             )
+            self.db.executemany("INSERT INTO luck (match_id, seats) VALUES (?, ?)",
+                                [(row["id"], json.dumps(row["luck"])) for row in rows if row.get("luck") is not None])
+
+    def set_luck(self, corrections: Mapping[str, Sequence[float]]) -> None:
+        """Store the luck corrections of matches stored without one (match id -> a number per seat), in one
+        transaction (``arena luck``; a match that has one already is an error, never overwritten)."""
+        with self._transaction():
+            self.db.executemany("INSERT INTO luck (match_id, seats) VALUES (?, ?)",
+                                [(match_id, json.dumps(list(seats))) for match_id, seats in corrections.items()])
+
+    def without_luck(self) -> list[str]:
+        """The ids of stored matches without a luck correction, in schedule order."""
+        if not self._luck_kept:
+            return [row[0] for row in self.db.execute("SELECT id FROM matches ORDER BY idx")]
+        return [row[0] for row in self.db.execute(
+            "SELECT id FROM matches WHERE id NOT IN (SELECT match_id FROM luck) ORDER BY idx")]
 
     def rows(self) -> Iterator[MatchRow]:
         """Every stored match, in schedule order, streamed."""
+        luck = "luck.seats" if self._luck_kept else "NULL"
+        join = " LEFT JOIN luck ON luck.match_id = matches.id" if self._luck_kept else ""
         cursor = self.db.execute(
             "SELECT idx, id, block_id, table_idx, block, rotation, deal_seed, agents, scores, ranks, faults,"
-            " think_seconds, wall_seconds FROM matches ORDER BY idx"
+            f" think_seconds, wall_seconds, {luck} FROM matches{join} ORDER BY idx"
         )
         for row in cursor:
             try:
-                yield _match_row(row)
+                yield match_row(row)
             except (TypeError, ValueError) as error:
                 raise StoreError(f"{self.path}: match {str(row[1])[:40]!r}: damaged row "
                                  f"({' '.join(str(error).split())[:120]})") from None
@@ -447,34 +431,3 @@ def _first_difference(stored: Any, given: Any, where: str = "") -> str:
         return text if len(text) <= 40 else text[:37] + "..."
 
     return f"{where or 'the config'}: was {show(stored)}, now {show(given)}"
-
-
-def _match_row(row: Sequence[Any]) -> MatchRow:
-    """One ``matches`` row, checked: ``ValueError`` or ``TypeError`` when it cannot be what the runner stored."""
-    columns = [json.loads(row[column]) for column in range(7, 12)]
-    if not all(isinstance(column, list) for column in columns):
-        raise ValueError("agents, scores, ranks, faults and seconds must each be a list")
-    agents, scores, ranks, faults, think = map(tuple, columns)
-    seats = len(agents)
-    if not seats or not all(isinstance(agent, str) for agent in agents):
-        raise ValueError("agents must be a non-empty list of names")
-    if len(scores) != seats or not all(isinstance(score, (int, float)) and not isinstance(score, bool)
-                                       and math.isfinite(score) for score in scores):
-        raise ValueError(f"{seats} agents need {seats} finite numeric scores, got {list(scores)[:8]}")
-    if len(ranks) != seats or not all(type(rank) is int and 1 <= rank <= seats for rank in ranks):
-        raise ValueError(f"{seats} agents need {seats} ranks from 1 to {seats}, got {list(ranks)[:8]}")
-    for fault in faults:
-        if not isinstance(fault, dict) or type(fault.get("seat")) is not int or not 0 <= fault["seat"] < seats \
-                or not isinstance(fault.get("kind"), str):
-            raise ValueError(f"a fault must name a seat 0..{seats - 1} and a kind, got {str(fault)[:60]}")
-    if not all(type(value) is int for value in (row[0], row[3], row[4], row[5])) \
-            or not all(isinstance(value, str) for value in (row[1], row[2])):
-        raise ValueError("its place in the schedule is not what the runner stores")
-    return MatchRow(idx=row[0], id=row[1], block_id=row[2], table_idx=row[3], block=row[4], rotation=row[5],
-                    deal_seed=row[6], agents=agents, scores=scores, ranks=ranks, faults=faults, think_seconds=think,
-                    wall_seconds=row[12])
-
-
-def rows_for_export(rows: Sequence[MatchRow]) -> list[dict[str, Any]]:
-    """Rows as plain JSON objects, in schedule order."""
-    return [row.to_json() for row in rows]

@@ -48,6 +48,10 @@ CREATE TABLE IF NOT EXISTS seat_logs (   -- private to each seat's owner: never 
     log BLOB NOT NULL,                -- zlib-compressed UTF-8: the kept end of what the seat's agent printed
     PRIMARY KEY (match_id, seat)
 );
+CREATE TABLE IF NOT EXISTS luck (       -- each match's luck correction, where a rating method needs it
+    match_id TEXT PRIMARY KEY,        -- the match's id
+    seats TEXT NOT NULL               -- JSON list per seat: seats beaten that chance after the deal was worth
+);
 CREATE TABLE IF NOT EXISTS entries (
     name TEXT PRIMARY KEY,            -- entry name, as in the config
     agent TEXT NOT NULL,              -- the registered agent it seats

@@ -1,4 +1,4 @@
-"""Smoke tests of the two verdict studies: each runs at a tiny size and prints the table docs quote."""
+"""Smoke tests of the verdict studies: each runs at a tiny size and prints the table docs quote."""
 
 from __future__ import annotations
 
@@ -39,3 +39,13 @@ def test_luck_dice_rates_each_pair_raw_and_corrected_and_checks_the_mean_correct
     assert all(len(row) == 14 for row in pairs), pairs
     means = [row for row in table if row[0] == "lovat 3p" and row[2] in ("points", "seats beaten")]
     assert len(means) == 6  # three agents, two valuations
+
+
+def test_luck_fidelity_rates_real_matches_four_ways_and_checks_the_mean_correction() -> None:
+    table = [row for row in rows("benchmarks/luck_fidelity.py", "--quick") if row[0] != "field"]
+    ratings = [row[:2] for row in table if len(row) == 7]
+    assert ratings == [[field, name] for field in ("3p", "4p")
+                       for name in ("luck", "raw seats beaten", "score", "elo")]
+    assert all(row[4].endswith("of strong − twin-a") for row in table if len(row) == 7)
+    means = [row for row in table if len(row) == 5]
+    assert [row[1] for row in means] == ["strong", "twin-a", "twin-b", "strong", "twin-a", "twin-b", "weak"]

@@ -23,7 +23,7 @@ from tests.leaderboard.test_views import PLUGIN as VIEW_PLUGIN
 from tests.ratings.test_openskill_plugin import NAME as OPENSKILL
 from tests.ratings.test_openskill_plugin import PLUGIN as OPENSKILL_PLUGIN
 
-BUILT_IN = {"rating_methods": ["elo", "plackett-luce", "trueskill", "score"],
+BUILT_IN = {"rating_methods": ["elo", "plackett-luce", "trueskill", "score", "luck"],
             "formats": ["round-robin", "gauntlet"], "views": ["markdown", "csv", "json", "page"]}
 
 

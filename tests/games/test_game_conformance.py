@@ -13,6 +13,8 @@ from arena.conformance.games import check_game
 from arena.games.base import Action, Observation
 from arena.games.lorum.game import LorumGame
 from arena.games.lorum.state import LorumState
+from arena.games.lovat import FACES, LovatGame
+from arena.games.luck import LuckSpec
 from arena.plugins import load_registry
 
 GAMES = load_registry(plugins_dir=None).registry.games
@@ -68,3 +70,17 @@ def test_the_kit_names_what_to_fix(game: LorumGame, message: str) -> None:
     with pytest.raises(AssertionError) as failed:
         check_game(game, seeds=(0,))
     assert message in str(failed.value) and str(failed.value).startswith("lorum (4 players, seed 0), decision 0")
+
+
+@pytest.mark.parametrize(("luck", "message"), [
+    (LuckSpec(faces=(("coin", ("heads", "tails")),), reference="greedy", text="a coin"),
+     "lovat: GameInfo.luck values chance kind 'coin', which GameInfo.chance does not declare"),
+    (LuckSpec(faces=(("die", FACES[:-1]),), reference="greedy", text="a die without its blank"),
+     "is not among the faces GameInfo.luck lists for it"),
+])
+def test_the_kit_holds_the_luck_declaration_to_the_chance_the_game_draws(luck: LuckSpec, message: str) -> None:
+    class Declared(LovatGame):
+        info = dataclasses.replace(LovatGame.info, luck=luck)
+
+    with pytest.raises(AssertionError, match=message):
+        check_game(Declared(), players=(3,), seeds=range(8))

@@ -9,11 +9,12 @@ narrow, and the design effect floored at 1 hid what duplicate blocks gain.  The 
 of docs/ratings.md is ``python -m benchmarks --only fidelity``.
 """
 
+import dataclasses
 import functools
 
 import pytest
 
-from arena.ratings import method_names
+from arena.ratings import fit, method_names
 from arena.ratings.fidelity import Setting, measure, measure_against_large
 
 FIELD = Setting(agents=8, blocks=60, luck=1.0, seed=5)
@@ -22,7 +23,7 @@ FIELD = Setting(agents=8, blocks=60, luck=1.0, seed=5)
 SMALL = Setting(agents=8, blocks=40, luck=1.0, seed=5)
 """TrueSkill's field (its jackknife refits 20 times): 160 matches."""
 
-REPLICATIONS = {"elo": 40, "plackett-luce": 40, "trueskill": 12, "score": 24}
+REPLICATIONS = {"elo": 40, "plackett-luce": 40, "trueskill": 12, "score": 24, "luck": 24}
 """Replications per method, as many as a few seconds allow."""
 
 
@@ -80,3 +81,17 @@ def test_trueskill_intervals_hold_its_own_large_sample_value_in_a_tie_heavy_fiel
     assert 0.25 <= result.tie_share <= 0.45, result
     assert 0.85 <= result.coverage <= 1.0, result
     assert result.bias < 0.5, result  # |mean - large-sample value| / sd: about 0.23 from 12 replications' noise
+
+
+def test_the_luck_methods_intervals_cover_with_the_die_taken_out_and_are_narrower_for_it():
+    die = Setting(agents=8, blocks=60, luck=1.0, seed=5, die=1.5)
+    result = fidelity("luck", die)
+    assert 0.90 <= result.coverage <= 0.99, result
+    assert 0.8 <= result.spread_ratio <= 1.25, result
+    outcomes = die.outcomes(0)
+    raw = [dataclasses.replace(outcome, luck=None) for outcome in outcomes]  # the same matches, nothing taken out
+
+    def width(table):
+        return sum(row.upper - row.lower for row in table.ratings)
+
+    assert width(fit(outcomes, "luck")) < 0.92 * width(fit(raw, "luck"))  # the die's noise is gone from its rating

@@ -18,7 +18,7 @@ FAST_OPTIONS = {"score": {"bootstrap": 100}}
 
 
 def test_every_method_is_registered_by_name():
-    assert ratings.method_names() == ("elo", "plackett-luce", "trueskill", "score")
+    assert ratings.method_names() == ("elo", "plackett-luce", "trueskill", "score", "luck")
     for name in ratings.method_names():
         assert ratings.get_method(name) is ratings.METHODS[name]
 
@@ -97,9 +97,9 @@ def test_any_small_tournament_rates_finitely_and_order_independently(outcomes, r
 def test_every_methods_gap_interval_excludes_zero_exactly_when_p_is_beyond_its_bounds(method: str,
                                                                                     blocks: int) -> None:
     """The documented reading: P(stronger) above 0.975 (below 0.025) when the gap's 95% interval excludes zero."""
-    # The score compares only agents that met the same opposition: everyone at one table for it.
+    # The mean-based methods compare only agents that met the same opposition: everyone at one table for them.
     outcomes = simulate_outcomes({"a": 0.3, "b": 0.1, "c": 0.0, "d": -0.4, "e": 0.05}, blocks=blocks,
-                                 players=5 if method == "score" else 4, seed=5)
+                                 players=5 if method in ("score", "luck") else 4, seed=5)
     table = ratings.fit(outcomes, method)
     verdicts = []
     for a in table.agents:

@@ -252,9 +252,9 @@ def test_rating_methods_are_checked_one_by_one() -> None:
     lines = problems(minimal(ratings=["elo", "trueskil", "elo", 3]))
     assert lines == [
         f'{SOURCE}: ratings[1]: unknown rating method "trueskil"; did you mean "trueskill"? '
-        "(known: elo, plackett-luce, trueskill, score)",
+        "(known: elo, plackett-luce, trueskill, score, luck)",
         f'{SOURCE}: ratings[2]: rating method "elo" is listed twice',
-        f"{SOURCE}: ratings[3]: unknown rating method 3 (known: elo, plackett-luce, trueskill, score)",
+        f"{SOURCE}: ratings[3]: unknown rating method 3 (known: elo, plackett-luce, trueskill, score, luck)",
     ]
 
 

@@ -9,8 +9,9 @@ from pathlib import Path
 
 from arena.plugins import load_registry
 from arena.tournament.config import config_from_dict
+from arena.tournament.match_row import rows_for_export
 from arena.tournament.runner import run_tournament
-from arena.tournament.store import Store, rows_for_export, store_path
+from arena.tournament.store import Store, store_path
 
 PLUGIN = '''
 from arena import hookimpl

@@ -13,6 +13,7 @@ from arena.games.base import (
     Deck,
     Game,
     GameInfo,
+    LuckSpec,
     Observation,
     ScoreSpec,
     from_json,
@@ -32,6 +33,7 @@ from arena.games.lovat.rules import (
     COLOUR,
     COUNTER,
     DECLARE,
+    FACES,
     GAME_ID,
     KEEP,
     PASS,
@@ -70,6 +72,9 @@ INFO = GameInfo(
     chance=("dealer", "deal", "die"),  # L-2, L-3 (and L-6 redeals), L-14
     default_players=4,  # the rule text is written for four players
     score=ScoreSpec(unit="points"),  # points per game (L-16)
+    # The die round's rolls (L-14), which the rotations of a deal do not share; greedy's play-outs value them
+    # (deterministic, and quick enough: docs/ratings.md, "Luck").
+    luck=LuckSpec(faces=(("die", FACES),), reference="greedy", text="Lovat's die (L-14)"),
     random_action=random_action,
 )
 

@@ -1,0 +1,148 @@
+"""The luck method as a user meets it: a run whose config chooses it, resuming, older stores and `arena luck`."""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+import json
+from pathlib import Path
+
+import pytest
+
+from arena.cli import main
+from arena.games.lovat import LovatGame
+from arena.games.luck import LuckSpec
+from arena.plugins import load_registry
+from arena.tournament.errors import TournamentError
+from arena.tournament.luck import reference_policy
+from arena.tournament.store import Store, store_path
+
+CONFIG = """
+name = "{name}"
+game = "lovat"
+seed = 11
+blocks = {blocks}
+ratings = {ratings}
+isolation = "trusted"
+
+[game_options]
+players = 3
+
+[[agents]]
+name = "greedy"
+
+[[agents]]
+name = "random"
+
+[[agents]]
+name = "counting"
+"""
+
+
+def write(folder: Path, name: str, blocks: int, ratings: str) -> Path:
+    path = folder / f"{name}.toml"
+    path.write_text(CONFIG.format(name=name, blocks=blocks, ratings=ratings))
+    return path
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    status = main(list(argv))
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def corrections(boards: Path, name: str) -> dict[str, tuple[float, ...] | None]:
+    with Store.open_readonly(store_path(boards, name)) as store:
+        return {row.id: row.luck for row in store.rows()}
+
+
+def test_a_run_that_chooses_luck_stores_each_correction_and_every_view_says_what_it_subtracted(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    boards = tmp_path / "boards"
+    status, out, err = run(capsys, "run", str(write(tmp_path, "lucky", 2, '["luck", "elo"]')), "--workers", "1",
+                           "--leaderboards", str(boards))
+    assert status == 0, err
+    stored = corrections(boards, "lucky")
+    assert len(stored) == 6 and all(luck is not None and len(luck) == 3 for luck in stored.values())
+    assert any(any(value != 0 for value in luck or ()) for luck in stored.values())  # the die did matter
+    line = "luck: Lovat's die (L-14) valued by greedy's play-outs subtracted, in seats beaten"
+    assert line in " ".join(out.split())  # the terminal's caption (folded to the table's width)
+    folder = boards / "lucky"
+    board = json.loads((folder / "leaderboard.json").read_text())
+    assert board["method"] == "luck" and board["ratings"]["extras"]["subtracted"].startswith(line)
+    for page in ("leaderboard.md", "index.html"):
+        assert line in html.unescape((folder / page).read_text()), page
+    # The rating is the mean of seats beaten less the correction, per agent.
+    with Store.open_readonly(store_path(boards, "lucky")) as store:
+        rows = list(store.rows())
+    for entry in board["rows"]:
+        values = [sum((mine < other) + 0.5 * (mine == other) for other in row.ranks) - 0.5 - row.luck[seat]
+                  for row in rows for seat, (agent, mine) in enumerate(zip(row.agents, row.ranks))
+                  if agent == entry["agent"] and row.luck is not None]
+        assert entry["rating"] == pytest.approx(sum(values) / len(values))
+
+
+def test_resuming_keeps_the_stored_corrections_and_computes_the_new_ones(capsys: pytest.CaptureFixture[str],
+                                                                         tmp_path: Path) -> None:
+    boards = tmp_path / "boards"
+    assert run(capsys, "run", str(write(tmp_path, "grown", 1, '["luck"]')), "--workers", "1",
+               "--leaderboards", str(boards))[0] == 0
+    first = corrections(boards, "grown")
+    status, _out, err = run(capsys, "run", str(write(tmp_path, "grown", 2, '["luck"]')), "--workers", "1",
+                            "--resume", "--leaderboards", str(boards))
+    assert status == 0, err
+    grown = corrections(boards, "grown")
+    assert len(first) == 3 and len(grown) == 6
+    assert {match: grown[match] for match in first} == first
+    # The same as a run that played both blocks at once: the correction depends on the match alone.
+    assert run(capsys, "run", str(write(tmp_path, "whole", 2, '["luck"]')), "--workers", "1",
+               "--leaderboards", str(boards))[0] == 0
+    assert corrections(boards, "whole") == grown
+
+
+def test_an_older_store_is_refused_in_one_line_until_arena_luck_fills_it_in(capsys: pytest.CaptureFixture[str],
+                                                                            tmp_path: Path) -> None:
+    boards = tmp_path / "boards"
+    assert run(capsys, "run", str(write(tmp_path, "plain", 2, '["elo"]')), "--workers", "1",
+               "--leaderboards", str(boards))[0] == 0
+    assert set(corrections(boards, "plain").values()) == {None}  # no configured method needed them
+    for extra in ((), ("--vs", "greedy", "random")):
+        status, out, err = run(capsys, "leaderboard", "plain", "--method", "luck", "--leaderboards", str(boards),
+                               *extra)
+        assert status == 2 and not out
+        assert err.count("\n") == 1 and "6 of 6 stored matches have no luck correction" in err
+        assert f"compute them with 'arena luck plain --leaderboards {boards}'" in err
+    status, out, err = run(capsys, "luck", "plain", "--leaderboards", str(boards))
+    assert status == 0, err
+    assert "computed the luck correction of 6 matches" in out
+    assert None not in corrections(boards, "plain").values()
+    status, out, err = run(capsys, "luck", "plain", "--leaderboards", str(boards))
+    assert status == 0 and "every stored match has its luck correction already" in out, err
+    status, out, err = run(capsys, "publish", "plain", "--method", "luck", "--leaderboards", str(boards))
+    assert status == 0, err
+    assert "mean correction per agent" in (boards / "plain" / "leaderboard.md").read_text()
+
+
+def test_lorum_has_nothing_to_subtract_and_says_so(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    boards = tmp_path / "boards"
+    config = tmp_path / "lorum.toml"
+    config.write_text(CONFIG.format(name="lorum", blocks=1, ratings='["luck"]').replace('"lovat"', '"lorum"')
+                      .replace("players = 3", "deals = 1").replace('"counting"', '"cautious"')
+                      + '[[agents]]\nname = "bold"\n')
+    status, _out, err = run(capsys, "run", str(config), "--workers", "1", "--leaderboards", str(boards))
+    assert status == 0, err
+    assert "luck: nothing subtracted" in (boards / "lorum" / "leaderboard.md").read_text()
+    status, out, _err = run(capsys, "luck", "lorum", "--leaderboards", str(boards))
+    assert status == 0 and "declares no chance after the deal to value: there is nothing to compute" in out
+
+
+def test_the_reference_must_be_an_installed_agent_of_arenas_own_that_plays_the_game() -> None:
+    registry = load_registry().registry
+    for reference, problem in (("nobody", "nobody"), ("cautious", "must be an agent of arena's own that plays")):
+        luck = LuckSpec(faces=(("die", ("a", "b")),), reference=reference, text="a die")
+
+        class Named(LovatGame):
+            info = dataclasses.replace(LovatGame.info, luck=luck)
+
+        with pytest.raises(TournamentError, match=problem):
+            reference_policy(registry, Named(), 3)
