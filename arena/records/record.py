@@ -242,11 +242,20 @@ def check_chance_used(script: Sequence[Any], log: Sequence[Any]) -> None:
         )
 
 
+RESULT_KEYS = ("scores", "ranks", "details")
+"""The keys of a record's ``result``; ``details`` (the game's own breakdown) is kept but not compared."""
+
+
 def check_result(data: Mapping[str, Any], result: Result) -> None:
     """Compare a recorded result with the replayed one; ``RecordError`` on any difference."""
     recorded = data.get("result")
     if recorded is None:
         return
+    _no_unknown_keys(recorded, RESULT_KEYS, "result: ")  # an object: checked with the record's shape
+    for key in ("scores", "ranks"):
+        if key not in recorded:
+            raise RecordError(f"result: missing key {key!r} (a result states both scores and ranks; leave the "
+                              "result out to have the replay give it)")
     replayed = result.to_json()
     for key in ("scores", "ranks"):
         if recorded.get(key) != replayed[key]:

@@ -382,3 +382,21 @@ def test_a_record_of_another_game_names_the_one_it_likely_meant(capsys: pytest.C
     record.write_text(json.dumps({"game": game, "seed": 1, "seats": [{"agent": "random"}] * 4, "actions": []}))
     status, _, err = run(capsys, "replay", str(record))
     assert status == 1 and message in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(("result", "message"), [
+    ({"scores": [0, 0, 0, 0], "rank": [1, 1, 1, 1]}, "result: unknown key \"rank\"; did you mean 'ranks'?"),
+    ({"scores": [0, 0, 0, 0]}, "result: missing key 'ranks' (a result states both scores and ranks"),
+    ({"scores": [0, 0, 0, 0], "ranks": [1, 1, 1, 1], "winner": 0}, "result: unknown key \"winner\""),
+    ([0, 0, 0, 0], "'result' must be an object"),
+])
+def test_a_hand_written_result_is_checked_key_by_key(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                    result: object, message: str) -> None:
+    """A misspelt or missing key of a result would otherwise pass unchecked, or fail as a wrong value."""
+    finished = tmp_path / "finished.json"
+    assert run(capsys, "play", "lorum", "--deals", "1", "--seed", "3", "--record", str(finished))[0] == 0
+    record = json.loads(finished.read_text())
+    record["result"] = result
+    finished.write_text(json.dumps(record))
+    status, _, err = run(capsys, "replay", str(finished))
+    assert status == 1 and message in err and len(err.strip().splitlines()) == 1, err
