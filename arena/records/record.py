@@ -215,7 +215,14 @@ def _not_to_move(seat: Any, state: GameState, players: int) -> str:
         return f"there is no seat {json.dumps(seat)} (seats are 0 to {players - 1})"
     waiting = state.to_move()
     phase = state.observation(waiting[0]).phase if waiting else "over"
-    return f"not this seat's decision (waiting for seat {', '.join(map(str, waiting))}, phase {phase!r})"
+    forced = ""
+    if len(waiting) == 1:  # most often a forced decision left out: the record lists those too
+        legal = state.observation(waiting[0]).legal
+        if len(legal) == 1:
+            forced = (f"; seat {waiting[0]}'s only legal action is {json.dumps(to_json(legal[0]))}, and a record "
+                      "lists forced actions too")
+    return (f"not this seat's decision (waiting for seat {', '.join(map(str, waiting))}, phase {phase!r})"
+            f"{forced}")
 
 
 def _at(index: int, entry: Mapping[str, Any], problem: object) -> RecordError:

@@ -400,3 +400,28 @@ def test_a_hand_written_result_is_checked_key_by_key(capsys: pytest.CaptureFixtu
     finished.write_text(json.dumps(record))
     status, _, err = run(capsys, "replay", str(finished))
     assert status == 1 and message in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_a_forced_action_left_out_is_named(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """The likeliest slip in a record written by hand: a decision with one legal action left out."""
+    from arena.games.catalog import installed_games
+    from arena.records.record import replay
+
+    finished = tmp_path / "lovat.json"
+    assert run(capsys, "play", "lovat", "--players", "3", "--seed", "11", "--record", str(finished))[0] == 0
+    record = json.loads(finished.read_text())
+    game = installed_games()["lovat"]
+    for index, entry in enumerate(record["actions"][:-1]):
+        partial = {**record, "actions": record["actions"][:index]}
+        partial.pop("result", None)
+        state = replay(partial, game).state
+        following = record["actions"][index + 1]["seat"]
+        if len(state.observation(entry["seat"]).legal) == 1 and following != entry["seat"]:
+            break
+    else:
+        pytest.fail("no forced decision followed by another seat's in this game")
+    del record["actions"][index]
+    record.pop("result")
+    finished.write_text(json.dumps(record))
+    status, _, err = run(capsys, "replay", str(finished))
+    assert status == 1 and f"seat {entry['seat']}'s only legal action is {json.dumps(entry['action'])}" in err, err
