@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from arena.cli.common import (
 )
 from arena.cli.play import result_json, wrapped
 from arena.cli.results import stored_record
-from arena.games.base import Game, InvalidSetup
+from arena.games.base import Game, InvalidSetup, to_json
 from arena.records import (
     RecordError,
     check_chance_used,
@@ -54,6 +55,7 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
             "arena replay quickstart-lorum --match t0000-b00-r1 --log",
             "arena replay game.json --picture table.svg --at 20",
             "arena replay game.json --svg --seat 1 > seat1.svg",
+            "arena replay my-deal.json --legal --at 12",
         ),
     )
     parser.add_argument("source", metavar="FILE|NAME",
@@ -68,8 +70,12 @@ def add_parsers(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--svg", action="store_true",
                         help="print the table as an SVG picture instead of the result (every hand shown)")
     parser.add_argument("--picture", type=Path, metavar="FILE", help="also write the table's SVG picture to FILE")
+    parser.add_argument("--legal", action="store_true",
+                        help="print whose decision it is and its legal actions, as a record writes them, instead "
+                             "of playing on (after the record's actions, or with --at after the first MOVE)")
     parser.add_argument("--at", type=int, metavar="MOVE",
-                        help="with --svg or --picture: the table after the first MOVE actions (default: the end)")
+                        help="with --svg, --picture or --legal: the table after the first MOVE actions (default: "
+                             "the end)")
     parser.add_argument("--seat", type=int, metavar="SEAT",
                         help="with --svg or --picture: as SEAT sees it (its own hand only), not as a spectator")
     add_leaderboards_dir(parser)
@@ -98,8 +104,13 @@ def run(args: argparse.Namespace) -> int:
         raise CliError("--log prints a readable log and --json a JSON result: choose one")
     if args.svg and (args.log or args.json):
         raise CliError("--svg prints a picture instead of the result: leave out --log and --json")
-    if (args.at is not None or args.seat is not None) and not (args.svg or args.picture):
-        raise CliError("--at and --seat choose what the picture shows: add --svg or --picture FILE")
+    if args.legal and (args.log or args.svg or args.picture or args.save):
+        raise CliError("--legal prints the decision at one point instead of playing on: leave out --log, --svg, "
+                       "--picture and --save")
+    if args.seat is not None and not (args.svg or args.picture):
+        raise CliError("--seat chooses what the picture shows: add --svg or --picture FILE")
+    if args.at is not None and not (args.svg or args.picture or args.legal):
+        raise CliError("--at chooses the point shown: add --svg, --picture FILE or --legal")
     check_output_file(args.picture, "--picture")
     if args.picture is not None and args.picture.suffix.lower() != ".svg":  # x.png would hold SVG no viewer opens
         raise CliError(f"--picture {args.picture}: the picture is SVG: name the file .svg")
@@ -115,6 +126,13 @@ def run(args: argparse.Namespace) -> int:
             raise RecordError("the record has a result but its actions stop before the game is over")
     except RecordError as error:
         raise CliError(f"{where}: {error}", status=1) from None
+    if args.legal:
+        decision = decision_at(game, data, args.at)
+        if args.json:
+            print_json(decision)
+        else:
+            print_decision(where, decision)
+        return 0
     options = game.info.resolve_options(None, data.get("options", {}))
     # Play on from the recorded prefix (no-op when the record is complete): the
     # agents named in the record take the remaining decisions.
@@ -186,6 +204,48 @@ def _check_faults(faults: list[Any], where: str) -> None:
                            "'kind' and 'message'", status=1)
         if fault.get("phase", MOVE) not in PHASES:  # a record from before phases has none: read the old way
             raise CliError(f"{where}: fault {index}: 'phase' must be one of {', '.join(PHASES)}", status=1)
+
+
+LEGAL_SHOWN = 24
+"""Most legal actions ``--legal`` prints per seat (``--json`` gives every one)."""
+
+
+def decision_at(game: Game, record: Mapping[str, Any], at: int | None) -> dict[str, Any]:
+    """The decision after the first ``at`` actions of a checked ``record`` (all of them if None), as JSON data:
+    ``actions`` (how many were applied), ``over``, and per seat to move its ``phase``, ``legal`` actions as a
+    record writes them (an empty list where the game describes them by a rule, Lovat's keep) and ``hand``."""
+    actions = len(record["actions"])
+    if at is not None and not 0 <= at <= actions:
+        raise CliError(f"--at {at}: the record has {actions} action{'s' if actions != 1 else ''}: choose 0 to "
+                       f"{actions}")
+    applied = actions if at is None else at
+    state = replay({**record, "actions": record["actions"][:applied]}, game).state
+    seats = []
+    for seat in state.to_move():
+        observation = state.observation(seat)
+        seats.append({"seat": seat, "phase": observation.phase,
+                      "legal": [to_json(action) for action in observation.legal],
+                      "hand": game.describe_hand(observation)})
+    return {"actions": applied, "over": state.is_over(), "to_move": seats}
+
+
+def print_decision(where: str, decision: Mapping[str, Any]) -> None:
+    """``decision_at``'s decision as lines: who decides, in which phase, and what they may write."""
+    applied = decision["actions"]
+    point = f"after {applied} action{'s' if applied != 1 else ''}"
+    if decision["over"]:
+        print(f"{where}: {point} the game is over")
+        return
+    for entry in decision["to_move"]:
+        print(f"{where}: {point}, seat {entry['seat']} decides ({entry['phase']} phase)")
+        if entry["hand"]:
+            print(f"  hand: {entry['hand']}")
+        legal = [json.dumps(action) for action in entry["legal"]]
+        if not legal:
+            print("  legal: described by a rule, not listed (docs/rules/); replay names what a wrong one breaks")
+            continue
+        more = f", ... ({len(legal)} in all; --json lists every one)" if len(legal) > LEGAL_SHOWN else ""
+        print(f"  legal: {', '.join(legal[:LEGAL_SHOWN])}{more}")
 
 
 def table_picture(game: Game, record: Mapping[str, Any], at: int | None, seat: int | None) -> str:

@@ -6,7 +6,7 @@
 * ``arena.games.luck``: ``LuckSpec``, the chance a game's luck correction values;
 * ``arena.games.chance``: ``Chance``, the seeded RNG with its script and log;
 * ``arena.games.scripted``: ``scripted_seat``, ``scripted_choice``, ``scripted_cards``, ``scripted_hands``:
-  checks for a record's scripted outcomes (untrusted JSON).
+  checks for a record's scripted outcomes (untrusted JSON); ``shown``: a value as messages show it.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from arena.games.interface import (
     uniform_random_action,
 )
 from arena.games.luck import LuckSpec
-from arena.games.scripted import scripted_cards, scripted_choice, scripted_hands, scripted_seat
+from arena.games.scripted import scripted_cards, scripted_choice, scripted_hands, scripted_seat, shown
 from arena.games.types import (
     Action,
     ChanceOutcome,
@@ -64,6 +64,7 @@ __all__ = [
     "scripted_choice",
     "scripted_hands",
     "scripted_seat",
+    "shown",
     "seat_label",
     "to_json",
     "uniform_or",

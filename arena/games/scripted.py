@@ -9,18 +9,27 @@ Every game, a game plugin's too, checks its outcomes with these.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Container, Mapping, Sequence
 from typing import Any
 
-from arena.games.types import InvalidSetup
+from arena.games.types import InvalidSetup, to_json
 
 SHOWN_MAX = 80
 """Longest a value is shown in a message (a whole deal would make a very long line)."""
 
 
 def shown(value: Any) -> str:
-    """``repr(value)``, cut to ``SHOWN_MAX`` characters (``repr`` escapes control characters)."""
-    text = repr(value)
+    """``value`` for a message, cut to ``SHOWN_MAX`` characters: a string quoted (``'zaffre'``), anything else as
+    a record writes it (``["L1-03", "L1-06"]``, ``true``, ``null``), not as Python prints it (``('L1-03', ...)``,
+    ``True``, ``None``); either way control characters are escaped."""
+    if isinstance(value, str):
+        text = repr(value)
+    else:
+        try:
+            text = json.dumps(to_json(value))
+        except (TypeError, ValueError):  # not JSON data (an agent may return any object): Python's view of it
+            text = repr(value)
     return text if len(text) <= SHOWN_MAX else text[: SHOWN_MAX - 3] + "..."
 
 

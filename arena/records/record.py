@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.games.base import Action, Game, GameError, GameState, Result, to_json
+from arena.games.base import Action, Game, GameError, GameState, InvalidSetup, Result, shown, to_json
 from arena.inputs import bounded_json
 from arena.inputs.suggest import closest
 
@@ -186,7 +186,7 @@ def replay(data: Mapping[str, Any], game: Game) -> Replay:
         options = game.info.resolve_options(None, data.get("options", {}))
         state = game.new_state(data["seed"], options, script=data.get("chance", []))
     except GameError as error:
-        raise RecordError(f"record setup: {error}") from None
+        raise RecordError(f"record setup: {error}{_players_hint(data, game)}") from None
     actions: list[tuple[int, Action]] = []
     for index, entry in enumerate(data["actions"]):
         seat = entry["seat"]
@@ -201,6 +201,8 @@ def replay(data: Mapping[str, Any], game: Game) -> Replay:
             raise _at(index, entry, _not_to_move(seat, state, options["players"]))
         try:
             state.apply(seat, action)
+        except InvalidSetup as error:  # a scripted chance outcome this action reached (a die, a redeal) is wrong
+            raise _chance_at(index, entry, state, data.get("chance", []), error) from None
         except GameError as error:
             raise _at(index, entry, error) from None
         actions.append((seat, action))
@@ -228,6 +230,35 @@ def _not_to_move(seat: Any, state: GameState, players: int) -> str:
 def _at(index: int, entry: Mapping[str, Any], problem: object) -> RecordError:
     """The error for action ``index`` of a record, naming its seat and action as written (made only on failure)."""
     return RecordError(f"action {index} (seat {json.dumps(entry['seat'])}, {json.dumps(entry['action'])}): {problem}")
+
+
+def _chance_at(index: int, entry: Mapping[str, Any], state: GameState, script: Sequence[Any],
+               problem: InvalidSetup) -> RecordError:
+    """The error for a bad scripted chance outcome that action ``index`` reached: it names the outcome first.
+
+    The engine logs an outcome once it has checked it, so the one that failed is the next after the log.
+    """
+    number = len(state.chance.log)
+    action = f"action {index} (seat {json.dumps(entry['seat'])}, {json.dumps(entry['action'])})"
+    if str(problem).startswith(f"chance outcome {number} "):  # the script's own check already names it
+        return RecordError(f"{problem}; {action} reached it")
+    outcome = f" ({shown(script[number])})" if number < len(script) else ""
+    return RecordError(f"chance outcome {number}{outcome}, reached by {action}: {problem}")
+
+
+def _players_hint(data: Mapping[str, Any], game: Game) -> str:
+    """Why a scripted deal may hold the wrong number of hands: the record sets no ``players``, so the game's
+    default applies (Lovat's is 4, and a hand-written 3-player deal is then one hand short)."""
+    options = data.get("options", {})
+    if not isinstance(options, Mapping) or "players" in options:
+        return ""
+    players = game.info.resolve_options(None, {})["players"]
+    deals = [outcome.get("value") for outcome in data.get("chance", [])
+             if isinstance(outcome, Mapping) and outcome.get("kind") == "deal"]
+    if any(isinstance(deal, list) and len(deal) != players for deal in deals):
+        return (f" (the record's \"options\" set no \"players\", so the game's default of {players} applies: "
+                f"add \"options\": {{\"players\": N}})")
+    return ""
 
 
 def check_chance_used(script: Sequence[Any], log: Sequence[Any]) -> None:

@@ -79,4 +79,4 @@ def test_the_error_examples_are_one_line_each() -> None:
     text = DOC.read_text()
     block = re.search(r"## Replay errors.*?```\n(.*?)```", text, re.S).group(1)  # type: ignore[union-attr]
     lines = block.strip().splitlines()
-    assert len(lines) == 9 and all(line.startswith("arena: error: game.json: ") for line in lines)
+    assert len(lines) == 12 and all(line.startswith("arena: error: game.json: ") for line in lines)

@@ -157,7 +157,8 @@ def test_replay_draws_the_table_as_svg_or_to_a_file(capsys: pytest.CaptureFixtur
     assert not (tmp_path / "table.png").exists()
     for argv, message in ((["--svg", "--at", "999"], "--at 999: the match has moves 0 to "),
                           (["--svg", "--seat", "4"], "--seat 4: seats are 0 to 3"),
-                          (["--at", "3"], "--at and --seat choose what the picture shows: add --svg"),
+                          (["--at", "3"], "--at chooses the point shown: add --svg, --picture FILE or --legal"),
+                          (["--seat", "1"], "--seat chooses what the picture shows: add --svg or --picture FILE"),
                           (["--svg", "--log"], "--svg prints a picture instead of the result")):
         assert main(["replay", str(record), *argv]) == 2
         err = capsys.readouterr().err

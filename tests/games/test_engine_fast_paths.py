@@ -6,6 +6,7 @@ draw, a deal or an error: seeded games, agents and recorded matches replay only 
 
 from __future__ import annotations
 
+import json
 import random
 from itertools import combinations
 from typing import Any
@@ -430,7 +431,7 @@ not dealt is named before the order)."""
         missing = [card_id for card_id in cards if card_id not in dealt_set]
         return f"{', '.join(missing)} {'was' if len(missing) == 1 else 'were'} not dealt to this seat"
     if list(cards) != sorted(set(cards)):
-        return f"a keep lists its card ids once each, sorted ascending: {tuple(sorted(set(cards)))!r}"
+        return f"a keep lists its card ids once each, sorted ascending: {json.dumps(sorted(set(cards)))}"
     total = sum(itemgetter(*cards)(LEVEL)) if len(cards) > 1 else sum(map(LEVEL.__getitem__, cards))
     if total != variant.level_sum:
         return f"its levels sum to {total}; a keep's levels must sum to exactly {variant.level_sum} (L-5)"

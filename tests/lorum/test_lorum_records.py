@@ -69,4 +69,4 @@ def test_a_bad_scripted_deal_reached_while_playing_out_is_one_line(
     status, out, err = replay(tmp_path, capsys, record)
     assert status == 1 and out == ""
     assert err == (f"arena: error: {tmp_path / 'deal.json'}: playing the record out: scripted deal: seat 0 holds "
-                   f"7 cards, not 8: {HANDS[0][:7]!r}\n")
+                   f"7 cards, not 8: {json.dumps(HANDS[0][:7])}\n")

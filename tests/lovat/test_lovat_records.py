@@ -13,6 +13,7 @@ import pytest
 from lovat_helpers import STORY_DEAL, story_actions
 
 from arena.cli import main
+from arena.games.base import shown
 
 
 def story_record(dice: list[Any]) -> dict:  # a face may be any JSON: records are untrusted
@@ -76,7 +77,7 @@ def test_keeps_must_be_sorted_and_the_error_shows_the_sorted_keep(
     status, _, err = replay(tmp_path, capsys, record)
     assert status == 1
     assert "action 1 (seat 1, " in err  # 0-based index into "actions"
-    assert err.strip().endswith(f"a keep lists its card ids once each, sorted ascending: {tuple(keep)!r}")
+    assert err.strip().endswith(f"a keep lists its card ids once each, sorted ascending: {json.dumps(keep)}")
 
 
 def test_forced_declarations_and_void_discards_are_actions_and_turns_in_messages_count_from_1(
@@ -108,4 +109,4 @@ def test_a_bad_scripted_die_reached_while_playing_out_is_one_line(
     status, out, err = replay(tmp_path, capsys, record)
     assert status == 1 and out == ""
     assert err == (f"arena: error: {tmp_path / 'story.json'}: playing the record out: scripted die roll must be "
-                   f"one of rufous, gingerline, phlox, zaffre, skobeloff, blank, got {face!r}\n")
+                   f"one of rufous, gingerline, phlox, zaffre, skobeloff, blank, got {shown(face)}\n")

@@ -119,7 +119,7 @@ def test_l3_shuffle_and_deal_one_at_a_time_from_the_dealers_left(players: int) -
         ([["L1-01"] * 12] * 2, "scripted deal must be a list of 3 hands"),
         (fill_deal(3, {})[:2] + [fill_deal(3, {})[2][:11]], "seat 2 holds 11 cards, not 12: "),
         ([["L9-99"] + fill_deal(3, {})[0][1:]] + fill_deal(3, {})[1:], "seat 0 holds unknown card 'L9-99'"),
-        ([[["L1-01"]] * 12] * 3, r"seat 0 holds unknown card \['L1-01'\] \(ids are"),  # a list is no card
+        ([[["L1-01"]] * 12] * 3, r'seat 0 holds unknown card \["L1-01"\] \(ids are' ),  # a list is no card
         ([["L1-01"] * 12, 5, []], "scripted deal: card L1-01 is dealt twice"),
         ([fill_deal(3, {})[0], fill_deal(3, {})[0], fill_deal(3, {})[2]], "card L1-01 is dealt twice"),
     ],
@@ -572,7 +572,7 @@ def test_illegal_actions_name_the_seat_the_attempt_and_what_was_expected() -> No
         state.apply(0, "L1-01")
     with pytest.raises(IllegalAction, match=r"seat 7 does not exist"):
         state.apply(7, "L1-06")
-    with pytest.raises(IllegalAction, match=r"seat 0 tried \('L1-06',\) in the play phase"):
+    with pytest.raises(IllegalAction, match=r'seat 0 tried \["L1-06"\] in the play phase' ):
         state.apply(0, ("L1-06",))
     over = story(9)
     with pytest.raises(IllegalAction, match="the game is over"):

@@ -23,7 +23,6 @@ the outcome is appended to the chance log, which replays the game.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -37,7 +36,7 @@ from arena.games.base import (
     Result,
     competition_ranks,
     scripted_seat,
-    to_json,
+    shown,
 )
 from arena.games.events import Event, EventKinds
 from arena.games.lorum.cards import (
@@ -255,11 +254,11 @@ class LorumState(GameState):
         if isinstance(seat, bool) or not isinstance(seat, int):  # True == 1, but it is no seat
             raise IllegalAction(f"seat {seat!r} does not exist: Lorum has seats 0..{PLAYERS - 1}")
         if self.to_act is None:
-            raise IllegalAction(f"seat {seat} tried {action!r} but the game is over")
+            raise IllegalAction(f"seat {seat} tried {shown(action)} but the game is over")
         if seat != self.to_act:
             doing = "bid" if self.phase == BID else "play a card"
             raise IllegalAction(
-                f"seat {seat} acted ({action!r}) out of turn: seat {self.to_act} is to {doing} "
+                f"seat {seat} acted ({shown(action)}) out of turn: seat {self.to_act} is to {doing} "
                 f"in deal {self.deal}"
             )
         if self.phase == BID:
@@ -345,7 +344,7 @@ class LorumState(GameState):
             else:
                 why = "that is not a call"
             raise IllegalAction(
-                f"seat {seat} cannot call {_shown(action)} in the bidding of deal {self.deal}: {why}; "
+                f"seat {seat} cannot call {shown(action)} in the bidding of deal {self.deal}: {why}; "
                 f"legal calls: {', '.join(calls)}"
             )
         self.bids = self.bids + ((seat, action),)
@@ -372,8 +371,14 @@ class LorumState(GameState):
     def _apply_play(self, seat: int, action: Action) -> None:
         card = INDEX.get(action) if isinstance(action, str) else None
         if card is None or not isinstance(action, str):
+            if action in (PASS, SMALL, BIG):  # a second bidding circuit written into a record, say
+                raise IllegalAction(
+                    f"seat {seat} called {action!r} in the play of deal {self.deal}: the bidding is over (each "
+                    f"seat calls once, the dealer last: S-4); play one of {_describe_names(self.legal_mask())}"
+                )
             raise IllegalAction(
-                f"seat {seat} played {action!r}, which is not a card name (rank then suit, e.g. 'Ah', 'Og', '10b')"
+                f"seat {seat} played {shown(action)}, which is not a card name (rank then suit, e.g. 'Ah', 'Og', "
+                "'10b')"
             )
         bit = 1 << card
         hand = self.hands[seat]
@@ -478,14 +483,3 @@ __all__ = [  # the rules are re-exported here, where the engine's users have alw
     "BID", "BIG", "GAME_ID", "OVER", "PASS", "PLAY", "PLAYERS", "REGULAR",
     "SMALL", "LorumState", "settle_contract", "settle_regular", "validate_deal",
 ]
-
-
-def _shown(action: Any) -> str:
-    """An action for messages: a call as ``'big'``, anything else as a record writes it (``["big"]``, not
-    Python's ``('big',)``)."""
-    if isinstance(action, str):
-        return repr(action)
-    try:
-        return json.dumps(to_json(action))
-    except (TypeError, ValueError):
-        return repr(action)

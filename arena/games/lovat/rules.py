@@ -8,6 +8,7 @@ are cited by label (L-n); the rules as implemented are in ``docs/rules/lovat.md`
 
 from __future__ import annotations
 
+import json
 from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -148,7 +149,7 @@ def keep_problem(cards: Any, dealt: Sequence[str], variant: Variant) -> str | No
         missing = [card_id for card_id in cards if card_id not in dealt_set]
         return f"{', '.join(missing)} {'was' if len(missing) == 1 else 'were'} not dealt to this seat"
     if not ordered:
-        return f"a keep lists its card ids once each, sorted ascending: {tuple(sorted(set(cards)))!r}"
+        return f"a keep lists its card ids once each, sorted ascending: {json.dumps(sorted(set(cards)))}"
     total = sum(itemgetter(*cards)(LEVEL)) if len(cards) > 1 else sum(map(LEVEL.__getitem__, cards))
     if total != variant.level_sum:
         return f"its levels sum to {total}; a keep's levels must sum to exactly {variant.level_sum} (L-5)"

@@ -51,6 +51,7 @@ from arena.games.base import (
     Chance,
     GameState,
     IllegalAction,
+    shown,
 )
 from arena.games.lovat.deck import COLOURS, LEVEL
 from arena.games.lovat.observation import fixed_parts, observe
@@ -246,19 +247,19 @@ class LovatState(LovatTurns, GameState):
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.players:
             return f"seat {seat!r} does not exist: a {self.players}-player Lovat game has seats 0..{self.players - 1}"
         if self.phase == OVER:
-            return f"seat {seat} tried {action!r} but the game is over"
+            return f"seat {seat} tried {shown(action)} but the game is over"
         if self.phase == KEEP:
             if seat not in self.queue:
-                return f"seat {seat} tried keep {action!r} but has already kept"
+                return f"seat {seat} tried keep {shown(action)} but has already kept"
             problem = keep_problem(action, self.dealt[seat], self.variant)
             if problem:
-                return f"seat {seat} tried keep {action!r}: {problem}"
+                return f"seat {seat} tried keep {shown(action)}: {problem}"
             return None
         expected = self.queue[0]
         if seat != expected:
             return (
-                f"seat {seat} tried {action!r} out of turn: in the {self.phase} phase of turn {self.turn + 1} "
-                f"it is seat {expected}'s decision"
+                f"seat {seat} tried {shown(action)} out of turn: in the {self.phase} phase of turn {self.turn + 1} "
+                f"it is seat {expected}'s decision{self._die_chose(action, '; ')}"
             )
         legal = self.legal_actions(seat)
         if isinstance(action, str) and action in legal:
@@ -271,12 +272,21 @@ class LovatState(LovatTurns, GameState):
             reason = f"{action} is not in its hand"
         elif self.phase == VOID and action == COUNTER:
             reason = "it has no counters left"
+        elif self._die_chose(action, ""):
+            reason = self._die_chose(action, "")
         else:
             reason = f"that is not a {self.phase} action"
         return (
-            f"seat {seat} tried {action!r} in the {self.phase} phase of turn {self.turn + 1}: {reason}; "
+            f"seat {seat} tried {shown(action)} in the {self.phase} phase of turn {self.turn + 1}: {reason}; "
             f"expected one of {', '.join(map(str, legal))}"
         )
+
+    def _die_chose(self, action: Any, before: str) -> str:
+        """``before`` and a note that the die chose this turn's colour, when ``action`` is a colour tried after
+        it did (L-14: a record that writes the colour the die took, say); else ``""``."""
+        if self.phase == DECLARE and isinstance(action, str) and action in COLOURS and self.die in COLOURS:
+            return f"{before}the die showed {self.die}, which set the turn's colour, so no seat chooses one (L-14)"
+        return ""
 
     # -- transitions --------------------------------------------------------------------------
 

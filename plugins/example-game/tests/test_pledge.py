@@ -46,8 +46,8 @@ def test_a_scripted_deal_fixes_the_hands_and_the_trump() -> None:
         state.apply(0, "3")
     with pytest.raises(InvalidSetup, match="scripted deal holds 23 cards, not 24: "):
         GAME.new_state(0, {"players": 2}, script=[{"kind": "dealer", "value": 0}, {"kind": "deal", "value": deal[:-1]}])
-    with pytest.raises(InvalidSetup, match=r"scripted deal holds unknown card \['9c'\]"):  # a list is no card
+    with pytest.raises(InvalidSetup, match=r'scripted deal holds unknown card \["9c"\]'):  # a list is no card
         GAME.new_state(0, {"players": 2}, script=[{"kind": "dealer", "value": 0},
                                                                   {"kind": "deal", "value": [[card] for card in deal]}])
-    with pytest.raises(InvalidSetup, match=r"scripted dealer must be a seat 0\.\.1, not True"):
+    with pytest.raises(InvalidSetup, match=r"scripted dealer must be a seat 0\.\.1, not true"):
         GAME.new_state(0, {"players": 2}, script=[{"kind": "dealer", "value": True}])
