@@ -39,7 +39,9 @@ from arena.tournament.config import DEFAULT_FAULT_SHARE
 from arena.tournament.store import STORE_FILE, Store, StoreError, StoreRequestError, store_path
 
 EXPORT_COLUMNS = ("idx", "id", "block_id", "table", "block", "rotation", "deal_seed", "agents", "scores", "ranks",
-                  "faults", "think_seconds", "wall_seconds")
+                  "faults", "think_seconds", "wall_seconds", "luck")
+"""The columns of ``arena export NAME`` (docs/records.md, "The match table"); ``luck`` is empty for a match
+without a luck correction."""
 
 
 def add_parsers(subparsers: argparse._SubParsersAction) -> None:
@@ -270,7 +272,7 @@ def _write_table(rows: list[dict[str, Any]], kind: str, output: Path | None) -> 
             writer.writerow(EXPORT_COLUMNS)
             for row in rows:
                 writer.writerow([json.dumps(row[c]) if isinstance(row[c], (list, dict)) else row[c]
-                                 for c in EXPORT_COLUMNS])
+                                 for c in EXPORT_COLUMNS])  # None (no luck correction) is an empty cell
     finally:
         if output:
             out.close()

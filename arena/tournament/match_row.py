@@ -53,6 +53,7 @@ class MatchRow:
             "rotation": self.rotation, "deal_seed": self.deal_seed, "agents": list(self.agents),
             "scores": list(self.scores), "ranks": list(self.ranks), "faults": [dict(f) for f in self.faults],
             "think_seconds": list(self.think_seconds), "wall_seconds": self.wall_seconds,
+            "luck": None if self.luck is None else list(self.luck),
         }
 
 

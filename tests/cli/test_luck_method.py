@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import csv
 import dataclasses
 import html
+import io
 import json
 from pathlib import Path
 
@@ -106,6 +108,8 @@ def test_an_older_store_is_refused_in_one_line_until_arena_luck_fills_it_in(caps
     assert run(capsys, "run", str(write(tmp_path, "plain", 2, '["elo"]')), "--workers", "1",
                "--leaderboards", str(boards))[0] == 0
     assert set(corrections(boards, "plain").values()) == {None}  # no configured method needed them
+    status, out, _err = run(capsys, "export", "plain", "--leaderboards", str(boards))
+    assert status == 0 and {row["luck"] for row in csv.DictReader(io.StringIO(out))} == {""}
     for extra in ((), ("--vs", "greedy", "random")):
         status, out, err = run(capsys, "leaderboard", "plain", "--method", "luck", "--leaderboards", str(boards),
                                *extra)
@@ -115,7 +119,15 @@ def test_an_older_store_is_refused_in_one_line_until_arena_luck_fills_it_in(caps
     status, out, err = run(capsys, "luck", "plain", "--leaderboards", str(boards))
     assert status == 0, err
     assert "computed the luck correction of 6 matches" in out
-    assert None not in corrections(boards, "plain").values()
+    filled = corrections(boards, "plain")
+    assert None not in filled.values()
+    # The export carries them: a JSON list per row, and a CSV cell of the same list.
+    status, out, err = run(capsys, "export", "plain", "--format", "jsonl", "--leaderboards", str(boards))
+    assert status == 0, err
+    assert {row["id"]: tuple(row["luck"]) for row in map(json.loads, out.splitlines())} == filled
+    status, out, err = run(capsys, "export", "plain", "--leaderboards", str(boards))
+    table = list(csv.DictReader(io.StringIO(out)))
+    assert status == 0 and {row["id"]: tuple(json.loads(row["luck"])) for row in table} == filled
     status, out, err = run(capsys, "luck", "plain", "--leaderboards", str(boards))
     assert status == 0 and "every stored match has its luck correction already" in out, err
     status, out, err = run(capsys, "publish", "plain", "--method", "luck", "--leaderboards", str(boards))
