@@ -11,8 +11,10 @@ decisions per match in this process, so it must be arena's own code (``is_builti
 
 from __future__ import annotations
 
+import multiprocessing
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 from arena.games.base import Game, GameError
@@ -57,24 +59,63 @@ def record_luck(registry: Registry, game: Game, record: Mapping[str, Any]) -> li
 
 
 def fill_luck(store: Store, registry: Registry, game: Game,
-              progress: Callable[[int, int], None] | None = None) -> int:
+              progress: Callable[[int, int], None] | None = None, workers: int = 1) -> int:
     """Compute and store the luck correction of every stored match without one; how many were computed.
 
-    Each is computed from the match's stored record, in schedule order, and stored in batches every
-    ``FILL_SECONDS`` (``progress(done, total)`` after each), so a stopped run keeps what it computed.
+    Each is computed from the match's stored record, in schedule order, on ``workers`` processes (forked from
+    this one, so they share its loaded game and reference agent; the store is read and written here alone),
+    and stored in batches every ``FILL_SECONDS`` (``progress(done, total)`` after each), so a stopped run keeps
+    what it computed.  The corrections depend on the records alone: any number of workers stores the same.
     """
     if game.info.luck is None:
         return 0
     missing = store.without_luck()
+    chunk = max(1, workers) * CHUNK_PER_WORKER
     batch: dict[str, list[float]] = {}
     since = time.perf_counter()
-    for done, match_id in enumerate(missing, start=1):
-        found = record_luck(registry, game, store.record(match_id))
-        if found is not None:
-            batch[match_id] = found
-        if time.perf_counter() - since >= FILL_SECONDS or done == len(missing):
-            store.set_luck(batch)
-            batch, since = {}, time.perf_counter()
-            if progress is not None:
-                progress(done, len(missing))
+    with _valuer(registry, game, workers) as value:
+        for start in range(0, len(missing), chunk):
+            ids = missing[start:start + chunk]
+            for match_id, found in zip(ids, value([store.record(match_id) for match_id in ids])):
+                if found is not None:
+                    batch[match_id] = found
+            done = start + len(ids)
+            if time.perf_counter() - since >= FILL_SECONDS or done == len(missing):
+                store.set_luck(batch)
+                batch, since = {}, time.perf_counter()
+                if progress is not None:
+                    progress(done, len(missing))
     return len(missing)
+
+
+CHUNK_PER_WORKER = 4
+"""Records read from the store per worker at a time: enough to keep each busy, few enough to hold in memory."""
+
+Valuer = Callable[[list[Mapping[str, Any]]], list[list[float] | None]]
+"""Records in, their corrections out, in order."""
+
+_FORKED: tuple[Registry, Game] | None = None
+"""What a forked worker values with: set in the parent just before the fork, inherited by the children."""
+
+
+def _value_forked(record: Mapping[str, Any]) -> list[float] | None:
+    """``record_luck`` in a forked worker, with the registry and game it inherited."""
+    assert _FORKED is not None, "set before the workers were forked"
+    return record_luck(*_FORKED, record)
+
+
+@contextmanager
+def _valuer(registry: Registry, game: Game, workers: int) -> Iterator[Valuer]:
+    """A function valuing a list of records: in this process for one worker, else on a pool of forked ones."""
+    if workers <= 1:
+        yield lambda records: [record_luck(registry, game, record) for record in records]
+        return
+    global _FORKED
+    _FORKED = (registry, game)
+    try:
+        # Forked, not spawned: a child needs the loaded game and reference agent (a game may be a plugin's, loaded
+        # from --plugins-dir), and nothing here runs threads that a fork would cut in half.
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            yield lambda records: pool.map(_value_forked, records)
+    finally:
+        _FORKED = None

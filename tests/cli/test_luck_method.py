@@ -7,6 +7,7 @@ import dataclasses
 import html
 import io
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -133,6 +134,18 @@ def test_an_older_store_is_refused_in_one_line_until_arena_luck_fills_it_in(caps
     status, out, err = run(capsys, "publish", "plain", "--method", "luck", "--leaderboards", str(boards))
     assert status == 0, err
     assert "mean correction per agent" in (boards / "plain" / "leaderboard.md").read_text()
+
+
+def test_arena_luck_on_two_workers_stores_what_one_stores(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    boards = tmp_path / "boards"
+    assert run(capsys, "run", str(write(tmp_path, "plain", 4, '["elo"]')), "--workers", "1",
+               "--leaderboards", str(boards))[0] == 0
+    shutil.copytree(boards / "plain", boards / "copy")
+    for name, workers in (("plain", "1"), ("copy", "2")):
+        status, out, err = run(capsys, "luck", name, "--workers", workers, "--leaderboards", str(boards))
+        assert status == 0 and "computed the luck correction of 12 matches" in out, err
+    one, two = corrections(boards, "plain"), corrections(boards, "copy")
+    assert None not in one.values() and one == two
 
 
 def test_lorum_has_nothing_to_subtract_and_says_so(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
