@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.games.base import Action, Game, GameError, GameState, InvalidSetup, Result, shown, to_json
+from arena.games.base import Action, Game, GameError, GameState, InvalidSetup, Result, to_json
+from arena.games.scripted import outcome_problem
 from arena.inputs import bounded_json
 from arena.inputs.suggest import closest
 
@@ -238,12 +239,8 @@ def _chance_at(index: int, entry: Mapping[str, Any], state: GameState, script: S
 
     The engine logs an outcome once it has checked it, so the one that failed is the next after the log.
     """
-    number = len(state.chance.log)
     action = f"action {index} (seat {json.dumps(entry['seat'])}, {json.dumps(entry['action'])})"
-    if str(problem).startswith(f"chance outcome {number} "):  # the script's own check already names it
-        return RecordError(f"{problem}; {action} reached it")
-    outcome = f" ({shown(script[number])})" if number < len(script) else ""
-    return RecordError(f"chance outcome {number}{outcome}, reached by {action}: {problem}")
+    return RecordError(outcome_problem(problem, len(state.chance.log), script, action))
 
 
 def _players_hint(data: Mapping[str, Any], game: Game) -> str:

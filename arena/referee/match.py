@@ -22,12 +22,14 @@ from __future__ import annotations
 
 import functools
 import inspect
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from arena.agent import Agent, AgentSpec
-from arena.games.base import Action, ChanceOutcome, Game, GameState, IllegalAction
+from arena.games.base import Action, ChanceOutcome, Game, GameState, IllegalAction, InvalidSetup, to_json
+from arena.games.scripted import outcome_problem
 from arena.plugin_system.data import printable
 from arena.records import make_record
 from arena.referee import affinity
@@ -173,6 +175,7 @@ class Match:
         self.asked = [0] * players
         self.times: list[list[float]] = [[] for _ in range(players)]
         self.state: GameState | None = None
+        self.script: Sequence[ChanceOutcome] = ()  # a record's chance outcomes, when a record is played out
         self.seen_events = 0
         self.takes_start = True
 
@@ -180,6 +183,7 @@ class Match:
         """Seat the agents, play to the end, tell them the result, and return the match's record."""
         self.start_seats()
         state = self.state = self.game.new_state(self.seed, self.options, script=script)
+        self.script = script
         self.takes_start = _events_take_start(type(state).events)
         for seat, action in prefix:
             state.apply(seat, action)
@@ -222,6 +226,9 @@ class Match:
         for seat, action in decisions:
             try:
                 state.apply(seat, action)
+            except InvalidSetup as error:  # a record played out reached a scripted outcome that is wrong
+                words = f"action {len(self.actions)} (seat {seat}, {json.dumps(to_json(action))})"
+                raise InvalidSetup(outcome_problem(error, len(state.chance.log), self.script, words)) from None
             except IllegalAction as error:
                 if seat in self.substitutes:
                     raise  # the substitute chose from the legal actions: an engine bug, not a fault

@@ -68,5 +68,7 @@ def test_a_bad_scripted_deal_reached_while_playing_out_is_one_line(
     record["chance"].append({"kind": "deal", "value": [hand[:7] for hand in HANDS]})  # deal 2: 7 cards each
     status, out, err = replay(tmp_path, capsys, record)
     assert status == 1 and out == ""
-    assert err == (f"arena: error: {tmp_path / 'deal.json'}: playing the record out: scripted deal: seat 0 holds "
-                   f"7 cards, not 8: {json.dumps(HANDS[0][:7])}\n")
+    assert err.startswith(f"arena: error: {tmp_path / 'deal.json'}: playing the record out: chance outcome 2 "
+                          '({"kind": "deal", "value": [["Aa", ')
+    assert err.endswith(f'...), reached by action 7 (seat 3, "7b"): scripted deal: seat 0 holds 7 cards, not 8: '
+                        f"{json.dumps(HANDS[0][:7])}\n")

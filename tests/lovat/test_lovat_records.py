@@ -108,5 +108,8 @@ def test_a_bad_scripted_die_reached_while_playing_out_is_one_line(
     record["actions"] = record["actions"][:3]  # the keeps: the seats' agents play every turn
     status, out, err = replay(tmp_path, capsys, record)
     assert status == 1 and out == ""
-    assert err == (f"arena: error: {tmp_path / 'story.json'}: playing the record out: scripted die roll must be "
-                   f"one of rufous, gingerline, phlox, zaffre, skobeloff, blank, got {shown(face)}\n")
+    # The play-out names the outcome and the action that reached it, as a recorded action would.
+    assert err == (f"arena: error: {tmp_path / 'story.json'}: playing the record out: chance outcome 2 "
+                   f'({{"kind": "die", "value": {json.dumps(face)}}}), reached by action 33 (seat 1, "L1-02"): '
+                   "scripted die roll must be one of rufous, gingerline, phlox, zaffre, skobeloff, blank, got "
+                   f"{shown(face)}\n")
