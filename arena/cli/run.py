@@ -109,6 +109,10 @@ def run(args: argparse.Namespace) -> int:
     console.print(f"{summary.played} matches played in {summary.seconds:.1f} s "
                   f"({summary.backend}, {summary.workers} worker{'s' if summary.workers != 1 else ''}); "
                   f"{summary.total} stored in {summary.store}")
+    for name, changes in summary.changed.items():  # a complete tournament re-run after an agent was edited
+        console.print(f"note: entry {name!r} changed since its matches were stored ({'; '.join(changes)}); "
+                      "this tournament is complete and rates the stored version: to rate the new one, add it as a "
+                      "new entry in a tournament with a new name")
     board.print(console)
     return 0
 

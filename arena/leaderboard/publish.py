@@ -367,6 +367,7 @@ def summary_json(config: RatedConfig, summary: Any, published: Published) -> dic
         "backend": summary.backend,
         "workers": summary.workers,
         "store": str(summary.store),
+        "changed": {name: list(changes) for name, changes in summary.changed.items()},
         "deals": "public" if published.public_seed is not None else "secret",
         "leaderboards": {method: board.to_json()["rows"] for method, board in published.boards.items()},
         "files": {name: str(path) for name, path in published.files.items()},

@@ -29,7 +29,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +82,8 @@ class RunSummary:
     backend: str  # "serial" or "ray" (Ray played some or all of the matches)
     store: Path  # the results database
     in_driver: int = 0  # matches played in this process (all of them when serial; the head start on Ray)
+    changed: Mapping[str, Sequence[str]] = field(default_factory=dict)  # a complete tournament's entries that
+    # changed since their matches were stored (what changed): its leaderboard rates the stored versions
 
 
 def run_tournament(
@@ -121,13 +123,16 @@ def run_tournament(
     with Store(path) as store:
         if not config.public_deals:  # deal and agent seeds keyed by the store's secret: no agent can compute them
             schedule = schedule.with_secret(store.secret)
-        if store.bind(config.to_json(), schedule.design.to_json(), total, resume):
+        grown = store.bind(config.to_json(), schedule.design.to_json(), total, resume)
+        if grown:
             _check_prefix(store, schedule)  # more blocks: only appended matches, or refuse
-            store.extend(config.to_json(), schedule.design.to_json(), total)
         done = store.done_indices()
         pending = total - len(done)
+        changed = {} if pending else {name: changes for name, (_, changes) in store.changed_entries(versions).items()}
         if pending:
-            store.bind_versions(versions)  # a changed entry refuses before anything is played
+            store.bind_versions(versions)  # a changed entry refuses before anything is played (or stored)
+        if grown:  # only once nothing refuses: a refused run leaves the store's config as it was
+            store.extend(config.to_json(), schedule.design.to_json(), total)
         tracker = _Tracker(len(done), total, on_progress)
         watch = StartupWatch(config.max_startup_faults)
         for row in store.rows():  # the leader and the start-up streaks count every stored match
@@ -142,7 +147,7 @@ def run_tournament(
                 tracker.add(rows)
     return RunSummary(
         name=config.name, total=total, played=pending, seconds=time.perf_counter() - started,
-        workers=player.workers, backend=player.backend, store=path, in_driver=player.in_driver,
+        workers=player.workers, backend=player.backend, store=path, in_driver=player.in_driver, changed=changed,
     )
 
 

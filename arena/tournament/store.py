@@ -243,18 +243,34 @@ class Store:
         recorded entry whose version or files differ raises ``StoreError`` naming the entry and what
         changed, since resuming would rate two versions under one name.
         """
+        for name, (before, changes) in self.changed_entries(current).items():
+            now = current[name]
+            # A new version gets a name of its own; changed files under the same version, a plain new name.
+            new_name = f"{name}-{now['version']}" if now["version"] != before["version"] else f"{name}-new"
+            restore = (f"reinstall {before['agent']} {before['version']}" if now["version"] != before["version"]
+                       or now["agent"] != before["agent"] else
+                       f"put {before['agent']}'s plugin files back as they were when its matches were played")
+            raise StoreError(
+                f"{self.path}: entry {name!r} changed since its matches were stored ({'; '.join(changes)}); "
+                f"resuming would rate two versions as one. To rate the new version, add it as a new entry "
+                f"(e.g. name = \"{new_name}\", plugin = \"{now['agent']}\") in a tournament with a new name; to "
+                f"finish this one, {restore}"
+            )
+        self.record_versions(current)
+
+    def changed_entries(self, current: Mapping[str, Mapping[str, str]]
+                        ) -> dict[str, tuple[Mapping[str, str], list[str]]]:
+        """The entries of ``current`` whose agent, version or plugin files differ from those their stored matches
+        were played by: name -> (the stored version, what changed).  An entry with no match stored is never
+        changed (nothing of it is rated yet)."""
         stored = self.versions() if self.count() else {}  # nothing stored yet: nothing to rate as one
         seated = self.seated_entries() if stored else set()
+        changed: dict[str, tuple[Mapping[str, str], list[str]]] = {}
         for name, now in current.items():
-            before = stored.get(name) if name in seated else None  # no match of it stored: nothing rated yet
+            before = stored.get(name) if name in seated else None
             if before is not None and (changes := version_changes(before, now)):
-                raise StoreError(
-                    f"{self.path}: entry {name!r} changed since its matches were stored ({'; '.join(changes)}); "
-                    f"resuming would rate two versions as one. To rate the new version, add it as a new entry "
-                    f"(e.g. name = \"{name}-{now['version']}\", plugin = \"{now['agent']}\") in a tournament with a "
-                    f"new name; to finish this one, reinstall {before['agent']} {before['version']}"
-                )
-        self.record_versions(current)
+                changed[name] = (before, changes)
+        return changed
 
     def record_versions(self, current: Mapping[str, Mapping[str, str]]) -> None:
         """Record each entry's agent version and plugin files hash as they are now, unchecked.

@@ -123,15 +123,26 @@ def test_resume_with_a_changed_version_refuses_naming_the_entry(tmp_path: Path) 
     # The same version with edited files is caught by the hash.
     plugins(folder, version="1.0")
     (folder / "mine.py").write_text((folder / "mine.py").read_text() + "\n# tuned\n")
-    with pytest.raises(StoreError, match=r"entry 'mine' changed since .*\(plugin files changed \(hash"):
+    with pytest.raises(StoreError, match=r"entry 'mine' changed since .*\(plugin files changed \(hash") as caught:
         run_tournament(config(folder), leaderboards=tmp_path, plugins_dir=folder, workers=1, resume=True)
+    # The same version cannot name the new entry, and there is nothing to reinstall: the files go back.
+    assert 'name = "mine-new"' in str(caught.value) and "put mine's plugin files back as they" in str(caught.value)
+    # A refusal with more blocks leaves the stored config as it was: the old config still runs afterwards.
+    with pytest.raises(StoreError, match="entry 'mine' changed since"):
+        run_tournament(config(folder, blocks=3), leaderboards=tmp_path, plugins_dir=folder, workers=1, resume=True)
     with Store.open_readonly(store_path(tmp_path, "trust")) as store:
         assert store.count() == done  # nothing was played
+        assert store.meta("config")["blocks"] == 2
     plugins(folder, version="1.0")  # back as it was: the run completes
     summary = run_tournament(config(folder), leaderboards=tmp_path, plugins_dir=folder, workers=1, resume=True)
-    assert summary.played == summary.total - done
+    assert summary.played == summary.total - done and summary.changed == {}
     published, _ = rate_stored(config(folder), tmp_path)
     assert {row.agent: row.version for row in published.default.rows}["mine"] == "1.0"
+    # Run again once complete after an edit: nothing is played, and the summary names what changed.
+    plugins(folder, version="1.2")
+    summary = run_tournament(config(folder), leaderboards=tmp_path, plugins_dir=folder, workers=1)
+    assert summary.played == 0 and list(summary.changed) == ["mine"]
+    assert summary.changed["mine"][0] == "version 1.0 -> 1.2"
 
 
 def test_an_entry_that_cannot_start_stops_the_run_and_is_not_rated(tmp_path: Path) -> None:
