@@ -140,3 +140,33 @@ def test_an_upload_that_fails_to_start_in_the_ladder_is_dropped_and_the_ladder_p
         assert "erin.crash.v1" not in read_ladder(store).active
         assert all("erin.crash.v1" not in row.agents for row in store.store.rows())
     assert f"upload {erin.id} of erin removed from the ladder" in capsys.readouterr().err
+
+
+CHANGES_VERSION_IN_THE_LADDER = AGENT.replace(
+    'version="1.0"', 'version="2.0" if "/plugins/g" in __file__ else "1.0"').replace("NAMES", '["shifty"]').encode()
+
+
+def test_an_upload_whose_version_changes_in_the_ladder_is_dropped_and_the_ladder_plays_on(
+        ladder: LadderConfig, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import time
+
+    folder = tmp_path / "competition"
+    limits = ServeLimits()
+    with ServeDB(folder) as db:
+        frank = accepted(folder, db, "frank", CHANGES_VERSION_IN_THE_LADDER, "shifty")
+    deadline = time.monotonic() + 60
+
+    def stop() -> bool:  # before, every run was refused (the entry changed since it joined), without end
+        assert time.monotonic() < deadline, "the ladder did not play on"
+        with ServeDB(folder) as db, open_ladder(folder / LEADERBOARDS, "served") as store:
+            dropped = db.upload(frank.id)
+            return dropped is not None and dropped.retired is not None and store.store.count() > 0
+
+    run_player(folder, ladder, limits, 4, stop, workers=1)
+
+    with ServeDB(folder) as db:
+        dropped = db.upload(frank.id)
+    assert dropped is not None
+    assert dropped.reason == ("removed from the ladder: in the ladder's folder it is not what joined the ladder "
+                              "(version 1.0 -> 2.0)")
+    assert f"upload {frank.id} of frank removed from the ladder" in capsys.readouterr().err
