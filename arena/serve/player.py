@@ -31,7 +31,7 @@ from arena.leaderboard.publish import NothingRated, publish
 from arena.plugin_system.loading import load_registry
 from arena.serve import fielding
 from arena.serve.archives import read_upload
-from arena.serve.checker import plugin_name
+from arena.serve.checker import plugin_name, version_problem
 from arena.serve.config import SEAT_LOG_MATCHES, ServeLimits
 from arena.serve.db import ServeDB, Upload
 from arena.serve.storage import blob_path
@@ -88,9 +88,13 @@ def admit(folder: Path, db: ServeDB, config: LadderConfig, limits: ServeLimits) 
                 single = dataclasses.replace(config.tournament, agents=(entry,))
                 try:
                     version = entry_versions(single, registry)[name]
+                    # Its check saw a plain version; loaded here, it may say another (it sees the path).
+                    problem = version_problem(version["version"])
                 except TournamentError as error:  # its check saw its agent; loaded here, it is not the same
+                    problem = str(error)
+                if problem is not None:
                     shutil.rmtree(alone, ignore_errors=True)
-                    fielding.drop(leaderboards, db, config, upload, f"it cannot join: {error}")
+                    fielding.drop(leaderboards, db, config, upload, f"it cannot join: {problem}")
                     continue
                 add_entry(store, entry, version, {"check": "passed", "upload": upload.id, "user": upload.user,
                                                   "version": version["version"], "files": version["files"]})

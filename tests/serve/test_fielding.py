@@ -170,3 +170,25 @@ def test_an_upload_whose_version_changes_in_the_ladder_is_dropped_and_the_ladder
     assert dropped.reason == ("removed from the ladder: in the ladder's folder it is not what joined the ladder "
                               "(version 1.0 -> 2.0)")
     assert f"upload {frank.id} of frank removed from the ladder" in capsys.readouterr().err
+
+
+FORMULA_AT_JOINING = AGENT.replace(
+    'version="1.0"', 'version="1.0" if "check-" in __file__ else "=HYPERLINK(\\"http://x.test\\")"').replace(
+    "NAMES", '["formula"]').encode()
+
+
+def test_an_upload_whose_version_is_not_plain_text_where_it_joins_never_joins(
+        ladder: LadderConfig, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "competition"
+    start_ladder(ladder, folder / LEADERBOARDS).close()
+    with ServeDB(folder) as db:
+        grace = accepted(folder, db, "grace", FORMULA_AT_JOINING, "formula")
+        assert admit(folder, db, ladder, ServeLimits()) == []
+        dropped = db.upload(grace.id)
+    assert dropped is not None and dropped.retired is not None and dropped.entry is None
+    assert dropped.reason == ("removed from the ladder: in the ladder's folder it cannot join: agent version "
+                              "'=HYPERLINK(\"http://x.test\")': use letters and digits, then letters, digits and . _ + "
+                              "- (at most 40 characters), e.g. '1.2'")
+    with open_ladder(folder / LEADERBOARDS, "served") as store:
+        assert all(not name.startswith("grace.") for name in store.store.versions())
+    assert f"upload {grace.id} of grace removed from the ladder" in capsys.readouterr().err
