@@ -41,6 +41,8 @@ SITE_TYPES = {".html": "text/html; charset=utf-8", ".css": "text/css", ".js": "t
               ".md": "text/markdown; charset=utf-8"}
 """What the live site may serve from the ladder's folder, by ending: never its store or lock files."""
 SITE_ASSETS = Path(__file__).resolve().parent.parent / "site" / "assets"
+PUBLIC_CHUNKS = "public-chunks"
+"""The competition's folder of the site's match chunks without the faults' messages (arena.serve.site_filter)."""
 FORM_OVERHEAD = 64 * 1024
 """Bytes a multipart form adds around its file (boundaries, headers, the CSRF field)."""
 SESSION_SECONDS = 14 * 24 * 3600
@@ -339,7 +341,7 @@ def create_app(settings: AppSettings) -> FastAPI:
         """The site's stylesheet, from arena's own files (the pages need it before the first publish)."""
         return FileResponse(SITE_ASSETS / "site.css", media_type="text/css")
 
-    public_site = SiteFilter()
+    public_site = SiteFilter(settings.folder / PUBLIC_CHUNKS)
 
     @app.get("/site/{path:path}")
     def site(path: str) -> Response:
@@ -383,7 +385,7 @@ def _site_file(settings: AppSettings, path: str, public: SiteFilter) -> Response
     headers = {"cache-control": "no-cache", "content-security-policy": SITE_CSP}
     if is_match_chunk(parts):
         try:
-            return Response(public.chunk(target), media_type=SITE_TYPES[suffix], headers=headers)
+            target = public.chunk(target)
         except OSError:
             raise HTTPException(404, "no such page") from None
     return FileResponse(target, media_type=SITE_TYPES[suffix], headers=headers)
