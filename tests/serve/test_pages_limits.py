@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
+from types import SimpleNamespace
+from typing import Any
 
 import httpx
 import pytest
@@ -262,3 +265,36 @@ def test_the_session_cookie_is_a_session_not_the_token_and_logout_ends_it(live: 
         assert browser.get("/me", follow_redirects=False).status_code == 303
     with login(live, "alice") as again:  # a new login is a new session
         assert again.cookies["arena_session"] != session and "alice" in again.get("/me").text
+
+
+def test_an_agents_page_reads_the_ladder_history_once_and_shows_its_latest_batches(
+        serve_app, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The ladder's history (ladder.json) gains a point per entry at every batch: some 10 MB an hour in a busy
+    # competition. Read and rendered whole at every view of an agent's page, each request cost a tenth of a second
+    # of the server's CPU after an hour, seconds after a day, and one client within its rate limit kept it busy.
+    import arena.serve.results as results
+
+    live = serve_app()
+    site = live.folder / "leaderboards" / "serve-test"
+    site.mkdir(parents=True, exist_ok=True)
+    row = {"agent": "random", "rank": 1, "rating": 1000.0, "lower": None, "games": 3000, "timeouts": 0, "illegal": 0,
+           "exceptions": 0, "crashes": 0, "memory": 0}
+    (site / "leaderboard.json").write_text(json.dumps({"rows": [row], "matches": 0}))
+    point = {"matches": 3, "rating": 1000.0, "lower": 900.0, "upper": 1100.0, "rank": 1, "status": "unsettled"}
+    entry = {"name": "random", "added_after": 0, "status": "unsettled",
+             "path": [{**point, "batch": batch} for batch in range(1, 1001)]}
+    (site / "ladder.json").write_text(json.dumps({"entries": [entry]}))
+    read: list[str] = []
+
+    def counted(text: str) -> Any:
+        read.append(text)
+        return json.loads(text)
+
+    monkeypatch.setattr(results, "json", SimpleNamespace(loads=counted))
+    with httpx.Client(base_url=live.url) as client:
+        pages = [client.get("/agents/random") for _ in range(5)]
+    assert all(page.status_code == 200 for page in pages)
+    assert sum('"entries"' in text for text in read) == 1
+    shown = pages[-1].text
+    assert "the latest 200 of 1,000 batches" in shown
+    assert "<tr><td>1000</td>" in shown and "<tr><td>801</td>" in shown and "<tr><td>800</td>" not in shown
