@@ -30,6 +30,8 @@ COOKIE_AGE = 14 * 24 * 3600
 """How long a browser keeps the session cookie (the session itself ends as long after its login)."""
 LOGIN_COOKIE = "arena_login"
 """The pre-session nonce the login and register forms are bound to (auth.login_csrf)."""
+MATCHES_SHOWN = 200
+"""Latest matches a page lists (each made into a row only if shown: an anchor plays in every match)."""
 FORM_EXPIRED = "this form has expired or came from another site; reload the page and retry"
 
 
@@ -117,10 +119,10 @@ def add_pages(app: FastAPI, state: App) -> None:
     def my_page(request: Request, user: User, status: int = 200, error: str | None = None) -> HTMLResponse:
         mine = state.entries_of(user)
         shown = state.results.viewable()
-        rows = [row_json(row, mine, shown(row)) for row in reversed(state.results.snapshot().rows)
-                if mine & set(row.agents)]
+        chosen = [row for row in reversed(state.results.snapshot().rows) if mine & set(row.agents)]
+        rows = [row_json(row, mine, shown(row)) for row in chosen[:MATCHES_SHOWN]]
         return render("me.html", status, user=user, uploads=list(reversed(state.db.uploads(user=user.name))),
-                      csrf=csrf(user), matches=rows[:200], total=len(rows), mine=mine, error=error,
+                      csrf=csrf(user), matches=rows, total=len(chosen), mine=mine, error=error,
                       limits=state.settings.limits)
 
     @app.get("/me", response_class=HTMLResponse, include_in_schema=False)
@@ -169,8 +171,8 @@ def add_pages(app: FastAPI, state: App) -> None:
         board = state.results.leaderboard()
         row = next((row for row in board.get("rows", []) if row.get("agent") == entry), None)
         shown = state.results.viewable()
-        rows = [row_json(match, viewable=shown(match)) for match in reversed(state.results.snapshot().rows)
-                if entry in match.agents]
+        chosen = [match for match in reversed(state.results.snapshot().rows) if entry in match.agents]
+        rows = [row_json(match, viewable=shown(match)) for match in chosen[:MATCHES_SHOWN]]
         if row is None and not rows and entry not in state.db.entry_owners():
             raise HTTPException(404, "no such agent")
         owner = state.db.entry_owners().get(entry)
@@ -180,5 +182,5 @@ def add_pages(app: FastAPI, state: App) -> None:
             versions = [upload for upload in state.db.uploads(user=owner)
                         if upload.agent == agent_name and upload.entry is not None]
         history = state.results.ladder_entry(entry)
-        return render("agent.html", entry=entry, row=row, matches=rows[:200], total=len(rows), owner=owner,
+        return render("agent.html", entry=entry, row=row, matches=rows, total=len(chosen), owner=owner,
                       versions=versions, history=history, user=viewer(request))

@@ -397,3 +397,33 @@ def test_each_match_chunk_is_rewritten_once_however_often_it_is_asked_for(serve_
         assert unpacked(client.get("/site/data/m00000.js").text)["0"]["record"]["seed"] == 8
         assert len(rewritten) == chunks + 1
     assert len(list((live.folder / "public-chunks").iterdir())) == chunks  # the older version of m00000 is gone
+
+
+def test_pages_of_matches_make_rows_for_the_matches_they_show_only(serve_app, monkeypatch: pytest.MonkeyPatch) -> None:
+    # An agent's page and a participant's own page list their latest 200 matches; each made the row of every match
+    # first (an anchor plays in every one: 0.3 s of CPU per view at 100,000 matches, a few hours of play).
+    import arena.serve.pages as pages
+
+    live = serve_app()
+    with ServeDB(live.folder) as db:
+        upload = db.add_upload("alice", "mine.py", "file", "0" * 64, 10, Bounds(per_hour=50, queued=50, stored_bytes=10**9))
+        db.finish_check(upload.id, "accepted", "passed", "report", "alice-agent")
+        db.joined(upload.id, "alice.alice-agent.v1")
+    agents = ["alice.alice-agent.v1", "random", "greedy"]
+    with Store(store_path(live.folder / "leaderboards", "serve-test")) as store:
+        store.add([_stored_match(idx, idx, agents, []) for idx in range(250)])
+    made: list[Any] = []
+    real = pages.row_json
+
+    def counted(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        made.append(args[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pages, "row_json", counted)
+    time.sleep(REFRESH + 0.1)  # the server looks at the store at most once a second
+    with httpx.Client(base_url=live.url, cookies={"arena_session": live.session("alice")}) as browser:
+        anchor = browser.get("/agents/random")
+        assert anchor.status_code == 200 and "Matches (250)" in anchor.text
+        assert len(made) == 200
+        assert browser.get("/me").status_code == 200
+        assert len(made) == 400
