@@ -298,3 +298,24 @@ def test_an_agents_page_reads_the_ladder_history_once_and_shows_its_latest_batch
     shown = pages[-1].text
     assert "the latest 200 of 1,000 batches" in shown
     assert "<tr><td>1000</td>" in shown and "<tr><td>801</td>" in shown and "<tr><td>800</td>" not in shown
+
+
+def test_logging_in_again_and_again_keeps_a_bounded_number_of_sessions(serve_app) -> None:
+    # Each login stored a session for 14 days: one participant logging in in a loop, within the rate limit, added
+    # millions of rows a day to the server's database (each written with a flush to disk).
+    import sqlite3
+
+    from arena.serve.db import SESSIONS_MAX
+
+    live = serve_app()
+    sessions = []
+    with httpx.Client(base_url=live.url, timeout=30) as browser:
+        for _ in range(SESSIONS_MAX + 10):
+            browser.cookies.delete("arena_session")
+            assert post_login(browser, live.tokens["bob"]).status_code == 303
+            sessions.append(browser.cookies["arena_session"])
+    with sqlite3.connect(live.folder / "serve.sqlite") as db:
+        assert db.execute("SELECT COUNT(*) FROM sessions WHERE user = 'bob'").fetchone()[0] == SESSIONS_MAX
+    for session, live_now in ((sessions[0], False), (sessions[10], True), (sessions[-1], True)):
+        with httpx.Client(base_url=live.url, cookies={"arena_session": session}) as browser:
+            assert (browser.get("/me", follow_redirects=False).status_code == 200) is live_now
