@@ -28,7 +28,7 @@ from arena.serve import auth
 from arena.serve.archives import UploadError, kind_of, read_upload, safe_filename
 from arena.serve.config import ServeLimits
 from arena.serve.db import ACCEPTED, Bounds, LimitError, ServeDB, Upload, User
-from arena.serve.guards import SITE_CSP, BodyLimit, RateLimit, SecurityHeaders
+from arena.serve.guards import SITE_CSP, BodyLimit, RateLimit, SecurityHeaders, client_key
 from arena.serve.pages import add_pages  # the pages share this app's state and dependencies
 from arena.serve.results import Results, row_json
 from arena.serve.seat_logs import add_seat_log_routes  # each seat's output, to its owner only
@@ -253,7 +253,7 @@ def create_app(settings: AppSettings) -> FastAPI:
     @app.post("/api/register", status_code=201, response_model=Registered)
     def register(request: Request, wish: Registration) -> Registered:
         """Add yourself as a participant, where the competition allows it; the token is shown only here."""
-        client = request.client.host if request.client else "unknown"
+        client = client_key(request.client.host) if request.client else "unknown"
         return state.register(wish.name[:100], client)
 
     @app.get("/api/me", response_model=Me)

@@ -18,6 +18,7 @@ from starlette.datastructures import UploadFile
 
 from arena.serve import auth
 from arena.serve.db import User
+from arena.serve.guards import client_key
 from arena.serve.results import row_json
 from arena.serve.session import SESSION_COOKIE, cookie
 
@@ -82,7 +83,7 @@ def add_pages(app: FastAPI, state: App) -> None:
         form = await request.form(max_files=0, max_fields=3)
         check_login_csrf(request, form.get("csrf"))
         name = form.get("name")
-        client = request.client.host if request.client else "unknown"
+        client = client_key(request.client.host) if request.client else "unknown"
         try:
             added = await run_in_threadpool(state.register, name[:100] if isinstance(name, str) else "", client)
         except HTTPException as error:

@@ -319,3 +319,42 @@ def test_logging_in_again_and_again_keeps_a_bounded_number_of_sessions(serve_app
     for session, live_now in ((sessions[0], False), (sessions[10], True), (sessions[-1], True)):
         with httpx.Client(base_url=live.url, cookies={"arena_session": session}) as browser:
             assert (browser.get("/me", follow_redirects=False).status_code == 200) is live_now
+
+
+def test_the_rate_limit_counts_an_ipv6_clients_whole_network_and_stays_bounded(serve_app) -> None:
+    # An IPv6 host holds a /64 network: counted by address, it had 2**64 rate limits of its own. Seen through a
+    # proxy on this machine (X-Forwarded-For, as docs/serve.md sets it up).
+    live = serve_app(requests_per_second=2.0)
+    with httpx.Client(base_url=live.url) as client:
+        codes = [client.get("/api/leaderboard", headers={"X-Forwarded-For": f"2001:db8:1:2::{number:x}"}).status_code
+                 for number in range(1, 11)]
+        assert codes[:4] == [200] * 4 and 429 in codes
+        other = client.get("/api/leaderboard", headers={"X-Forwarded-For": "2001:db8:1:3::1"})
+        assert other.status_code == 200  # another network is another client
+
+
+def test_the_rate_limits_memory_is_bounded_however_many_addresses_ask() -> None:
+    # Past the bound, the buckets of addresses idle for a minute were dropped, and none when every address was
+    # recent: a flood from more addresses grew the table without end, each request scanning all of it again.
+    import asyncio
+
+    from arena.serve.guards import RateLimit
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        return None
+
+    async def receive() -> Any:
+        return {"type": "http.request"}
+
+    async def send(message: Any) -> None:
+        return None
+
+    limit = RateLimit(app, rate=10.0, clock=lambda: 5.0, buckets=50)
+
+    async def flood() -> None:
+        for number in range(1, 301):
+            await limit({"type": "http", "client": (f"10.0.{number // 250}.{number % 250}", 1)}, receive, send)
+
+    asyncio.run(flood())
+    assert len(limit.buckets) == 50
+    assert "10.0.1.50" in limit.buckets and "10.0.0.1" not in limit.buckets  # the latest are kept
