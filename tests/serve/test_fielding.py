@@ -4,6 +4,8 @@ rival keeps its name, and the ladder plays on (arena/serve/fielding.py)."""
 
 from __future__ import annotations
 
+import os
+import time
 import tomllib
 from pathlib import Path
 
@@ -115,8 +117,6 @@ CRASHES_IN_THE_LADDER = AGENT.replace(
 
 def test_an_upload_that_fails_to_start_in_the_ladder_is_dropped_and_the_ladder_plays_on(
         ladder: LadderConfig, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    import time
-
     folder = tmp_path / "competition"
     limits = ServeLimits()
     with ServeDB(folder) as db:
@@ -148,7 +148,6 @@ CHANGES_VERSION_IN_THE_LADDER = AGENT.replace(
 
 def test_an_upload_whose_version_changes_in_the_ladder_is_dropped_and_the_ladder_plays_on(
         ladder: LadderConfig, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    import time
 
     folder = tmp_path / "competition"
     limits = ServeLimits()
@@ -192,3 +191,36 @@ def test_an_upload_whose_version_is_not_plain_text_where_it_joins_never_joins(
     with open_ladder(folder / LEADERBOARDS, "served") as store:
         assert all(not name.startswith("grace.") for name in store.store.versions())
     assert f"upload {grace.id} of grace removed from the ladder" in capsys.readouterr().err
+
+
+def test_the_builds_of_the_playing_programs_are_kept_from_the_caches_pruning(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The build cache removes the least recently used builds past its bound (after any new build: another
+    # upload's check), sparing only those used in the last ten minutes. A playing program's build removed so (the
+    # ladder idle, or restarted) was built again in the ladder, holding up its matches for up to the manifest's
+    # build_seconds (an hour), and a build that can tell the clock can hang there, at every match.
+    from arena.program import cache
+    from arena.program.build import CACHE_ENV, output_folder
+    from arena.program.manifest import read_manifest
+    from arena.serve.player import pin_builds
+
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "builds"))
+    plugins = tmp_path / "plugins" / "g0123"
+    builds = []
+    for name in ("playing", "gone"):
+        program = (plugins if name == "playing" else tmp_path / "elsewhere") / f"u{name}"
+        program.mkdir(parents=True)
+        (program / "arena-agent.toml").write_text(f'name = "{name}"\nversion = "1"\ngames = ["lorum"]\n'
+                                                  'command = ["./agent"]\nbuild = ["cc", "-o", "agent", "agent.c"]\n')
+        (program / "agent.c").write_text("int main(void) { return 0; }\n")
+        built = output_folder(read_manifest(program))
+        built.mkdir(parents=True)
+        (built / "agent").write_bytes(b"\0" * 1000)
+        os.utime(built, (time.time() - 3600, time.time() - 3600))  # last used an hour ago
+        builds.append(built)
+    (plugins / "uplain.py").write_text(HONEST.decode())
+
+    pin_builds(plugins)
+    cache.prune(tmp_path / "builds", bound=0)
+
+    assert builds[0].is_dir() and not builds[1].exists()
