@@ -115,27 +115,33 @@ CRASHES_IN_THE_LADDER = AGENT.replace(
     "NAMES", '["crash"]').encode()
 
 
-def test_an_upload_that_fails_to_start_in_the_ladder_is_dropped_and_the_ladder_plays_on(
-        ladder: LadderConfig, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    folder = tmp_path / "competition"
-    limits = ServeLimits()
+def played_until_dropped(folder: Path, ladder: LadderConfig, user: str, source: bytes, agent: str,
+                         seconds: float) -> Upload:
+    """Run the player with ``user``'s accepted upload of ``source`` until it is dropped and the ladder has stored a
+    match (failing after ``seconds``); the upload as dropped."""
     with ServeDB(folder) as db:
-        erin = accepted(folder, db, "erin", CRASHES_IN_THE_LADDER, "crash")
-    deadline = time.monotonic() + 120
+        upload = accepted(folder, db, user, source, agent)
+    deadline = time.monotonic() + seconds
 
     def stop() -> bool:
         assert time.monotonic() < deadline, "the ladder did not play on"
         with ServeDB(folder) as db, open_ladder(folder / LEADERBOARDS, "served") as store:
-            dropped = db.upload(erin.id)
+            dropped = db.upload(upload.id)
             return dropped is not None and dropped.retired is not None and store.store.count() > 0
 
-    run_player(folder, ladder, limits, 4, stop, workers=1)
-
+    run_player(folder, ladder, ServeLimits(), 4, stop, workers=1)
     with ServeDB(folder) as db:
-        dropped = db.upload(erin.id)
+        dropped = db.upload(upload.id)
     assert dropped is not None and dropped.reason is not None
-    assert dropped.reason.startswith("removed from the ladder: in the ladder's folder it failed to start in each of "
-                                     "its first matches (exception: raised SystemExit: not here")
+    return dropped
+
+
+def test_an_upload_that_fails_to_start_in_the_ladder_is_dropped_and_the_ladder_plays_on(
+        ladder: LadderConfig, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "competition"
+    erin = played_until_dropped(folder, ladder, "erin", CRASHES_IN_THE_LADDER, "crash", 120)
+    assert str(erin.reason).startswith("removed from the ladder: in the ladder's folder it failed to start in each "
+                                       "of its first matches (exception: raised SystemExit: not here")
     with open_ladder(folder / LEADERBOARDS, "served") as store:
         assert "erin.crash.v1" not in read_ladder(store).active
         assert all("erin.crash.v1" not in row.agents for row in store.store.rows())
@@ -148,26 +154,11 @@ CHANGES_VERSION_IN_THE_LADDER = AGENT.replace(
 
 def test_an_upload_whose_version_changes_in_the_ladder_is_dropped_and_the_ladder_plays_on(
         ladder: LadderConfig, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-
-    folder = tmp_path / "competition"
-    limits = ServeLimits()
-    with ServeDB(folder) as db:
-        frank = accepted(folder, db, "frank", CHANGES_VERSION_IN_THE_LADDER, "shifty")
-    deadline = time.monotonic() + 60
-
-    def stop() -> bool:  # before, every run was refused (the entry changed since it joined), without end
-        assert time.monotonic() < deadline, "the ladder did not play on"
-        with ServeDB(folder) as db, open_ladder(folder / LEADERBOARDS, "served") as store:
-            dropped = db.upload(frank.id)
-            return dropped is not None and dropped.retired is not None and store.store.count() > 0
-
-    run_player(folder, ladder, limits, 4, stop, workers=1)
-
-    with ServeDB(folder) as db:
-        dropped = db.upload(frank.id)
-    assert dropped is not None
-    assert dropped.reason == ("removed from the ladder: in the ladder's folder it is not what joined the ladder "
-                              "(version 1.0 -> 2.0)")
+    # Before, every run was refused (the entry changed since it joined), and the player tried again without end.
+    frank = played_until_dropped(tmp_path / "competition", ladder, "frank", CHANGES_VERSION_IN_THE_LADDER, "shifty",
+                                 60)
+    assert frank.reason == ("removed from the ladder: in the ladder's folder it is not what joined the ladder "
+                            "(version 1.0 -> 2.0)")
     assert f"upload {frank.id} of frank removed from the ladder" in capsys.readouterr().err
 
 
