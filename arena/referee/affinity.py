@@ -14,9 +14,10 @@ that is free, else the first free core it may use, and pins nothing when every c
 take a name: they live in their zygote's network namespace, whose abstract sockets the referee's does not see;
 any other process of the user that takes one only keeps matches off that core (slower, not wrong).
 
-Affinity is only a hint.  A seat that widens its own mask slows only itself: its turn is bounded by its clock
-and its CPU quota, and between turns it is frozen.  Where a seat may use more than one core (``Limits.cpus``
-over 1) nothing is pinned, nor where the system refuses.
+A sandboxed seat cannot change its own mask (``arena.sandbox.seccomp``): moved onto another match's core, it
+would halve the CPU of the seat pinned there.  An ``isolated`` seat can, which is a bug's freedom, not an
+adversary's (docs/security.md).  Where a seat may use more than one core (``Limits.cpus`` over 1) nothing is
+pinned, nor where the system refuses.
 """
 
 from __future__ import annotations

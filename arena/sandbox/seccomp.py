@@ -24,6 +24,10 @@ file locks on a readable file a channel between seats.  This filter closes them:
 * a file system's free space and files (statfs, fstatfs, ustat): the seats of one plugin share their zygote's
   memory-backed temporary folder, whose free blocks and files any of them can move and all of them could read
   (ENOSYS: ``os.statvfs`` and ``shutil.disk_usage`` raise);
+* moving to other cores (sched_setaffinity): the referee pins a match's seats on the core the match reserved
+  (``arena.referee.affinity``), and a seat that moved itself onto another match's core would halve the CPU of
+  the seat thinking there, pinned, which could run out of its time (the referee pins from outside: its own
+  calls are not filtered);
 * netlink sockets, whose NETLINK_USERSOCK family joins seats of one plugin with no capability and outside
   Landlock's scoping (``socket(AF_NETLINK, ...)`` fails with EAFNOSUPPORT: no address family to use).
 
@@ -80,6 +84,7 @@ _TABLES: dict[str, tuple[int, dict[str, int]]] = {
         "add_key": 248, "request_key": 249, "keyctl": 250,
         "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
         "perf_event_open": 298, "bpf": 321, "userfaultfd": 323,
+        "sched_setaffinity": 203,
     }),
     "aarch64": (0xC00000B7, {
         "fchmod": 52, "fchmodat": 53, "fchmodat2": 452,
@@ -92,6 +97,7 @@ _TABLES: dict[str, tuple[int, dict[str, int]]] = {
         "add_key": 217, "request_key": 218, "keyctl": 219,
         "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
         "perf_event_open": 241, "bpf": 280, "userfaultfd": 282,
+        "sched_setaffinity": 122,
     }),
 }
 """Per machine: its audit architecture and the numbers of the calls denied outright with EPERM (the legacy

@@ -28,7 +28,7 @@ from arena.serve import auth
 from arena.serve.archives import UploadError, kind_of, read_upload, safe_filename
 from arena.serve.config import ServeLimits
 from arena.serve.db import ACCEPTED, Bounds, LimitError, ServeDB, Upload, User
-from arena.serve.guards import SITE_CSP, BodyLimit, RateLimit, SecurityHeaders
+from arena.serve.guards import SITE_CSP, BodyLimit, RateLimit, SecurityHeaders, client_key
 from arena.serve.pages import add_pages  # the pages share this app's state and dependencies
 from arena.serve.results import Results, row_json
 from arena.serve.seat_logs import add_seat_log_routes  # each seat's output, to its owner only
@@ -41,6 +41,8 @@ SITE_TYPES = {".html": "text/html; charset=utf-8", ".css": "text/css", ".js": "t
               ".md": "text/markdown; charset=utf-8"}
 """What the live site may serve from the ladder's folder, by ending: never its store or lock files."""
 SITE_ASSETS = Path(__file__).resolve().parent.parent / "site" / "assets"
+PUBLIC_CHUNKS = "public-chunks"
+"""The competition's folder of the site's match chunks without the faults' messages (arena.serve.site_filter)."""
 FORM_OVERHEAD = 64 * 1024
 """Bytes a multipart form adds around its file (boundaries, headers, the CSRF field)."""
 SESSION_SECONDS = 14 * 24 * 3600
@@ -251,7 +253,7 @@ def create_app(settings: AppSettings) -> FastAPI:
     @app.post("/api/register", status_code=201, response_model=Registered)
     def register(request: Request, wish: Registration) -> Registered:
         """Add yourself as a participant, where the competition allows it; the token is shown only here."""
-        client = request.client.host if request.client else "unknown"
+        client = client_key(request.client.host) if request.client else "unknown"
         return state.register(wish.name[:100], client)
 
     @app.get("/api/me", response_model=Me)
@@ -339,7 +341,7 @@ def create_app(settings: AppSettings) -> FastAPI:
         """The site's stylesheet, from arena's own files (the pages need it before the first publish)."""
         return FileResponse(SITE_ASSETS / "site.css", media_type="text/css")
 
-    public_site = SiteFilter()
+    public_site = SiteFilter(settings.folder / PUBLIC_CHUNKS)
 
     @app.get("/site/{path:path}")
     def site(path: str) -> Response:
@@ -383,7 +385,7 @@ def _site_file(settings: AppSettings, path: str, public: SiteFilter) -> Response
     headers = {"cache-control": "no-cache", "content-security-policy": SITE_CSP}
     if is_match_chunk(parts):
         try:
-            return Response(public.chunk(target), media_type=SITE_TYPES[suffix], headers=headers)
+            target = public.chunk(target)
         except OSError:
             raise HTTPException(404, "no such page") from None
     return FileResponse(target, media_type=SITE_TYPES[suffix], headers=headers)

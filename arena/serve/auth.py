@@ -30,9 +30,14 @@ class AuthError(Exception):
 
 
 def load_secret(folder: Path) -> bytes:
-    """The server's secret (32 bytes), made once with mode 0600 in ``folder``; never printed or served."""
+    """The server's secret (32 bytes), made once with mode 0600 in ``folder``; never printed or served.
+
+    ``folder`` (the competition's) is made private to this user (0700), whoever made it: its files hold the
+    ladder's deal key, every check report, every seat's output and every upload's code, which anyone with an
+    account on the machine could otherwise read (the files are made with the usual 0644)."""
     path = folder / SECRET_FILE
-    folder.mkdir(parents=True, exist_ok=True)
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    folder.chmod(0o700)
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:

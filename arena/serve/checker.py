@@ -148,6 +148,15 @@ def _hider(folder: Path, plugins: Path, upload: Upload) -> Callable[[str], str]:
     return hide
 
 
+def version_problem(version: str) -> str | None:
+    """Why agent version ``version`` cannot be shown (it is not plain text), or None.  It is written into the
+    leaderboard's CSV, where '=...' would be a formula."""
+    if VERSION.fullmatch(version):
+        return None
+    return (f"agent version {version[:40]!r}: use letters and digits, then letters, digits and . _ + - (at most 40 "
+            "characters), e.g. '1.2'")
+
+
 def _line(text: str) -> str:
     """``text`` on one line of at most ``REASON_MAX`` characters, cut at a word and pointing to the report."""
     line = " ".join(text.split())
@@ -202,10 +211,9 @@ def _child(plugins: str, plugin: str, game_name: str, seats: int, limits_json: s
                   f"that plays {game_name} (another agent's name could be another participant's)")
         return {"state": REJECTED, "reason": reason, "report": reason, "agent": None}
     spec = registry.agents[playing[0]]
-    if not VERSION.fullmatch(spec.version):  # shown in the leaderboard's CSV, where '=...' would be a formula
-        reason = (f"agent version {spec.version[:40]!r}: use letters and digits, then letters, digits and . _ + - "
-                  "(at most 40 characters), e.g. '1.2'")
-        return {"state": REJECTED, "reason": reason, "report": reason, "agent": None}
+    problem = version_problem(spec.version)
+    if problem is not None:
+        return {"state": REJECTED, "reason": problem, "report": problem, "agent": None}
     try:
         report = check_agent(spec, game_name, matches=matches, seed=seed, player_counts=[seats],
                              limits=Limits(**json.loads(limits_json)), isolation="sandboxed", registry=registry,

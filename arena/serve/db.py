@@ -23,6 +23,10 @@ QUEUED, CHECKING, ACCEPTED, REJECTED = "queued", "checking", "accepted", "reject
 STATES = (QUEUED, CHECKING, ACCEPTED, REJECTED)
 """An upload's states: waiting for its check, being checked, passed (it plays), failed (the reason says why)."""
 
+SESSIONS_MAX = 20
+"""Browser sessions one participant keeps (the latest logins): a participant logging in again and again, within
+the rate limit, would otherwise add a row to the database at each login, kept for 14 days."""
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS users (
     name TEXT PRIMARY KEY,
@@ -180,10 +184,12 @@ class ServeDB:
 
     def add_session(self, id_hash: str, user: str, expires: float) -> None:
         """Record a browser session (by its id's HMAC, never the id) of ``user`` until ``expires``; expired
-        sessions go at the same time."""
+        sessions go at the same time, and so do ``user``'s beyond the latest ``SESSIONS_MAX``."""
         with self.transaction():
             self.db.execute("DELETE FROM sessions WHERE expires < ?", (time.time(),))
             self.db.execute("INSERT INTO sessions (id_hash, user, expires) VALUES (?, ?, ?)", (id_hash, user, expires))
+            self.db.execute("DELETE FROM sessions WHERE user = ? AND id_hash NOT IN (SELECT id_hash FROM sessions "
+                            "WHERE user = ? ORDER BY expires DESC LIMIT ?)", (user, user, SESSIONS_MAX))
 
     def session_user(self, id_hash: str) -> str | None:
         """The participant of the live session ``id_hash``, or None (unknown, expired or ended)."""

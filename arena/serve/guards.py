@@ -6,8 +6,10 @@ arrive, so a request without a ``Content-Length`` is stopped at the limit too, b
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import time
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
@@ -97,15 +99,36 @@ class BodyLimit:
             await _refuse(send, 413, detail)
 
 
-class RateLimit:
-    """A token bucket per client address: ``rate`` requests a second, bursts of ``2 * rate``; else 429."""
+BUCKETS_MAX = 100_000
+"""Clients whose rate the limit keeps (the most recently seen): bounded memory, and constant work a request."""
 
-    def __init__(self, app: ASGIApp, rate: float, clock: Callable[[], float] = time.monotonic) -> None:
+
+def client_key(address: str) -> str:
+    """What one client is, for the limits: an IPv4 address, or an IPv6 address's /64 network (one host's usual
+    share: counted by address, it would have 2**64 limits of its own)."""
+    try:
+        found = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(found, ipaddress.IPv6Address):
+        if found.ipv4_mapped is not None:
+            return str(found.ipv4_mapped)
+        return str(ipaddress.IPv6Network((found, 64), strict=False))
+    return address
+
+
+class RateLimit:
+    """A token bucket per client (``client_key``): ``rate`` requests a second, bursts of ``2 * rate``; else 429.
+    The latest ``buckets`` clients are kept (one unseen since is forgotten, and comes back with a full bucket)."""
+
+    def __init__(self, app: ASGIApp, rate: float, clock: Callable[[], float] = time.monotonic,
+                 buckets: int = BUCKETS_MAX) -> None:
         self.app = app
         self.rate = rate
         self.burst = max(1.0, 2 * rate)
         self.clock = clock
-        self.buckets: dict[str, tuple[float, float]] = {}  # address -> (tokens, when)
+        self.most = buckets
+        self.buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()  # client -> (tokens, when), oldest first
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -113,18 +136,19 @@ class RateLimit:
             return
         client = scope.get("client")
         address = client[0] if client else "unknown"
+        key = client_key(address)
         now = self.clock()
-        tokens, when = self.buckets.get(address, (self.burst, now))
+        tokens, when = self.buckets.pop(key, (self.burst, now))
         tokens = min(self.burst, tokens + (now - when) * self.rate)
-        if tokens < 1:
-            self.buckets[address] = (tokens, now)
+        allowed = tokens >= 1
+        self.buckets[key] = (tokens - 1 if allowed else tokens, now)  # the most recently seen, last
+        while len(self.buckets) > self.most:
+            self.buckets.popitem(last=False)
+        if not allowed:
             wait = max(1, int((1 - tokens) / self.rate + 0.999))
-            await _refuse(send, 429, f"too many requests from {address}: at most {self.rate:g} a second; retry in "
+            await _refuse(send, 429, f"too many requests from {key}: at most {self.rate:g} a second; retry in "
                                      f"{wait} s", [(b"retry-after", str(wait).encode())])
             return
-        self.buckets[address] = (tokens - 1, now)
-        if len(self.buckets) > 100_000:  # bounded memory: forget the idle
-            self.buckets = {key: value for key, value in self.buckets.items() if now - value[1] < 60}
         await self.app(scope, receive, send)
 
 

@@ -18,6 +18,7 @@ from starlette.datastructures import UploadFile
 
 from arena.serve import auth
 from arena.serve.db import User
+from arena.serve.guards import client_key
 from arena.serve.results import row_json
 from arena.serve.session import SESSION_COOKIE, cookie
 
@@ -30,6 +31,8 @@ COOKIE_AGE = 14 * 24 * 3600
 """How long a browser keeps the session cookie (the session itself ends as long after its login)."""
 LOGIN_COOKIE = "arena_login"
 """The pre-session nonce the login and register forms are bound to (auth.login_csrf)."""
+MATCHES_SHOWN = 200
+"""Latest matches a page lists (each made into a row only if shown: an anchor plays in every match)."""
 FORM_EXPIRED = "this form has expired or came from another site; reload the page and retry"
 
 
@@ -80,7 +83,7 @@ def add_pages(app: FastAPI, state: App) -> None:
         form = await request.form(max_files=0, max_fields=3)
         check_login_csrf(request, form.get("csrf"))
         name = form.get("name")
-        client = request.client.host if request.client else "unknown"
+        client = client_key(request.client.host) if request.client else "unknown"
         try:
             added = await run_in_threadpool(state.register, name[:100] if isinstance(name, str) else "", client)
         except HTTPException as error:
@@ -117,10 +120,10 @@ def add_pages(app: FastAPI, state: App) -> None:
     def my_page(request: Request, user: User, status: int = 200, error: str | None = None) -> HTMLResponse:
         mine = state.entries_of(user)
         shown = state.results.viewable()
-        rows = [row_json(row, mine, shown(row)) for row in reversed(state.results.snapshot().rows)
-                if mine & set(row.agents)]
+        chosen = [row for row in reversed(state.results.snapshot().rows) if mine & set(row.agents)]
+        rows = [row_json(row, mine, shown(row)) for row in chosen[:MATCHES_SHOWN]]
         return render("me.html", status, user=user, uploads=list(reversed(state.db.uploads(user=user.name))),
-                      csrf=csrf(user), matches=rows[:200], total=len(rows), mine=mine, error=error,
+                      csrf=csrf(user), matches=rows, total=len(chosen), mine=mine, error=error,
                       limits=state.settings.limits)
 
     @app.get("/me", response_class=HTMLResponse, include_in_schema=False)
@@ -169,8 +172,8 @@ def add_pages(app: FastAPI, state: App) -> None:
         board = state.results.leaderboard()
         row = next((row for row in board.get("rows", []) if row.get("agent") == entry), None)
         shown = state.results.viewable()
-        rows = [row_json(match, viewable=shown(match)) for match in reversed(state.results.snapshot().rows)
-                if entry in match.agents]
+        chosen = [match for match in reversed(state.results.snapshot().rows) if entry in match.agents]
+        rows = [row_json(match, viewable=shown(match)) for match in chosen[:MATCHES_SHOWN]]
         if row is None and not rows and entry not in state.db.entry_owners():
             raise HTTPException(404, "no such agent")
         owner = state.db.entry_owners().get(entry)
@@ -180,5 +183,5 @@ def add_pages(app: FastAPI, state: App) -> None:
             versions = [upload for upload in state.db.uploads(user=owner)
                         if upload.agent == agent_name and upload.entry is not None]
         history = state.results.ladder_entry(entry)
-        return render("agent.html", entry=entry, row=row, matches=rows[:200], total=len(rows), owner=owner,
+        return render("agent.html", entry=entry, row=row, matches=rows, total=len(chosen), owner=owner,
                       versions=versions, history=history, user=viewer(request))

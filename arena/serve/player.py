@@ -17,6 +17,7 @@ last site and leaderboards published stay, one line says why, and the ladder pla
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import shutil
 import sys
@@ -29,9 +30,12 @@ from arena.ladder.field import LadderError, add_entry, open_ladder, read_ladder,
 from arena.ladder.runner import run_ladder
 from arena.leaderboard.publish import NothingRated, publish
 from arena.plugin_system.loading import load_registry
+from arena.program import cache
+from arena.program.build import BuildError, output_folder
+from arena.program.manifest import ManifestError, is_manifest_folder, read_manifest
 from arena.serve import fielding
 from arena.serve.archives import read_upload
-from arena.serve.checker import plugin_name
+from arena.serve.checker import plugin_name, version_problem
 from arena.serve.config import SEAT_LOG_MATCHES, ServeLimits
 from arena.serve.db import ServeDB, Upload
 from arena.serve.storage import blob_path
@@ -88,9 +92,13 @@ def admit(folder: Path, db: ServeDB, config: LadderConfig, limits: ServeLimits) 
                 single = dataclasses.replace(config.tournament, agents=(entry,))
                 try:
                     version = entry_versions(single, registry)[name]
+                    # Its check saw a plain version; loaded here, it may say another (it sees the path).
+                    problem = version_problem(version["version"])
                 except TournamentError as error:  # its check saw its agent; loaded here, it is not the same
+                    problem = str(error)
+                if problem is not None:
                     shutil.rmtree(alone, ignore_errors=True)
-                    fielding.drop(leaderboards, db, config, upload, f"it cannot join: {error}")
+                    fielding.drop(leaderboards, db, config, upload, f"it cannot join: {problem}")
                     continue
                 add_entry(store, entry, version, {"check": "passed", "upload": upload.id, "user": upload.user,
                                                   "version": version["version"], "files": version["files"]})
@@ -142,6 +150,33 @@ def close_earlier_generations(plugins: Path) -> int:
     for key in earlier:
         Worker.cached.pop(key).host.close()
     return len(earlier)
+
+
+def pin_builds(plugins: Path) -> None:
+    """Mark the builds of the agent programs in ``plugins`` (the field) as used now.
+
+    The build cache removes its least recently used builds past its bound after any new build (another upload's
+    check), sparing those used in the last ``IN_USE_SECONDS``.  A playing program's build removed so (the ladder
+    idle, or restarted) would be built again by the ladder, holding up each of its matches for as long as its
+    build takes (up to the manifest's ``build_seconds``, an hour), which a build that tells the clock can stretch
+    at every match.  Marked before every run, no playing program's build is ever that old."""
+    for built in _builds_of(plugins):
+        cache.touch(built)
+
+
+@functools.lru_cache(maxsize=4)
+def _builds_of(plugins: Path) -> tuple[Path, ...]:
+    """The build folders of the agent programs in field folder ``plugins`` (named by its content: never stale)."""
+    found = []
+    for folder in sorted(plugins.iterdir()):
+        try:
+            if is_manifest_folder(folder):
+                manifest = read_manifest(folder)
+                if manifest.build:
+                    found.append(output_folder(manifest))
+        except (ManifestError, BuildError, OSError):
+            continue  # it fails to start, and the field check or the start-up watch drops it
+    return tuple(found)
 
 
 def interrupted(folder: Path, name: str) -> bool:
@@ -209,6 +244,7 @@ def run_player(folder: Path, config: LadderConfig, limits: ServeLimits, batch: i
             if plugins != checked:
                 plugins = checked = field_plugins(folder, db, config, limits)
             close_earlier_generations(plugins)
+            pin_builds(plugins)
             try:
                 played = play_once(folder, plugins, config, batch, workers, address, limits.seat_log_matches)
             except (LadderError, TournamentError) as error:

@@ -20,6 +20,8 @@ from arena.tournament.store import MatchRow, Store, StoreError, store_path
 
 REFRESH = 1.0
 """Seconds between two looks at whether the store changed."""
+PATH_SHOWN = 200
+"""Latest batches of an entry's rating history an agent's page shows."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +45,8 @@ class Results:
         self._board_key: tuple[int, int] | None = None
         self._checked = -REFRESH
         self._board: dict[str, Any] = {}
+        self._entries_key: tuple[int, int] | None = None
+        self._entries: dict[str, dict[str, Any]] = {}
 
     def _state(self) -> tuple[int, ...]:
         key: list[int] = []
@@ -99,16 +103,23 @@ class Results:
         return lambda row: position.get(row.id, published) < published
 
     def ladder_entry(self, name: str) -> dict[str, Any] | None:
-        """Entry ``name`` of the published ladder history (``ladder.json``): when it joined and left, its status
-        and its rating after every batch; None before it is published."""
+        """Entry ``name`` of the published ladder history (``ladder.json``): when it joined and left, its status,
+        its rating after each of its latest ``PATH_SHOWN`` batches (``path``) and how many batches it has
+        (``batches``); None before it is published.
+
+        The file gains a point per entry at every batch (megabytes an hour), so it is read once per publish,
+        never per request, and only the latest points of each entry are kept."""
+        path = self.folder / "ladder.json"
         try:
-            data = json.loads((self.folder / "ladder.json").read_text())
-        except (OSError, ValueError):
+            stat = path.stat()
+        except OSError:
             return None
-        for entry in data.get("entries", []) if isinstance(data, dict) else []:
-            if isinstance(entry, dict) and entry.get("name") == name:
-                return entry
-        return None
+        key = (stat.st_mtime_ns, stat.st_size)
+        with self._lock:
+            if key != self._entries_key:
+                self._entries = _latest_points(path)
+                self._entries_key = key
+            return self._entries.get(name)
 
     def record(self, match_id: str, mine: set[str] | None = None) -> dict[str, Any] | None:
         """One published match's record, or None: a match stored but not yet published is not shown, since the
@@ -124,6 +135,21 @@ class Results:
         except (StoreError, KeyError):
             return None
         return public_record(record, mine or set())
+
+
+def _latest_points(path: Path) -> dict[str, dict[str, Any]]:
+    """Each entry of ladder history ``path`` by name, with only its latest ``PATH_SHOWN`` points ({} if unreadable)."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    found = {}
+    for entry in data.get("entries", []) if isinstance(data, dict) else []:
+        if isinstance(entry, dict) and isinstance(entry.get("name"), str):
+            found_points = entry.get("path")
+            points: list[Any] = found_points if isinstance(found_points, list) else []
+            found[entry["name"]] = {**entry, "path": points[-PATH_SHOWN:], "batches": len(points)}
+    return found
 
 
 HIDDEN_MESSAGE = "(shown to this agent's owner only)"

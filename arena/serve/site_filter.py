@@ -4,12 +4,17 @@ never its message (an agent's exception text, the tail of its standard error), w
 The site (arena.site) is built for the organiser, who may read everything; the server shows it to everyone,
 so it rewrites each match chunk (``data/mNNNNN.js``) as it serves it: the message of every fault in the
 record, in the page's fault list and in the log lines of its steps is replaced by ``HIDDEN_MESSAGE``.  The
-owner reads their own seats' messages on their page and in ``/api/matches/ID`` with their token.  A
-rewritten chunk is kept while its file is unchanged (the site is rewritten only between two batches).
+owner reads their own seats' messages on their page and in ``/api/matches/ID`` with their token.
+
+Rewriting a chunk (inflating, filtering and deflating a hundred matches) costs about 0.3 s of CPU, so each
+version of a chunk is rewritten once, one at a time, and kept as a file outside the site (its name carries the
+chunk's modification time and size): however many chunks a client asks for, and however often, the server
+rewrites each only when the site has rewritten it (between two batches), never once per request.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 from pathlib import Path
@@ -21,9 +26,6 @@ from arena.site.chunks import chunk_script, packed, unpacked
 
 MATCH_CHUNK = re.compile(r"^m\d{5}\.js$")
 """The names of the site's match chunks (``arena.site.chunks``), the only files with faults' messages."""
-
-CACHED = 64
-"""Rewritten chunks kept in memory (each at most a hundred matches, compressed)."""
 
 
 def is_match_chunk(parts: list[str]) -> bool:
@@ -55,31 +57,40 @@ def _public_page(page: Any) -> Any:
 
 
 class SiteFilter:
-    """Match chunks with the faults' messages hidden, cached by file state."""
+    """Match chunks with the faults' messages hidden, each version rewritten once into folder ``cache``."""
 
-    def __init__(self) -> None:
+    def __init__(self, cache: Path) -> None:
+        self.cache = cache
         self._lock = threading.Lock()
-        self._cache: dict[Path, tuple[tuple[int, int], bytes]] = {}
 
-    def chunk(self, path: Path) -> bytes:
-        """The public form of match chunk ``path`` (``OSError`` if it cannot be read)."""
+    def chunk(self, path: Path) -> Path:
+        """The file holding the public form of match chunk ``path`` (``OSError`` if it cannot be read)."""
         stat = path.stat()
-        key = (stat.st_mtime_ns, stat.st_size)
+        public = self.cache / f"{path.stem}-{stat.st_mtime_ns}-{stat.st_size}.js"
+        if public.is_file():
+            return public
+        # One rewrite at a time: a client asking for many new chunks at once waits for them, and holds one core.
         with self._lock:
-            found = self._cache.get(path)
-            if found is not None and found[0] == key:
-                return found[1]
-        text = path.read_text()
-        try:
-            number = int(path.stem[1:])
-            pages = unpacked(text)  # schedule position -> the match's page
-            if not isinstance(pages, dict):
-                raise ValueError("not a match chunk")
-            body = chunk_script("m", number, packed({key: _public_page(page) for key, page in pages.items()})).encode()
-        except (ValueError, OSError, EOFError):  # not a chunk as the site writes it: shown as nothing
-            body = b""
-        with self._lock:
-            if len(self._cache) >= CACHED:
-                self._cache.pop(next(iter(self._cache)))
-            self._cache[path] = (key, body)
-        return body
+            if public.is_file():  # rewritten while this request waited
+                return public
+            body = _public_chunk(path)
+            self.cache.mkdir(parents=True, exist_ok=True)
+            for older in self.cache.glob(f"{path.stem}-*"):
+                older.unlink(missing_ok=True)
+            temporary = self.cache / f".{public.name}.tmp"
+            temporary.write_bytes(body)
+            os.replace(temporary, public)  # whole or absent: another thread reads it without the lock
+        return public
+
+
+def _public_chunk(path: Path) -> bytes:
+    """Match chunk ``path`` without the faults' messages (nothing, if it is not a chunk as the site writes it)."""
+    text = path.read_text()
+    try:
+        number = int(path.stem[1:])
+        pages = unpacked(text)  # schedule position -> the match's page
+        if not isinstance(pages, dict):
+            raise ValueError("not a match chunk")
+        return chunk_script("m", number, packed({key: _public_page(page) for key, page in pages.items()})).encode()
+    except (ValueError, OSError, EOFError):
+        return b""

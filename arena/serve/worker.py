@@ -44,6 +44,11 @@ def main(argv: list[str] | None = None) -> int:
     competition = load_competition(args.config)
     settings = competition.settings
     settings.folder.mkdir(parents=True, exist_ok=True)
+    # Work in the competition's folder: the sandbox keeps the working directory, any folder holding it and its
+    # leaderboards folder out of every seat's read paths (arena.sandbox.default_read_paths), so the folder with the
+    # deal key, the reports and the uploads stays unreadable even where a read path holds it (an editable
+    # install's project root, where docs/serve.md keeps the competition, on a server started elsewhere).
+    os.chdir(settings.folder)
     # Uploads' builds go to the competition's own cache, not the organiser's: what uploads build is the
     # competition's disk, and removing the competition removes it.
     os.environ.setdefault(CACHE_ENV, str(settings.folder.resolve() / "builds"))

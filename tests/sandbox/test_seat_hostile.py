@@ -555,3 +555,19 @@ def test_without_namespaces_or_landlock_a_seat_still_runs_and_is_reaped(root: st
     assert run.level == "none" and run.output == b"True"
     assert counts[0] == counts[1], "SIGSTOP to the agent's process group stops it"
     assert run.zygote_reap.get("signal") == signal.SIGKILL
+
+
+def test_a_seat_cannot_move_onto_another_matchs_core(root: str) -> None:
+    """A match reserves a core and pins its seats there (arena/referee/affinity.py), so that a seat thinking in one
+    match never halves the CPU of a seat thinking in another. A seat could move itself (and the threads it starts)
+    onto another match's core, and spin there for its whole turn: its rival, pinned, got half a core and could run
+    out of its time. The seat may still read its cores."""
+    need()
+    here = sorted(os.sched_getaffinity(0))
+    results = run_seat(lambda out: probe_all(out, {
+        "move": lambda: os.sched_setaffinity(0, {here[-1]}),
+        "widen": lambda: os.sched_setaffinity(0, set(here)),
+        "read": lambda: len(os.sched_getaffinity(0)) > 0,
+    }), root).results()
+    assert results["move"].startswith("PermissionError") and results["widen"].startswith("PermissionError"), results
+    assert results["read"] == "ok True"

@@ -360,3 +360,70 @@ def test_the_same_bytes_again_are_refused_while_they_wait_or_play(serve_app) -> 
         assert upload(alice, "twice.py", source).status_code == 202
         mine = [item for item in alice.get("/api/uploads").json() if item["filename"] == "twice.py"]
         assert len(mine) == 3  # the refused ones were not recorded
+
+
+def test_each_match_chunk_is_rewritten_once_however_often_it_is_asked_for(serve_app,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    # Rewriting a chunk without its faults' messages (inflate, filter and deflate a hundred matches) costs about
+    # 0.3 s of the server's CPU. Kept only for the latest 64 chunks in memory, asked for more in turn every request
+    # paid it again: one client within its rate limit kept the server's cores busy.
+    import arena.serve.site_filter as site_filter
+
+    live = serve_app()
+    rewritten: list[Any] = []
+    real = site_filter._public_page
+
+    def counted(page: Any) -> Any:
+        rewritten.append(page)
+        return real(page)
+
+    monkeypatch.setattr(site_filter, "_public_page", counted)
+    fault = {"seat": 0, "kind": "crash", "move": 1, "phase": "move", "message": "secret"}
+    record: dict[str, Any] = {"format": "arena-record-1", "game": "lovat", "match": "t0000-b00-r0", "seed": 7,
+                              "seats": [{"agent": "random"}], "actions": [], "result": None, "faults": [fault]}
+    data = live.folder / "leaderboards" / "serve-test" / "data"
+    data.mkdir(parents=True, exist_ok=True)
+    chunks = 80
+    for number in range(chunks):
+        (data / f"m{number:05d}.js").write_text(chunk_script("m", number, packed({"0": match_page(None, record)})))
+    with httpx.Client(base_url=live.url) as client:
+        for _ in range(3):
+            for number in range(chunks):
+                served = client.get(f"/site/data/m{number:05d}.js")
+                assert served.status_code == 200 and "secret" not in json.dumps(unpacked(served.text))
+        assert len(rewritten) == chunks
+        time.sleep(0.01)  # the site rewrites a chunk: served from the new file
+        (data / "m00000.js").write_text(chunk_script("m", 0, packed({"0": match_page(None, {**record, "seed": 8})})))
+        assert unpacked(client.get("/site/data/m00000.js").text)["0"]["record"]["seed"] == 8
+        assert len(rewritten) == chunks + 1
+    assert len(list((live.folder / "public-chunks").iterdir())) == chunks  # the older version of m00000 is gone
+
+
+def test_pages_of_matches_make_rows_for_the_matches_they_show_only(serve_app, monkeypatch: pytest.MonkeyPatch) -> None:
+    # An agent's page and a participant's own page list their latest 200 matches; each made the row of every match
+    # first (an anchor plays in every one: 0.3 s of CPU per view at 100,000 matches, a few hours of play).
+    import arena.serve.pages as pages
+
+    live = serve_app()
+    with ServeDB(live.folder) as db:
+        upload = db.add_upload("alice", "mine.py", "file", "0" * 64, 10, Bounds(per_hour=50, queued=50, stored_bytes=10**9))
+        db.finish_check(upload.id, "accepted", "passed", "report", "alice-agent")
+        db.joined(upload.id, "alice.alice-agent.v1")
+    agents = ["alice.alice-agent.v1", "random", "greedy"]
+    with Store(store_path(live.folder / "leaderboards", "serve-test")) as store:
+        store.add([_stored_match(idx, idx, agents, []) for idx in range(250)])
+    made: list[Any] = []
+    real = pages.row_json
+
+    def counted(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        made.append(args[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pages, "row_json", counted)
+    time.sleep(REFRESH + 0.1)  # the server looks at the store at most once a second
+    with httpx.Client(base_url=live.url, cookies={"arena_session": live.session("alice")}) as browser:
+        anchor = browser.get("/agents/random")
+        assert anchor.status_code == 200 and "Matches (250)" in anchor.text
+        assert len(made) == 200
+        assert browser.get("/me").status_code == 200
+        assert len(made) == 400

@@ -202,3 +202,21 @@ def test_submit_refuses_a_token_in_the_environment_that_is_no_token(tmp_path: Pa
     assert exited.value.code == 2
     err = capsys.readouterr().err
     assert "a token is never taken from the command line" in err and "alice" not in err
+
+
+def test_the_competitions_folder_is_private_to_its_organiser(tmp_path: Path) -> None:
+    # Its files hold the ladder's deal key (results.sqlite), every check report and seat's output, and every
+    # upload's code, and were readable by every user of the machine (0644 files in 0755 folders): a participant with
+    # an account on the server could read the key, and so every hand to come, or a rival's agent.
+    import stat
+
+    config = str(config_file(tmp_path))
+    folder = tmp_path / "competition"
+    folder.mkdir()
+    folder.chmod(0o755)  # as an earlier arena made it
+    assert main(["serve", "users", "add", "alice", "--config", config]) == 0
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    assert main(["serve", "users", "add", "bob", "--config", str(config_file(fresh))]) == 0
+    assert stat.S_IMODE((fresh / "competition").stat().st_mode) == 0o700

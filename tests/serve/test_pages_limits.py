@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
+from types import SimpleNamespace
+from typing import Any
 
 import httpx
 import pytest
@@ -262,3 +265,96 @@ def test_the_session_cookie_is_a_session_not_the_token_and_logout_ends_it(live: 
         assert browser.get("/me", follow_redirects=False).status_code == 303
     with login(live, "alice") as again:  # a new login is a new session
         assert again.cookies["arena_session"] != session and "alice" in again.get("/me").text
+
+
+def test_an_agents_page_reads_the_ladder_history_once_and_shows_its_latest_batches(
+        serve_app, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The ladder's history (ladder.json) gains a point per entry at every batch: some 10 MB an hour in a busy
+    # competition. Read and rendered whole at every view of an agent's page, each request cost a tenth of a second
+    # of the server's CPU after an hour, seconds after a day, and one client within its rate limit kept it busy.
+    import arena.serve.results as results
+
+    live = serve_app()
+    site = live.folder / "leaderboards" / "serve-test"
+    site.mkdir(parents=True, exist_ok=True)
+    row = {"agent": "random", "rank": 1, "rating": 1000.0, "lower": None, "games": 3000, "timeouts": 0, "illegal": 0,
+           "exceptions": 0, "crashes": 0, "memory": 0}
+    (site / "leaderboard.json").write_text(json.dumps({"rows": [row], "matches": 0}))
+    point = {"matches": 3, "rating": 1000.0, "lower": 900.0, "upper": 1100.0, "rank": 1, "status": "unsettled"}
+    entry = {"name": "random", "added_after": 0, "status": "unsettled",
+             "path": [{**point, "batch": batch} for batch in range(1, 1001)]}
+    (site / "ladder.json").write_text(json.dumps({"entries": [entry]}))
+    read: list[str] = []
+
+    def counted(text: str) -> Any:
+        read.append(text)
+        return json.loads(text)
+
+    monkeypatch.setattr(results, "json", SimpleNamespace(loads=counted))
+    with httpx.Client(base_url=live.url) as client:
+        pages = [client.get("/agents/random") for _ in range(5)]
+    assert all(page.status_code == 200 for page in pages)
+    assert sum('"entries"' in text for text in read) == 1
+    shown = pages[-1].text
+    assert "the latest 200 of 1,000 batches" in shown
+    assert "<tr><td>1000</td>" in shown and "<tr><td>801</td>" in shown and "<tr><td>800</td>" not in shown
+
+
+def test_logging_in_again_and_again_keeps_a_bounded_number_of_sessions(serve_app) -> None:
+    # Each login stored a session for 14 days: one participant logging in in a loop, within the rate limit, added
+    # millions of rows a day to the server's database (each written with a flush to disk).
+    import sqlite3
+
+    from arena.serve.db import SESSIONS_MAX
+
+    live = serve_app()
+    sessions = []
+    with httpx.Client(base_url=live.url, timeout=30) as browser:
+        for _ in range(SESSIONS_MAX + 10):
+            browser.cookies.delete("arena_session")
+            assert post_login(browser, live.tokens["bob"]).status_code == 303
+            sessions.append(browser.cookies["arena_session"])
+    with sqlite3.connect(live.folder / "serve.sqlite") as db:
+        assert db.execute("SELECT COUNT(*) FROM sessions WHERE user = 'bob'").fetchone()[0] == SESSIONS_MAX
+    for session, live_now in ((sessions[0], False), (sessions[10], True), (sessions[-1], True)):
+        with httpx.Client(base_url=live.url, cookies={"arena_session": session}) as browser:
+            assert (browser.get("/me", follow_redirects=False).status_code == 200) is live_now
+
+
+def test_the_rate_limit_counts_an_ipv6_clients_whole_network_and_stays_bounded(serve_app) -> None:
+    # An IPv6 host holds a /64 network: counted by address, it had 2**64 rate limits of its own. Seen through a
+    # proxy on this machine (X-Forwarded-For, as docs/serve.md sets it up).
+    live = serve_app(requests_per_second=2.0)
+    with httpx.Client(base_url=live.url) as client:
+        codes = [client.get("/api/leaderboard", headers={"X-Forwarded-For": f"2001:db8:1:2::{number:x}"}).status_code
+                 for number in range(1, 11)]
+        assert codes[:4] == [200] * 4 and 429 in codes
+        other = client.get("/api/leaderboard", headers={"X-Forwarded-For": "2001:db8:1:3::1"})
+        assert other.status_code == 200  # another network is another client
+
+
+def test_the_rate_limits_memory_is_bounded_however_many_addresses_ask() -> None:
+    # Past the bound, the buckets of addresses idle for a minute were dropped, and none when every address was
+    # recent: a flood from more addresses grew the table without end, each request scanning all of it again.
+    import asyncio
+
+    from arena.serve.guards import RateLimit
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        return None
+
+    async def receive() -> Any:
+        return {"type": "http.request"}
+
+    async def send(message: Any) -> None:
+        return None
+
+    limit = RateLimit(app, rate=10.0, clock=lambda: 5.0, buckets=50)
+
+    async def flood() -> None:
+        for number in range(1, 301):
+            await limit({"type": "http", "client": (f"10.0.{number // 250}.{number % 250}", 1)}, receive, send)
+
+    asyncio.run(flood())
+    assert len(limit.buckets) == 50
+    assert "10.0.1.50" in limit.buckets and "10.0.0.1" not in limit.buckets  # the latest are kept

@@ -7,6 +7,7 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import httpx
@@ -77,6 +78,17 @@ def test_serving_is_printed_once_the_socket_is_bound_with_the_address_that_answe
         assert not url.endswith(":0/")
         # Bound before the line was printed: the first request is answered (queued until the app takes it).
         assert httpx.get(url + "api/leaderboard", timeout=60).status_code == 200
+        # Each worker works in the competition's folder, which the sandbox then keeps out of every seat's read
+        # paths, with any folder holding it (an editable install's project root, say, where docs/serve.md keeps
+        # the competition): the server's working directory was kept out, not the folder with the deal key.
+        deadline = time.monotonic() + 60
+
+        def folders() -> list[Path]:  # a worker reads its config first, then moves
+            return [Path(f"/proc/{worker}/cwd").resolve() for worker in workers_of(served.config, parent=process.pid)]
+
+        while folders() != [served.folder.resolve()] * 2:
+            assert time.monotonic() < deadline, f"the workers work in {folders()}"
+            time.sleep(0.2)
     finally:
         process.terminate()
         process.wait(timeout=60)

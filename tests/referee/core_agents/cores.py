@@ -1,7 +1,7 @@
 """Agent ``core-reporter``: plays randomly and prints, at each decision, the cores its process may run on.
 
 With ``options["widen"]`` it first asks for every core of the machine, as a seat trying to run beside its
-match could: affinity is a hint, so the referee must still freeze it between turns.
+match, or on another match's core, would: a sandboxed seat is refused.
 """
 
 import os
