@@ -99,6 +99,9 @@ def create_store(path: Path) -> None:
         raise StoreError(f"{folder}: cannot make the tournament folder: {error.strerror or error}") from None
     temporary = folder / f".{path.name}.{os.getpid()}.new"
     try:
+        # Readable by its owner alone: the store holds the secret key of every deal (SQLite gives its -wal and
+        # -shm files the database's own mode), so another account on the machine cannot compute the hands.
+        os.close(os.open(temporary, os.O_CREAT | os.O_TRUNC | os.O_WRONLY, 0o600))
         db = sqlite3.connect(temporary, isolation_level=None)
         try:
             db.execute("PRAGMA journal_mode=WAL")

@@ -45,6 +45,15 @@ def test_every_store_gets_its_own_key_and_the_seeds_follow_it(tmp_path: Path) ->
         assert match.seats == plain.seats  # tables and seatings are public; only the seeds are keyed
 
 
+def test_the_store_holding_the_key_is_readable_by_its_owner_alone(tmp_path: Path) -> None:
+    """Another account on the machine could otherwise read the key, and so every deal, from the store."""
+    run_tournament(secret_config(), leaderboards=tmp_path, plugins_dir=None, workers=1)
+    folder = store_path(tmp_path, "small").parent
+    stores = [path for path in folder.iterdir() if path.name.startswith("results.sqlite") and "lock" not in path.name]
+    assert stores and all(path.stat().st_mode & 0o777 == 0o600 for path in stores), \
+        {path.name: oct(path.stat().st_mode) for path in stores}
+
+
 def test_resume_after_an_interruption_equals_an_uninterrupted_run_with_a_secret_key(tmp_path: Path) -> None:
     config = secret_config(blocks=2)
     twin_stores("small", tmp_path / "whole", tmp_path / "parts")
