@@ -80,7 +80,8 @@ class Registrar:
             return
         if not self.register(plugin, name, where):
             return
-        self.registry.errors += [f"{where}: {problem}" for problem in redefined_hooks(plugin)]
+        self.registry.errors += [f"{where}: {problem}" for problem in (*redefined_hooks(plugin),
+                                                                           *unmarked_hooks(plugin))]
         games, agents, added = self.collect(where, plugin, take_games=True, take_agents=take_agents)
         self.registry.sources[name] = source
         for agent in agents:
@@ -199,6 +200,16 @@ def redefined_hooks(plugin: object) -> list[str]:
     return [f"{name}() is defined {len(at)} times (lines {', '.join(map(str, at))}): Python keeps only the last, so "
             f"what the others register is lost; make one {name}() register everything"
             for name, at in lines.items() if len(at) > 1]
+
+
+def unmarked_hooks(plugin: object) -> list[str]:
+    """The functions of a plugin named as hooks but not marked ``@hookimpl``, each as a problem: pluggy calls only
+    marked functions, so such a plugin loads, registers nothing and would say nothing."""
+    hooks = sorted(name for name in dir(hookspecs) if name.startswith("arena_"))
+    unmarked = [name for name in hooks if callable(found := getattr(plugin, name, None))
+                and not hasattr(found, f"{hookspecs.PROJECT_NAME}_impl")]
+    return [f"{name}() is not marked @hookimpl, so it is never called and registers nothing: put @hookimpl "
+            "(from arena import hookimpl) on the line above it" for name in unmarked]
 
 
 def load_plugin(source: PluginSource) -> ModuleType | object:

@@ -115,6 +115,17 @@ def test_a_hook_defined_twice_is_named_with_its_lines(plugins_dir: Path) -> None
     assert "second-one" in registry.agents and "first-one" not in registry.agents
 
 
+def test_a_hook_without_hookimpl_is_named(plugins_dir: Path) -> None:
+    """pluggy calls only marked functions: without the mark the plugin loaded, registered nothing, and no listing
+    or check said why its agent was unknown (tried as a new user would)."""
+    write(plugins_dir, "nohook.py", GOOD.format(name="nohook").replace("@hookimpl\n", ""))
+    registry = load_registry(plugins_dir=plugins_dir, entry_points=False).registry
+    assert registry.errors == [
+        f"plugin 'nohook' ({plugins_dir / 'nohook.py'}): arena_register_agents() is not marked @hookimpl, so it is "
+        "never called and registers nothing: put @hookimpl (from arena import hookimpl) on the line above it"]
+    assert "nohook" not in registry.agents and "good-one" in registry.agents
+
+
 @pytest.mark.parametrize(
     ("spec", "problem"),
     [
