@@ -49,8 +49,9 @@ def load_config(
     known_agents
         Registered agent name -> short names of the games it plays.
     known_ratings
-        Rating method names ``ratings`` may list, the first the default view; None: every method of
-        ``arena.ratings`` (in its order, which is also the default list).
+        Rating method names ``ratings`` may list, the first the default view (and, given, the list a config
+        without ``ratings`` gets); None: every method of ``arena.ratings``, in its order, and by default all but
+        those that value each match's luck (``MethodSpec.luck``), which a config lists by name.
     agent_options
         Registered agent name -> the options it declares (``AgentSpec.options``); every entry's
         ``options`` are checked against them.  None skips the check (an agent missing from it accepts none).

@@ -55,9 +55,14 @@ class ConfigValidator(EntryChecks):
         self.label = label  # what messages call the config's round-robin: "a ladder" when it is a ladder's
         self.known_games = known_games
         if known_ratings is None:  # imported here: the rating methods bring scipy, which reading a config does not need
-            from arena.ratings.registry import method_names
+            from arena.ratings.registry import method_names, method_spec
 
             known_ratings = method_names()
+            # Without a ratings list, every method but those that value each match's luck as it is played
+            # (docs/ratings.md, "Luck": up to 0.7 s of CPU a match), which a config asks for by name.
+            self.default_ratings = tuple(name for name in known_ratings if not method_spec(name).luck)
+        else:
+            self.default_ratings = tuple(known_ratings)
         self.known_ratings = tuple(known_ratings)
 
     def run(self, data: Mapping[str, Any]) -> TournamentConfig:
@@ -144,7 +149,7 @@ class ConfigValidator(EntryChecks):
         return known[game]
 
     def check_ratings(self, data: Mapping[str, Any]) -> tuple[str, ...]:
-        value = data.get("ratings", list(self.known_ratings))
+        value = data.get("ratings", list(self.default_ratings))
         what = f"a non-empty array of rating methods from: {', '.join(self.known_ratings)}"
         if not isinstance(value, list) or not value:
             self.problem("ratings", f"expected {what}, got {show(value)}")

@@ -12,6 +12,7 @@ decisions per match in this process, so it must be arena's own code (``is_builti
 from __future__ import annotations
 
 import multiprocessing
+import signal
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -112,10 +113,22 @@ def _valuer(registry: Registry, game: Game, workers: int) -> Iterator[Valuer]:
         return
     global _FORKED
     _FORKED = (registry, game)
+    # Forked, not spawned: a child needs the loaded game and reference agent (a game may be a plugin's, loaded
+    # from --plugins-dir), and nothing here runs threads that a fork would cut in half.
+    pool = multiprocessing.get_context("fork").Pool(workers, initializer=_plain_signals)
     try:
-        # Forked, not spawned: a child needs the loaded game and reference agent (a game may be a plugin's, loaded
-        # from --plugins-dir), and nothing here runs threads that a fork would cut in half.
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            yield lambda records: pool.map(_value_forked, records)
+        yield lambda records: pool.map(_value_forked, records)
+        pool.close()  # every record is valued: let the workers finish and leave
     finally:
+        pool.terminate()  # after close(), only reaps; on a stop or an error, ends the workers at once
+        pool.join()
         _FORKED = None
+
+
+def _plain_signals() -> None:
+    """In a forked worker: the default action for the signals that stop a command (the parent's handlers turn
+    them into an exception, which would leave a worker stuck where the pool ends it), and Ctrl-C left to the
+    parent, which ends the pool."""
+    for number in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(number, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
