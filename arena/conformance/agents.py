@@ -31,7 +31,6 @@ import json
 import os
 import shlex
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -147,11 +146,10 @@ def check_agent(
                 check.command = _check_command(spec, game, players, seed, options, opponents)
             report.matches.append(check)
             for fault in check.faults:
-                finding = _fault_finding(spec, game, check, fault, limits, isolation, seed, index,
-                                         result.move_seconds[seat])
                 if seat < len(result.logs) and result.logs[seat]:  # why it failed, in its own words
                     check.output = output_tail(result.logs[seat])
-                    finding = replace(finding, output=check.output)
+                finding = _fault_finding(spec, game, check, fault, limits, isolation, seed, index,
+                                         result.move_seconds[seat])
                 check.reproduce = finding.reproduce
                 report.add(finding)
             report.move_seconds.extend(result.move_seconds[seat])
@@ -305,7 +303,7 @@ def _fault_finding(spec: AgentSpec, game: Game, check: MatchCheck, fault: dict[s
     kind, message = fault["kind"], fault["message"]
     startup = fault_phase(fault) == STARTUP
     if is_program(spec):
-        fix = _program_fix(kind, startup, message)
+        fix = _program_fix(kind, startup, f"{message}\n{check.output}")
     else:
         fix = (STARTUP_FIXES if startup and kind in STARTUP_FIXES else FIXES).get(kind, "")
     fix = fix.format(move=f"{limits.move_seconds:g}", bank=f"{limits.bank_seconds:g}",
@@ -315,12 +313,16 @@ def _fault_finding(spec: AgentSpec, game: Game, check: MatchCheck, fault: dict[s
     if kind == TIMEOUT and not startup:
         message = _explain_timeout(message, limits, earlier)
     reproduce, note = _reproduce(spec, game, check, kind, startup, limits, isolation, seed, index)
-    return Finding(title=title, detail=message, fix=fix, reproduce=reproduce, note=note)
+    return Finding(title=title, detail=message, fix=fix, reproduce=reproduce, note=note, output=check.output)
 
 
-def _program_fix(kind: str, startup: bool, message: str) -> str:
-    """The fix for an agent program's fault: a refused tool or a late greeting first, as the likelier cause."""
-    if "Permission denied" in message:  # its standard error's last line: a script starting a tool it may not
+def _program_fix(kind: str, startup: bool, said: str) -> str:
+    """The fix for an agent program's fault: a refused tool or a late greeting first, as the likelier cause.
+
+    ``said`` is the fault's message and the end of what the program printed: a refused tool's line may sit
+    above the one that ended it (a shell's ``echo: write error: Broken pipe`` after ``sed: Permission denied``).
+    """
+    if "Permission denied" in said:  # a script starting a tool it may not
         return DENIED_FIX
     if kind == TIMEOUT and startup:
         return PROGRAM_STARTUP_TIMEOUT_FIX

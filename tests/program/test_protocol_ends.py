@@ -242,6 +242,9 @@ command = COMMAND
 @pytest.mark.parametrize(("command", "files", "advice"), [
     ('["sh", "./bot.sh"]', {"bot.sh": "read -r hello\necho ready | sed 's/.*/{\"type\":\"ready\"}/'\n"},
      "a script cannot run other tools of the system (sed, awk, jq, ...)"),
+    # The refusal above the last line of standard error (tried as a new user would: a later line hid it).
+    ('["sh", "./bot.sh"]', {"bot.sh": "read -r hello\necho x | sed 's/x/y/'\necho 'now what' >&2\nread -r again\n"},
+     "a script cannot run other tools of the system (sed, awk, jq, ...)"),
     ('["sleep", "30"]', {}, 'answer the greeting with {"type": "ready"} on one line within 1 s of starting'),
 ])
 def test_check_agent_tells_a_script_what_the_sandbox_refused(tmp_path: Path, command: str, files: dict[str, str],
