@@ -213,7 +213,8 @@ LEGAL_SHOWN = 24
 def decision_at(game: Game, record: Mapping[str, Any], at: int | None) -> dict[str, Any]:
     """The decision after the first ``at`` actions of a checked ``record`` (all of them if None), as JSON data:
     ``actions`` (how many were applied), ``over``, and per seat to move its ``phase``, ``legal`` actions as a
-    record writes them (an empty list where the game describes them by a rule, Lovat's keep) and ``hand``."""
+    record writes them, ``hand``, and where the game describes the legal set by a rule instead of listing it
+    (Lovat's keep) ``told``: what the seat is told, as a person playing it reads it (the rule's numbers)."""
     actions = len(record["actions"])
     if at is not None and not 0 <= at <= actions:
         raise CliError(f"--at {at}: the record has {actions} action{'s' if actions != 1 else ''}: choose 0 to "
@@ -223,9 +224,11 @@ def decision_at(game: Game, record: Mapping[str, Any], at: int | None) -> dict[s
     seats = []
     for seat in state.to_move():
         observation = state.observation(seat)
-        seats.append({"seat": seat, "phase": observation.phase,
-                      "legal": [to_json(action) for action in observation.legal],
-                      "hand": game.describe_hand(observation)})
+        entry = {"seat": seat, "phase": observation.phase, "legal": [to_json(action) for action in observation.legal],
+                 "hand": game.describe_hand(observation)}
+        if not observation.legal:
+            entry["told"] = game.describe_observation(observation)
+        seats.append(entry)
     return {"actions": applied, "over": state.is_over(), "to_move": seats}
 
 
@@ -242,7 +245,9 @@ def print_decision(where: str, decision: Mapping[str, Any]) -> None:
             print(f"  hand: {entry['hand']}")
         legal = [json.dumps(action) for action in entry["legal"]]
         if not legal:
-            print("  legal: described by a rule, not listed (docs/rules/); replay names what a wrong one breaks")
+            print("  legal: described by a rule, not listed (docs/rules/); what the seat is told:")
+            for line in entry.get("told", ()):
+                print(f"    {line}")
             continue
         more = f", ... ({len(legal)} in all; --json lists every one)" if len(legal) > LEGAL_SHOWN else ""
         print(f"  legal: {', '.join(legal[:LEGAL_SHOWN])}{more}")

@@ -153,6 +153,8 @@ def test_legal_in_a_rule_described_phase_says_so(capsys: pytest.CaptureFixture[s
     played(capsys, tmp_path, "lovat", "--players", "3", "--seed", "5")
     status, out, _ = run(capsys, "replay", str(tmp_path / "played.json"), "--legal", "--at", "0")
     assert status == 0 and out.count("decides (keep phase)") == 3 and out.count("described by a rule") == 3
+    # The rule's numbers, as a person playing the seat is told them (tried as a new user would: they were missing).
+    assert out.count("keep cards whose levels sum to 9, 5 to 9 cards") == 3
 
 
 @pytest.mark.parametrize(("extra", "message"), [
