@@ -144,6 +144,7 @@ def check_agent(
             check = _match_check(spec, game, players, match_seed, seat, result, seats, options)
             if scenario is not None:  # `arena play` cannot force a deal's bidding: the check itself reproduces it
                 check.command = _check_command(spec, game, players, seed, options, opponents)
+                check.scenario = scenario.label
             report.matches.append(check)
             for fault in check.faults:
                 if seat < len(result.logs) and result.logs[seat]:  # why it failed, in its own words

@@ -115,10 +115,12 @@ class MatchCheck:
     reproduce: str = ""  # a command that reproduces the match's fault: `command`, or an `arena check-agent`
     # command where `arena play` cannot (a timeout or memory fault under other limits); empty if no fault
     output: str = ""  # the end of what the agent printed, where it faulted (``output_tail``); else empty
+    scenario: str = ""  # the coverage scenario the match was played for (a scripted deal); empty for the --matches
 
     def to_json(self) -> dict[str, Any]:
         return {"players": self.players, "seed": self.seed, "seat": self.seat, "decisions": self.decisions,
-                "faults": self.faults, "command": self.command, "reproduce": self.reproduce, "output": self.output}
+                "faults": self.faults, "command": self.command, "reproduce": self.reproduce, "output": self.output,
+                "scenario": self.scenario}
 
 
 @dataclass(slots=True)
@@ -205,7 +207,11 @@ class CheckReport:
             played = [match for match in self.matches if match.players == players]
             faults = sum(len(match.faults) for match in played)
             decisions = sum(match.decisions for match in played)
-            lines.append(f"  {players} players: {count_of(len(played), 'match', 'matches')}, "
+            scripted = sum(1 for match in played if match.scenario)
+            # The coverage plan's matches come on top of those asked for: say so, or --matches 1 reads as wrong.
+            why = (f" ({len(played) - scripted} asked for, {scripted} more to reach the cases below)" if scripted
+                   else "")
+            lines.append(f"  {players} players: {count_of(len(played), 'match', 'matches')}{why}, "
                          f"{count_of(decisions, 'decision')}, {count_of(faults, 'fault')}")
         counts = ", ".join(f"{kind} {count}" for kind, count in self.counts().items())
         lines.append(f"  faults: {counts}")

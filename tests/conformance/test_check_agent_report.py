@@ -238,6 +238,16 @@ def test_counts_of_one_are_singular(plugins: Registry) -> None:
     assert "  4 players: 2 matches, 2 decisions, 2 faults\n" in report.summary()
 
 
+def test_the_coverage_matches_are_counted_apart_from_those_asked_for(plugins: Registry) -> None:
+    """--matches 1 reported '5 matches' without a word on where the other four came from (tried as a new user)."""
+    report = check(plugins, "greedy")
+    scripted = [match for match in report.matches if match.scenario]
+    assert scripted and len(report.matches) == 1 + len(scripted)
+    assert (f"  4 players: {len(report.matches)} matches (1 asked for, {len(scripted)} more to reach the cases "
+            "below), ") in report.summary()
+    assert all(match["scenario"] for match in report.to_json()["matches"][1:])
+
+
 # -- the command line ------------------------------------------------------------------------------
 
 
