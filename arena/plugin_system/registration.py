@@ -35,7 +35,6 @@ from arena.plugin_system.data import (
     AGENT_NAME,
     DESCRIPTION_MAX,
     GAMES_MAX,
-    NAME_MAX,
     VERSION_MAX,
     name_problem,
     one_line,
@@ -303,9 +302,12 @@ def agent_problem(spec: object, known: Mapping[str, AgentSpec]) -> str | None:
     games = spec.games
     if not isinstance(games, tuple) or not games or not all(isinstance(game, str) for game in games):
         return f"agent {spec.name!r}: games must be a non-empty tuple of game names"
-    if len(games) > GAMES_MAX or any(game != ANY_GAME and name_problem(game, AGENT_NAME, "game name")
-                                     for game in games):
-        return f"agent {spec.name!r}: games must be at most {GAMES_MAX} game names of at most {NAME_MAX} characters"
+    if len(games) > GAMES_MAX:
+        return f"agent {spec.name!r}: games must be at most {GAMES_MAX} game names"
+    for game in games:  # each named, with what is wrong with it (an upper-case 'Lorum' is the likeliest)
+        problem = None if game == ANY_GAME else name_problem(game, AGENT_NAME, "game name")
+        if problem:
+            return f"agent {spec.name!r}: games: {problem}"
     if not isinstance(spec.version, str) or not spec.version:
         return f"agent {spec.name!r}: version must be a non-empty string"
     if len(spec.version) > VERSION_MAX or not spec.version.isprintable():

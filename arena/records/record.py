@@ -124,9 +124,11 @@ def check_structure(data: Any, where: str | None = "record") -> None:
         if key in data and not isinstance(data[key], kind):
             raise RecordError(f"{prefix}{key!r} must be {JSON_KINDS[kind]}")
     for index, entry in enumerate(data["actions"]):
-        if not isinstance(entry, dict) or "seat" not in entry or "action" not in entry:
+        if not isinstance(entry, dict):
             raise RecordError(f"{prefix}action {index} must be an object with 'seat' and 'action'")
-        _no_unknown_keys(entry, ACTION_KEYS, f"{prefix}action {index}: ")
+        _no_unknown_keys(entry, ACTION_KEYS, f"{prefix}action {index}: ")  # first: a misspelt key is named
+        if "seat" not in entry or "action" not in entry:
+            raise RecordError(f"{prefix}action {index} must be an object with 'seat' and 'action'")
         seat = entry["seat"]
         if isinstance(seat, bool) or not isinstance(seat, int):  # true must not pass for seat 1, nor "0" for 0
             raise RecordError(f"{prefix}action {index}: 'seat' must be a seat number, not {json.dumps(seat)}")

@@ -336,6 +336,8 @@ def _tampered(capsys: pytest.CaptureFixture[str], tmp_path: Path, change: Any) -
     (lambda data: data.__setitem__("results", data.pop("result")), "unknown key \"results\"; did you mean 'result'?"),
     (lambda data: data.__setitem__("comment", "x"), "unknown key \"comment\" (known: format, game, "),
     (lambda data: data["actions"][2].__setitem__("note", 1), "action 2: unknown key \"note\" (known: seat, action)"),
+    (lambda data: data["actions"][2].__setitem__("acton", data["actions"][2].pop("action")),
+     "action 2: unknown key \"acton\"; did you mean 'action'?"),
     (lambda data: data["chance"][0].__setitem__("kindd", 1), "chance outcome 0: unknown key \"kindd\"; did you"),
     (lambda data: data["seats"][1].__setitem__("agnet", "x"), "seat 1: unknown key \"agnet\"; did you mean 'agent'?"),
     (lambda data: data.__setitem__("faults", [5]), "fault 0 must be an object with integer 'seat' and 'move'"),

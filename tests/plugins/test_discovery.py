@@ -135,6 +135,9 @@ def test_a_hook_without_hookimpl_is_named(plugins_dir: Path) -> None:
          "factory is not callable"),
         ('AgentSpec(name="nogames", games=(), factory=len, description="", version="1")',
          "games must be a non-empty tuple"),
+        # It said 'at most 32 game names of at most 64 characters': the case was the fault (tried as a new user).
+        ('AgentSpec(name="upper", games=("lovat", "Lorum"), factory=len, description="", version="1")',
+         "agent 'upper': games: game name 'Lorum' must be lowercase letters, digits"),
         ('AgentSpec(name="random", games=("lovat",), factory=len, description="", version="1")',
          "an agent called 'random' is already registered"),
         ('"just a string"', "expected an arena.agent.AgentSpec, got str"),
