@@ -213,12 +213,17 @@ def run_run(args: argparse.Namespace) -> int:
     if args.json:
         print_json({**summary_json(summary), "files": {name: str(path) for name, path in published.files.items()}})
         return 0
-    console.print(f"run {summary.run}: {summary.played} matches ({summary.outcome}) in {summary.seconds:.1f} s; "
-                  f"{summary.stored} stored in {args.leaderboards / summary.name}")
+    console.print(f"run {summary.run}: {summary.played} matches ({OUTCOME_WORDS[summary.outcome]}) in "
+                  f"{summary.seconds:.1f} s; {summary.stored} stored in {args.leaderboards / summary.name}")
     console.print(standing_table(summary))
     console.print(f"leaderboard: {follow_up(args, 'leaderboard', summary.name, plugins=False)}; "
                   f"history: {follow_up(args, 'ladder', 'history', summary.name, plugins=False)}")
     return 0
+
+
+OUTCOME_WORDS = {"settled": "every rank settled", "matches": "as many as asked", "budget": "the budget spent, "
+                 "ranks still open"}
+"""How a run's outcome (``LadderRunSummary.outcome``, a word in the JSON) reads in the summary line."""
 
 
 def _refresh_files(args: argparse.Namespace, config: Any) -> None:

@@ -124,5 +124,6 @@ def test_the_commands_a_ladder_run_suggests_read_its_own_leaderboards_folder(
     boards = tmp_path / "elsewhere"
     assert main(["ladder", "run", str(lorum_ladder), "--matches", "4", "--leaderboards", str(boards)]) == 0
     out = "".join(capsys.readouterr().out.split())  # the console wraps long lines, at a space or anywhere
+    assert "run1:4matches(asmanyasasked)in" in out  # it read '4 matches (matches)'
     assert "".join(f"leaderboard: arena leaderboard four --leaderboards {boards}; "
                    f"history: arena ladder history four --leaderboards {boards}".split()) in out
