@@ -69,6 +69,21 @@ def test_every_card_the_state_holds_is_drawn(name: str, players: int, moves: int
     assert backs == sum(map(len, hands)) and len(faces) == others
 
 
+@pytest.mark.parametrize("name, players", [("lorum", 4), ("lovat", 3), ("lovat", 6)])
+def test_the_mark_is_on_the_seat_whose_decision_is_pending(name: str, players: int) -> None:
+    """Lovat marked the turn's active player, so a picture and `replay --legal` named different seats during
+    the declarations (tried as a new user would); the active player is a fact line instead."""
+    game = registry().game(name)
+    for moves in range(0, 80, 3):
+        state = played(game, players, moves)
+        pending = state.to_move()
+        table = game.table(state)
+        assert table.to_move == (pending[0] if len(pending) == 1 else None), moves
+        active = getattr(state.observation(0), "active", None)
+        if name == "lovat" and active is not None:
+            assert f"active: seat {active}" in table.info
+
+
 @pytest.mark.parametrize("name, players", [("lorum", 4), ("lovat", 5)])
 def test_a_seat_sees_only_its_own_hand(name: str, players: int) -> None:
     game = registry().game(name)

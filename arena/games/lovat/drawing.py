@@ -51,9 +51,12 @@ def lovat_table(state: GameState, viewer: int | None, hands: bool, names: Sequen
         seats.append(SeatView(held, 0 if held is not None else public.hand_sizes[seat],
                               (("counters", public.counter_counts[seat]),), public.point_cards[seat], note))
     info = ["keeping cards" if public.phase == KEEP else f"turn {min(public.turn + 1, public.turns)} of {public.turns}"]
+    if public.active is not None:  # a fact, beside the turn: the mark is the seat whose decision is pending
+        info.append(f"active: seat {public.active}")
     if public.die is not None:
         info.append(f"die: {public.die}")
     if public.colour is not None:
         info.append(f"colour: {public.colour}")
     accent = None if public.colour is None else COLOUR_INDEX[public.colour]
-    return Table(tuple(seats), names, public.plays, tuple(info), public.active, accent)
+    deciding = state.to_move()
+    return Table(tuple(seats), names, public.plays, tuple(info), deciding[0] if len(deciding) == 1 else None, accent)
