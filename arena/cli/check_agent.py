@@ -5,9 +5,12 @@ from __future__ import annotations
 import argparse
 import secrets
 
+from rich.console import Console
+
 from arena.cli.common import CliError, add_command, add_plugins_dir, agent_for_game, game_named, print_json, registry
 from arena.cli.numbers import MAX_CHECK_MATCHES, MAX_SECONDS, integer, megabytes, seconds, seed_value
 from arena.conformance.agents import CHECK_MODES, DEFAULT_MATCHES, check_agent
+from arena.conformance.report import count_of
 from arena.referee import Limits, RefereeError
 from arena.seating.options import parse_assignments
 
@@ -90,9 +93,16 @@ def run(args: argparse.Namespace) -> int:
         options = {key: spec.options.parse(key, text, game.info.name)
                    for key, text in parse_assignments(args.option, "--option")}
         seed = args.seed if args.seed is not None else secrets.randbits(63)
-        report = check_agent(spec, game, matches=args.matches, seed=seed, player_counts=player_counts,
-                             limits=limits, isolation=args.isolation, registry=loaded, plugins_dir=args.plugins_dir,
-                             options=options, opponents=opponents)
+        # A check takes seconds to minutes: a terminal sees it going (a pipe or a file gets only the report).
+        with Console(stderr=True).status(f"checking {spec.name} on {game.info.name}") as status:
+            def progress(played: int) -> None:
+                status.update(f"checking {spec.name} on {game.info.name}: {count_of(played, 'match', 'matches')} "
+                              "played")
+
+            report = check_agent(spec, game, matches=args.matches, seed=seed, player_counts=player_counts,
+                                 limits=limits, isolation=args.isolation, registry=loaded,
+                                 plugins_dir=args.plugins_dir, options=options, opponents=opponents,
+                                 on_match=progress)
     except (ValueError, RefereeError) as error:
         raise CliError(str(error)) from None
     if args.json:

@@ -85,6 +85,7 @@ def check_agent(
     determinism: bool = True,
     options: Mapping[str, Any] | None = None,
     opponents: Sequence[str] | None = None,
+    on_match: Callable[[int], None] | None = None,
 ) -> CheckReport:
     """Play ``agent`` at every supported player count, then through every case of the game; report what went wrong.
 
@@ -98,6 +99,7 @@ def check_agent(
     (``sandboxed`` if ``arena doctor`` reports a sandbox, else ``isolated``).  Raises
     ``ValueError`` (one line) for an unknown agent or game, or an agent that
     does not play the game, options it does not accept, or an opponent that cannot play.
+    ``on_match(played)`` is called after each match (a command's progress display).
     """
     if isinstance(matches, bool) or not isinstance(matches, int) or matches < 1:
         raise ValueError(f"matches must be a whole number >= 1, not {matches!r}")
@@ -146,6 +148,8 @@ def check_agent(
                 check.command = _check_command(spec, game, players, seed, options, opponents)
                 check.scenario = scenario.label
             report.matches.append(check)
+            if on_match is not None:
+                on_match(len(report.matches))
             for fault in check.faults:
                 if seat < len(result.logs) and result.logs[seat]:  # why it failed, in its own words
                     check.output = output_tail(result.logs[seat])

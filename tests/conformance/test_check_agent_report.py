@@ -240,7 +240,9 @@ def test_counts_of_one_are_singular(plugins: Registry) -> None:
 
 def test_the_coverage_matches_are_counted_apart_from_those_asked_for(plugins: Registry) -> None:
     """--matches 1 reported '5 matches' without a word on where the other four came from (tried as a new user)."""
-    report = check(plugins, "greedy")
+    played: list[int] = []
+    report = check(plugins, "greedy", on_match=played.append)  # what check-agent's display counts, match by match
+    assert played == list(range(1, len(report.matches) + 1))
     scripted = [match for match in report.matches if match.scenario]
     assert scripted and len(report.matches) == 1 + len(scripted)
     assert (f"  4 players: {len(report.matches)} matches (1 asked for, {len(scripted)} more to reach the cases "
