@@ -24,6 +24,11 @@ INSTALLED_PLUGINS = sorted({entry.name for entry in entry_points(group=PROJECT_N
 
 os.environ[BLOCK_ENV] = ",".join(filter(None, [os.environ.get(BLOCK_ENV, ""), *INSTALLED_PLUGINS]))
 
+# The commands' output is asserted as piped output is printed: whole lines, unless COLUMNS sets a width
+# (arena/cli/console.py).  pytest-xdist's workers start with COLUMNS=80 and LINES=24 set, which would fold it.
+for size in ("COLUMNS", "LINES"):
+    os.environ.pop(size, None)
+
 settings.register_profile(
     "arena",
     # Same examples on every run and every machine: a failure in CI is a failure here (derandomize), and no
@@ -39,7 +44,10 @@ settings.load_profile("arena")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """A Ray test is a slow test too, so that ``-m "not slow"`` leaves both out."""
+    """A Ray test is a slow test too, so that ``-m "not slow"`` leaves both out; and the Ray tests run one after
+    another on one pytest-xdist worker (``--dist loadgroup``): each starts a cluster that takes every core, and two
+    at once on two cores starve each other's start-up and workers."""
     for item in items:
         if item.get_closest_marker("ray") is not None:
             item.add_marker(pytest.mark.slow)
+            item.add_marker(pytest.mark.xdist_group("ray"))

@@ -1,8 +1,9 @@
 """Serve: a hosted competition (``arena serve``) under load, beside the same ladder run from the command line.
 
 A competition of 3-player Lovat with the built-in ``random`` and ``greedy`` as anchors is served by
-``arena serve`` in its own process (every seat sandboxed, as it always is); eight participants each upload
-one agent (a drop-in choosing uniformly at random, each under its own name) through the JSON API.
+``arena serve`` in its own process (every seat sandboxed, as it always is); eight participants (two at
+``--quick``) each upload one agent (a drop-in choosing uniformly at random, each under its own name) through
+the JSON API.
 
 Rows:
 
@@ -15,7 +16,8 @@ Rows:
   beside the same field (the eight agents' files as drop-ins, the same config) run by ``arena ladder run
   --matches N``: target within 10% of it; and the same count over the window of the page views above.
 
-Sizes: ``--quick`` windows of 3 s and 10 ladder matches; default 60 s and 300.
+Sizes: ``--quick`` windows of 3 s, 10 ladder matches and two participants (a smoke run: the test suite runs it,
+and each participant costs a command, a check and a wait for its first match); default 60 s, 300 and eight.
 
     .venv/bin/python benchmarks/serve.py --quick
 """
@@ -39,10 +41,8 @@ if __package__ in (None, ""):
 else:
     from benchmarks import common
 
-SIZES = {"quick": (3.0, 10), "default": (60.0, 300), "full": (300.0, 1200)}
-"""(seconds of each measuring window, matches of the command-line ladder run) per size."""
-
-PARTICIPANTS = 8
+SIZES = {"quick": (3.0, 10, 2), "default": (60.0, 300, 8), "full": (300.0, 1200, 8)}
+"""(seconds of each measuring window, matches of the command-line ladder run, participants) per size."""
 AGENT = '''
 import random
 
@@ -135,14 +135,14 @@ def measure(size: str) -> list[common.Row]:
     """Serve, upload, load and count; then the command-line ladder. The rows of the module docstring."""
     import httpx
 
-    window, cli_matches = SIZES[size]
+    window, cli_matches, participants = SIZES[size]
     with tempfile.TemporaryDirectory(prefix="arena-serve-bench-") as temporary:
         base = Path(temporary)
         config = base / "serve.toml"
         config.write_text(LADDER + '\n[serve]\nfolder = "competition"\nbatch_matches = 30\n\n[serve.limits]\n'
                           "requests_per_second = 100000\ncheck_matches = 1\n")
         tokens = {}
-        for number in range(PARTICIPANTS):
+        for number in range(participants):
             added = _arena("serve", "users", "add", f"p{number}", "--config", str(config), "--json", cwd=base)
             tokens[f"p{number}"] = json.loads(added.stdout)["token"]
         port = _free_port()
@@ -175,7 +175,7 @@ def measure(size: str) -> list[common.Row]:
             to_first = time.monotonic() - uploaded
             while True:  # every upload playing
                 rows = httpx.get(url + "/api/leaderboard").json().get("rows", [])
-                if sum(row["agent"].startswith("p") and row["games"] > 0 for row in rows) == PARTICIPANTS:
+                if sum(row["agent"].startswith("p") and row["games"] > 0 for row in rows) == participants:
                     break
                 time.sleep(0.5)
             before, started = _stored(base / "competition"), time.monotonic()
@@ -194,16 +194,16 @@ def measure(size: str) -> list[common.Row]:
         plugins = base / "plugins"
         plugins.mkdir()
         cli_config = base / "ladder.toml"
-        agents = "".join(f'\n[[agents]]\nname = "bot{n}"\n' for n in range(PARTICIPANTS))
+        agents = "".join(f'\n[[agents]]\nname = "bot{n}"\n' for n in range(participants))
         cli_config.write_text(LADDER + agents)
-        for number in range(PARTICIPANTS):
+        for number in range(participants):
             (plugins / f"bot{number}.py").write_text(AGENT.replace("NAME", f"bot{number}"))
         env_started = time.monotonic()
         subprocess.run([sys.executable, "-m", "arena", "ladder", "run", str(cli_config), "--matches", str(cli_matches),
                         "--plugins-dir", str(plugins), "--leaderboards", str(base / "cli"), "--json"], cwd=base,
                        check=True, capture_output=True, env=dict(os.environ))
         cli_rate = cli_matches / (time.monotonic() - env_started) * 3600
-    note = f"3-player Lovat, 3 anchors + {PARTICIPANTS} uploads, every seat sandboxed; {os.cpu_count()} cores"
+    note = f"3-player Lovat, 3 anchors + {participants} uploads, every seat sandboxed; {os.cpu_count()} cores"
     return [
         common.Row("serve", "upload to its first rated match", common.secs(to_first),
                    "target < 60 s: " + ("met" if to_first < 60 else "NOT met"), "check (1 match a case), join, "

@@ -7,6 +7,8 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from arena.ladder import ladder_from_dict, run_ladder
 from arena.plugins import load_registry
 from arena.tournament.store import Store, store_path
@@ -22,6 +24,7 @@ def chosen_and_stored(leaderboards: Path) -> tuple[list[tuple[object, ...]], lis
                 .fetchall())
 
 
+@pytest.mark.ray
 def test_a_ladder_on_ray_equals_a_serial_one_with_secret_deals(tmp_path: Path) -> None:
     config = ladder_from_dict(
         {"name": "rayed", "game": "lovat", "format": "ladder", "game_options": {"players": 3},

@@ -25,6 +25,20 @@ PREFIX = "CORES "
 pytestmark = pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="this machine lets the tests use one core")
 
 
+@pytest.fixture(autouse=True)
+def own_reservations(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reservations under names only this test's process and its children use.
+
+    The real names are the machine's, per user: matches played meanwhile by the suite's other pytest-xdist
+    worker, or by another checkout's tests, hold cores at any moment.  These tests count free and held cores, so
+    they reserve in a space of their own; the referee plays here, in this process, and takes the same names.
+    """
+    real = affinity.reservation_name
+    assert real(0) == f"\0arena-core-{os.getuid()}-0".encode()
+    scope = os.getpid()  # this process's, inherited by a child forked to hold a core
+    monkeypatch.setattr(affinity, "reservation_name", lambda core: real(core) + f"-test-{scope}".encode())
+
+
 @pytest.fixture(scope="module")
 def core_registry() -> Registry:
     loaded = load_registry(plugins_dir=CORE_AGENTS, entry_points=False).registry

@@ -29,6 +29,7 @@ def test_rows_survive_packing() -> None:
     assert ray_pool.unpack_rows(ray_pool.pack_rows(rows)) == rows
 
 
+@pytest.mark.ray
 def test_workers_outlive_a_run_and_a_killed_one_loses_nothing(tmp_path: Path, local_ray: None) -> None:
     import ray
 
@@ -56,6 +57,7 @@ def test_workers_outlive_a_run_and_a_killed_one_loses_nothing(tmp_path: Path, lo
     assert len(after) == 2 and len(set(after) & set(before)) == 1
 
 
+@pytest.mark.ray
 def test_a_ray_run_stopped_midway_resumes_to_the_serial_result(tmp_path: Path, local_ray: None) -> None:
     config = small_config(blocks=4)
     twin_stores("small", tmp_path / "serial", tmp_path / "ray")
