@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from arena.cli import stopping
 from arena.cli.addresses import cluster_address
 from arena.cli.common import CliError, add_command, failure, print_json
 from arena.cli.numbers import MAX_WORKERS, integer
@@ -95,7 +96,8 @@ def _load(path: Path) -> Competition:
         raise CliError(f"{path}: no such serve config (configs/serve-lovat.toml is one to copy; 'arena serve users' "
                        "reads serve.toml unless --config names another)")
     try:
-        return load_competition(path)
+        with stopping.deferred():  # a stop while the plugins load is a stop, never a config error
+            return load_competition(path)
     except ConfigError as error:
         raise CliError(str(error).replace("\n", "; ")) from None
 
