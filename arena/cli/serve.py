@@ -157,6 +157,7 @@ def run_users(args: argparse.Namespace) -> int:
 
     from arena.serve import auth
     from arena.serve.db import ServeDB
+    from arena.serve.server import ServeError, claim_folder
 
     words = args.words
     if not words or words[0] not in ("add", "list", "revoke") or len(words) != (1 if words[0] == "list" else 2):
@@ -169,9 +170,10 @@ def run_users(args: argparse.Namespace) -> int:
         except auth.AuthError as error:
             raise CliError(str(error)) from None
     try:
+        claim_folder(Path(args.users_config), competition)
         secret = auth.load_secret(folder)
         db = ServeDB(folder)
-    except auth.AuthError as error:
+    except (auth.AuthError, ServeError) as error:
         raise CliError(str(error), status=1) from None
     except (OSError, sqlite3.Error) as error:
         reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
