@@ -36,6 +36,16 @@ MATCHES_SHOWN = 200
 FORM_EXPIRED = "this form has expired or came from another site; reload the page and retry"
 
 
+def standings(board: dict[str, Any], retired: set[str]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The leaderboard's rows split into the playing ones, ranked among themselves (ties kept), and the retired
+    ones (``retired``), which play no more and hold no rank: the published board ranks every entry."""
+    rows = list(board.get("rows", []))
+    playing = [row for row in rows if row.get("agent") not in retired]
+    ranks = [row.get("rank") or 0 for row in playing]
+    ranked = [{**row, "rank": 1 + sum(other < rank for other in ranks)} for row, rank in zip(playing, ranks)]
+    return ranked, [row for row in rows if row.get("agent") in retired]
+
+
 def add_pages(app: FastAPI, state: App) -> None:
     """Register the pages on ``app``."""
 
@@ -70,7 +80,9 @@ def add_pages(app: FastAPI, state: App) -> None:
         if fresh:
             nonce = secrets.token_urlsafe(24)
         assert nonce is not None
-        page = render("home.html", board=board, owners=owners, user=viewer(request), matches=board.get("matches", 0),
+        playing, retired = standings(board, state.db.retired_entries())
+        page = render("home.html", playing=playing, retired=retired, owners=owners, user=viewer(request),
+                      matches=board.get("matches", 0),
                       open_door=state.settings.self_registration,
                       login_csrf=auth.login_csrf(state.settings.secret, nonce))
         if fresh:
@@ -169,8 +181,8 @@ def add_pages(app: FastAPI, state: App) -> None:
 
     @app.get("/agents/{entry}", response_class=HTMLResponse, include_in_schema=False)
     def agent(request: Request, entry: str) -> HTMLResponse:
-        board = state.results.leaderboard()
-        row = next((row for row in board.get("rows", []) if row.get("agent") == entry), None)
+        playing, retired = standings(state.results.leaderboard(), state.db.retired_entries())
+        row = next((row for row in playing + retired if row.get("agent") == entry), None)
         shown = state.results.viewable()
         chosen = [match for match in reversed(state.results.snapshot().rows) if entry in match.agents]
         rows = [row_json(match, viewable=shown(match)) for match in chosen[:MATCHES_SHOWN]]
@@ -183,5 +195,5 @@ def add_pages(app: FastAPI, state: App) -> None:
             versions = [upload for upload in state.db.uploads(user=owner)
                         if upload.agent == agent_name and upload.entry is not None]
         history = state.results.ladder_entry(entry)
-        return render("agent.html", entry=entry, row=row, matches=rows, total=len(chosen), owner=owner,
-                      versions=versions, history=history, user=viewer(request))
+        return render("agent.html", entry=entry, row=row, retired=row in retired, matches=rows, total=len(chosen),
+                      owner=owner, versions=versions, history=history, user=viewer(request))

@@ -358,3 +358,29 @@ def test_the_rate_limits_memory_is_bounded_however_many_addresses_ask() -> None:
     asyncio.run(flood())
     assert len(limit.buckets) == 50
     assert "10.0.1.50" in limit.buckets and "10.0.0.1" not in limit.buckets  # the latest are kept
+
+
+def test_retired_entries_are_shown_apart_and_hold_no_rank(serve_app) -> None:
+    live = serve_app()
+    with ServeDB(live.folder) as db:
+        for version in (1, 2):
+            upload = db.add_upload("alice", f"v{version}.py", "file", str(version) * 64, 10)
+            db.finish_check(upload.id, "accepted", "passed", "report", "mine")
+            db.joined(upload.id, f"alice.mine.v{version}")
+        db.retire(1)  # replaced by version 2
+    site = live.folder / "leaderboards" / "serve-test"
+    site.mkdir(parents=True)
+    row = {"rating": 1500.0, "lower": None, "upper": None, "games": 8, "timeouts": 0, "illegal": 0,
+           "exceptions": 0, "crashes": 0, "memory": 0}
+    (site / "leaderboard.json").write_text(json.dumps({"matches": 8, "rows": [
+        {**row, "rank": 1, "agent": "greedy"}, {**row, "rank": 2, "agent": "alice.mine.v1"},
+        {**row, "rank": 3, "agent": "alice.mine.v2"}, {**row, "rank": 3, "agent": "random"}]}))
+    with live.client() as client:
+        home = client.get("/").text
+        board, _, retired = home.partition('id="retired"')
+        ranks = re.findall(r'<tr><td>(\d+)</td><td><a href="/agents/([^"]+)"', board)
+        assert ranks == [("1", "greedy"), ("2", "alice.mine.v2"), ("2", "random")]  # ties kept
+        assert re.findall(r'<tr><td>retired</td><td><a href="/agents/([^"]+)"', retired) == ["alice.mine.v1"]
+        old = client.get("/agents/alice.mine.v1").text
+        assert "Retired: it plays no more and holds no rank" in old and "Rank" not in old
+        assert "Rank 2, rating 1500" in client.get("/agents/alice.mine.v2").text
