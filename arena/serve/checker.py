@@ -140,7 +140,12 @@ def _hider(folder: Path, plugins: Path, upload: Upload) -> Callable[[str], str]:
              (stored, name), (str(plugins), "."), (str(plugins.resolve()), "."),
              (str(folder.resolve()), "COMPETITION"), (str(folder), "COMPETITION"), (f"{installed}/", "")]
 
+    # The check names its plugins folder relative to its working folder where it can (the competition's, in the
+    # worker): every spelling of it, relative or absolute, is made the one the names above replace.
+    spelled = re.compile(r"[^\s'\"]*" + re.escape(f"work/check-{upload.id}/plugins") + r"(?![^\s/'\"])")
+
     def hide(text: str) -> str:
+        text = spelled.sub(lambda _found: str(plugins), text)
         for path, name in names:
             text = text.replace(path, name)
         return text

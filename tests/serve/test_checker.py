@@ -233,9 +233,15 @@ def arena_register_agents(register):
 '''
 
 
-def test_a_failed_checks_reason_and_report_speak_of_the_owners_file(tmp_path: Path) -> None:
+@pytest.mark.parametrize("where", ["elsewhere", "folder", "above"])
+def test_a_failed_checks_reason_and_report_speak_of_the_owners_file(tmp_path: Path, where: str,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """The reason is what failed and where, cut at a word; the report names the file as sent, and its Reproduce
-    command runs from the folder holding it: no server name (u<hash>) or folder reaches the owner."""
+    command runs from the folder holding it: no server name (u<hash>) or folder reaches the owner, whatever the
+    working folder the check names its plugins folder from (the competition's own, as in the worker, or one
+    above it)."""
+    if where != "elsewhere":
+        monkeypatch.chdir(tmp_path if where == "folder" else tmp_path.parent)
     add_user(tmp_path, "alice")
     upload_id = queue(tmp_path, "alice", "my_bot.py", RAISES)
     with ServeDB(tmp_path) as db:
@@ -250,4 +256,5 @@ def test_a_failed_checks_reason_and_report_speak_of_the_owners_file(tmp_path: Pa
     assert "(at my_bot.py:8 in act)" in words and "--plugins-dir ." in words  # though its message was long
     assert '| File "my_bot.py", line 8, in act' in words  # the traceback's line, too long with its folder
     assert "u" + upload.sha256[:16] not in reason + report and str(tmp_path) not in report
+    assert "work/check-" not in report and tmp_path.name not in report
     assert str(Path(arena.__file__).parent) not in report  # the traceback's arena files, from the package
