@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import secrets
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import FastAPI, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.concurrency import run_in_threadpool
@@ -32,7 +32,10 @@ COOKIE_AGE = 14 * 24 * 3600
 LOGIN_COOKIE = "arena_login"
 """The pre-session nonce the login and register forms are bound to (auth.login_csrf)."""
 MATCHES_SHOWN = 200
-"""Latest matches a page lists (each made into a row only if shown: an anchor plays in every match)."""
+"""Matches a page lists at once, the latest first, older ones a link away (each made into a row only if shown:
+an anchor plays in every match)."""
+Offset = Annotated[int, Query(ge=0, le=10**9)]
+"""``?offset=N``: a page's list of matches starts at its Nth newest (0: the newest)."""
 FORM_EXPIRED = "this form has expired or came from another site; reload the page and retry"
 
 
@@ -129,21 +132,22 @@ def add_pages(app: FastAPI, state: App) -> None:
         response.delete_cookie(cookie(request, SESSION_COOKIE), path="/", secure=request.url.scheme == "https")
         return response
 
-    def my_page(request: Request, user: User, status: int = 200, error: str | None = None) -> HTMLResponse:
+    def my_page(request: Request, user: User, status: int = 200, error: str | None = None,
+                offset: int = 0) -> HTMLResponse:
         mine = state.entries_of(user)
         shown = state.results.viewable()
         chosen = [row for row in reversed(state.results.snapshot().rows) if mine & set(row.agents)]
-        rows = [row_json(row, mine, shown(row)) for row in chosen[:MATCHES_SHOWN]]
+        rows = [row_json(row, mine, shown(row)) for row in chosen[offset:offset + MATCHES_SHOWN]]
         return render("me.html", status, user=user, uploads=list(reversed(state.db.uploads(user=user.name))),
-                      csrf=csrf(user), matches=rows, total=len(chosen), mine=mine, error=error,
-                      limits=state.settings.limits)
+                      csrf=csrf(user), matches=rows, total=len(chosen), offset=offset, size=MATCHES_SHOWN, mine=mine,
+                      error=error, limits=state.settings.limits)
 
     @app.get("/me", response_class=HTMLResponse, include_in_schema=False)
-    def me(request: Request) -> Response:
+    def me(request: Request, offset: Offset = 0) -> Response:
         user = viewer(request)
         if user is None:
             return RedirectResponse("/", status_code=303)
-        return my_page(request, user)
+        return my_page(request, user, offset=offset)
 
     @app.post("/me/uploads", include_in_schema=False)
     async def upload(request: Request) -> Response:
@@ -180,12 +184,12 @@ def add_pages(app: FastAPI, state: App) -> None:
         return RedirectResponse(f"/me/uploads/{upload_id}", status_code=303)
 
     @app.get("/agents/{entry}", response_class=HTMLResponse, include_in_schema=False)
-    def agent(request: Request, entry: str) -> HTMLResponse:
+    def agent(request: Request, entry: str, offset: Offset = 0) -> HTMLResponse:
         playing, retired = standings(state.results.leaderboard(), state.db.retired_entries())
         row = next((row for row in playing + retired if row.get("agent") == entry), None)
         shown = state.results.viewable()
         chosen = [match for match in reversed(state.results.snapshot().rows) if entry in match.agents]
-        rows = [row_json(match, viewable=shown(match)) for match in chosen[:MATCHES_SHOWN]]
+        rows = [row_json(match, viewable=shown(match)) for match in chosen[offset:offset + MATCHES_SHOWN]]
         if row is None and not rows and entry not in state.db.entry_owners():
             raise HTTPException(404, "no such agent")
         owner = state.db.entry_owners().get(entry)
@@ -196,4 +200,5 @@ def add_pages(app: FastAPI, state: App) -> None:
                         if upload.agent == agent_name and upload.entry is not None]
         history = state.results.ladder_entry(entry)
         return render("agent.html", entry=entry, row=row, retired=row in retired, matches=rows, total=len(chosen),
-                      owner=owner, versions=versions, history=history, user=viewer(request))
+                      offset=offset, size=MATCHES_SHOWN, owner=owner, versions=versions, history=history,
+                      user=viewer(request))

@@ -6,6 +6,7 @@ import gzip
 import io
 import json
 import os
+import re
 import shlex
 import subprocess
 import tarfile
@@ -427,10 +428,19 @@ def test_pages_of_matches_make_rows_for_the_matches_they_show_only(serve_app, mo
     time.sleep(REFRESH + 0.1)  # the server looks at the store at most once a second
     with httpx.Client(base_url=live.url, cookies={"arena_session": live.session("alice")}) as browser:
         anchor = browser.get("/agents/random")
-        assert anchor.status_code == 200 and "Matches (250)" in anchor.text
+        assert anchor.status_code == 200 and "Matches (250): the latest 200 of 250" in anchor.text
         assert len(made) == 200
-        assert browser.get("/me").status_code == 200
+        mine = browser.get("/me")
+        assert mine.status_code == 200 and "Your matches (250): the latest 200 of 250" in mine.text
         assert len(made) == 400
+        # The older ones are a link away, and the link back.
+        assert '<a href="?offset=200">older matches</a>' in mine.text and "newer matches" not in mine.text
+        older = browser.get("/me?offset=200").text
+        assert "Your matches (250): 201 to 250, newest first, of 250" in older and len(made) == 450
+        assert '<a href="?offset=0">newer matches</a>' in older and "older matches" not in older
+        listed = {int(number) for number in re.findall(r"/me/matches/t0000-b00-r(\d+)\"", older)}
+        assert listed == set(range(50))  # the 50 oldest
+        assert browser.get("/agents/random?offset=-1").status_code == 422
 
 
 def test_the_documented_curl_upload_works_and_a_wrong_field_is_named_in_one_line(live: Live, tmp_path: Path) -> None:

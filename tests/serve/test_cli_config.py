@@ -238,3 +238,14 @@ def test_a_copied_config_renamed_but_not_moved_is_refused_naming_both(tmp_path: 
     second.write_text(second.read_text().replace('folder = "competition"', 'folder = "competition-two"'))
     assert main(["serve", "users", "list", "--config", str(second)]) == 0
     assert "alice" not in capsys.readouterr().out
+
+
+def test_the_addresses_the_shipped_config_names_are_the_documented_ones() -> None:
+    import re
+
+    comments = "\n".join(line.partition("#")[2] for line in (ROOT / "configs" / "serve-lovat.toml").read_text()
+                         .splitlines())
+    named = re.findall(r"(?:GET|POST) /[\w/]+", comments)
+    assert named  # the register address, at least
+    documented = (ROOT / "docs" / "serve.md").read_text()
+    assert [address for address in named if f"`{address}`" not in documented] == []
