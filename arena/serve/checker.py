@@ -89,7 +89,22 @@ def check_one(folder: Path, upload: Upload, game: str, seats: int, limits: dict[
         return REJECTED, f"the check could not run: {hide(reason)}", hide(err[-20_000:]), None
     if result["state"] != ACCEPTED:
         _remove_build(build)
+    elif build is not None and (size := _disk_bytes(build)) > serve_limits.build_bytes:
+        _remove_build(build)
+        reason = (f"its build left {size:,} bytes, above the competition's limit of {serve_limits.build_bytes:,} "
+                  "(build_bytes): build less, or remove what the build makes and the agent does not run")
+        return REJECTED, reason, f"{reason}\n\n{hide(result['report'])}", result["agent"]
     return result["state"], _line(hide(result["reason"])), hide(result["report"]), result["agent"]
+
+
+def _disk_bytes(folder: Path) -> int:
+    """The bytes of every file under ``folder`` (links not followed: what the build itself wrote)."""
+    total = 0
+    for root, _folders, files in os.walk(folder):
+        for name in files:
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(root, name)).st_size
+    return total
 
 
 def _build_folder(upload: Path) -> Path | None:

@@ -258,3 +258,35 @@ def test_a_failed_checks_reason_and_report_speak_of_the_owners_file(tmp_path: Pa
     assert "u" + upload.sha256[:16] not in reason + report and str(tmp_path) not in report
     assert "work/check-" not in report and tmp_path.name not in report
     assert str(Path(arena.__file__).parent) not in report  # the traceback's arena files, from the package
+
+
+BIG_BUILD = b'''name = "bulky"
+version = "1"
+games = ["lorum"]
+command = ["python", "-m", "arena.program.client", "--agent", "greedy"]
+build = ["sh", "-c", "head -c 1500000 /dev/zero > bulk.bin"]
+build_seconds = 30
+'''
+
+
+def test_a_program_whose_build_is_over_the_limit_is_rejected_and_its_build_removed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Each accepted program's build stays in the cache while it plays: one bound per build keeps a participant's
+    # uploads from filling the server's disk with builds of up to the build sandbox's 2 GiB each.
+    from arena.referee.confinement import sandbox_level
+
+    if sandbox_level() == "none":
+        pytest.skip("this machine offers no sandbox: run 'arena doctor' to see what is missing")
+    cache = tmp_path / "builds"
+    monkeypatch.setenv("ARENA_BUILD_CACHE", str(cache))
+    add_user(tmp_path, "alice")
+    data = zip_of({"bulky/arena-agent.toml": BIG_BUILD})
+    with ServeDB(tmp_path) as db:
+        upload = db.add_upload("alice", "bulky.zip", "zip", store_blob(tmp_path, data), len(data))
+    state, reason, report, agent = check_one(tmp_path, upload, "lorum", 4, LIMITS,
+                                             ServeLimits(check_matches=1, build_bytes=1_000_000))
+    assert (state, agent) == (REJECTED, "bulky"), report
+    assert reason.startswith("its build left 1,500,") and "above the competition's limit of 1,000,000 (build_bytes)" \
+        in reason, reason
+    assert "bulky 1 on lorum" in report  # the check's report, which it passed, follows
+    assert not [path for path in cache.glob("bulky-*") if not path.name.endswith(".lock")]
