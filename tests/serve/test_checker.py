@@ -200,18 +200,26 @@ build_seconds = 30
 '''
 
 
-def test_a_rejected_programs_build_leaves_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def check_program(folder: Path, monkeypatch: pytest.MonkeyPatch, name: str, manifest: bytes,
+                  limits: ServeLimits) -> tuple[str, str, str, str | None, Path]:
+    """Check program ``name`` (its manifest alone) as alice's upload, building into a cache of the test's own:
+    ``check_one``'s answer and that cache."""
     from arena.referee.confinement import sandbox_level
 
     if sandbox_level() == "none":
         pytest.skip("this machine offers no sandbox: run 'arena doctor' to see what is missing")
-    cache = tmp_path / "builds"
+    cache = folder / "builds"
     monkeypatch.setenv("ARENA_BUILD_CACHE", str(cache))
-    add_user(tmp_path, "alice")
-    data = zip_of({"filler/arena-agent.toml": FILLER})
-    with ServeDB(tmp_path) as db:
-        upload = db.add_upload("alice", "filler.zip", "zip", store_blob(tmp_path, data), len(data))
-    state, _reason, report, _agent = check_one(tmp_path, upload, "lorum", 4, LIMITS, ServeLimits(check_matches=1))
+    add_user(folder, "alice")
+    data = zip_of({f"{name}/arena-agent.toml": manifest})
+    with ServeDB(folder) as db:
+        upload = db.add_upload("alice", f"{name}.zip", "zip", store_blob(folder, data), len(data))
+    return (*check_one(folder, upload, "lorum", 4, LIMITS, limits), cache)
+
+
+def test_a_rejected_programs_build_leaves_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    state, _reason, report, _agent, cache = check_program(tmp_path, monkeypatch, "filler", FILLER,
+                                                          ServeLimits(check_matches=1))
     assert state == REJECTED, report
     assert "could not be started" in report or "Permission denied" in report, report  # built, then not run
     assert not [path for path in cache.glob("filler-*") if not path.name.endswith(".lock")]  # no 1 MB build kept
@@ -273,18 +281,8 @@ def test_a_program_whose_build_is_over_the_limit_is_rejected_and_its_build_remov
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Each accepted program's build stays in the cache while it plays: one bound per build keeps a participant's
     # uploads from filling the server's disk with builds of up to the build sandbox's 2 GiB each.
-    from arena.referee.confinement import sandbox_level
-
-    if sandbox_level() == "none":
-        pytest.skip("this machine offers no sandbox: run 'arena doctor' to see what is missing")
-    cache = tmp_path / "builds"
-    monkeypatch.setenv("ARENA_BUILD_CACHE", str(cache))
-    add_user(tmp_path, "alice")
-    data = zip_of({"bulky/arena-agent.toml": BIG_BUILD})
-    with ServeDB(tmp_path) as db:
-        upload = db.add_upload("alice", "bulky.zip", "zip", store_blob(tmp_path, data), len(data))
-    state, reason, report, agent = check_one(tmp_path, upload, "lorum", 4, LIMITS,
-                                             ServeLimits(check_matches=1, build_bytes=1_000_000))
+    state, reason, report, agent, cache = check_program(tmp_path, monkeypatch, "bulky", BIG_BUILD,
+                                                        ServeLimits(check_matches=1, build_bytes=1_000_000))
     assert (state, agent) == (REJECTED, "bulky"), report
     assert reason.startswith("its build left 1,500,") and "above the competition's limit of 1,000,000 (build_bytes)" \
         in reason, reason
