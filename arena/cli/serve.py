@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from arena.cli import stopping
 from arena.cli.addresses import cluster_address
 from arena.cli.common import CliError, add_command, failure, print_json
 from arena.cli.numbers import MAX_WORKERS, integer
@@ -95,7 +96,8 @@ def _load(path: Path) -> Competition:
         raise CliError(f"{path}: no such serve config (configs/serve-lovat.toml is one to copy; 'arena serve users' "
                        "reads serve.toml unless --config names another)")
     try:
-        return load_competition(path)
+        with stopping.deferred():  # a stop while the plugins load is a stop, never a config error
+            return load_competition(path)
     except ConfigError as error:
         raise CliError(str(error).replace("\n", "; ")) from None
 
@@ -155,6 +157,7 @@ def run_users(args: argparse.Namespace) -> int:
 
     from arena.serve import auth
     from arena.serve.db import ServeDB
+    from arena.serve.server import ServeError, claim_folder
 
     words = args.words
     if not words or words[0] not in ("add", "list", "revoke") or len(words) != (1 if words[0] == "list" else 2):
@@ -167,9 +170,10 @@ def run_users(args: argparse.Namespace) -> int:
         except auth.AuthError as error:
             raise CliError(str(error)) from None
     try:
+        claim_folder(Path(args.users_config), competition)
         secret = auth.load_secret(folder)
         db = ServeDB(folder)
-    except auth.AuthError as error:
+    except (auth.AuthError, ServeError) as error:
         raise CliError(str(error), status=1) from None
     except (OSError, sqlite3.Error) as error:
         reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import signal
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from types import FrameType
 
 STOPPING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
@@ -38,6 +40,42 @@ def _stop(signum: int, _frame: FrameType | None) -> None:
     for number in STOPPING_SIGNALS:
         signal.signal(number, signal.SIG_IGN)  # the clean-up this starts is not interrupted by another
     raise Stopped(signum)
+
+
+@contextmanager
+def deferred() -> Iterator[None]:
+    """Hold SIGTERM, SIGHUP and Ctrl-C while the block runs, then stop as the first of them asked (``Stopped``, or
+    ``KeyboardInterrupt`` for Ctrl-C), whatever the block raised meanwhile (call it from the main thread).
+
+    For plugin discovery: it takes whatever a plugin raises, ``KeyboardInterrupt`` included, as that plugin's
+    failure, so a stop raised inside it would be taken for a plugin that failed to load (a game "unknown") or
+    lost altogether, and the command would run on.  Discovery takes a second or a few; the stop waits that long.
+    """
+    received: list[int] = []
+
+    def hold(signum: int, _frame: FrameType | None) -> None:
+        received.append(signum)
+
+    held = (*STOPPING_SIGNALS, signal.SIGINT)
+    previous = {number: signal.signal(number, hold) for number in held}
+    try:
+        yield
+    except Exception:
+        if not received:
+            raise
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+    if received:
+        raise _interrupt(received[0])
+
+
+def _interrupt(signum: int) -> KeyboardInterrupt:
+    if signum == signal.SIGINT:
+        return KeyboardInterrupt()
+    for number in STOPPING_SIGNALS:
+        signal.signal(number, signal.SIG_IGN)  # as _stop: the clean-up this starts is not interrupted by another
+    return Stopped(signum)
 
 
 def exit_status(interrupt: KeyboardInterrupt) -> int:

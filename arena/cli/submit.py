@@ -11,9 +11,12 @@ from typing import Any
 
 from arena.cli.common import CliError, add_command, print_json
 from arena.cli.numbers import seconds
+from arena.cli.stopping import say
 
 TOKEN_ENV = "ARENA_TOKEN"
 FINAL = ("accepted", "rejected")
+PROGRESS_SECONDS = 30.0
+"""While it waits, how often ``--wait`` says the check is still under way (on stderr)."""
 
 
 def add_parsers(subparsers: argparse._SubParsersAction) -> None:
@@ -144,11 +147,19 @@ def run(args: argparse.Namespace) -> int:
             if response.status_code != 202:
                 raise CliError(f"{args.url}: upload refused: {_detail(response)}", status=1)
             upload = response.json()
-            deadline = time.monotonic() + args.timeout
+            page = f"{base}/me/uploads/{upload['id']}"
+            started = time.monotonic()
+            deadline = started + args.timeout
+            said: tuple[str, float] | None = None  # the state last said, and when
             while args.wait and upload["state"] not in FINAL:
-                if time.monotonic() > deadline:
+                now = time.monotonic()
+                if said is None or said[0] != upload["state"] or now - said[1] >= PROGRESS_SECONDS:
+                    # A check can take minutes (up to the competition's check_seconds): say it is under way.
+                    say(f"upload {upload['id']}: {upload['state']} ({now - started:.0f} s)")
+                    said = (upload["state"], now)
+                if now > deadline:
                     raise CliError(f"upload {upload['id']} is still {upload['state']} after {args.timeout:g} s; "
-                                   "see your page for its outcome", status=1)
+                                   f"its outcome will be on {page}", status=1)
                 time.sleep(1.0)
                 response = client.get(f"/api/uploads/{upload['id']}")
                 if response.status_code != 200:
@@ -164,4 +175,6 @@ def run(args: argparse.Namespace) -> int:
         reason = f": {upload['reason']}" if upload.get("reason") else ""
         print(f"upload {upload['id']} ({upload['filename']}, sha256 {upload['sha256'][:12]}): "
               f"{upload['state']}{reason}")
+        if upload["state"] in FINAL:
+            print(f"the whole report: {page} (logged in with your token), or {base}/api/uploads/{upload['id']}")
     return 1 if upload["state"] == "rejected" else 0

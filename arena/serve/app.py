@@ -28,6 +28,7 @@ from arena.serve import auth
 from arena.serve.archives import UploadError, kind_of, read_upload, safe_filename
 from arena.serve.config import ServeLimits
 from arena.serve.db import ACCEPTED, Bounds, LimitError, ServeDB, Upload, User
+from arena.serve.errors import add_error_handlers
 from arena.serve.guards import SITE_CSP, BodyLimit, RateLimit, SecurityHeaders, client_key
 from arena.serve.pages import add_pages  # the pages share this app's state and dependencies
 from arena.serve.results import Results, row_json
@@ -249,6 +250,7 @@ def create_app(settings: AppSettings) -> FastAPI:
     app = FastAPI(title=f"arena serve: {settings.ladder}", docs_url=None, redoc_url=None,
                   openapi_url="/api/openapi.json")
     app.state.arena = state
+    add_error_handlers(app, settings.ladder, settings.game)
 
     @app.post("/api/register", status_code=201, response_model=Registered)
     def register(request: Request, wish: Registration) -> Registered:

@@ -89,7 +89,22 @@ def check_one(folder: Path, upload: Upload, game: str, seats: int, limits: dict[
         return REJECTED, f"the check could not run: {hide(reason)}", hide(err[-20_000:]), None
     if result["state"] != ACCEPTED:
         _remove_build(build)
+    elif build is not None and (size := _disk_bytes(build)) > serve_limits.build_bytes:
+        _remove_build(build)
+        reason = (f"its build left {size:,} bytes, above the competition's limit of {serve_limits.build_bytes:,} "
+                  "(build_bytes): build less, or remove what the build makes and the agent does not run")
+        return REJECTED, reason, f"{reason}\n\n{hide(result['report'])}", result["agent"]
     return result["state"], _line(hide(result["reason"])), hide(result["report"]), result["agent"]
+
+
+def _disk_bytes(folder: Path) -> int:
+    """The bytes of every file under ``folder`` (links not followed: what the build itself wrote)."""
+    total = 0
+    for root, _folders, files in os.walk(folder):
+        for name in files:
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(root, name)).st_size
+    return total
 
 
 def _build_folder(upload: Path) -> Path | None:
@@ -140,7 +155,12 @@ def _hider(folder: Path, plugins: Path, upload: Upload) -> Callable[[str], str]:
              (stored, name), (str(plugins), "."), (str(plugins.resolve()), "."),
              (str(folder.resolve()), "COMPETITION"), (str(folder), "COMPETITION"), (f"{installed}/", "")]
 
+    # The check names its plugins folder relative to its working folder where it can (the competition's, in the
+    # worker): every spelling of it, relative or absolute, is made the one the names above replace.
+    spelled = re.compile(r"[^\s'\"]*" + re.escape(f"work/check-{upload.id}/plugins") + r"(?![^\s/'\"])")
+
     def hide(text: str) -> str:
+        text = spelled.sub(lambda _found: str(plugins), text)
         for path, name in names:
             text = text.replace(path, name)
         return text

@@ -36,6 +36,9 @@ def is_host(host: str) -> bool:
     return True
 
 
+BUILD_BYTES = 100_000_000
+"""What one accepted program's build may take on disk by default: each build may reach the build sandbox's own
+bound (2 GiB), and accepted uploads' builds stay for as long as they play."""
 SEAT_LOG_MATCHES = 5_000
 """How many of the latest matches keep their seats' output by default (64 KiB a seat at most)."""
 
@@ -54,13 +57,14 @@ class ServeLimits:
     check_matches: int = 2  # check-agent matches per case
     check_seconds: float = 600.0  # wall seconds one check may take before it is stopped and the upload rejected
     seat_log_matches: int = SEAT_LOG_MATCHES  # latest matches whose seats' output is kept for their owners
+    build_bytes: int = BUILD_BYTES  # what one accepted agent program's build may leave on the server's disk
 
 
 LIMIT_BOUNDS: dict[str, tuple[float, float]] = {
     "upload_bytes": (1_000, 100_000_000), "files": (1, 10_000), "unpacked_bytes": (1_000, 1_000_000_000),
     "uploads_per_hour": (1, 10_000), "stored_bytes": (1_000, 10_000_000_000), "queued": (1, 100),
     "requests_per_second": (0.1, 100_000), "check_matches": (1, 100), "check_seconds": (10, 86_400),
-    "seat_log_matches": (1, 10_000_000),
+    "seat_log_matches": (1, 10_000_000), "build_bytes": (1_000_000, 2 * 1024**3),
 }
 
 

@@ -360,6 +360,11 @@ class ServeDB:
         return [Upload(*row) for row in self.db.execute(
             f"SELECT {self._COLUMNS} FROM uploads WHERE retire_asked IS NOT NULL AND retired IS NULL ORDER BY id")]
 
+    def retired_entries(self) -> set[str]:
+        """The ladder entries that play no more (replaced, retired by their owner, or removed by the server)."""
+        return {str(entry) for (entry,) in
+                self.db.execute("SELECT entry FROM uploads WHERE entry IS NOT NULL AND retired IS NOT NULL")}
+
     def entry_owners(self) -> dict[str, str]:
         """Ladder entry → its owner, for every upload that joined."""
         return {str(entry): str(user) for entry, user in

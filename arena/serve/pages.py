@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import secrets
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import FastAPI, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.concurrency import run_in_threadpool
@@ -32,8 +32,21 @@ COOKIE_AGE = 14 * 24 * 3600
 LOGIN_COOKIE = "arena_login"
 """The pre-session nonce the login and register forms are bound to (auth.login_csrf)."""
 MATCHES_SHOWN = 200
-"""Latest matches a page lists (each made into a row only if shown: an anchor plays in every match)."""
+"""Matches a page lists at once, the latest first, older ones a link away (each made into a row only if shown:
+an anchor plays in every match)."""
+Offset = Annotated[int, Query(ge=0, le=10**9)]
+"""``?offset=N``: a page's list of matches starts at its Nth newest (0: the newest)."""
 FORM_EXPIRED = "this form has expired or came from another site; reload the page and retry"
+
+
+def standings(board: dict[str, Any], retired: set[str]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The leaderboard's rows split into the playing ones, ranked among themselves (ties kept), and the retired
+    ones (``retired``), which play no more and hold no rank: the published board ranks every entry."""
+    rows = list(board.get("rows", []))
+    playing = [row for row in rows if row.get("agent") not in retired]
+    ranks = [row.get("rank") or 0 for row in playing]
+    ranked = [{**row, "rank": 1 + sum(other < rank for other in ranks)} for row, rank in zip(playing, ranks)]
+    return ranked, [row for row in rows if row.get("agent") in retired]
 
 
 def add_pages(app: FastAPI, state: App) -> None:
@@ -70,7 +83,9 @@ def add_pages(app: FastAPI, state: App) -> None:
         if fresh:
             nonce = secrets.token_urlsafe(24)
         assert nonce is not None
-        page = render("home.html", board=board, owners=owners, user=viewer(request), matches=board.get("matches", 0),
+        playing, retired = standings(board, state.db.retired_entries())
+        page = render("home.html", playing=playing, retired=retired, owners=owners, user=viewer(request),
+                      matches=board.get("matches", 0),
                       open_door=state.settings.self_registration,
                       login_csrf=auth.login_csrf(state.settings.secret, nonce))
         if fresh:
@@ -117,21 +132,22 @@ def add_pages(app: FastAPI, state: App) -> None:
         response.delete_cookie(cookie(request, SESSION_COOKIE), path="/", secure=request.url.scheme == "https")
         return response
 
-    def my_page(request: Request, user: User, status: int = 200, error: str | None = None) -> HTMLResponse:
+    def my_page(request: Request, user: User, status: int = 200, error: str | None = None,
+                offset: int = 0) -> HTMLResponse:
         mine = state.entries_of(user)
         shown = state.results.viewable()
         chosen = [row for row in reversed(state.results.snapshot().rows) if mine & set(row.agents)]
-        rows = [row_json(row, mine, shown(row)) for row in chosen[:MATCHES_SHOWN]]
+        rows = [row_json(row, mine, shown(row)) for row in chosen[offset:offset + MATCHES_SHOWN]]
         return render("me.html", status, user=user, uploads=list(reversed(state.db.uploads(user=user.name))),
-                      csrf=csrf(user), matches=rows, total=len(chosen), mine=mine, error=error,
-                      limits=state.settings.limits)
+                      csrf=csrf(user), matches=rows, total=len(chosen), offset=offset, size=MATCHES_SHOWN, mine=mine,
+                      error=error, limits=state.settings.limits)
 
     @app.get("/me", response_class=HTMLResponse, include_in_schema=False)
-    def me(request: Request) -> Response:
+    def me(request: Request, offset: Offset = 0) -> Response:
         user = viewer(request)
         if user is None:
             return RedirectResponse("/", status_code=303)
-        return my_page(request, user)
+        return my_page(request, user, offset=offset)
 
     @app.post("/me/uploads", include_in_schema=False)
     async def upload(request: Request) -> Response:
@@ -168,12 +184,12 @@ def add_pages(app: FastAPI, state: App) -> None:
         return RedirectResponse(f"/me/uploads/{upload_id}", status_code=303)
 
     @app.get("/agents/{entry}", response_class=HTMLResponse, include_in_schema=False)
-    def agent(request: Request, entry: str) -> HTMLResponse:
-        board = state.results.leaderboard()
-        row = next((row for row in board.get("rows", []) if row.get("agent") == entry), None)
+    def agent(request: Request, entry: str, offset: Offset = 0) -> HTMLResponse:
+        playing, retired = standings(state.results.leaderboard(), state.db.retired_entries())
+        row = next((row for row in playing + retired if row.get("agent") == entry), None)
         shown = state.results.viewable()
         chosen = [match for match in reversed(state.results.snapshot().rows) if entry in match.agents]
-        rows = [row_json(match, viewable=shown(match)) for match in chosen[:MATCHES_SHOWN]]
+        rows = [row_json(match, viewable=shown(match)) for match in chosen[offset:offset + MATCHES_SHOWN]]
         if row is None and not rows and entry not in state.db.entry_owners():
             raise HTTPException(404, "no such agent")
         owner = state.db.entry_owners().get(entry)
@@ -183,5 +199,6 @@ def add_pages(app: FastAPI, state: App) -> None:
             versions = [upload for upload in state.db.uploads(user=owner)
                         if upload.agent == agent_name and upload.entry is not None]
         history = state.results.ladder_entry(entry)
-        return render("agent.html", entry=entry, row=row, matches=rows, total=len(chosen), owner=owner,
-                      versions=versions, history=history, user=viewer(request))
+        return render("agent.html", entry=entry, row=row, retired=row in retired, matches=rows, total=len(chosen),
+                      offset=offset, size=MATCHES_SHOWN, owner=owner, versions=versions, history=history,
+                      user=viewer(request))

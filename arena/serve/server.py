@@ -92,10 +92,35 @@ class ServeError(Exception):
     """The server cannot start (its folder) or go on (a worker that keeps ending); one line."""
 
 
+NAME_FILE = "competition-name"
+"""The file in a competition's folder that names the competition it keeps."""
+
+
+def claim_folder(config: Path, competition: Competition) -> None:
+    """Record in the competition's folder the name of the competition it keeps, the first time; ``ServeError``
+    naming both if it keeps another one.
+
+    A copied config whose name was changed and whose ``folder`` was not would otherwise share the first
+    competition's participants, uploads and database without a word."""
+    folder = competition.settings.folder
+    name = competition.ladder.name
+    path = folder / NAME_FILE
+    try:
+        kept = path.read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        path.write_text(name + "\n", encoding="utf-8")
+        return
+    if kept != name:
+        raise ServeError(f"{config}: [serve] folder {folder} keeps the competition {kept!r}, not {name!r}: give "
+                         f"{name!r} a folder of its own")
+
+
 def prepare(config: Path, competition: Competition) -> bytes:
     """Make the competition's folder, its secret, database and ladder (each only if new); the secret.
 
-    ``ServeError`` naming ``[serve] folder`` if the folder cannot be made or written; ``LadderError`` if the
+    ``ServeError`` naming ``[serve] folder`` if the folder cannot be made or written or keeps a competition of
+    another name (``claim_folder``); ``LadderError`` if the
     ladder there was started from another config (the keys that differ)."""
     import sqlite3
 
@@ -106,6 +131,7 @@ def prepare(config: Path, competition: Competition) -> bytes:
 
     folder = competition.settings.folder
     try:
+        claim_folder(config, competition)
         secret = load_secret(folder)
         ServeDB(folder).close()
     except (OSError, sqlite3.Error) as error:

@@ -41,7 +41,13 @@ def main(argv: list[str] | None = None) -> int:
     from arena.serve.server import load_competition
 
     stopping.install()  # SIGTERM stops the worker as Ctrl-C: a ladder run stores what it finished
-    competition = load_competition(args.config)
+    try:
+        # A stop asked while the plugins load ends the worker after they have: discovery would take it for a
+        # plugin's failure (a game "unknown", a worker that runs on).
+        with stopping.deferred():
+            competition = load_competition(args.config)
+    except KeyboardInterrupt:
+        return 0  # the server is stopping: nothing was started, nothing to say
     settings = competition.settings
     settings.folder.mkdir(parents=True, exist_ok=True)
     # Work in the competition's folder: the sandbox keeps the working directory, any folder holding it and its
@@ -70,4 +76,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:  # a Ctrl-C in the server's terminal reaches its workers too, even while they start
+        sys.exit(0)

@@ -5,14 +5,19 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import os
+import re
+import shlex
+import subprocess
 import tarfile
 import time
 import zipfile
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from serve_helpers import Live, agent_source, zip_of
+from serve_helpers import ROOT, Live, agent_source, zip_of
 
 from arena.records.log import fault_line
 from arena.serve.db import Bounds, ServeDB
@@ -423,7 +428,46 @@ def test_pages_of_matches_make_rows_for_the_matches_they_show_only(serve_app, mo
     time.sleep(REFRESH + 0.1)  # the server looks at the store at most once a second
     with httpx.Client(base_url=live.url, cookies={"arena_session": live.session("alice")}) as browser:
         anchor = browser.get("/agents/random")
-        assert anchor.status_code == 200 and "Matches (250)" in anchor.text
+        assert anchor.status_code == 200 and "Matches (250): the latest 200 of 250" in anchor.text
         assert len(made) == 200
-        assert browser.get("/me").status_code == 200
+        mine = browser.get("/me")
+        assert mine.status_code == 200 and "Your matches (250): the latest 200 of 250" in mine.text
         assert len(made) == 400
+        # The older ones are a link away, and the link back.
+        assert '<a href="?offset=200">older matches</a>' in mine.text and "newer matches" not in mine.text
+        older = browser.get("/me?offset=200").text
+        assert "Your matches (250): 201 to 250, newest first, of 250" in older and len(made) == 450
+        assert '<a href="?offset=0">newer matches</a>' in older and "older matches" not in older
+        listed = {int(number) for number in re.findall(r"/me/matches/t0000-b00-r(\d+)\"", older)}
+        assert listed == set(range(50))  # the 50 oldest
+        assert browser.get("/agents/random?offset=-1").status_code == 422
+
+
+def test_the_documented_curl_upload_works_and_a_wrong_field_is_named_in_one_line(live: Live, tmp_path: Path) -> None:
+    lines = [line for line in (ROOT / "docs" / "serve.md").read_text().splitlines() if line.startswith("curl ")]
+    upload_line = next(line for line in lines if "-F file=@" in line)
+    (tmp_path / "my_agent.py").write_bytes(agent_source("curled"))
+    port = live.url.rpartition(":")[2]
+    env = {**os.environ, "ARENA_TOKEN": live.tokens["alice"]}
+
+    def curl(line: str) -> tuple[int, dict[str, Any]]:
+        words = shlex.split(line.replace("8000", port).partition("#")[0])
+        words = [word.replace("$ARENA_TOKEN", live.tokens["alice"]) for word in words]
+        done = subprocess.run([*words[:1], "-sS", "-w", "\n%{http_code}", *words[1:]], capture_output=True,
+                              text=True, cwd=tmp_path, env=env, timeout=30)
+        body, _, status = done.stdout.rpartition("\n")
+        assert body.startswith("{"), done.stdout + done.stderr
+        return int(status), json.loads(body)
+
+    status, sent = curl(upload_line)
+    assert status == 202 and sent["state"] == "queued" and sent["filename"] == "my_agent.py"
+    status, seen = curl(next(line for line in lines if "/api/uploads/1" in line).replace("/api/uploads/1",
+                                                                                       f"/api/uploads/{sent['id']}"))
+    assert status == 200 and seen["id"] == sent["id"]
+    status, refused = curl(upload_line.replace("file=@", "agent=@"))
+    assert status == 400
+    assert refused == {"detail": "no file in the form field 'file': send the agent as multipart/form-data in a field "
+                                 "named 'file' (curl -F file=@my_agent.py)"}
+    with live.client("alice") as alice:
+        assert alice.get("/api/uploads/abc").json() == {
+            "detail": "path upload_id: Input should be a valid integer, unable to parse string as an integer"}

@@ -200,18 +200,26 @@ build_seconds = 30
 '''
 
 
-def test_a_rejected_programs_build_leaves_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def check_program(folder: Path, monkeypatch: pytest.MonkeyPatch, name: str, manifest: bytes,
+                  limits: ServeLimits) -> tuple[str, str, str, str | None, Path]:
+    """Check program ``name`` (its manifest alone) as alice's upload, building into a cache of the test's own:
+    ``check_one``'s answer and that cache."""
     from arena.referee.confinement import sandbox_level
 
     if sandbox_level() == "none":
         pytest.skip("this machine offers no sandbox: run 'arena doctor' to see what is missing")
-    cache = tmp_path / "builds"
+    cache = folder / "builds"
     monkeypatch.setenv("ARENA_BUILD_CACHE", str(cache))
-    add_user(tmp_path, "alice")
-    data = zip_of({"filler/arena-agent.toml": FILLER})
-    with ServeDB(tmp_path) as db:
-        upload = db.add_upload("alice", "filler.zip", "zip", store_blob(tmp_path, data), len(data))
-    state, _reason, report, _agent = check_one(tmp_path, upload, "lorum", 4, LIMITS, ServeLimits(check_matches=1))
+    add_user(folder, "alice")
+    data = zip_of({f"{name}/arena-agent.toml": manifest})
+    with ServeDB(folder) as db:
+        upload = db.add_upload("alice", f"{name}.zip", "zip", store_blob(folder, data), len(data))
+    return (*check_one(folder, upload, "lorum", 4, LIMITS, limits), cache)
+
+
+def test_a_rejected_programs_build_leaves_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    state, _reason, report, _agent, cache = check_program(tmp_path, monkeypatch, "filler", FILLER,
+                                                          ServeLimits(check_matches=1))
     assert state == REJECTED, report
     assert "could not be started" in report or "Permission denied" in report, report  # built, then not run
     assert not [path for path in cache.glob("filler-*") if not path.name.endswith(".lock")]  # no 1 MB build kept
@@ -233,9 +241,15 @@ def arena_register_agents(register):
 '''
 
 
-def test_a_failed_checks_reason_and_report_speak_of_the_owners_file(tmp_path: Path) -> None:
+@pytest.mark.parametrize("where", ["elsewhere", "folder", "above"])
+def test_a_failed_checks_reason_and_report_speak_of_the_owners_file(tmp_path: Path, where: str,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """The reason is what failed and where, cut at a word; the report names the file as sent, and its Reproduce
-    command runs from the folder holding it: no server name (u<hash>) or folder reaches the owner."""
+    command runs from the folder holding it: no server name (u<hash>) or folder reaches the owner, whatever the
+    working folder the check names its plugins folder from (the competition's own, as in the worker, or one
+    above it)."""
+    if where != "elsewhere":
+        monkeypatch.chdir(tmp_path if where == "folder" else tmp_path.parent)
     add_user(tmp_path, "alice")
     upload_id = queue(tmp_path, "alice", "my_bot.py", RAISES)
     with ServeDB(tmp_path) as db:
@@ -250,4 +264,27 @@ def test_a_failed_checks_reason_and_report_speak_of_the_owners_file(tmp_path: Pa
     assert "(at my_bot.py:8 in act)" in words and "--plugins-dir ." in words  # though its message was long
     assert '| File "my_bot.py", line 8, in act' in words  # the traceback's line, too long with its folder
     assert "u" + upload.sha256[:16] not in reason + report and str(tmp_path) not in report
+    assert "work/check-" not in report and tmp_path.name not in report
     assert str(Path(arena.__file__).parent) not in report  # the traceback's arena files, from the package
+
+
+BIG_BUILD = b'''name = "bulky"
+version = "1"
+games = ["lorum"]
+command = ["python", "-m", "arena.program.client", "--agent", "greedy"]
+build = ["sh", "-c", "head -c 1500000 /dev/zero > bulk.bin"]
+build_seconds = 30
+'''
+
+
+def test_a_program_whose_build_is_over_the_limit_is_rejected_and_its_build_removed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Each accepted program's build stays in the cache while it plays: one bound per build keeps a participant's
+    # uploads from filling the server's disk with builds of up to the build sandbox's 2 GiB each.
+    state, reason, report, agent, cache = check_program(tmp_path, monkeypatch, "bulky", BIG_BUILD,
+                                                        ServeLimits(check_matches=1, build_bytes=1_000_000))
+    assert (state, agent) == (REJECTED, "bulky"), report
+    assert reason.startswith("its build left 1,500,") and "above the competition's limit of 1,000,000 (build_bytes)" \
+        in reason, reason
+    assert "bulky 1 on lorum" in report  # the check's report, which it passed, follows
+    assert not [path for path in cache.glob("bulky-*") if not path.name.endswith(".lock")]

@@ -220,3 +220,32 @@ def test_the_competitions_folder_is_private_to_its_organiser(tmp_path: Path) -> 
     fresh.mkdir()
     assert main(["serve", "users", "add", "bob", "--config", str(config_file(fresh))]) == 0
     assert stat.S_IMODE((fresh / "competition").stat().st_mode) == 0o700
+
+
+def test_a_copied_config_renamed_but_not_moved_is_refused_naming_both(tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    first = config_file(tmp_path)
+    assert main(["serve", "users", "add", "alice", "--config", str(first)]) == 0
+    second = tmp_path / "serve2.toml"
+    second.write_text(first.read_text().replace('name = "serve-lovat"', 'name = "serve-two"'))
+    capsys.readouterr()
+    assert main(["serve", "users", "list", "--config", str(second)]) == 1
+    assert capsys.readouterr() == ("", f"arena: error: {second}: [serve] folder {tmp_path / 'competition'} keeps the "
+                                       "competition 'serve-lovat', not 'serve-two': give 'serve-two' a folder of its "
+                                       "own\n")
+    assert main(["serve", str(second), "--port", "1"]) == 1  # refused before it binds
+    assert "keeps the competition 'serve-lovat', not 'serve-two'" in capsys.readouterr().err
+    second.write_text(second.read_text().replace('folder = "competition"', 'folder = "competition-two"'))
+    assert main(["serve", "users", "list", "--config", str(second)]) == 0
+    assert "alice" not in capsys.readouterr().out
+
+
+def test_the_addresses_the_shipped_config_names_are_the_documented_ones() -> None:
+    import re
+
+    comments = "\n".join(line.partition("#")[2] for line in (ROOT / "configs" / "serve-lovat.toml").read_text()
+                         .splitlines())
+    named = re.findall(r"(?:GET|POST) /[\w/]+", comments)
+    assert named  # the register address, at least
+    documented = (ROOT / "docs" / "serve.md").read_text()
+    assert [address for address in named if f"`{address}`" not in documented] == []

@@ -59,7 +59,7 @@ def test_another_site_cannot_log_a_visitor_in_under_its_own_token_nor_register_t
     live = serve_app(self_registration=True)
     with httpx.Client(base_url=live.url, timeout=30) as attacker_page:
         lured = attacker_page.post("/login", data={"token": live.tokens["bob"]})
-        assert lured.status_code == 403 and "another site" in lured.json()["detail"]
+        assert lured.status_code == 403 and "another site" in lured.text  # an HTML page, as every page refusal
         assert "set-cookie" not in lured.headers
         assert attacker_page.post("/register", data={"name": "mallory"}).status_code == 403
     with httpx.Client(base_url=live.url, timeout=30) as visitor, \
@@ -81,7 +81,7 @@ def test_a_form_upload_needs_the_session_csrf_value(live: Live) -> None:
         page = alice.get("/me").text
         files = {"file": ("mine.py", agent_source())}
         forged = alice.post("/me/uploads", files=files, data={"csrf": "0" * 64})
-        assert forged.status_code == 403 and "another site" in forged.json()["detail"]
+        assert forged.status_code == 403 and "another site" in forged.text
         missing = alice.post("/me/uploads", files=files)
         assert missing.status_code == 403
         with login(live, "bob") as bob:  # bob's own CSRF value does not work in alice's session, nor hers in his
@@ -358,3 +358,48 @@ def test_the_rate_limits_memory_is_bounded_however_many_addresses_ask() -> None:
     asyncio.run(flood())
     assert len(limit.buckets) == 50
     assert "10.0.1.50" in limit.buckets and "10.0.0.1" not in limit.buckets  # the latest are kept
+
+
+def test_retired_entries_are_shown_apart_and_hold_no_rank(serve_app) -> None:
+    live = serve_app()
+    with ServeDB(live.folder) as db:
+        for version in (1, 2):
+            upload = db.add_upload("alice", f"v{version}.py", "file", str(version) * 64, 10)
+            db.finish_check(upload.id, "accepted", "passed", "report", "mine")
+            db.joined(upload.id, f"alice.mine.v{version}")
+        db.retire(1)  # replaced by version 2
+    site = live.folder / "leaderboards" / "serve-test"
+    site.mkdir(parents=True)
+    row = {"rating": 1500.0, "lower": None, "upper": None, "games": 8, "timeouts": 0, "illegal": 0,
+           "exceptions": 0, "crashes": 0, "memory": 0}
+    (site / "leaderboard.json").write_text(json.dumps({"matches": 8, "rows": [
+        {**row, "rank": 1, "agent": "greedy"}, {**row, "rank": 2, "agent": "alice.mine.v1"},
+        {**row, "rank": 3, "agent": "alice.mine.v2"}, {**row, "rank": 3, "agent": "random"}]}))
+    with live.client() as client:
+        home = client.get("/").text
+        board, _, retired = home.partition('id="retired"')
+        ranks = re.findall(r'<tr><td>(\d+)</td><td><a href="/agents/([^"]+)"', board)
+        assert ranks == [("1", "greedy"), ("2", "alice.mine.v2"), ("2", "random")]  # ties kept
+        assert re.findall(r'<tr><td>retired</td><td><a href="/agents/([^"]+)"', retired) == ["alice.mine.v1"]
+        old = client.get("/agents/alice.mine.v1").text
+        assert "Retired: it plays no more and holds no rank" in old and "Rank" not in old
+        assert "Rank 2, rating 1500" in client.get("/agents/alice.mine.v2").text
+
+
+def test_pages_refuse_with_an_html_page_and_the_api_with_one_line_of_json(live: Live) -> None:
+    with live.client("bob") as bob_api:
+        sent = bob_api.post("/api/uploads", files={"file": ("theirs.py", agent_source("theirs"))}).json()
+    with login(live, "alice") as alice:
+        for path, status, message in ((f"/me/uploads/{sent['id']}", 404, f"you have no upload {sent['id']}"),
+                                      ("/me/uploads/abc", 422, "path upload_id: Input should be a valid integer"),
+                                      ("/agents/nobody", 404, "no such agent")):
+            answer = alice.get(path)
+            assert answer.status_code == status and answer.headers["content-type"].startswith("text/html")
+            assert f'<p class="error" role="alert">{message}' in answer.text and '"detail"' not in answer.text
+        expired = alice.post(f"/me/uploads/{sent['id']}/retire", data={"csrf": "0" * 64})
+        assert expired.status_code == 403 and expired.headers["content-type"].startswith("text/html")
+        assert "this form has expired or came from another site" in expired.text
+        assert "<script" not in alice.get("/me/uploads/<script>").text  # escaped, as every page
+    with live.client("alice") as api:
+        refused = api.get(f"/api/uploads/{sent['id']}")
+        assert refused.status_code == 404 and refused.json() == {"detail": f"you have no upload {sent['id']}"}

@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
 import subprocess
 import sys
@@ -92,3 +94,48 @@ def test_serving_is_printed_once_the_socket_is_bound_with_the_address_that_answe
     finally:
         process.terminate()
         process.wait(timeout=60)
+
+
+def slow_plugin(folder: Path, seconds: float) -> dict[str, str]:
+    """The environment of a server whose plugin discovery takes ``seconds`` more: an installed plugin, trusted
+    (imported in the process as well as in discovery's child), that sleeps as it is imported."""
+    (folder / "slowplug-1.0.dist-info").mkdir(parents=True)
+    (folder / "slowplug-1.0.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: slowplug\nVersion: 1.0\n")
+    (folder / "slowplug-1.0.dist-info" / "entry_points.txt").write_text("[arena]\nslowplug = slowplug\n")
+    (folder / "slowplug.py").write_text(f"import time\ntime.sleep({seconds})\n")
+    return {**os.environ, "PYTHONPATH": str(folder), "ARENA_PLUGINS_TRUST": "slowplug"}
+
+
+@pytest.mark.parametrize("when", ["server", "workers"])
+def test_a_stop_while_the_plugins_load_is_one_line(tmp_path: Path, when: str) -> None:
+    # Discovery takes a plugin's KeyboardInterrupt for its failure: a stop raised inside it was reported as a
+    # config error (a game "unknown"), as a traceback from each worker, or not at all (a worker that ran on).
+    served = competition(tmp_path, users=())
+    env = slow_plugin(tmp_path / "site", 2)
+    out = tmp_path / "out"
+    with out.open("w") as stdout:
+        server = subprocess.Popen([sys.executable, "-m", "arena", "serve", str(served.config), "--port",
+                                   str(served.port)], cwd=ROOT, env=env, stdout=stdout, stderr=subprocess.PIPE,
+                                  text=True)
+    try:
+        deadline = time.monotonic() + 60
+        if when == "server":
+            time.sleep(2.5)  # in its own discovery, the slow import
+        else:
+            while len(workers_of(served.config, parent=server.pid)) < 2:
+                assert time.monotonic() < deadline and server.poll() is None, "the workers did not start"
+                time.sleep(0.05)
+            time.sleep(2.5)  # past their imports, in their discovery
+        assert server.poll() is None
+        started = time.monotonic()
+        server.send_signal(signal.SIGTERM)
+        _, err = server.communicate(timeout=60)
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+    assert err == "arena: stopped by SIGTERM\n", err
+    assert server.returncode == 128 + signal.SIGTERM
+    assert time.monotonic() - started < 20  # no worker ran on until it was killed
+    assert ("serving" in out.read_text()) is (when == "workers")
+    assert not workers_of(served.config)

@@ -76,6 +76,10 @@ def test_submit_check_play_then_kill_9_and_restart_lose_nothing(served: Served, 
     assert rejected.returncode == 1
     assert "rejected: failed its check: exception at move 0" in rejected.stdout
     assert "raised RuntimeError: no idea" in rejected.stdout
+    # Where the whole report is, and what it waited for meanwhile (on stderr: stdout is the outcome).
+    number = int(rejected.stdout.split()[1])
+    assert f"the whole report: {served.url}/me/uploads/{number} (logged in with your token)" in rejected.stdout
+    assert rejected.stderr.startswith(f"upload {number}: queued (0 s)\n"), rejected.stderr
 
     # The accepted agent joins the ladder and plays; its owner sees its matches, with its own faults only.
     mine_matches = served.wait(lambda: served.api("alice", "/api/my/matches")["total"], "alice's first match")
