@@ -30,7 +30,7 @@ from arena.serve.config import ServeLimits
 from arena.serve.db import ACCEPTED, Bounds, LimitError, ServeDB, Upload, User
 from arena.serve.errors import add_error_handlers
 from arena.serve.guards import SITE_CSP, BodyLimit, RateLimit, SecurityHeaders, client_key
-from arena.serve.pages import add_pages  # the pages share this app's state and dependencies
+from arena.serve.pages import add_pages, standings  # the pages share this app's state and dependencies
 from arena.serve.results import Results, row_json
 from arena.serve.seat_logs import add_seat_log_routes  # each seat's output, to its owner only
 from arena.serve.session import ApiUser, optional_user
@@ -295,8 +295,11 @@ def create_app(settings: AppSettings) -> FastAPI:
 
     @app.get("/api/leaderboard")
     def leaderboard() -> dict[str, Any]:
-        """The leaderboard as last published (each entry's rating and interval, its faults, its version)."""
-        return state.results.leaderboard()
+        """The leaderboard as last published (each entry's rating and interval, its faults, its version): ``rows``
+        the playing entries, ranked among themselves; ``retired`` the retired ones, which hold no rank."""
+        board = state.results.leaderboard()
+        playing, retired = standings(board, state.db.retired_entries())
+        return {**board, "rows": playing, "retired": [{**row, "rank": None} for row in retired]}
 
     @app.get("/api/matches")
     def matches(entry: str | None = None, offset: int = 0, limit: int = 100) -> dict[str, Any]:

@@ -384,6 +384,10 @@ def test_retired_entries_are_shown_apart_and_hold_no_rank(serve_app) -> None:
         old = client.get("/agents/alice.mine.v1").text
         assert "Retired: it plays no more and holds no rank" in old and "Rank" not in old
         assert "Rank 2, rating 1500" in client.get("/agents/alice.mine.v2").text
+        api = client.get("/api/leaderboard").json()  # the API as the pages: the retired apart, unranked
+        assert [(row["rank"], row["agent"]) for row in api["rows"]] == [(1, "greedy"), (2, "alice.mine.v2"),
+                                                                       (2, "random")]
+        assert [(row["rank"], row["agent"]) for row in api["retired"]] == [(None, "alice.mine.v1")]
 
 
 def test_pages_refuse_with_an_html_page_and_the_api_with_one_line_of_json(live: Live) -> None:
