@@ -33,17 +33,6 @@ def shown(value: Any) -> str:
     return text if len(text) <= SHOWN_MAX else text[: SHOWN_MAX - 3] + "..."
 
 
-def outcome_problem(problem: object, number: int, script: Sequence[Any], action: str) -> str:
-    """The message for scripted outcome ``number`` of ``script`` found wrong when ``action`` (words such as
-    ``action 30 (seat 0, "L1-06")``) reached it: the outcome named first, with its value, unless ``problem``
-    (the check's own words) names it already."""
-    text = str(problem)
-    if text.startswith(f"chance outcome {number} "):  # Chance.scripted's kind check names the outcome itself
-        return f"{text}; {action} reached it"
-    value = f" ({shown(script[number])})" if number < len(script) else ""
-    return f"chance outcome {number}{value}, reached by {action}: {text}"
-
-
 def check_script(script: Sequence[Any]) -> None:
     """Every outcome of ``script`` is an object with a string ``kind``; ``InvalidSetup`` names the first that is not."""
     if isinstance(script, (str, bytes, Mapping)):

@@ -205,8 +205,12 @@ def unmarked_hooks(plugin: object) -> list[str]:
     """The functions of a plugin named as hooks but not marked ``@hookimpl``, each as a problem: pluggy calls only
     marked functions, so such a plugin loads, registers nothing and would say nothing."""
     hooks = sorted(name for name in dir(hookspecs) if name.startswith("arena_"))
-    unmarked = [name for name in hooks if callable(found := getattr(plugin, name, None))
-                and not hasattr(found, f"{hookspecs.PROJECT_NAME}_impl")]
+    try:  # only the names the plugin lists (as pluggy reads it): a module's __getattr__ may serve, or raise, any
+        listed = set(dir(plugin))
+        unmarked = [name for name in hooks if name in listed and callable(found := getattr(plugin, name))
+                    and not hasattr(found, f"{hookspecs.PROJECT_NAME}_impl")]
+    except BaseException:  # a plugin object whose attributes raise: registering it has refused it already
+        return []
     return [f"{name}() is not marked @hookimpl, so it is never called and registers nothing: put @hookimpl "
             "(from arena import hookimpl) on the line above it" for name in unmarked]
 

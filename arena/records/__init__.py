@@ -16,6 +16,7 @@ from arena.records.record import (
     RecordError,
     Replay,
     action_from_json,
+    chance_error,
     check_chance_used,
     check_result,
     check_structure,
@@ -27,5 +28,5 @@ from arena.records.record import (
 )
 
 __all__ = ["JSON_KINDS", "MAX_RECORD_BYTES", "RECORD_FORMAT", "RecordError", "Replay", "action_from_json",
-           "check_chance_used", "check_result", "check_structure", "game_for_record", "load_record", "make_record",
-           "replay", "save_record"]
+           "chance_error", "check_chance_used", "check_result", "check_structure", "game_for_record", "load_record",
+           "make_record", "replay", "save_record"]

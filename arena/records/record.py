@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.games.base import Action, Game, GameError, GameState, InvalidSetup, Result, to_json
-from arena.games.scripted import outcome_problem
+from arena.games.scripted import shown
 from arena.inputs import bounded_json
 from arena.inputs.suggest import closest
 
@@ -205,7 +205,8 @@ def replay(data: Mapping[str, Any], game: Game) -> Replay:
         try:
             state.apply(seat, action)
         except InvalidSetup as error:  # a scripted chance outcome this action reached (a die, a redeal) is wrong
-            raise _chance_at(index, entry, state, data.get("chance", []), error) from None
+            raise RecordError(chance_error(error, state, data.get("chance", []), index, seat, entry["action"])
+                              ) from None
         except GameError as error:
             raise _at(index, entry, error) from None
         actions.append((seat, action))
@@ -232,17 +233,25 @@ def _not_to_move(seat: Any, state: GameState, players: int) -> str:
 
 def _at(index: int, entry: Mapping[str, Any], problem: object) -> RecordError:
     """The error for action ``index`` of a record, naming its seat and action as written (made only on failure)."""
-    return RecordError(f"action {index} (seat {json.dumps(entry['seat'])}, {json.dumps(entry['action'])}): {problem}")
+    return RecordError(f"{_action_words(index, entry['seat'], entry['action'])}: {problem}")
 
 
-def _chance_at(index: int, entry: Mapping[str, Any], state: GameState, script: Sequence[Any],
-               problem: InvalidSetup) -> RecordError:
-    """The error for a bad scripted chance outcome that action ``index`` reached: it names the outcome first.
+def _action_words(index: int, seat: Any, action: Any) -> str:
+    """``action 30 (seat 0, "L1-06")``: an action of a record as messages name it, its values as JSON."""
+    return f"action {index} (seat {json.dumps(seat)}, {json.dumps(to_json(action))})"
 
-    The engine logs an outcome once it has checked it, so the one that failed is the next after the log.
-    """
-    action = f"action {index} (seat {json.dumps(entry['seat'])}, {json.dumps(entry['action'])})"
-    return RecordError(outcome_problem(problem, len(state.chance.log), script, action))
+
+def chance_error(problem: InvalidSetup, state: GameState, script: Sequence[Any], index: int, seat: int,
+                 action: Any) -> str:
+    """The message for a scripted chance outcome found wrong when action ``index`` (``seat``'s ``action``) reached
+    it, while replaying a record or playing one out: the outcome named first, with its value, unless the check's
+    own words name it already.  The engine logs an outcome once it has checked it, so the one that failed is the
+    next after ``state``'s chance log."""
+    number, text, words = len(state.chance.log), str(problem), _action_words(index, seat, action)
+    if text.startswith(f"chance outcome {number} "):  # Chance.scripted's kind check names the outcome itself
+        return f"{text}; {words} reached it"
+    value = f" ({shown(script[number])})" if number < len(script) else ""
+    return f"chance outcome {number}{value}, reached by {words}: {text}"
 
 
 def _players_hint(data: Mapping[str, Any], game: Game) -> str:

@@ -22,16 +22,14 @@ from __future__ import annotations
 
 import functools
 import inspect
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from arena.agent import Agent, AgentSpec
-from arena.games.base import Action, ChanceOutcome, Game, GameState, IllegalAction, InvalidSetup, to_json
-from arena.games.scripted import outcome_problem
+from arena.games.base import Action, ChanceOutcome, Game, GameState, IllegalAction, InvalidSetup
 from arena.plugin_system.data import printable
-from arena.records import make_record
+from arena.records import chance_error, make_record
 from arena.referee import affinity
 from arena.referee.faults import END, ILLEGAL, MESSAGE_LIMIT, MOVE, STARTUP, Fault
 from arena.referee.host import AgentHost, default_host
@@ -227,8 +225,7 @@ class Match:
             try:
                 state.apply(seat, action)
             except InvalidSetup as error:  # a record played out reached a scripted outcome that is wrong
-                words = f"action {len(self.actions)} (seat {seat}, {json.dumps(to_json(action))})"
-                raise InvalidSetup(outcome_problem(error, len(state.chance.log), self.script, words)) from None
+                raise InvalidSetup(chance_error(error, state, self.script, len(self.actions), seat, action)) from None
             except IllegalAction as error:
                 if seat in self.substitutes:
                     raise  # the substitute chose from the legal actions: an engine bug, not a fault

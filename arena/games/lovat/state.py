@@ -272,8 +272,8 @@ class LovatState(LovatTurns, GameState):
             reason = f"{action} is not in its hand"
         elif self.phase == VOID and action == COUNTER:
             reason = "it has no counters left"
-        elif self._die_chose(action, ""):
-            reason = self._die_chose(action, "")
+        elif die_note := self._die_chose(action, ""):
+            reason = die_note
         else:
             reason = f"that is not a {self.phase} action"
         return (
