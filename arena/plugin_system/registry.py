@@ -131,7 +131,10 @@ class Registry:
         try:
             return self.agents[name]
         except KeyError:
-            raise KeyError(f"unknown agent {name!r}{suggestion(name, self.agents)} "
+            # A plugin named like the agent that failed to load has said why above: point there.
+            failed = any(line.startswith(f"plugin {name!r} ") for line in self.errors)
+            because = "; its plugin did not load (the lines above say why)" if failed else ""
+            raise KeyError(f"unknown agent {name!r}{because}{suggestion(name, self.agents)} "
                            f"(installed: {', '.join(sorted(self.agents))})") from None
 
     def agents_for(self, game_name: str) -> list[AgentSpec]:

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import math
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +42,14 @@ OPTION_KEYS = ("type", "default", "help", "min", "max", "choices", "games")
 
 
 class ManifestError(ValueError):
-    """A manifest that cannot be used; one line naming the file, the key and the fix."""
+    """A manifest that cannot be used; one line naming the file, each key wrong and its fix.
+
+    ``problems`` holds the same problems one line each (the registry lists them so).
+    """
+
+    def __init__(self, message: str, problems: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.problems = problems or (message,)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,10 +68,47 @@ class Manifest:
 
 
 def read_manifest(folder: Path | str) -> Manifest:
-    """The manifest in ``folder``; ``ManifestError`` (one line) for anything wrong with it."""
+    """The manifest in ``folder``; ``ManifestError`` (one line naming every problem) for anything wrong."""
     folder = Path(folder).resolve()
     path = folder / MANIFEST_NAME
     where = str(path)
+    table = _table(path, where)
+    problems: list[str] = []
+
+    def checked(check: Callable[[], Any], fallback: Any) -> Any:
+        """``check()``, or ``fallback`` with its problem noted: an author sees every mistake in one go."""
+        try:
+            return check()
+        except ManifestError as error:
+            problems.append(str(error).removeprefix(f"{where}: "))
+            return fallback
+
+    for key in table:
+        checked(partial(_known, key, KEYS, where, "key"), None)
+    meant = {closest(key, KEYS) for key in table if key not in KEYS}  # 'game' is told it means 'games' once
+    missing = [key for key in ("name", "version", "games", "command") if key not in table and key not in meant]
+    if missing:
+        problems.append(f"missing key{'s' if len(missing) > 1 else ''} {', '.join(map(repr, missing))} "
+                        "(a manifest needs name, version, games and command)")
+    name = checked(lambda: _name(table, where), "") if "name" in table else ""
+    version = checked(lambda: _version(table, where), "") if "version" in table else ""
+    games = checked(lambda: _games(table, where), ()) if "games" in table else ()
+    description = checked(lambda: _description(table, where), "")
+    checked(lambda: _protocol(table, where), None)
+    build_seconds = checked(lambda: _build_seconds(table, where), BUILD_SECONDS_DEFAULT)
+    command = checked(lambda: _command(table, "command", where), ()) if "command" in table else ()
+    build = checked(lambda: _command(table, "build", where), ()) if "build" in table else ()
+    options = checked(lambda: _options(table.get("options", {}), where), NO_OPTIONS)
+    if problems:
+        count = f"{len(problems)} problems: " if len(problems) > 1 else ""
+        raise ManifestError(f"{where}: {count}{'; '.join(problems)}",
+                            tuple(f"{where}: {problem}" for problem in problems))
+    return Manifest(folder=folder, name=name, version=version, games=games, command=command,
+                    description=description, build=build, build_seconds=build_seconds, options=options)
+
+
+def _table(path: Path, where: str) -> dict[str, Any]:
+    """The manifest's TOML table, read within ``MANIFEST_BYTES_MAX``."""
     try:
         with open(path, "rb") as handle:
             data = handle.read(MANIFEST_BYTES_MAX + 1)
@@ -72,54 +117,70 @@ def read_manifest(folder: Path | str) -> Manifest:
     if len(data) > MANIFEST_BYTES_MAX:
         raise ManifestError(f"{where}: over {MANIFEST_BYTES_MAX} bytes; a manifest is a few lines")
     try:
-        table = tomllib.loads(data.decode())
+        return tomllib.loads(data.decode())
     except UnicodeDecodeError as error:
         raise ManifestError(f"{where}: not UTF-8 (byte {error.start})") from None
     except tomllib.TOMLDecodeError as error:
         raise ManifestError(f"{where}: not TOML: {error}") from None
-    _no_unknown(table, KEYS, where, "key")
-    for key in ("name", "version", "games", "command"):
-        if key not in table:
-            raise ManifestError(f"{where}: missing key {key!r} (a manifest needs name, version, games and command)")
+
+
+def _name(table: Mapping[str, Any], where: str) -> str:
     name = _string(table, "name", where)
     problem = name_problem(name, AGENT_NAME, "name")
     if problem:
         raise ManifestError(f"{where}: {problem}")
+    return name
+
+
+def _version(table: Mapping[str, Any], where: str) -> str:
     version = _string(table, "version", where)
     if not version or len(version) > VERSION_MAX or not version.isprintable():
         raise ManifestError(f"{where}: version must be 1 to {VERSION_MAX} printable characters")
+    return version
+
+
+def _games(table: Mapping[str, Any], where: str) -> tuple[str, ...]:
     games = _words(table, "games", where, GAMES_MAX)
     for game in games:
         problem = name_problem(game, AGENT_NAME, "game name")
         if problem:
             raise ManifestError(f"{where}: games: {problem}")
+    return games
+
+
+def _description(table: Mapping[str, Any], where: str) -> str:
     description = _string(table, "description", where) if "description" in table else ""
     if len(description) > DESCRIPTION_MAX or not description.isprintable():
         raise ManifestError(f"{where}: description must be one line of at most {DESCRIPTION_MAX} printable "
                             "characters")
+    return description
+
+
+def _protocol(table: Mapping[str, Any], where: str) -> None:
     protocol = table.get("protocol", PROTOCOL_VERSION)
     if protocol != PROTOCOL_VERSION or isinstance(protocol, bool):
         raise ManifestError(f"{where}: protocol {protocol!r} is not one this arena speaks ({PROTOCOL_VERSION})")
+
+
+def _build_seconds(table: Mapping[str, Any], where: str) -> float:
     build_seconds = table.get("build_seconds", BUILD_SECONDS_DEFAULT)
     if isinstance(build_seconds, bool) or not isinstance(build_seconds, (int, float)) or \
             not math.isfinite(build_seconds) or not 0 < build_seconds <= BUILD_SECONDS_MAX:
         raise ManifestError(f"{where}: build_seconds must be a number of seconds > 0 and <= {BUILD_SECONDS_MAX:g}")
-    command = _words(table, "command", where)
-    if _leads_out(command[0]):
-        raise ManifestError(f"{where}: command {command[0]!r} leads out of the program's folder: its first word "
-                            "is a file in the folder (\"./my-bot\"), a runtime on the system's PATH (\"node\") or "
-                            "\"python\" (docs/protocol.md, \"Manifest\")")
-    build = _words(table, "build", where) if "build" in table else ()
-    if build and _leads_out(build[0]):
+    return float(build_seconds)
+
+
+def _command(table: Mapping[str, Any], key: str, where: str) -> tuple[str, ...]:
+    """``command`` or ``build``: words whose first may not name a file outside the program's folder."""
+    words = _words(table, key, where)
+    if _leads_out(words[0]):
         # The build may read its tool's folder: an absolute path would open any folder of the machine to it.
-        raise ManifestError(f"{where}: build {build[0]!r} leads out of the program's folder: its first word is a "
-                            "tool on the system's PATH (\"cc\", \"cargo\") or a file in the folder "
-                            "(\"./build.sh\") (docs/protocol.md, \"Manifest\")")
-    return Manifest(
-        folder=folder, name=name, version=version, games=games, command=command,
-        description=description, build=build,
-        build_seconds=float(build_seconds), options=_options(table.get("options", {}), where),
-    )
+        first = ("a file in the folder (\"./my-bot\"), a runtime on the system's PATH (\"node\") or \"python\""
+                 if key == "command" else
+                 "a tool on the system's PATH (\"cc\", \"cargo\") or a file in the folder (\"./build.sh\")")
+        raise ManifestError(f"{where}: {key} {words[0]!r} leads out of the program's folder: its first word is "
+                            f"{first} (docs/protocol.md, \"Manifest\")")
+    return words
 
 
 def _leads_out(first: str) -> bool:
@@ -137,10 +198,30 @@ def manifest_report(folder: Path | str) -> dict[str, Any]:
     try:
         manifest = read_manifest(folder)
     except ManifestError as error:
-        return {"error": str(error)}
+        return {"agents": [], "games": [], "errors": list(error.problems), "failed": True}
+    problem = _unstartable(manifest)
+    if problem:
+        return {"agents": [], "games": [], "errors": [problem], "failed": True}
     agent = {"name": manifest.name, "games": list(manifest.games), "description": manifest.description,
              "version": manifest.version, "options": manifest.options.to_json()}
     return {"agents": [agent], "games": [], "errors": [], "failed": False, "reporter": False}
+
+
+def _unstartable(manifest: Manifest) -> str | None:
+    """Why a program without a build cannot start (its command names no executable), or None.
+
+    Known before any match only when nothing is built: a build's output does not exist until its first
+    check or match, which then reports a missing executable as a build or start-up fault.
+    """
+    if manifest.build:
+        return None
+    from arena.program.launch import LaunchError, executable  # launch reads manifests: imported when used
+
+    try:
+        executable(manifest, manifest.folder)
+    except LaunchError as error:
+        return f"{manifest.folder / MANIFEST_NAME}: {error}"
+    return None
 
 
 def is_manifest_folder(path: Path) -> bool:
@@ -148,12 +229,11 @@ def is_manifest_folder(path: Path) -> bool:
     return not path.name.startswith(("_", ".")) and path.is_dir() and (path / MANIFEST_NAME).is_file()
 
 
-def _no_unknown(table: Mapping[str, Any], known: tuple[str, ...], where: str, what: str) -> None:
-    for key in table:
-        if key not in known:
-            close = closest(key, known)
-            hint = f"; did you mean {close!r}?" if close else f" (known: {', '.join(known)})"
-            raise ManifestError(f"{where}: unknown {what} {key!r}{hint}")
+def _known(key: str, known: tuple[str, ...], where: str, what: str) -> None:
+    if key not in known:
+        close = closest(key, known)
+        hint = f"; did you mean {close!r}?" if close else f" (known: {', '.join(known)})"
+        raise ManifestError(f"{where}: unknown {what} {key!r}{hint}")
 
 
 def _string(table: Mapping[str, Any], key: str, where: str) -> str:
@@ -180,7 +260,8 @@ def _options(value: Any, where: str) -> AgentOptions:
     for name, declared in value.items():
         if not isinstance(declared, dict):
             raise ManifestError(f"{where}: options.{name} must be a table, e.g. [options.{name}] type = \"int\"")
-        _no_unknown(declared, OPTION_KEYS, f"{where}: options.{name}", "key")
+        for key in declared:
+            _known(key, OPTION_KEYS, f"{where}: options.{name}", "key")
         if declared.get("type") not in TYPES:
             raise ManifestError(f"{where}: options.{name}.type must be one of {', '.join(TYPES)}")
         try:

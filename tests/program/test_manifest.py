@@ -72,7 +72,49 @@ def test_a_wrong_manifest_is_one_line_naming_the_file_and_key(tmp_path: Path, ch
     assert message.startswith(str(folder / "arena-agent.toml") + ": "), message
     assert problem in message, message
     assert "\n" not in message
-    assert manifest_report(folder) == {"error": message}
+    assert manifest_report(folder) == {"agents": [], "games": [], "errors": [message], "failed": True}
+
+
+def test_every_problem_of_a_manifest_is_named_at_once(tmp_path: Path) -> None:
+    folder = write_program(tmp_path / "bot", GOOD.replace('name = "bot"', 'name = "Bot"').replace(
+        'version = "2.1"', 'version = ""').replace("build_seconds = 20", "build_seconds = -1").replace(
+        "games = [", "game = [").replace('type = "int"', 'type = "integer"'))
+    where = str(folder / "arena-agent.toml")
+    with pytest.raises(ManifestError) as caught:
+        read_manifest(folder)
+    problems = ["unknown key 'game'; did you mean 'games'?", "name 'Bot' must be",
+                "version must be 1 to", "build_seconds must be", "options.depth.type must be one of"]
+    message = str(caught.value)
+    assert message.startswith(f"{where}: 5 problems: ") and "\n" not in message, message
+    assert [problem in message for problem in problems] == [True] * 5, message
+    assert "missing key" not in message  # 'game' is told it means 'games', not also that 'games' is missing
+    # The registry lists them one line each, naming the file.
+    report = manifest_report(folder)
+    assert report["failed"] and len(report["errors"]) == 5
+    assert all(line.startswith(f"{where}: ") and problem in line for line, problem in zip(report["errors"], problems))
+
+
+@pytest.mark.parametrize(("command", "files", "problem"), [
+    ('["./bot"]', {}, "command './bot': {folder}/bot is not an executable file"),
+    ('["./bot"]', {"bot": "#!/bin/sh\n"}, "command './bot': {folder}/bot is not executable (chmod +x it)"),
+    ('["no-such-runtime-here"]', {}, "command 'no-such-runtime-here' is not a program on /usr/local/bin"),
+])
+def test_a_program_without_a_build_whose_command_cannot_start_is_not_listed(
+        tmp_path: Path, command: str, files: dict[str, str], problem: str) -> None:
+    manifest = 'name = "bot"\nversion = "1"\ngames = ["lorum"]\ncommand = ' + command + "\n"
+    folder = write_program(tmp_path / "plugins" / "bot", manifest, files)
+    registry = load_registry(plugins_dir=tmp_path / "plugins", entry_points=False).registry
+    assert "bot" not in registry.agents
+    assert any(problem.format(folder=folder) in line for line in registry.errors), registry.errors
+    with pytest.raises(KeyError, match="its plugin did not load"):
+        registry.agent("bot")
+    # Made executable, it is listed; with a build its output is checked only when built.
+    (folder / "bot").write_text("#!/bin/sh\n")
+    (folder / "bot").chmod(0o755)
+    write_program(folder, manifest.replace('command = ["no-such-runtime-here"]', 'command = ["./bot"]'))
+    assert "bot" in load_registry(plugins_dir=tmp_path / "plugins", entry_points=False).registry.agents
+    write_program(folder, manifest.replace(command, '["./out/bot"]') + 'build = ["make"]\n')
+    assert "bot" in load_registry(plugins_dir=tmp_path / "plugins", entry_points=False).registry.agents
 
 
 def test_an_oversized_or_binary_manifest_is_refused(tmp_path: Path) -> None:

@@ -148,9 +148,13 @@ def test_a_program_seated_trusted_runs_in_its_own_process(registry: Registry) ->
 
 
 def test_a_program_that_cannot_start_is_a_start_up_fault_naming_why(tmp_path: Path) -> None:
-    write_program(tmp_path / "plugins" / "missing", PROGRAM.replace("greedy-program", "missing").replace(
-        '["python", "-m", "arena.program.client", "--agent", "greedy"]', '["./not-there"]'))
+    folder = write_program(tmp_path / "plugins" / "missing", PROGRAM.replace("greedy-program", "missing").replace(
+        '["python", "-m", "arena.program.client", "--agent", "greedy"]', '["./not-there"]'),
+        {"not-there": "#!/bin/sh\n"})
+    (folder / "not-there").chmod(0o755)
     registry = load_registry(plugins_dir=tmp_path / "plugins", entry_points=False).registry
+    # Listed while its executable was there (the registry refuses one without); gone before the match.
+    (folder / "not-there").unlink()
     game = registry.game("lorum")
     seats = [SeatPlan(name=name, spec=registry.agent(name), seed=seat)
              for seat, name in enumerate(["missing", "random", "random", "random"])]
