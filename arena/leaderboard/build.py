@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -34,7 +35,7 @@ class LeaderboardRow:
     lower: float  # lower bound of the interval (Leaderboard.level)
     upper: float  # upper bound of the interval
     games: int  # matches played
-    mean_score: float  # mean score per match, in the game's unit (``GameInfo.score``)
+    mean_score: float  # mean score, in ``Leaderboard.score_unit`` (per match unless the game divides it)
     win_share: float  # fraction of matches finished first; k seats sharing first place win 1/k each
     timeouts: int  # moves that ran out of time
     illegal: int  # illegal actions
@@ -87,6 +88,7 @@ class Leaderboard:
     table: RatingTable  # the method's full result (superiority matrix, extras)
     trusted: frozenset[str] = frozenset()  # entries the config ran in-process ("trusted"): marked beside them
     scheduled: int | None = None  # matches the tournament scheduled, where known (more than ``matches``: unfinished)
+    score_unit: str = "score per match"  # what the rows' mean_score counts: "chips per deal" (``per_score``)
 
     @property
     def data_line(self) -> str:
@@ -113,7 +115,15 @@ class Leaderboard:
             "rows": [row.to_json() for row in self.rows],
             "ratings": self.table.to_json(),
             "trusted": sorted(self.trusted),
+            "score_unit": self.score_unit,
         }
+
+    def per_score(self, unit: str, divisor: float | None) -> Leaderboard:
+        """The same leaderboard with each row's mean score divided by ``divisor`` and counted in ``unit``: the
+        game's own currency, so that its score method's column and every table's mean score are one figure."""
+        rows = self.rows if divisor is None else tuple(
+            dataclasses.replace(row, mean_score=row.mean_score / divisor) for row in self.rows)
+        return dataclasses.replace(self, rows=rows, score_unit=unit)
 
 
 def agent_results(arrays: MatchArrays) -> tuple[np.ndarray, np.ndarray]:

@@ -97,7 +97,8 @@ def to_markdown(leaderboard: Leaderboard, title: str) -> str:
         *([_markdown_text(subtracted), ""] if (subtracted := subtracted_note(leaderboard)) else []),
         _markdown_text(interval_note(leaderboard)),
         "",
-        "| # | Agent | Version | Rating | Interval | Games | Mean score | Win share | Timeouts | Illegal | Exceptions "
+        f"| # | Agent | Version | Rating | Interval | Games | {leaderboard.score_unit.capitalize()} | Win share "
+        "| Timeouts | Illegal | Exceptions "
         "| Crashes | Memory |" + (f" {CONSERVATIVE_LABEL} |" if conservative else ""),
         "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|" + ("---:|" if conservative else ""),
     ]
@@ -205,7 +206,8 @@ def to_html(leaderboard: Leaderboard, head_to_head: HeadToHead, title: str) -> s
     ordered = head_to_head.reordered(leaderboard.agents) if same_agents else head_to_head
     conservative = conservative_ratings(leaderboard)
     headers: tuple[str, ...] = ("#", "Agent", "Version", "Rating", f"{leaderboard.level:.0%} interval", "Games",
-                                "Mean score", "Win share", "Timeouts", "Illegal", "Exceptions", "Crashes", "Memory")
+                                leaderboard.score_unit.capitalize(), "Win share", "Timeouts", "Illegal",
+                                "Exceptions", "Crashes", "Memory")
     headers += (CONSERVATIVE_LABEL,) if conservative else ()
     numeric = ' class="num"'
     head = "".join(f'<th scope="col"{"" if h in ("Agent", "Version") else numeric}>{html.escape(h)}</th>'

@@ -188,8 +188,8 @@ def rate(outcomes: Sequence[MatchOutcome], methods: Sequence[str], game: str,
     failed: dict[str, Exception] = {}
     for method in methods:
         try:
-            boards[method] = build_leaderboard(outcomes, method,
-                                               **method_options(method, game, game_options, bootstrap))
+            board = build_leaderboard(outcomes, method, **method_options(method, game, game_options, bootstrap))
+            boards[method] = board.per_score(score_spec(game).label, score_spec(game).divisor(game_options))
         except Exception as error:  # a plugin's method may raise anything; arena's own raising is a bug to see
             if method in BUILT_IN_METHODS:
                 raise

@@ -79,7 +79,8 @@ def render_rich(leaderboard: Leaderboard, title: str | None = None) -> Renderabl
     table.add_column("Rating", justify="right", no_wrap=True)
     table.add_column(f"{leaderboard.level:.0%} interval", justify="right", no_wrap=True)
     table.add_column("Games", justify="right")
-    table.add_column("Score/match", justify="right")  # points (Lovat) or chips (Lorum) per match, as stored
+    # The game's currency: "Points/game" (Lovat), "Chips/deal" (Lorum), as its score method counts it.
+    table.add_column(leaderboard.score_unit.replace(" per ", "/").capitalize(), justify="right")
     table.add_column("Wins", justify="right")  # share of matches finished first (ties shared)
     table.add_column("Faults", justify="right", overflow="fold")
     for row in leaderboard.rows:

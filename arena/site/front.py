@@ -70,8 +70,9 @@ def method_section(board: Leaderboard, times: MoveTimes, levels: Mapping[str, Se
     """One method's leaderboard table, notes, P(stronger) matrix and ratings chart."""
     method = escape(board.method)
     conservative = conservative_ratings(board)
-    headers = ["#", "Agent", "Version", "Rating", f"{board.level:.0%} interval", "Games", "Mean score", "Win share",
-               "Faults", "Mean time/move", "Max time/move", "Isolation/sandbox"]
+    headers = ["#", "Agent", "Version", "Rating", f"{board.level:.0%} interval", "Games",
+               board.score_unit.capitalize(), "Win share", "Faults", "Mean time/move", "Max time/move",
+               "Isolation/sandbox"]
     if conservative:
         headers.append("Conservative μ−3σ")
     text = {"Agent", "Version", "Isolation/sandbox"}

@@ -196,7 +196,13 @@ def test_run_prints_the_ratings_of_every_method_in_whole_lines(capsys: pytest.Ca
     folded = "".join(out.split())  # a table's caption still folds to the table's width
     assert "".join(f"arena leaderboard tiny --leaderboards {tmp_path / 'boards'} --method METHOD".split()) in folded
     board = next(line for line in lines if line.lstrip().startswith("#") and "Agent" in line)
-    assert board.split() == ["#", "Agent", "Rating", "95%", "interval", "Games", "Score/match", "Wins", "Faults"]
+    assert board.split() == ["#", "Agent", "Rating", "95%", "interval", "Games", "Chips/deal", "Wins", "Faults"]
+    # Every table's mean score is the score method's figure: chips per deal, not per match of two deals.
+    ratings = json.loads((tmp_path / "boards" / "tiny" / "ratings.json").read_text())
+    scores = {row["agent"]: row["rating"] for row in ratings["score"]["rows"]}
+    for method in ("elo", "score"):
+        assert ratings[method]["score_unit"] == "chips per deal"
+        assert {row["agent"]: row["mean_score"] for row in ratings[method]["rows"]} == pytest.approx(scores)
 
 
 def test_an_unreachable_ray_address_fails_at_once(capsys: pytest.CaptureFixture[str], tmp_path: Path,
