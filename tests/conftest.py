@@ -222,8 +222,9 @@ class DevToolsPage:
             raise AssertionError(f"{expression}: {result['exceptionDetails']}")
         return result["result"].get("value")
 
-    def wait_for(self, expression: str, timeout: float = 10.0) -> Any:
-        """Evaluate ``expression`` until it is truthy; its value (``AssertionError`` after ``timeout``)."""
+    def wait_for(self, expression: str, timeout: float = 30.0) -> Any:
+        """Evaluate ``expression`` until it is truthy; its value (``AssertionError`` after ``timeout``: long, since
+        a page may wait on a server sharing two loaded cores with the rest of the suite)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             value = self.evaluate(expression)
