@@ -59,8 +59,9 @@ class Later:
 
 LATER = Later(exact=2, samples=1)
 """The luck method's ``v``: every face of the next two rolls, one sampled continuation per pair of faces.  Exact with
-3 Lovat players (at most two rolls follow a roll); with 5 and 6 a twelfth and a seventieth of the exact cost,
-for a correction about as good (docs/ratings.md, "What it costs")."""
+3 Lovat players (at most two rolls follow a roll); with 4, 5 and 6 a half, a seventh and a twenty-fifth of the exact
+mean's CPU, its sampling adding under 1% to the variance of a match's corrected result (docs/ratings.md, "What it
+costs")."""
 
 
 def scores(result: Result) -> tuple[float, ...]:
