@@ -1,8 +1,9 @@
 """The luck method on real Lovat matches: its intervals, identical agents, and the matches a verdict needs.
 
 Fields of ``skilled`` agents (greedy with probability ``skill`` per decision, else random: benchmarks/luck_control.py)
-play complete duplicate blocks of 3-player Lovat (strong 0.8, twin-a and twin-b 0.65) and 4-player Lovat (the same
-and weak 0.5); twin-a and twin-b are the same agent under two names.  Each replication plays ``blocks`` blocks on
+play complete duplicate blocks of 3-player Lovat (strong 0.8, twin-a and twin-b 0.65), 4-player Lovat (the same
+and weak 0.5) and 5-player Lovat (the same and weakest 0.35); twin-a and twin-b are the same agent under two
+names.  Each replication plays ``blocks`` blocks on
 fresh deals and computes each match's luck correction as a run does (``arena.tournament.luck``: the die valued by
 Lovat's declared reference, greedy), then is rated four ways: ``luck``; the same matches without their corrections
 (the raw seats beaten, ``luck`` with nothing subtracted); ``score``; ``elo``.  Printed per field and rating:
@@ -10,14 +11,15 @@ Lovat's declared reference, greedy), then is rated four ways: ``luck``; the same
 * coverage of the 95% intervals and the actual over the reported spread (``arena.ratings.fidelity.measure``: the
   target is the rating's mean over the other replications);
 * how often the twins were called different at the 5% level (P(stronger) beyond 0.975 either way: 5% is right);
-* ``z`` of each neighbour gap (strong − twin-a, and twin-b − weak with 4 players: mean over the actual spread across
-  replications) and the matches the rating needs for Elo's verdict, ``(z_elo / z)^2``, with a 90% bootstrap
+* ``z`` of each neighbour gap (strong − twin-a, and twin-b − weak with 4 or 5 players: mean over the actual spread
+  across replications) and the matches the rating needs for Elo's verdict, ``(z_elo / z)^2``, with a 90% bootstrap
   interval over the replications; and how often P(strong stronger than twin-a) reached 0.99.
 
 Then each agent's mean correction over its matches (expectation zero) and the correction's CPU time per match.
 
-    python benchmarks/luck_fidelity.py            # 3 players: 100 replications of 20 blocks; 4 players: 60 of 20
-    python benchmarks/luck_fidelity.py --quick    # 3 players: 3 replications of 3 blocks; 4 players: 2 of 2
+    python benchmarks/luck_fidelity.py               # 3 players: 100 replications of 20 blocks; 4: 60; 5: 40
+    python benchmarks/luck_fidelity.py --quick       # 3 players: 3 replications of 3 blocks; 4 and 5: 2 of 2
+    python benchmarks/luck_fidelity.py --players 5   # one field only (repeat the option for more)
 """
 
 from __future__ import annotations
@@ -50,10 +52,11 @@ from benchmarks.luck_dice import play, share  # noqa: E402
 FIELDS: dict[int, dict[str, float]] = {
     3: {"strong": 0.8, "twin-a": 0.65, "twin-b": 0.65},
     4: {"strong": 0.8, "twin-a": 0.65, "twin-b": 0.65, "weak": 0.5},
+    5: {"strong": 0.8, "twin-a": 0.65, "twin-b": 0.65, "weak": 0.5, "weakest": 0.35},
 }
 """Each field's agents and skills, strongest first; the twins are one agent under two names."""
 
-SIZES = {"quick": {3: (3, 3), 4: (2, 2)}, "default": {3: (100, 20), 4: (60, 20)}}
+SIZES = {"quick": {3: (3, 3), 4: (2, 2), 5: (2, 2)}, "default": {3: (100, 20), 4: (60, 20), 5: (40, 20)}}
 """(replications, blocks) per field."""
 
 RATINGS = ("luck", "raw seats beaten", "score", "elo")
@@ -144,7 +147,7 @@ def study(players: int, replications: int, blocks: int, rng: random.Random) -> t
             point, low, high = share(elo, mine, rng)
             cells.append(f"{statistics.fmean(mine) / statistics.stdev(mine):.2f}, {point:.2f} ({low:.2f}–{high:.2f})"
                          f" of {a} − {b}")
-        cells += ["–"] * (2 - len(pairs))  # a 3-player field has one neighbour pair
+        cells += ["–"] * (2 - len(pairs))  # a 3-player field has one neighbour pair (5 players: the first two)
         cells.append(f"{verdicts[name] / replications:.0%}")
         rows.append(f"| {players}p | {name} | " + " | ".join(cells) + " |")
     means = []
@@ -160,18 +163,24 @@ def study(players: int, replications: int, blocks: int, rng: random.Random) -> t
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Print the tables."""
-    size = common.size_from_args(__doc__, argv)
+    parser = common.size_parser(__doc__)
+    parser.add_argument("--players", type=int, action="append", choices=sorted(FIELDS),
+                        help="a field to study (repeatable; default every field)")
+    args = parser.parse_args(argv)
+    size = args.size or "default"
     started = time.perf_counter()
     rng = random.Random(11)
     tables: tuple[list[str], list[str], list[str]] = ([], [], [])
     for players, (replications, blocks) in SIZES[size].items():
+        if args.players and players not in args.players:
+            continue
         rows, means, cost = study(players, replications, blocks, rng)
         tables[0].extend(rows)
         tables[1].extend(means)
         tables[2].append(cost)
         print(f"  {players} players: {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
     print("| field | rating | coverage (actual/reported sd) | twins called different | z, matches for Elo's verdict "
-          "| the same, 4p's second pair | P(strong > twin-a) ≥ 0.99 |\n|---|---|---|---|---|---|---|")
+          "| the same, twin-b − weak (4 or 5 players) | P(strong > twin-a) ≥ 0.99 |\n|---|---|---|---|---|---|---|")
     print("\n".join(tables[0]))
     print("\n| field | agent | mean correction | its standard error | matches |\n|---|---|---|---|---|")
     print("\n".join(tables[1]))

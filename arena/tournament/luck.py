@@ -2,8 +2,9 @@
 
 A run whose config lists such a method (``MethodSpec.luck``) computes the correction in the process that played
 the match, right after it (``arena.ratings.luck.match_luck``: it costs about 10 ms of CPU per 3-player Lovat match,
-80 ms with 4 players, 0.7 s with 5), and the store keeps it beside the result, so that resuming, ``arena publish``
-and rating again read it back.  ``fill_luck`` computes it for matches stored without it (``arena luck NAME``).
+about 3, 8 and 16 times that with 4, 5 and 6 players), and the store keeps it beside the result, so that resuming,
+``arena publish`` and rating again read it back.  ``fill_luck`` computes it for matches stored without it
+(``arena luck NAME``).
 
 The reference agent that values the chance is the game's choice (``GameInfo.luck``); it plays thousands of
 decisions per match in this process, so it must be arena's own code (``is_builtin``), never a plugin's.

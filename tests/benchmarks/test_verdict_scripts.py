@@ -44,8 +44,12 @@ def test_luck_dice_rates_each_pair_raw_and_corrected_and_checks_the_mean_correct
 def test_luck_fidelity_rates_real_matches_four_ways_and_checks_the_mean_correction() -> None:
     table = [row for row in rows("benchmarks/luck_fidelity.py", "--quick") if row[0] != "field"]
     ratings = [row[:2] for row in table if len(row) == 7]
-    assert ratings == [[field, name] for field in ("3p", "4p")
+    assert ratings == [[field, name] for field in ("3p", "4p", "5p")
                        for name in ("luck", "raw seats beaten", "score", "elo")]
     assert all(row[4].endswith("of strong − twin-a") for row in table if len(row) == 7)
+    assert all(row[5].endswith("of twin-b − weak") for row in table if len(row) == 7 and row[0] != "3p")
     means = [row for row in table if len(row) == 5]
-    assert [row[1] for row in means] == ["strong", "twin-a", "twin-b", "strong", "twin-a", "twin-b", "weak"]
+    assert [row[1] for row in means] == ["strong", "twin-a", "twin-b", "strong", "twin-a", "twin-b", "weak",
+                                         "strong", "twin-a", "twin-b", "weak", "weakest"]
+    alone = rows("benchmarks/luck_fidelity.py", "--quick", "--players", "3")
+    assert {row[0] for row in alone if len(row) == 7 and row[0] != "field"} == {"3p"}

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import os
 import random
 import statistics
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,10 +16,11 @@ import pytest
 from arena.games.lorum import GAME as LORUM
 from arena.games.lovat import GAME as LOVAT
 from arena.games.lovat.rules import FACES
-from arena.ratings.luck import beaten, chance_correction, chance_terms, scores
+from arena.ratings.luck import LATER, Later, beaten, chance_correction, chance_terms, scores
 from arena.records.record import action_from_json
 from arena_agents.lovat import GreedyLovatAgent
 
+ROOT = Path(__file__).resolve().parents[2]
 DIE = {"die": FACES}
 GREEDY = GreedyLovatAgent(seat=0, game=LOVAT.info, players=3, seed=0, options={})  # stateless: any seat
 
@@ -116,3 +122,53 @@ def test_an_agent_that_plays_the_reference_policy_gains_nothing(value: Any) -> N
         error = statistics.stdev(column) / len(column) ** 0.5
         assert error > 0.02  # the rolls do matter, so a zero mean is not a zero correction
         assert abs(statistics.fmean(column)) < 3.5 * error, (seat, statistics.fmean(column), error)
+
+
+EXACT = Later(exact=9, samples=1)
+"""Every face of every later roll (a Lovat match has at most six)."""
+
+
+def four_player_records(count: int) -> list[dict[str, Any]]:
+    """``count`` 4-player matches, random play, on seeds 0, 1, ...: three rolls can follow the first."""
+    options = {"players": 4}
+    return [record_of(LOVAT, options, seed, random_choice(random.Random(seed))) for seed in range(count)]
+
+
+def test_the_method_averages_exactly_over_two_later_rolls_and_samples_the_rest_close_to_exact() -> None:
+    # With 3 players at most two rolls follow a roll: the method's v is the exact one.
+    record = record_of(LOVAT, {"players": 3}, 11, random_choice(random.Random(3)))
+    assert chance_terms(LOVAT, record, DIE, reference, beaten) == chance_terms(LOVAT, record, DIE, reference,
+                                                                                beaten, EXACT)
+    # With 4, the third roll after the first is sampled: a small difference from the exact correction, whose own
+    # size is many times it.
+    players, records, apart, size = 4, four_player_records(6), [], []
+    greedy = [GreedyLovatAgent(seat=seat, game=LOVAT.info, players=players, seed=0, options={})
+              for seat in range(players)]
+
+    def policy(observation: Any) -> Any:
+        return greedy[observation.seat].act(observation)
+
+    for record in records:
+        sampled, exact = (chance_correction(LOVAT, record, DIE, policy, beaten, later) for later in (LATER, EXACT))
+        apart += [abs(a - b) for a, b in zip(sampled, exact, strict=True)]
+        size += [abs(value) for value in exact]
+    assert 0 < statistics.fmean(apart) < statistics.fmean(size) / 5, (statistics.fmean(apart), statistics.fmean(size))
+
+
+def test_a_sampled_correction_is_the_same_in_another_process() -> None:
+    # The generators are seeded from the record alone (not from Python's per-process string hashing).
+    record = four_player_records(1)[0]
+    later = Later(exact=0, samples=2)
+    here = chance_correction(LOVAT, record, DIE, reference, scores, later)
+    code = ("import json, sys; from tests.ratings.test_ratings_luck import *; "
+            "print(json.dumps(chance_correction(LOVAT, json.loads(sys.stdin.read()), DIE, reference, scores, "
+            "Later(exact=0, samples=2))))")
+    done = subprocess.run([sys.executable, "-c", code], input=json.dumps(record), capture_output=True, text=True,
+                          env={**os.environ, "PYTHONHASHSEED": "12345"}, cwd=ROOT, check=True, timeout=120)
+    assert tuple(json.loads(done.stdout)) == here and any(here)
+
+
+def test_later_needs_a_sensible_plan() -> None:
+    for exact, samples in ((-1, 1), (2, 0)):
+        with pytest.raises(ValueError, match="Later needs exact >= 0 and samples >= 1"):
+            Later(exact=exact, samples=samples)

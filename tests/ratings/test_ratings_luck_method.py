@@ -12,7 +12,7 @@ from arena import ratings
 from arena.games.lovat import FACES
 from arena.games.lovat import GAME as LOVAT
 from arena.ratings.data import MatchOutcome
-from arena.ratings.luck import match_luck
+from arena.ratings.luck import Later, beaten, chance_correction, match_luck
 from arena.ratings.luck_adjusted import MissingLuck
 from arena_agents.lovat import GreedyLovatAgent
 
@@ -93,18 +93,26 @@ def play(seed: int, script: list[dict[str, Any]], choose: Any) -> dict[str, Any]
     return {"seed": seed, "options": {"players": 3}, "chance": list(state.chance.log), "actions": actions}
 
 
-def test_an_agent_that_knows_the_reference_gains_nothing_over_every_fall_of_the_die() -> None:
-    # Seat 0 plays greedy, the reference itself: it knows exactly what every state is worth to the correction.
-    # The others play at random (seeded by the decision's place, so each is a function of what came before), so
-    # the paths differ after every roll.  Summed over every way the die can fall, each weighted by its
-    # probability, each seat's correction is zero: not within noise, exactly.
-    def choose(state: Any, seat: int, step: int) -> Any:
-        observation = state.observation(seat)
-        return reference(observation) if seat == 0 else LOVAT.info.random_action(observation, random.Random(step))
+def knows_the_reference(state: Any, seat: int, step: int) -> Any:
+    """Seat 0 plays greedy, the reference itself: it knows exactly what every state is worth to the correction.
+    The others play at random (seeded by the decision's place, so each is a function of what came before), so the
+    paths differ after every roll."""
+    observation = state.observation(seat)
+    return reference(observation) if seat == 0 else LOVAT.info.random_action(observation, random.Random(step))
 
-    leaves = die_paths(24, choose)  # a deal on which some faces lead to a void turn, which rolls no die (L-12)
+
+@pytest.mark.parametrize("later", [None, Later(exact=0, samples=2), Later(exact=1, samples=1)],
+                         ids=["the method's", "sampled from the next roll on", "sampled after one exact roll"])
+def test_an_agent_that_knows_the_reference_gains_nothing_over_every_fall_of_the_die(later: Later | None) -> None:
+    # Summed over every way the die can fall, each weighted by its probability, each seat's correction is zero:
+    # not within noise, exactly.  With 3 players the method's v is exact (two rolls at most follow a roll); the
+    # sampled ones draw later faces from generators seeded from the deal and the roll's place, the same for every
+    # face of the roll, so each is a fixed function of the state and its terms still sum to zero over the faces.
+    leaves = die_paths(24, knows_the_reference)  # a deal on which some faces lead to a void turn (no die, L-12)
     assert {len(record["chance"]) for _weight, record in leaves} == {4, 5} and sum(weight for weight, _record in leaves) == pytest.approx(1.0)
-    found = [(weight, match_luck(LOVAT, record, reference)) for weight, record in leaves]
+    found = [(weight, match_luck(LOVAT, record, reference) if later is None
+              else chance_correction(LOVAT, record, {"die": FACES}, reference, beaten, later))
+             for weight, record in leaves]
     for seat in range(3):
         assert max(abs(luck[seat]) for _weight, luck in found if luck) > 0.1  # the rolls do matter...
         assert sum(weight * luck[seat] for weight, luck in found if luck) == pytest.approx(0.0, abs=1e-12)  # ...not
