@@ -10,12 +10,12 @@ batch), the runs and why each block was chosen.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from arena.ladder.field import LadderRequestError, ladder_path
-from arena.ladder.standing import RETIRED, SETTLED, Standing
+from arena.ladder.standing import NEW, RETIRED, SETTLED, Standing
 from arena.ladder.store import LadderEntry, block_rows, history_rows, is_ladder, now, read_entries, run_rows
 from arena.ratings import RatingTable
 from arena.tournament.store import Store
@@ -76,13 +76,44 @@ def stored_history(store: Store, name: str) -> dict[str, Any]:
         path = [point for point in paths.get(entry.name, []) if point["matches"] >= entry.added_after]
         settled = next((point["matches"] for point in path if point["status"] == SETTLED), None)
         version = versions.get(entry.name, {}).get("version")
+        status = RETIRED if not entry.active else path[-1]["status"] if path else NEW
         listed.append({"position": entry.position, "name": entry.name, "plugin": entry.entry.get("plugin"),
                        "options": entry.entry.get("options", {}), "version": version,
                        "added_at": entry.added_at, "added_after": entry.added_after, "retired_at": entry.retired_at,
-                       "retired_after": entry.retired_after, "status": path[-1]["status"] if path else "new",
-                       "settled_after": settled, "path": path})
+                       "retired_after": entry.retired_after, "status": status, "settled_after": settled,
+                       "latest": latest_point(path, entry), "path": path})
+    rank_active(listed)
     return {"ladder": name, "game": (ladder or {}).get("game"), "settings": (ladder or {}).get("ladder"),
             "entries": listed, "runs": runs, "blocks": blocks}
+
+
+def rank_active(entries: Sequence[dict[str, Any]]) -> None:
+    """Set each listed entry's ``rank``: 1..N among the active entries by their latest rating (equal ratings share a
+    rank), None for a retired entry or one without a rating.  The recorded ranks are as of their batch, so an entry
+    retired since then would leave a gap in them."""
+    ratings = [entry["latest"]["rating"] for entry in entries if entry["retired_at"] is None and entry["latest"]]
+    for entry in entries:
+        rated = entry["retired_at"] is None and entry["latest"]
+        entry["rank"] = 1 + sum(other > entry["latest"]["rating"] for other in ratings) if rated else None
+
+
+def rating_text(entry: Mapping[str, Any]) -> str:
+    """An entry of ``ladder_history`` in a few words: its latest rating and its rank among the active entries, or for
+    a retired entry the rating it retired with, frozen (it holds no rank); ``-`` before it has a rating."""
+    point = entry.get("latest")
+    if point is None:
+        return "-"
+    if entry.get("retired_at") is not None:
+        return f"{point['rating']:.0f} (frozen when retired)"
+    return f"{point['rating']:.0f} (#{entry['rank']})"
+
+
+def latest_point(path: Sequence[dict[str, Any]], entry: LadderEntry) -> dict[str, Any] | None:
+    """The entry's latest rated point while it played: for a retired entry the last before it retired (its rating
+    and rank then, frozen), for an active one its latest; None before it has a rating."""
+    played = [point for point in path if point["rating"] is not None and point["status"] != RETIRED
+              and (entry.retired_after is None or point["matches"] <= entry.retired_after)]
+    return played[-1] if played else None
 
 
 def write_history(leaderboards: Path | str, name: str, history: dict[str, Any] | None = None) -> Path:

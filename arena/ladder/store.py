@@ -280,6 +280,11 @@ def read_entries(db: sqlite3.Connection) -> list[LadderEntry]:
     return [LadderEntry(row[0], row[1], json.loads(row[2]), row[3], row[4], row[5], row[6]) for row in rows]
 
 
+def retired_names(db: sqlite3.Connection) -> frozenset[str]:
+    """The retired entries of a ladder's store (none for a tournament's): the leaderboards list them apart."""
+    return frozenset(entry.name for entry in read_entries(db) if not entry.active) if is_ladder(db) else frozenset()
+
+
 RUN_FIELDS = ("id", "started_at", "finished_at", "matches", "until", "outcome")
 BLOCK_FIELDS = ("block_id", "batch", "run", "focus", "reason")
 

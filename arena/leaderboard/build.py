@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,7 +29,7 @@ FAULT_COLUMNS: tuple[tuple[str, str], ...] = (
 class LeaderboardRow:
     """One agent's line: rating and interval, results, and faults by kind."""
 
-    rank: int  # 1 = best; equal ratings share a rank
+    rank: int | None  # 1 = best; equal ratings share a rank; None for a retired ladder entry (it holds none)
     agent: str  # agent name
     rating: float  # the method's rating
     lower: float  # lower bound of the interval (Leaderboard.level)
@@ -87,6 +88,7 @@ class Leaderboard:
     table: RatingTable  # the method's full result (superiority matrix, extras)
     trusted: frozenset[str] = frozenset()  # entries the config ran in-process ("trusted"): marked beside them
     scheduled: int | None = None  # matches the tournament scheduled, where known (more than ``matches``: unfinished)
+    retired: tuple[LeaderboardRow, ...] = ()  # a ladder's retired entries, best first, rank None (``set_apart``)
 
     @property
     def data_line(self) -> str:
@@ -111,9 +113,26 @@ class Leaderboard:
             "scheduled": self.scheduled,
             "blocks": self.blocks,
             "rows": [row.to_json() for row in self.rows],
+            "retired": [row.to_json() for row in self.retired],
             "ratings": self.table.to_json(),
             "trusted": sorted(self.trusted),
         }
+
+
+def set_apart(board: Leaderboard, retired: Collection[str]) -> Leaderboard:
+    """``board`` with the ``retired`` entries (a ladder's: they play no more) moved from its ranked ``rows`` to
+    ``retired``, rank None, and the playing entries ranked 1..N among themselves (equal ratings still share a rank).
+
+    Their ratings stay as fitted: their matches still count in everyone's rating, so the fit still places them."""
+    if not retired:
+        return board
+    playing = [row for row in board.rows if row.agent not in retired]
+    ranked: list[LeaderboardRow] = []
+    for position, row in enumerate(playing, start=1):
+        tied = ranked[-1].rating == row.rating if ranked else False
+        ranked.append(dataclasses.replace(row, rank=ranked[-1].rank if tied else position))
+    apart = tuple(dataclasses.replace(row, rank=None) for row in board.rows if row.agent in retired)
+    return dataclasses.replace(board, rows=tuple(ranked), retired=apart)
 
 
 def agent_results(arrays: MatchArrays) -> tuple[np.ndarray, np.ndarray]:

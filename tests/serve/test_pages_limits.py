@@ -407,3 +407,26 @@ def test_pages_refuse_with_an_html_page_and_the_api_with_one_line_of_json(live: 
     with live.client("alice") as api:
         refused = api.get(f"/api/uploads/{sent['id']}")
         assert refused.status_code == 404 and refused.json() == {"detail": f"you have no upload {sent['id']}"}
+
+
+def test_entries_the_published_board_lists_as_retired_stay_apart(serve_app) -> None:
+    """A ladder's own leaderboard lists its retired entries apart (an anchor retired with 'arena ladder retire',
+    which the server's database does not know of): the pages and the API show them there, unranked."""
+    live = serve_app()
+    site = live.folder / "leaderboards" / "serve-test"
+    site.mkdir(parents=True)
+    row = {"rating": 1500.0, "lower": None, "upper": None, "games": 8, "timeouts": 0, "illegal": 0,
+           "exceptions": 0, "crashes": 0, "memory": 0}
+    (site / "leaderboard.json").write_text(json.dumps({"matches": 8, "rows": [
+        {**row, "rank": 1, "agent": "greedy"}, {**row, "rank": 2, "agent": "random"}],
+        "retired": [{**row, "rank": None, "agent": "search"}]}))
+    with live.client() as client:
+        home = client.get("/").text
+        board, _, retired = home.partition('id="retired"')
+        assert re.findall(r'<tr><td>(\d+)</td><td><a href="/agents/([^"]+)"', board) == [("1", "greedy"),
+                                                                                          ("2", "random")]
+        assert re.findall(r'<tr><td>retired</td><td><a href="/agents/([^"]+)"', retired) == ["search"]
+        assert "Retired: it plays no more and holds no rank" in client.get("/agents/search").text
+        api = client.get("/api/leaderboard").json()
+        assert [row["agent"] for row in api["rows"]] == ["greedy", "random"]
+        assert [(row["rank"], row["agent"]) for row in api["retired"]] == [(None, "search")]
