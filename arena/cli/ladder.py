@@ -164,7 +164,8 @@ def _add_history(commands: argparse._SubParsersAction) -> None:
         commands, "history", help="each entry's rating over time, and a newcomer's path to settled",
         description=("Print ladder NAME's entries (when each joined, left and settled) or, with --entry, one "
                      "entry's rating, interval, rank and status after every batch since it joined. A query: it "
-                     "writes nothing (runs keep leaderboards/NAME/ladder.json up to date)."),
+                     "writes nothing; --json prints the whole story (runs keep the recent one in "
+                     "leaderboards/NAME/ladder.json)."),
         examples=("arena ladder history ladder-lovat", "arena ladder history ladder-lovat --entry search-80",
                   "arena ladder history ladder-lovat --json"),
     )

@@ -319,7 +319,7 @@ def publish(config: RatedConfig, leaderboards: Path | str, methods: Sequence[str
         title = f"{config.name} ({config.game})"
         deals = "" if published.public_seed is None else f"; {public_deals_note(published.public_seed)}"
         history = history_of(outcomes, list(published.boards), config.game, config.game_options)
-        ladder = stored_history(store, config.name) if is_ladder(store.db) else None
+        ladder = stored_history(store, config.name, recent=True) if is_ladder(store.db) else None
         # The site first, then the leaderboard files: a reader that goes by leaderboard.json's match count (a
         # served competition's pages link the matches it counts) then always finds them in the site.
         pages = build_site(folder, title, store.meta("config") or {}, published.boards, rows, outcomes, store,

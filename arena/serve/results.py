@@ -107,8 +107,8 @@ class Results:
         its rating after each of its latest ``PATH_SHOWN`` batches (``path``) and how many batches it has
         (``batches``); None before it is published.
 
-        The file gains a point per entry at every batch (megabytes an hour), so it is read once per publish,
-        never per request, and only the latest points of each entry are kept."""
+        The file holds each entry's latest points (``arena.ladder.history.RECENT_POINTS``; it said every one, megabytes
+        an hour, before), and is still read once per publish, never per request."""
         path = self.folder / "ladder.json"
         try:
             stat = path.stat()
@@ -148,7 +148,9 @@ def _latest_points(path: Path) -> dict[str, dict[str, Any]]:
         if isinstance(entry, dict) and isinstance(entry.get("name"), str):
             found_points = entry.get("path")
             points: list[Any] = found_points if isinstance(found_points, list) else []
-            found[entry["name"]] = {**entry, "path": points[-PATH_SHOWN:], "batches": len(points)}
+            batches = entry.get("batches")  # the file holds the latest points of a long path, and says how many
+            total = batches if isinstance(batches, int) and batches >= len(points) else len(points)
+            found[entry["name"]] = {**entry, "path": points[-PATH_SHOWN:], "batches": total}
     return found
 
 

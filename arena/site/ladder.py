@@ -34,14 +34,18 @@ def _path_table(entry: Mapping[str, Any]) -> str:
         for point in entry.get("path", []))
     if not rows:
         return '<p class="meta">Not rated yet.</p>'
-    return ('<div class="scroll"><table class="ladder-path"><thead><tr><th scope="col" class=num>Batch</th>'
+    shown, batches = len(entry.get("path", [])), entry.get("batches", 0)
+    cut = "" if batches <= shown else (f'<p class="meta ladder-cut">The latest {shown} of {escape(f"{batches:,}")} '
+                                       "batches ('arena ladder history' shows every one).</p>")
+    return (f'{cut}<div class="scroll"><table class="ladder-path"><thead><tr><th scope="col" class=num>Batch</th>'
             '<th scope="col" class=num>Matches</th><th scope="col" class=num>Rating</th>'
             '<th scope="col" class=num>Interval</th><th scope="col" class=num>Rank</th><th scope="col">Status</th>'
             f"</tr></thead>\n<tbody>\n{rows}\n</tbody></table></div>")
 
 
 def ladder_section(history: Mapping[str, Any]) -> str:
-    """The ladder section: a summary row per entry, then each entry's rating and interval after every batch."""
+    """The ladder section: a summary row per entry, then each entry's rating and interval after every batch (the
+    latest ones of a long path: ``stored_history`` with ``recent``, whose ``batches`` says how many there are)."""
     entries = history.get("entries", [])
     summary = "\n".join(
         f'<tr data-agent="{escape(entry["name"])}"><th scope="row">{escape(entry["name"])}</th>'

@@ -430,3 +430,20 @@ def test_entries_the_published_board_lists_as_retired_stay_apart(serve_app) -> N
         api = client.get("/api/leaderboard").json()
         assert [row["agent"] for row in api["rows"]] == ["greedy", "random"]
         assert [(row["rank"], row["agent"]) for row in api["retired"]] == [(None, "search")]
+
+
+def test_an_agents_page_counts_the_batches_the_ladder_history_says_it_has(serve_app) -> None:
+    """``ladder.json`` holds an entry's latest points and says how many batches its path has in all."""
+    live = serve_app()
+    site = live.folder / "leaderboards" / "serve-test"
+    site.mkdir(parents=True, exist_ok=True)
+    row = {"agent": "random", "rank": 1, "rating": 1000.0, "lower": None, "games": 3000, "timeouts": 0, "illegal": 0,
+           "exceptions": 0, "crashes": 0, "memory": 0}
+    (site / "leaderboard.json").write_text(json.dumps({"rows": [row], "matches": 0}))
+    point = {"matches": 3, "rating": 1000.0, "lower": 900.0, "upper": 1100.0, "rank": 1, "status": "unsettled"}
+    entry = {"name": "random", "added_after": 0, "status": "unsettled", "batches": 5000,
+             "path": [{**point, "batch": batch} for batch in range(4801, 5001)]}
+    (site / "ladder.json").write_text(json.dumps({"entries": [entry]}))
+    with live.client() as client:
+        shown = client.get("/agents/random").text
+    assert "the latest 200 of 5,000 batches" in shown and "<tr><td>5000</td>" in shown
