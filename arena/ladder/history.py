@@ -34,7 +34,8 @@ from arena.ratings import RatingTable
 from arena.tournament.store import Store
 
 HISTORY_FILE = "ladder.json"
-"""The ladder's recent history (``recent_history``), beside its leaderboard files: rewritten at every publish."""
+"""The ladder's recent history (``stored_history`` with ``recent``), beside its leaderboard files: rewritten at every
+publish."""
 RECENT_POINTS = 200
 """Latest points of each entry's path that ``ladder.json`` and the site hold."""
 RECENT_RUNS = 200

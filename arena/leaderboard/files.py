@@ -227,6 +227,16 @@ def subtracted_html(leaderboard: Leaderboard, element_id: str = "subtracted") ->
     return f'\n<p class="meta" id="{html.escape(element_id)}">{html.escape(note)}</p>' if note else ""
 
 
+def _table(element_id: str, head: str, body: str) -> str:
+    """A table of leaderboard rows: its header cells ``head`` and its rows ``body``."""
+    return f"""<table id="{element_id}">
+<thead><tr>{head}</tr></thead>
+<tbody>
+{body}
+</tbody>
+</table>"""
+
+
 def to_html(leaderboard: Leaderboard, head_to_head: HeadToHead, title: str) -> str:
     """One self-contained page: the table, the ratings chart and the head-to-head heatmap."""
     digits = rating_digits(leaderboard.method)
@@ -248,12 +258,7 @@ def to_html(leaderboard: Leaderboard, head_to_head: HeadToHead, title: str) -> s
 <section id="retired">
 <h2>Retired</h2>
 <p class="meta">{html.escape(RETIRED_NOTE)}</p>
-<table id="retired-table">
-<thead><tr>{head}</tr></thead>
-<tbody>
-{retired}
-</tbody>
-</table>
+{_table("retired-table", head, retired)}
 </section>"""
     escaped_title = html.escape(title)
     return f"""<!DOCTYPE html>
@@ -274,12 +279,7 @@ def to_html(leaderboard: Leaderboard, head_to_head: HeadToHead, title: str) -> s
 <main>
 <section id="leaderboard">
 <h2>Leaderboard</h2>
-<table id="leaderboard-table">
-<thead><tr>{head}</tr></thead>
-<tbody>
-{body}
-</tbody>
-</table>
+{_table("leaderboard-table", head, body)}
 <p class="meta" id="interval-note">{html.escape(interval_note(leaderboard))}</p>
 <p class="meta" id="overlap-note">{html.escape(OVERLAP_NOTE)}</p>
 </section>{retired_section}

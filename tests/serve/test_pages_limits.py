@@ -267,6 +267,20 @@ def test_the_session_cookie_is_a_session_not_the_token_and_logout_ends_it(live: 
         assert again.cookies["arena_session"] != session and "alice" in again.get("/me").text
 
 
+def publish_random(live: Live, points: range, **more: Any) -> None:
+    """Publish a leaderboard of the anchor 'random' alone and a ladder history with its points at batches ``points``
+    (and the entry's ``more`` keys)."""
+    site = live.folder / "leaderboards" / "serve-test"
+    site.mkdir(parents=True, exist_ok=True)
+    row = {"agent": "random", "rank": 1, "rating": 1000.0, "lower": None, "games": 3000, "timeouts": 0, "illegal": 0,
+           "exceptions": 0, "crashes": 0, "memory": 0}
+    (site / "leaderboard.json").write_text(json.dumps({"rows": [row], "matches": 0}))
+    point = {"matches": 3, "rating": 1000.0, "lower": 900.0, "upper": 1100.0, "rank": 1, "status": "unsettled"}
+    entry = {"name": "random", "added_after": 0, "status": "unsettled",
+             "path": [{**point, "batch": batch} for batch in points], **more}
+    (site / "ladder.json").write_text(json.dumps({"entries": [entry]}))
+
+
 def test_an_agents_page_reads_the_ladder_history_once_and_shows_its_latest_batches(
         serve_app, monkeypatch: pytest.MonkeyPatch) -> None:
     # The ladder's history (ladder.json) gains a point per entry at every batch: some 10 MB an hour in a busy
@@ -275,15 +289,7 @@ def test_an_agents_page_reads_the_ladder_history_once_and_shows_its_latest_batch
     import arena.serve.results as results
 
     live = serve_app()
-    site = live.folder / "leaderboards" / "serve-test"
-    site.mkdir(parents=True, exist_ok=True)
-    row = {"agent": "random", "rank": 1, "rating": 1000.0, "lower": None, "games": 3000, "timeouts": 0, "illegal": 0,
-           "exceptions": 0, "crashes": 0, "memory": 0}
-    (site / "leaderboard.json").write_text(json.dumps({"rows": [row], "matches": 0}))
-    point = {"matches": 3, "rating": 1000.0, "lower": 900.0, "upper": 1100.0, "rank": 1, "status": "unsettled"}
-    entry = {"name": "random", "added_after": 0, "status": "unsettled",
-             "path": [{**point, "batch": batch} for batch in range(1, 1001)]}
-    (site / "ladder.json").write_text(json.dumps({"entries": [entry]}))
+    publish_random(live, range(1, 1001))
     read: list[str] = []
 
     def counted(text: str) -> Any:
@@ -435,15 +441,7 @@ def test_entries_the_published_board_lists_as_retired_stay_apart(serve_app) -> N
 def test_an_agents_page_counts_the_batches_the_ladder_history_says_it_has(serve_app) -> None:
     """``ladder.json`` holds an entry's latest points and says how many batches its path has in all."""
     live = serve_app()
-    site = live.folder / "leaderboards" / "serve-test"
-    site.mkdir(parents=True, exist_ok=True)
-    row = {"agent": "random", "rank": 1, "rating": 1000.0, "lower": None, "games": 3000, "timeouts": 0, "illegal": 0,
-           "exceptions": 0, "crashes": 0, "memory": 0}
-    (site / "leaderboard.json").write_text(json.dumps({"rows": [row], "matches": 0}))
-    point = {"matches": 3, "rating": 1000.0, "lower": 900.0, "upper": 1100.0, "rank": 1, "status": "unsettled"}
-    entry = {"name": "random", "added_after": 0, "status": "unsettled", "batches": 5000,
-             "path": [{**point, "batch": batch} for batch in range(4801, 5001)]}
-    (site / "ladder.json").write_text(json.dumps({"entries": [entry]}))
+    publish_random(live, range(4801, 5001), batches=5000)
     with live.client() as client:
         shown = client.get("/agents/random").text
     assert "the latest 200 of 5,000 batches" in shown and "<tr><td>5000</td>" in shown
