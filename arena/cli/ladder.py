@@ -41,7 +41,7 @@ from arena.ladder.field import (
     retire_entry,
     same_agent,
 )
-from arena.ladder.history import ladder_history, write_history
+from arena.ladder.history import ladder_history, rating_text, write_history
 from arena.ladder.runner import SETTLED, LadderProgress, LadderRunSummary, run_ladder, summary_json
 from arena.ladder.standing import DELTA, Standing
 from arena.plugin_system.data import VERSION_MAX, printable
@@ -164,7 +164,8 @@ def _add_history(commands: argparse._SubParsersAction) -> None:
         commands, "history", help="each entry's rating over time, and a newcomer's path to settled",
         description=("Print ladder NAME's entries (when each joined, left and settled) or, with --entry, one "
                      "entry's rating, interval, rank and status after every batch since it joined. A query: it "
-                     "writes nothing (runs keep leaderboards/NAME/ladder.json up to date)."),
+                     "writes nothing; --json prints the whole story (runs keep the recent one in "
+                     "leaderboards/NAME/ladder.json)."),
         examples=("arena ladder history ladder-lovat", "arena ladder history ladder-lovat --entry search-80",
                   "arena ladder history ladder-lovat --json"),
     )
@@ -361,12 +362,12 @@ def run_history(args: argparse.Namespace) -> int:
     console = output_console()
     if args.entry is None:
         table = Table(title=f"{args.name}: entries", box=box.SIMPLE_HEAD)
-        for column in ("entry", "agent", "joined after", "left after", "settled after", "status"):
+        for column in ("entry", "agent", "joined after", "left after", "settled after", "status", "rating"):
             table.add_column(column)
         for entry in entries:
             table.add_row(entry["name"], literal(f"{entry['plugin']} {entry['version'] or ''}".strip()),
                           f"{entry['added_after']} matches", _matches(entry["retired_after"]),
-                          _matches(entry["settled_after"]), entry["status"])
+                          _matches(entry["settled_after"]), entry["status"], rating_text(entry))
         console.print(table)
         return 0
     entry = entries[0]

@@ -70,6 +70,10 @@ CREATE TABLE IF NOT EXISTS ladder_history (
     status TEXT NOT NULL,             -- "new", "unsettled", "settled" or "retired"
     PRIMARY KEY (batch, entry)
 );
+-- An entry's points are read by entry (its latest ones, its first settled one), never all at once: with these, what
+-- a publish reads of the history does not grow with it.
+CREATE INDEX IF NOT EXISTS ladder_history_entry ON ladder_history (entry, batch);
+CREATE INDEX IF NOT EXISTS ladder_history_status ON ladder_history (entry, status, batch);
 CREATE TABLE IF NOT EXISTS ladder_verdicts (
     entry_a TEXT NOT NULL,            -- the pair, names sorted
     entry_b TEXT NOT NULL,
@@ -280,20 +284,36 @@ def read_entries(db: sqlite3.Connection) -> list[LadderEntry]:
     return [LadderEntry(row[0], row[1], json.loads(row[2]), row[3], row[4], row[5], row[6]) for row in rows]
 
 
+def retired_names(db: sqlite3.Connection) -> frozenset[str]:
+    """The retired entries of a ladder's store (none for a tournament's): the leaderboards list them apart."""
+    return frozenset(entry.name for entry in read_entries(db) if not entry.active) if is_ladder(db) else frozenset()
+
+
 RUN_FIELDS = ("id", "started_at", "finished_at", "matches", "until", "outcome")
 BLOCK_FIELDS = ("block_id", "batch", "run", "focus", "reason")
 
 
-def run_rows(db: sqlite3.Connection) -> list[dict[str, Any]]:
-    """Every run as plain JSON: when it started and finished, what it was asked, why it ended."""
-    return [dict(zip(RUN_FIELDS, row))
-            for row in db.execute(f"SELECT {', '.join(RUN_FIELDS)} FROM ladder_runs ORDER BY id")]
+def run_rows(db: sqlite3.Connection, latest: int | None = None) -> list[dict[str, Any]]:
+    """Every run as plain JSON (or the ``latest`` ones), oldest first: when it started and finished, what it was
+    asked, why it ended."""
+    rows = db.execute(f"SELECT {', '.join(RUN_FIELDS)} FROM ladder_runs ORDER BY id DESC LIMIT ?",
+                      (-1 if latest is None else latest,)).fetchall()
+    return [dict(zip(RUN_FIELDS, row)) for row in reversed(rows)]
 
 
-def block_rows(db: sqlite3.Connection) -> list[dict[str, Any]]:
-    """Every chosen block's provenance as plain JSON: id, batch, run, the entry it was chosen for, and why."""
-    return [dict(zip(BLOCK_FIELDS, row))
-            for row in db.execute(f"SELECT {', '.join(BLOCK_FIELDS)} FROM ladder_blocks ORDER BY number")]
+def block_rows(db: sqlite3.Connection, latest: int | None = None) -> list[dict[str, Any]]:
+    """Every chosen block's provenance as plain JSON (or the ``latest`` ones'), in the order chosen: id, batch, run,
+    the entry it was chosen for, and why."""
+    rows = db.execute(f"SELECT {', '.join(BLOCK_FIELDS)} FROM ladder_blocks ORDER BY number DESC LIMIT ?",
+                      (-1 if latest is None else latest,)).fetchall()
+    return [dict(zip(BLOCK_FIELDS, row)) for row in reversed(rows)]
+
+
+def counts(db: sqlite3.Connection) -> tuple[int, int]:
+    """How many runs and blocks the ladder has (each table's largest key: no count of its rows)."""
+    runs = db.execute("SELECT MAX(id) FROM ladder_runs").fetchone()[0]
+    blocks = db.execute("SELECT MAX(number) FROM ladder_blocks").fetchone()[0]
+    return int(runs or 0), 0 if blocks is None else int(blocks) + 1
 
 
 def history_rows(db: sqlite3.Connection) -> list[dict[str, Any]]:
@@ -303,6 +323,44 @@ def history_rows(db: sqlite3.Connection) -> list[dict[str, Any]]:
     except sqlite3.OperationalError:  # a tournament store: no ladder tables
         return []
     return [dict(zip(HISTORY_FIELDS, row)) for row in cursor]
+
+
+POINT_FIELDS = HISTORY_FIELDS[:1] + HISTORY_FIELDS[2:]
+"""An entry's point: a history row without the entry's name."""
+
+
+def entry_points(db: sqlite3.Connection, entry: LadderEntry, latest: int | None = None) -> tuple[list[dict[str, Any]],
+                                                                                                 int]:
+    """Entry ``entry``'s points since it joined, oldest first (only its ``latest`` ones, if given), and the batches
+    from its first point to its latest: how many points it has in all, since every batch records one for every
+    entry that has joined (read from both ends: no count of its rows, which would grow with its history)."""
+    points = "FROM ladder_history WHERE entry = ? AND matches >= ?"
+    rows = db.execute(f"SELECT {', '.join(POINT_FIELDS)} {points} ORDER BY batch DESC LIMIT ?",
+                      (entry.name, entry.added_after, -1 if latest is None else latest)).fetchall()
+    if not rows:
+        return [], 0
+    first = db.execute(f"SELECT batch {points} ORDER BY batch LIMIT 1", (entry.name, entry.added_after)).fetchone()
+    return [dict(zip(POINT_FIELDS, row)) for row in reversed(rows)], int(rows[0][0]) - int(first[0]) + 1
+
+
+def first_with_status(db: sqlite3.Connection, entry: LadderEntry, status: str) -> int | None:
+    """The matches stored when ``entry`` first had ``status`` (since it joined), or None."""
+    row = db.execute("SELECT matches FROM ladder_history WHERE entry = ? AND status = ? AND matches >= ? "
+                     "ORDER BY batch LIMIT 1", (entry.name, status, entry.added_after)).fetchone()
+    return None if row is None else int(row[0])
+
+
+def last_rated(db: sqlite3.Connection, entry: LadderEntry, statuses: Sequence[str]) -> dict[str, Any] | None:
+    """``entry``'s latest rated point with one of ``statuses`` (the one it retired with, for a retired entry's
+    playing ones): one look-up per status, however long its history."""
+    found = [db.execute(f"SELECT {', '.join(POINT_FIELDS)} FROM ladder_history WHERE entry = ? AND status = ? "
+                        "AND rating IS NOT NULL AND matches >= ? ORDER BY batch DESC LIMIT 1",
+                        (entry.name, status, entry.added_after)).fetchone() for status in statuses]
+    rows: list[tuple[Any, ...]] = [row for row in found if row is not None]
+    if not rows:
+        return None
+    latest: tuple[Any, ...] = max(rows, key=lambda row: int(row[0]))  # the latest batch
+    return dict(zip(POINT_FIELDS, latest))
 
 
 def is_ladder(db: sqlite3.Connection) -> bool:

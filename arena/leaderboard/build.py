@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,7 +29,7 @@ FAULT_COLUMNS: tuple[tuple[str, str], ...] = (
 class LeaderboardRow:
     """One agent's line: rating and interval, results, and faults by kind."""
 
-    rank: int  # 1 = best; equal ratings share a rank
+    rank: int | None  # 1 = best; equal ratings share a rank; None for a retired ladder entry (it holds none)
     agent: str  # agent name
     rating: float  # the method's rating
     lower: float  # lower bound of the interval (Leaderboard.level)
@@ -89,6 +89,7 @@ class Leaderboard:
     trusted: frozenset[str] = frozenset()  # entries the config ran in-process ("trusted"): marked beside them
     scheduled: int | None = None  # matches the tournament scheduled, where known (more than ``matches``: unfinished)
     score_unit: str = "score per match"  # what the rows' mean_score counts: "chips per deal" (``per_score``)
+    retired: tuple[LeaderboardRow, ...] = ()  # a ladder's retired entries, best first, rank None (``set_apart``)
 
     @property
     def data_line(self) -> str:
@@ -113,6 +114,7 @@ class Leaderboard:
             "scheduled": self.scheduled,
             "blocks": self.blocks,
             "rows": [row.to_json() for row in self.rows],
+            "retired": [row.to_json() for row in self.retired],
             "ratings": self.table.to_json(),
             "trusted": sorted(self.trusted),
             "score_unit": self.score_unit,
@@ -121,9 +123,27 @@ class Leaderboard:
     def per_score(self, unit: str, divisor: float | None) -> Leaderboard:
         """The same leaderboard with each row's mean score divided by ``divisor`` and counted in ``unit``: the
         game's own currency, so that its score method's column and every table's mean score are one figure."""
-        rows = self.rows if divisor is None else tuple(
-            dataclasses.replace(row, mean_score=row.mean_score / divisor) for row in self.rows)
-        return dataclasses.replace(self, rows=rows, score_unit=unit)
+        if divisor is None:
+            return dataclasses.replace(self, score_unit=unit)
+        rows, retired = (tuple(dataclasses.replace(row, mean_score=row.mean_score / divisor) for row in part)
+                         for part in (self.rows, self.retired))
+        return dataclasses.replace(self, rows=rows, retired=retired, score_unit=unit)
+
+
+def set_apart(board: Leaderboard, retired: Collection[str]) -> Leaderboard:
+    """``board`` with the ``retired`` entries (a ladder's: they play no more) moved from its ranked ``rows`` to
+    ``retired``, rank None, and the playing entries ranked 1..N among themselves (equal ratings still share a rank).
+
+    Their ratings stay as fitted: their matches still count in everyone's rating, so the fit still places them."""
+    if not retired:
+        return board
+    playing = [row for row in board.rows if row.agent not in retired]
+    ranked: list[LeaderboardRow] = []
+    for position, row in enumerate(playing, start=1):
+        tied = ranked[-1].rating == row.rating if ranked else False
+        ranked.append(dataclasses.replace(row, rank=ranked[-1].rank if tied else position))
+    apart = tuple(dataclasses.replace(row, rank=None) for row in board.rows if row.agent in retired)
+    return dataclasses.replace(board, rows=tuple(ranked), retired=apart)
 
 
 def agent_results(arrays: MatchArrays) -> tuple[np.ndarray, np.ndarray]:

@@ -25,6 +25,7 @@ from arena.leaderboard.head_to_head import HeadToHead
 from arena.leaderboard.reading import (
     CONSERVATIVE_LABEL,
     OVERLAP_NOTE,
+    RETIRED_NOTE,
     conservative_ratings,
     interval_note,
     probability_cell,
@@ -49,25 +50,30 @@ CSV_COLUMNS: tuple[str, ...] = (
     "memory",
     "version",
     "flagged",
+    "retired",
 )
-"""Columns of ``leaderboard.csv``, in order (the LeaderboardRow fields)."""
-
+"""Columns of ``leaderboard.csv``, in order: the LeaderboardRow fields, then whether the entry is a ladder's retired
+one (listed after the ranked ones, its rank empty)."""
 
 
 def _cell(row: LeaderboardRow, column: str) -> object:
     value = getattr(row, column)
     if isinstance(value, float):
         return repr(value) if math.isfinite(value) else ""
-    return value
+    return "" if value is None else value
 
 
 def to_csv(leaderboard: Leaderboard) -> str:
-    """One header line and one line per agent; floats at full precision, empty if missing."""
+    """One header line and one line per agent, the ranked ones first, then the retired; floats at full precision,
+    empty if missing."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
+    fields = CSV_COLUMNS[:-1]
     for row in leaderboard.rows:
-        writer.writerow([_cell(row, c) for c in CSV_COLUMNS])
+        writer.writerow([*(_cell(row, c) for c in fields), False])
+    for row in leaderboard.retired:
+        writer.writerow([*(_cell(row, c) for c in fields), True])
     return buffer.getvalue()
 
 
@@ -92,28 +98,49 @@ def to_markdown(leaderboard: Leaderboard, title: str) -> str:
         "",
         f"Method: `{leaderboard.method}`. {_markdown_text(leaderboard.scale)}.",
         f"{_markdown_text(leaderboard.data_line)}; intervals cover {leaderboard.level:.0%}."
-        + (f" {FLAG_NOTE}." if any(row.flagged for row in leaderboard.rows) else ""),
+        + (f" {FLAG_NOTE}." if any(row.flagged for row in (*leaderboard.rows, *leaderboard.retired)) else ""),
         "",
         *([_markdown_text(subtracted), ""] if (subtracted := subtracted_note(leaderboard)) else []),
         _markdown_text(interval_note(leaderboard)),
         "",
+        *_markdown_head(leaderboard, conservative),
+    ]
+    lines += [_markdown_row(r, leaderboard, digits, conservative) for r in leaderboard.rows]
+    lines += ["", _markdown_text(OVERLAP_NOTE), *_retired_markdown(leaderboard, digits, conservative),
+              *_superiority_markdown(leaderboard)]
+    return "\n".join(lines) + "\n"
+
+
+def _markdown_head(leaderboard: Leaderboard, conservative: dict[str, float] | None) -> list[str]:
+    """The header lines of a Markdown leaderboard table."""
+    return [
         f"| # | Agent | Version | Rating | Interval | Games | {leaderboard.score_unit.capitalize()} | Win share "
         "| Timeouts | Illegal | Exceptions "
         "| Crashes | Memory |" + (f" {CONSERVATIVE_LABEL} |" if conservative else ""),
         "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|" + ("---:|" if conservative else ""),
     ]
-    for r in leaderboard.rows:
-        lines.append(
-            f"| {r.rank} | {FLAG if r.flagged else ''}{_markdown_text(r.agent)}"
-            f"{' (trusted)' * (r.agent in leaderboard.trusted)} | {_markdown_text(r.version or '-')} | "
-            f"{format_number(r.rating, digits)} | "
-            f"{format_number(r.lower, digits)} to {format_number(r.upper, digits)} | {r.games} | "
-            f"{format_number(r.mean_score, 2)} | {r.win_share:.1%} | {r.timeouts} | {r.illegal} | "
-            f"{r.exceptions} | {r.crashes} | {r.memory} |"
-            + (f" {format_number(conservative[r.agent], digits)} |" if conservative else "")
-        )
-    lines += ["", _markdown_text(OVERLAP_NOTE), *_superiority_markdown(leaderboard)]
-    return "\n".join(lines) + "\n"
+
+
+def _markdown_row(r: LeaderboardRow, leaderboard: Leaderboard, digits: int,
+                  conservative: dict[str, float] | None) -> str:
+    """One agent's line of a Markdown table (a retired entry's rank a dash)."""
+    return (
+        f"| {'-' if r.rank is None else r.rank} | {FLAG if r.flagged else ''}{_markdown_text(r.agent)}"
+        f"{' (trusted)' * (r.agent in leaderboard.trusted)} | {_markdown_text(r.version or '-')} | "
+        f"{format_number(r.rating, digits)} | "
+        f"{format_number(r.lower, digits)} to {format_number(r.upper, digits)} | {r.games} | "
+        f"{format_number(r.mean_score, 2)} | {r.win_share:.1%} | {r.timeouts} | {r.illegal} | "
+        f"{r.exceptions} | {r.crashes} | {r.memory} |"
+        + (f" {format_number(conservative.get(r.agent, math.nan), digits)} |" if conservative else "")
+    )
+
+
+def _retired_markdown(leaderboard: Leaderboard, digits: int, conservative: dict[str, float] | None) -> list[str]:
+    """A ladder's retired entries, apart and unranked (nothing when there are none)."""
+    if not leaderboard.retired:
+        return []
+    return ["", "## Retired", "", _markdown_text(RETIRED_NOTE), "", *_markdown_head(leaderboard, conservative),
+            *(_markdown_row(r, leaderboard, digits, conservative) for r in leaderboard.retired)]
 
 
 def _superiority_markdown(leaderboard: Leaderboard) -> list[str]:
@@ -160,15 +187,17 @@ def _row_html(row: LeaderboardRow, digits: int, trusted: bool = False,
         for count in (row.timeouts, row.illegal, row.exceptions, row.crashes, row.memory)
     )
     flagged = f' data-flagged="true" title="{html.escape(FLAG_NOTE)}"' if row.flagged else ""
+    rank = "-" if row.rank is None else str(row.rank)
     return (
-        f'<tr data-agent="{agent}" data-rank="{row.rank}"{flagged}>'
-        f'<td class="num">{row.rank}</td><th scope="row">{FLAG if row.flagged else ""}{agent}{mark}</th>'
+        f'<tr data-agent="{agent}" data-rank="{rank}"{flagged}>'
+        f'<td class="num">{rank}</td><th scope="row">{FLAG if row.flagged else ""}{agent}{mark}</th>'
         f'<td>{html.escape(row.version or "-")}</td>'
         f'<td class="num">{format_number(row.rating, digits)}</td>'
         f'<td class="num">{format_number(row.lower, digits)} to {format_number(row.upper, digits)}</td>'
         f'<td class="num">{row.games}</td><td class="num">{format_number(row.mean_score, 2)}</td>'
         f'<td class="num">{row.win_share:.1%}</td>{faults}'
-        + (f'<td class="num">{format_number(conservative[row.agent], digits)}</td>' if conservative else "")
+        + (f'<td class="num">{format_number(conservative.get(row.agent, math.nan), digits)}</td>'
+           if conservative else "")
         + "</tr>"
     )
 
@@ -199,6 +228,16 @@ def subtracted_html(leaderboard: Leaderboard, element_id: str = "subtracted") ->
     return f'\n<p class="meta" id="{html.escape(element_id)}">{html.escape(note)}</p>' if note else ""
 
 
+def _table(element_id: str, head: str, body: str) -> str:
+    """A table of leaderboard rows: its header cells ``head`` and its rows ``body``."""
+    return f"""<table id="{element_id}">
+<thead><tr>{head}</tr></thead>
+<tbody>
+{body}
+</tbody>
+</table>"""
+
+
 def to_html(leaderboard: Leaderboard, head_to_head: HeadToHead, title: str) -> str:
     """One self-contained page: the table, the ratings chart and the head-to-head heatmap."""
     digits = rating_digits(leaderboard.method)
@@ -215,6 +254,14 @@ def to_html(leaderboard: Leaderboard, head_to_head: HeadToHead, title: str) -> s
     body = "\n".join(_row_html(row, digits, row.agent in leaderboard.trusted, conservative) for row in leaderboard.rows)
     if not leaderboard.rows:
         body = f'<tr class="empty"><td colspan="{len(headers)}">No matches yet.</td></tr>'
+    retired = "\n".join(_row_html(row, digits, row.agent in leaderboard.trusted, conservative)
+                        for row in leaderboard.retired)
+    retired_section = "" if not retired else f"""
+<section id="retired">
+<h2>Retired</h2>
+<p class="meta">{html.escape(RETIRED_NOTE)}</p>
+{_table("retired-table", head, retired)}
+</section>"""
     escaped_title = html.escape(title)
     return f"""<!DOCTYPE html>
 <html lang="en">
@@ -234,15 +281,10 @@ def to_html(leaderboard: Leaderboard, head_to_head: HeadToHead, title: str) -> s
 <main>
 <section id="leaderboard">
 <h2>Leaderboard</h2>
-<table id="leaderboard-table">
-<thead><tr>{head}</tr></thead>
-<tbody>
-{body}
-</tbody>
-</table>
+{_table("leaderboard-table", head, body)}
 <p class="meta" id="interval-note">{html.escape(interval_note(leaderboard))}</p>
 <p class="meta" id="overlap-note">{html.escape(OVERLAP_NOTE)}</p>
-</section>
+</section>{retired_section}
 <section id="superiority">
 <h2>P(stronger)</h2>
 <p class="meta">Probability that the row agent is stronger than the column agent (columns numbered by rank

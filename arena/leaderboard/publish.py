@@ -11,7 +11,7 @@ import dataclasses
 import json
 import shlex
 import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, cast
@@ -23,8 +23,9 @@ from rich.table import Table
 from arena.games.catalog import installed_game, luck_spec, score_spec
 from arena.ladder.history import HISTORY_FILE as LADDER_FILE
 from arena.ladder.history import stored_history, write_history
-from arena.ladder.store import is_ladder
+from arena.ladder.store import is_ladder, retired_names
 from arena.leaderboard import Leaderboard, build_leaderboard, head_to_head, render_rich, write_leaderboard_files
+from arena.leaderboard.build import set_apart
 from arena.leaderboard.reading import subtracted_note
 from arena.leaderboard.terminal import format_number, rating_digits
 from arena.plugin_system.loading import DEFAULT_PLUGINS_DIR
@@ -259,7 +260,8 @@ def rate_stored(config: RatedConfig, leaderboards: Path | str, methods: Sequence
         rows = list(store.rows())
         versions = store.versions()
         scheduled = scheduled_total(store)
-    return rate_rows(config, leaderboards, rows, versions, methods, bootstrap, scheduled)
+        retired = retired_names(store.db)
+    return rate_rows(config, leaderboards, rows, versions, methods, bootstrap, scheduled, retired)
 
 
 def scheduled_total(store: Store) -> int | None:
@@ -270,9 +272,11 @@ def scheduled_total(store: Store) -> int | None:
 
 def rate_rows(config: RatedConfig, leaderboards: Path | str, rows: Sequence[MatchRow],
               versions: Mapping[str, Mapping[str, str]], methods: Sequence[str] | None = None,
-              bootstrap: int = 0, scheduled: int | None = None) -> tuple[Published, list[MatchOutcome]]:
+              bootstrap: int = 0, scheduled: int | None = None,
+              retired: Collection[str] = ()) -> tuple[Published, list[MatchOutcome]]:
     """``rate_stored`` on the rows and entry versions already read from the tournament's store (which scheduled
-    ``scheduled`` matches, where known: the leaderboards say when fewer were played).
+    ``scheduled`` matches, where known: the leaderboards say when fewer were played).  A ladder's ``retired``
+    entries are listed apart and unranked (``set_apart``): they play no more.
 
     ``StoreError`` when a row seats an entry the store holds no version of (where it holds versions): every
     entry the runner seats is recorded first, so such a row was written by something else and must not be rated.
@@ -287,7 +291,8 @@ def rate_rows(config: RatedConfig, leaderboards: Path | str, rows: Sequence[Matc
     chosen = list(methods or config.ratings)
     check_luck(config, leaderboards, outcomes, chosen)
     trusted = config.trusted_entries()
-    boards = {method: dataclasses.replace(annotate(board, versions, flagged), trusted=trusted, scheduled=scheduled)
+    boards = {method: set_apart(dataclasses.replace(annotate(board, versions, flagged), trusted=trusted,
+                                                    scheduled=scheduled), retired)
               for method, board in rate(outcomes, chosen, config.game, config.game_options, bootstrap).items()}
     published = Published(name=config.name, game=config.game, leaderboards=Path(leaderboards), boards=boards,
                           files={}, matches=len(outcomes), public_seed=config.seed)
@@ -309,12 +314,12 @@ def publish(config: RatedConfig, leaderboards: Path | str, methods: Sequence[str
         rows = list(store.rows())
         versions = store.versions()
         published, outcomes = rate_rows(config, leaderboards, rows, versions, methods, bootstrap,
-                                        scheduled_total(store))
+                                        scheduled_total(store), retired_names(store.db))
         # The site's title is the name and the game; its config section says whether the deals are public.
         title = f"{config.name} ({config.game})"
         deals = "" if published.public_seed is None else f"; {public_deals_note(published.public_seed)}"
         history = history_of(outcomes, list(published.boards), config.game, config.game_options)
-        ladder = stored_history(store, config.name) if is_ladder(store.db) else None
+        ladder = stored_history(store, config.name, recent=True) if is_ladder(store.db) else None
         # The site first, then the leaderboard files: a reader that goes by leaderboard.json's match count (a
         # served competition's pages link the matches it counts) then always finds them in the site.
         pages = build_site(folder, title, store.meta("config") or {}, published.boards, rows, outcomes, store,
@@ -333,7 +338,8 @@ def publish(config: RatedConfig, leaderboards: Path | str, methods: Sequence[str
 
 
 def side_by_side(boards: Mapping[str, Leaderboard], name: str, game: str) -> Table:
-    """Each agent's rating under every method, in the default method's order (intervals: one method at a time).
+    """Each agent's rating under every method, in the default method's order, a ladder's retired entries last
+    (intervals: one method at a time).
 
     ``name`` is the tournament as ``arena leaderboard`` takes it (with ``--leaderboards DIR`` when not the default).
     """
@@ -344,10 +350,11 @@ def side_by_side(boards: Mapping[str, Leaderboard], name: str, game: str) -> Tab
     for method, board in boards.items():
         table.add_column(f"{method}\n{_short_scale(board.method, game)}", justify="right")
     first = next(iter(boards.values()))
-    lookup = {method: {row.agent: row for row in board.rows} for method, board in boards.items()}
-    for agent in first.agents:
+    lookup = {method: {row.agent: row for row in (*board.rows, *board.retired)} for method, board in boards.items()}
+    for agent in (*first.agents, *(row.agent for row in first.retired)):
         rows = [lookup[method].get(agent) for method in boards]
-        table.add_row(agent, *("-" if row is None else format_number(row.rating, rating_digits(method))
+        retired = " (retired)" if any(row.agent == agent for row in first.retired) else ""
+        table.add_row(f"{agent}{retired}", *("-" if row is None else format_number(row.rating, rating_digits(method))
                                for method, row in zip(boards, rows)))
     return table
 

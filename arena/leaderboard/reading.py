@@ -6,7 +6,8 @@ Every view (terminal, Markdown, HTML) takes its wording from here, so that they 
   duplicate block, or conservative because some agent played few blocks);
 * ``subtracted_note``: what the method subtracted from the results, if anything (the luck method's);
 * ``OVERLAP_NOTE``: overlapping intervals are not a test;
-* ``superiority_rows``: the P(stronger) matrix, row agent over column agent, best first;
+* ``RETIRED_NOTE``: a ladder's retired entries, listed apart, hold no rank;
+* ``superiority_rows``: the P(stronger) matrix, row agent over column agent, best first (ranked rows only);
 * ``conservative_ratings``: TrueSkill's conservative ``mu - 3 sigma``, for an optional column.
 """
 
@@ -46,8 +47,13 @@ def subtracted_note(leaderboard: Leaderboard) -> str | None:
 
 
 def superiority_rows(leaderboard: Leaderboard) -> list[list[float]]:
-    """P(row agent stronger than column agent), rows and columns in leaderboard order (best first)."""
-    return [list(row) for row in leaderboard.table.superiority]
+    """P(row agent stronger than column agent), rows and columns in leaderboard order (best first): the ranked
+    rows only, so a ladder's retired entries (``Leaderboard.retired``) are left out as they are of the ranks."""
+    matrix = leaderboard.table.superiority
+    if not matrix:
+        return []
+    order = [leaderboard.table.index(agent) for agent in leaderboard.agents]
+    return [[matrix[i][j] for j in order] for i in order]
 
 
 def probability_cell(p: float) -> str:
@@ -66,6 +72,12 @@ def conservative_ratings(leaderboard: Leaderboard) -> dict[str, float] | None:
     values = leaderboard.table.extras.get("conservative")
     return dict(values) if isinstance(values, dict) else None
 
+
+RETIRED_NOTE = (
+    "Retired entries play no more and hold no rank. Their ratings are frozen: they add no matches, and move only "
+    "as the entries they met are rated anew (their matches still count in every rating)."
+)
+"""What a leaderboard says of a ladder's retired entries, which it lists apart (``Leaderboard.retired``)."""
 
 CONSERVATIVE_LABEL = "Conservative μ−3σ"
 """Header of the optional conservative column (a lower bound that ranks uncertain agents low, not an estimate)."""

@@ -13,6 +13,7 @@ from arena.leaderboard.build import Leaderboard, LeaderboardRow
 from arena.leaderboard.head_to_head import Comparison
 from arena.leaderboard.reading import (
     OVERLAP_NOTE,
+    RETIRED_NOTE,
     TERMINAL_MATRIX_LIMIT,
     interval_note,
     probability_cell,
@@ -53,11 +54,13 @@ def caption_lines(leaderboard: Leaderboard) -> list[str]:
         *([subtracted] if subtracted else []),
         interval_note(leaderboard),
         OVERLAP_NOTE,
-    ] + ([FLAG_NOTE] if any(row.flagged for row in leaderboard.rows) else [])
+        *([RETIRED_NOTE] if leaderboard.retired else []),
+    ] + ([FLAG_NOTE] if any(row.flagged for row in (*leaderboard.rows, *leaderboard.retired)) else [])
 
 
 def render_rich(leaderboard: Leaderboard, title: str | None = None) -> RenderableType:
-    """The leaderboard for the terminal: one row per agent, best first, then P(stronger) for up to 12 agents.
+    """The leaderboard for the terminal: one row per agent, best first (a ladder's retired entries after the ranked
+    ones, unranked), then P(stronger) for up to 12 agents.
 
     Narrow enough for an 80-column terminal or a CI log: light borders and one Faults column
     ("0", or the counts by kind: T/O timeouts, illegal actions, exc exceptions, crash, mem memory limit).
@@ -74,7 +77,7 @@ def render_rich(leaderboard: Leaderboard, title: str | None = None) -> Renderabl
     )
     table.add_column("#", justify="right")
     # Names are identifiers: keep them whole (up to AGENT_WIDTH) and let the numbers' headers wrap instead.
-    longest = max((len(row.agent) for row in leaderboard.rows), default=5)
+    longest = max((len(row.agent) for row in (*leaderboard.rows, *leaderboard.retired)), default=5)
     table.add_column("Agent", overflow="fold", min_width=min(AGENT_WIDTH, longest))  # name, then its version
     table.add_column("Rating", justify="right", no_wrap=True)
     table.add_column(f"{leaderboard.level:.0%} interval", justify="right", no_wrap=True)
@@ -83,17 +86,19 @@ def render_rich(leaderboard: Leaderboard, title: str | None = None) -> Renderabl
     table.add_column(leaderboard.score_unit.replace(" per ", "/").capitalize(), justify="right")
     table.add_column("Wins", justify="right")  # share of matches finished first (ties shared)
     table.add_column("Faults", justify="right", overflow="fold")
-    for row in leaderboard.rows:
+    for row in (*leaderboard.rows, *leaderboard.retired):
         table.add_row(
-            str(row.rank),
+            "-" if row.rank is None else str(row.rank),
             Text(row.agent) + (Text(f" {row.version}", style="dim") if row.version else "")
-            + (Text(" (trusted)", style="yellow") if row.agent in leaderboard.trusted else ""),
+            + (Text(" (trusted)", style="yellow") if row.agent in leaderboard.trusted else "")
+            + (Text(" (retired)", style="dim") if row.rank is None else ""),
             format_number(row.rating, digits),
             f"{format_number(row.lower, digits)} to {format_number(row.upper, digits)}",
             str(row.games),
             format_number(row.mean_score, 2),
             f"{row.win_share:.1%}" if math.isfinite(row.win_share) else "-",
             fault_cell(row),
+            end_section=bool(leaderboard.retired) and leaderboard.rows[-1:] == (row,),
         )
     matrix = render_superiority(leaderboard)
     return table if matrix is None else Group(table, matrix)

@@ -41,8 +41,10 @@ FORM_EXPIRED = "this form has expired or came from another site; reload the page
 
 def standings(board: dict[str, Any], retired: set[str]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The leaderboard's rows split into the playing ones, ranked among themselves (ties kept), and the retired
-    ones (``retired``), which play no more and hold no rank: the published board ranks every entry."""
-    rows = list(board.get("rows", []))
+    ones, which play no more and hold no rank: those the published board lists apart (its ``retired``) and those
+    retired (``retired``) since it was published."""
+    rows = [*board.get("rows", []), *board.get("retired", [])]
+    retired = retired | {row.get("agent") for row in board.get("retired", [])}
     playing = [row for row in rows if row.get("agent") not in retired]
     ranks = [row.get("rank") or 0 for row in playing]
     ranked = [{**row, "rank": 1 + sum(other < rank for other in ranks)} for row, rank in zip(playing, ranks)]

@@ -2,16 +2,17 @@
 
 Reading never writes: the store is opened read-only while the player writes it (SQLite's write-ahead log
 lets both run at once).  The published ``leaderboard.json`` is the leaderboard (rewritten by the player
-after every run); the match rows are read again when the store changed, at most once a second, so a page
-view costs a look-up.
+after every run); the match rows stored since the last look are read when the store changed, at most once a
+second, so a page view costs a look-up and the ladder storing matches costs the reads of those matches alone.
 """
 
 from __future__ import annotations
 
+import heapq
 import json
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,30 @@ class Snapshot:
     rows: tuple[MatchRow, ...]  # in schedule order
     by_id: dict[str, MatchRow]  # match id -> row
     position: dict[str, int]  # match id -> its place in ``rows``
+    missing: frozenset[int] = frozenset()  # schedule positions below the last row's that no stored match holds
+
+    def with_rows(self, new: Sequence[MatchRow]) -> Snapshot:
+        """This snapshot with the rows ``new`` (in schedule order; none of them in it yet) added."""
+        if not new:
+            return self
+        last = self.rows[-1].idx if self.rows else -1
+        if new[0].idx > last:  # the usual case: each after the rest, so the places kept hold
+            rows = (*self.rows, *new)
+            position = {**self.position, **{row.id: place for place, row in enumerate(new, start=len(self.rows))}}
+        else:  # a match that ended late, stored below others: the places after it move
+            rows = tuple(heapq.merge(self.rows, new, key=lambda row: row.idx))
+            position = {row.id: place for place, row in enumerate(rows)}
+        top = rows[-1].idx
+        missing = (self.missing | set(range(last + 1, top))) - {row.idx for row in new}
+        return Snapshot(rows, {**self.by_id, **{row.id: row for row in new}}, position, frozenset(missing))
+
+
+def full_snapshot(rows: Sequence[MatchRow]) -> Snapshot:
+    """The snapshot of every stored match, ``rows`` (in schedule order)."""
+    held = {row.idx for row in rows}
+    missing = frozenset(set(range(rows[-1].idx)) - held) if rows else frozenset()
+    return Snapshot(tuple(rows), {row.id: row for row in rows}, {row.id: place for place, row in enumerate(rows)},
+                    missing)
 
 
 class Results:
@@ -59,8 +84,8 @@ class Results:
         return tuple(key)
 
     def snapshot(self) -> Snapshot:
-        """Every stored match (re-read when the store changed, at most every ``REFRESH`` seconds: a page may be
-        that much behind the store while matches are being stored)."""
+        """Every stored match (brought up to date when the store changed, at most every ``REFRESH`` seconds: a
+        page may be that much behind the store while matches are being stored)."""
         now = time.monotonic()
         if now - self._checked < REFRESH:
             return self._snapshot
@@ -70,11 +95,9 @@ class Results:
             if key != self._key:
                 try:
                     with Store.open_readonly(self.path) as store:
-                        rows = tuple(store.rows())
+                        self._snapshot = _updated(self._snapshot, store)
                 except StoreError:
-                    rows = ()
-                self._snapshot = Snapshot(rows, {row.id: row for row in rows},
-                                          {row.id: place for place, row in enumerate(rows)})
+                    self._snapshot = Snapshot((), {}, {})
                 self._key = key
             return self._snapshot
 
@@ -107,8 +130,8 @@ class Results:
         its rating after each of its latest ``PATH_SHOWN`` batches (``path``) and how many batches it has
         (``batches``); None before it is published.
 
-        The file gains a point per entry at every batch (megabytes an hour), so it is read once per publish,
-        never per request, and only the latest points of each entry are kept."""
+        The file holds each entry's latest points (``arena.ladder.history.RECENT_POINTS``; it said every one, megabytes
+        an hour, before), and is still read once per publish, never per request."""
         path = self.folder / "ladder.json"
         try:
             stat = path.stat()
@@ -137,6 +160,21 @@ class Results:
         return public_record(record, mine or set())
 
 
+def _updated(snapshot: Snapshot, store: Store) -> Snapshot:
+    """``snapshot`` with the matches stored since it was taken: those past its last one, and those at the places
+    below it that it lacked (stored as they ended, a match may land below one stored before it).  Matches are only
+    ever deleted when an entry failed to start (``Store.drop_matches_of``), and its blocks are not played again: a
+    count that differs from what the snapshot and the new rows hold says so, and everything is read afresh."""
+    store.db.execute("BEGIN")  # one read transaction: the count and the rows of the same moment
+    try:
+        count = int(store.db.execute("SELECT COUNT(*) FROM matches").fetchone()[0])
+        last = snapshot.rows[-1].idx if snapshot.rows else -1
+        updated = snapshot.with_rows(list(store.rows_since(last, snapshot.missing)))
+        return updated if len(updated.rows) == count else full_snapshot(list(store.rows()))
+    finally:
+        store.db.execute("COMMIT")
+
+
 def _latest_points(path: Path) -> dict[str, dict[str, Any]]:
     """Each entry of ladder history ``path`` by name, with only its latest ``PATH_SHOWN`` points ({} if unreadable)."""
     try:
@@ -148,7 +186,9 @@ def _latest_points(path: Path) -> dict[str, dict[str, Any]]:
         if isinstance(entry, dict) and isinstance(entry.get("name"), str):
             found_points = entry.get("path")
             points: list[Any] = found_points if isinstance(found_points, list) else []
-            found[entry["name"]] = {**entry, "path": points[-PATH_SHOWN:], "batches": len(points)}
+            batches = entry.get("batches")  # the file holds the latest points of a long path, and says how many
+            total = batches if isinstance(batches, int) and batches >= len(points) else len(points)
+            found[entry["name"]] = {**entry, "path": points[-PATH_SHOWN:], "batches": total}
     return found
 
 

@@ -17,7 +17,7 @@ from arena.leaderboard.build import Leaderboard, LeaderboardRow
 from arena.leaderboard.charts import head_to_head_svg, ratings_svg
 from arena.leaderboard.files import subtracted_html, superiority_html
 from arena.leaderboard.head_to_head import HeadToHead
-from arena.leaderboard.reading import OVERLAP_NOTE, conservative_ratings, interval_note
+from arena.leaderboard.reading import OVERLAP_NOTE, RETIRED_NOTE, conservative_ratings, interval_note
 from arena.leaderboard.terminal import FAULT_LABELS, FLAG, FLAG_NOTE, format_number, rating_digits
 from arena.site.history import history_svg
 from arena.site.ladder import ladder_section
@@ -47,7 +47,7 @@ def _board_row(row: LeaderboardRow, board: Leaderboard, times: MoveTimes, levels
     flagged = f' data-flagged="true" title="{escape(FLAG_NOTE)}"' if row.flagged else ""
     faults = f'<td class="num{" fault" if row.faults else ""}">{escape(fault_text(row))}</td>'
     cells = [
-        f'<td class="num">{row.rank}</td>',
+        f'<td class="num">{"-" if row.rank is None else row.rank}</td>',
         f'<th scope="row">{FLAG if row.flagged else ""}'
         f'<a href="matches.html#agent={escape(quote(row.agent))}">{agent}</a>{trusted}</th>',
         f"<td>{escape(row.version or '-')}</td>",
@@ -62,12 +62,13 @@ def _board_row(row: LeaderboardRow, board: Leaderboard, times: MoveTimes, levels
         f"<td>{escape(', '.join(levels.get(row.agent, ())) or '-')}</td>",
     ]
     if conservative:
-        cells.append(f'<td class="num">{format_number(conservative[row.agent], digits)}</td>')
+        cells.append(f'<td class="num">{format_number(conservative.get(row.agent, math.nan), digits)}</td>')
     return f'<tr data-agent="{agent}"{flagged}>{"".join(cells)}</tr>'
 
 
 def method_section(board: Leaderboard, times: MoveTimes, levels: Mapping[str, Sequence[str]], first: bool) -> str:
-    """One method's leaderboard table, notes, P(stronger) matrix and ratings chart."""
+    """One method's leaderboard table, notes, a ladder's retired entries (apart, unranked), P(stronger) matrix and
+    ratings chart."""
     method = escape(board.method)
     conservative = conservative_ratings(board)
     headers = ["#", "Agent", "Version", "Rating", f"{board.level:.0%} interval", "Games",
@@ -80,6 +81,16 @@ def method_section(board: Leaderboard, times: MoveTimes, levels: Mapping[str, Se
     body = "\n".join(_board_row(row, board, times, levels, conservative) for row in board.rows) or \
         f'<tr class="empty"><td colspan="{len(headers)}">No matches yet.</td></tr>'
     hidden = "" if first else " hidden"
+    retired = "\n".join(_board_row(row, board, times, levels, conservative) for row in board.retired)
+    retired_table = "" if not retired else f"""
+<h3>Retired: {method}</h3>
+<p class="meta">{escape(RETIRED_NOTE)}</p>
+<div class="scroll"><table class="leaderboard-table retired-table" id="retired-{method}">
+<thead><tr>{head}</tr></thead>
+<tbody>
+{retired}
+</tbody>
+</table></div>"""
     subtracted = subtracted_html(board, f"subtracted-{board.method}")  # the luck method's: what it took out
     return f"""<section class="method" id="method-{method}" data-method="{method}"{hidden}>
 <h2>Leaderboard: {method}</h2>
@@ -90,7 +101,7 @@ def method_section(board: Leaderboard, times: MoveTimes, levels: Mapping[str, Se
 {body}
 </tbody>
 </table></div>
-<p class="meta">{escape(interval_note(board))} {escape(OVERLAP_NOTE)}</p>
+<p class="meta">{escape(interval_note(board))} {escape(OVERLAP_NOTE)}</p>{retired_table}
 <h3>P(stronger): {method}</h3>
 <p class="meta">Probability that the row agent is stronger than the column agent (columns numbered by rank order).</p>
 <div class="scroll">{superiority_html(board, f"superiority-{method}")}</div>

@@ -22,11 +22,12 @@ explaining the file is ``arena.tournament.store_file``'s; a row as read back is
 
 from __future__ import annotations
 
+import heapq
 import json
 import os
 import sqlite3
 import zlib
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -363,11 +364,23 @@ class Store:
 
     def rows(self) -> Iterator[MatchRow]:
         """Every stored match, in schedule order, streamed."""
+        return self._rows("", ())
+
+    def rows_since(self, after: int, among: Collection[int] = ()) -> Iterator[MatchRow]:
+        """The stored matches past schedule position ``after``, and those at the positions ``among`` (below it),
+        in schedule order, streamed: what a reader that has read the rest needs (matches are stored as they end,
+        so one may land below another already stored)."""
+        below = self._rows(" WHERE matches.idx IN (SELECT value FROM json_each(?))", (json.dumps(sorted(among)),)) \
+            if among else iter(())
+        # Two look-ups by position, not one with OR, which SQLite answers by reading every row.
+        return heapq.merge(below, self._rows(" WHERE matches.idx > ?", (after,)), key=lambda row: row.idx)
+
+    def _rows(self, where: str, parameters: Sequence[Any]) -> Iterator[MatchRow]:
         luck = "luck.seats" if self._luck_kept else "NULL"
         join = " LEFT JOIN luck ON luck.match_id = matches.id" if self._luck_kept else ""
         cursor = self.db.execute(
             "SELECT idx, id, block_id, table_idx, block, rotation, deal_seed, agents, scores, ranks, faults,"
-            f" think_seconds, wall_seconds, {luck} FROM matches{join} ORDER BY idx"
+            f" think_seconds, wall_seconds, {luck} FROM matches{join}{where} ORDER BY idx", parameters
         )
         for row in cursor:
             try:

@@ -267,6 +267,20 @@ def test_the_session_cookie_is_a_session_not_the_token_and_logout_ends_it(live: 
         assert again.cookies["arena_session"] != session and "alice" in again.get("/me").text
 
 
+def publish_random(live: Live, points: range, **more: Any) -> None:
+    """Publish a leaderboard of the anchor 'random' alone and a ladder history with its points at batches ``points``
+    (and the entry's ``more`` keys)."""
+    site = live.folder / "leaderboards" / "serve-test"
+    site.mkdir(parents=True, exist_ok=True)
+    row = {"agent": "random", "rank": 1, "rating": 1000.0, "lower": None, "games": 3000, "timeouts": 0, "illegal": 0,
+           "exceptions": 0, "crashes": 0, "memory": 0}
+    (site / "leaderboard.json").write_text(json.dumps({"rows": [row], "matches": 0}))
+    point = {"matches": 3, "rating": 1000.0, "lower": 900.0, "upper": 1100.0, "rank": 1, "status": "unsettled"}
+    entry = {"name": "random", "added_after": 0, "status": "unsettled",
+             "path": [{**point, "batch": batch} for batch in points], **more}
+    (site / "ladder.json").write_text(json.dumps({"entries": [entry]}))
+
+
 def test_an_agents_page_reads_the_ladder_history_once_and_shows_its_latest_batches(
         serve_app, monkeypatch: pytest.MonkeyPatch) -> None:
     # The ladder's history (ladder.json) gains a point per entry at every batch: some 10 MB an hour in a busy
@@ -275,15 +289,7 @@ def test_an_agents_page_reads_the_ladder_history_once_and_shows_its_latest_batch
     import arena.serve.results as results
 
     live = serve_app()
-    site = live.folder / "leaderboards" / "serve-test"
-    site.mkdir(parents=True, exist_ok=True)
-    row = {"agent": "random", "rank": 1, "rating": 1000.0, "lower": None, "games": 3000, "timeouts": 0, "illegal": 0,
-           "exceptions": 0, "crashes": 0, "memory": 0}
-    (site / "leaderboard.json").write_text(json.dumps({"rows": [row], "matches": 0}))
-    point = {"matches": 3, "rating": 1000.0, "lower": 900.0, "upper": 1100.0, "rank": 1, "status": "unsettled"}
-    entry = {"name": "random", "added_after": 0, "status": "unsettled",
-             "path": [{**point, "batch": batch} for batch in range(1, 1001)]}
-    (site / "ladder.json").write_text(json.dumps({"entries": [entry]}))
+    publish_random(live, range(1, 1001))
     read: list[str] = []
 
     def counted(text: str) -> Any:
@@ -407,3 +413,35 @@ def test_pages_refuse_with_an_html_page_and_the_api_with_one_line_of_json(live: 
     with live.client("alice") as api:
         refused = api.get(f"/api/uploads/{sent['id']}")
         assert refused.status_code == 404 and refused.json() == {"detail": f"you have no upload {sent['id']}"}
+
+
+def test_entries_the_published_board_lists_as_retired_stay_apart(serve_app) -> None:
+    """A ladder's own leaderboard lists its retired entries apart (an anchor retired with 'arena ladder retire',
+    which the server's database does not know of): the pages and the API show them there, unranked."""
+    live = serve_app()
+    site = live.folder / "leaderboards" / "serve-test"
+    site.mkdir(parents=True)
+    row = {"rating": 1500.0, "lower": None, "upper": None, "games": 8, "timeouts": 0, "illegal": 0,
+           "exceptions": 0, "crashes": 0, "memory": 0}
+    (site / "leaderboard.json").write_text(json.dumps({"matches": 8, "rows": [
+        {**row, "rank": 1, "agent": "greedy"}, {**row, "rank": 2, "agent": "random"}],
+        "retired": [{**row, "rank": None, "agent": "search"}]}))
+    with live.client() as client:
+        home = client.get("/").text
+        board, _, retired = home.partition('id="retired"')
+        assert re.findall(r'<tr><td>(\d+)</td><td><a href="/agents/([^"]+)"', board) == [("1", "greedy"),
+                                                                                          ("2", "random")]
+        assert re.findall(r'<tr><td>retired</td><td><a href="/agents/([^"]+)"', retired) == ["search"]
+        assert "Retired: it plays no more and holds no rank" in client.get("/agents/search").text
+        api = client.get("/api/leaderboard").json()
+        assert [row["agent"] for row in api["rows"]] == ["greedy", "random"]
+        assert [(row["rank"], row["agent"]) for row in api["retired"]] == [(None, "search")]
+
+
+def test_an_agents_page_counts_the_batches_the_ladder_history_says_it_has(serve_app) -> None:
+    """``ladder.json`` holds an entry's latest points and says how many batches its path has in all."""
+    live = serve_app()
+    publish_random(live, range(4801, 5001), batches=5000)
+    with live.client() as client:
+        shown = client.get("/agents/random").text
+    assert "the latest 200 of 5,000 batches" in shown and "<tr><td>5000</td>" in shown
