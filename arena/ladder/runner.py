@@ -29,7 +29,7 @@ from arena.ladder.field import (
 )
 from arena.ladder.history import snapshot
 from arena.ladder.planner import choose_tables, meeting_counts
-from arena.ladder.standing import SETTLED, Standing, fit_standing, keep_verdicts
+from arena.ladder.standing import RETIRED, SETTLED, Standing, fit_standing, keep_verdicts
 from arena.ladder.store import LadderStore
 from arena.plugin_system.loading import DEFAULT_PLUGINS_DIR, load_registry
 from arena.ratings.registry import BUILT_IN as BUILT_IN_METHODS
@@ -245,7 +245,12 @@ class _Play:
             with self.store.transaction():
                 self.store.add_verdicts(batch, reached)
                 if history:
-                    self.store.add_history(snapshot(batch, self.run, len(outcomes), self.ladder.entries, standing,
+                    # A retired entry gets one retired point, not one every batch for ever: a served ladder
+                    # retires an entry at every new version, and each would add a row to every later batch.
+                    retired = [entry for entry in self.ladder.entries if not entry.active]
+                    done = self.store.with_status(retired, RETIRED)
+                    entries = [entry for entry in self.ladder.entries if entry.name not in done]
+                    self.store.add_history(snapshot(batch, self.run, len(outcomes), entries, standing,
                                                     table, settings.level, settings.min_blocks))
         self.settled = sum(standing.status(name, settings.level, settings.min_blocks) == SETTLED
                            for name in standing.active)

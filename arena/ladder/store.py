@@ -256,6 +256,12 @@ class LadderStore:
         """Whether the ratings after ``batch`` are recorded."""
         return self.db.execute("SELECT 1 FROM ladder_history WHERE batch = ? LIMIT 1", (batch,)).fetchone() is not None
 
+    def with_status(self, entries: Sequence[LadderEntry], status: str) -> set[str]:
+        """Which of ``entries`` have a point with ``status`` recorded since they joined (one look-up each)."""
+        return {entry.name for entry in entries if self.db.execute(
+            "SELECT 1 FROM ladder_history WHERE entry = ? AND status = ? AND matches >= ? LIMIT 1",
+            (entry.name, status, entry.added_after)).fetchone() is not None}
+
     def add_history(self, rows: Sequence[Mapping[str, Any]]) -> None:
         """Record the ratings after one batch (one row per entry)."""
         self.db.executemany(
@@ -333,7 +339,8 @@ def entry_points(db: sqlite3.Connection, entry: LadderEntry, latest: int | None 
                                                                                                  int]:
     """Entry ``entry``'s points since it joined, oldest first (only its ``latest`` ones, if given), and the batches
     from its first point to its latest: how many points it has in all, since every batch records one for every
-    entry that has joined (read from both ends: no count of its rows, which would grow with its history)."""
+    playing entry, and one more once it retired (read from both ends: no count of its rows, which would grow with
+    its history)."""
     points = "FROM ladder_history WHERE entry = ? AND matches >= ?"
     rows = db.execute(f"SELECT {', '.join(POINT_FIELDS)} {points} ORDER BY batch DESC LIMIT ?",
                       (entry.name, entry.added_after, -1 if latest is None else latest)).fetchall()

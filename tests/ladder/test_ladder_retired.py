@@ -128,3 +128,23 @@ def test_set_apart_ranks_the_rest_among_themselves_keeping_ties() -> None:
     assert set_apart(board, ()) is board
     page = to_html(apart, head_to_head([]), "t")
     assert 'id="retired-table"' in page and f'data-agent="{top}" data-rank="-"' in page
+
+
+def test_a_retired_entry_gets_one_retired_point_not_one_every_batch(boards: Path, retired: Path,
+                                                                    tmp_path: Path) -> None:
+    # A served ladder retires an entry at each new version: a point per retired entry per batch would grow
+    # every batch's rows with every version ever retired.
+    shutil.copytree(retired / "four", tmp_path / "four")
+    assert main(["ladder", "add", "four", "cautious", "--plugin", "cautious", "--leaderboards", str(tmp_path),
+                 "--plugins-dir", str(PLUGINS)]) == 0
+    for _ in range(2):
+        assert main(["ladder", "run", str(boards / "four.toml"), "--matches", "4", "--json", "--leaderboards",
+                     str(tmp_path), "--plugins-dir", str(PLUGINS)]) == 0
+    history = ladder_history(tmp_path, "four")
+    entries = {entry["name"]: entry for entry in history["entries"]}
+    statuses = [point["status"] for point in entries["greedy"]["path"]]
+    assert statuses.count("retired") == 1 and statuses[-1] == "retired", statuses
+    assert entries["greedy"]["batches"] == len(statuses)
+    playing = entries["random"]["path"]
+    assert playing[-1]["batch"] > entries["greedy"]["path"][-1]["batch"]  # the others went on being recorded
+    assert entries["random"]["batches"] == len(playing)
