@@ -278,6 +278,30 @@ def test_a_stop_while_the_command_loads_is_one_line(capsys: pytest.CaptureFixtur
     assert (status_now, out, err) == (status, "", said + "\n")
 
 
+@pytest.mark.parametrize("command", ["run", "luck"])
+def test_a_stop_while_the_plugins_load_is_a_stop_not_a_plugin_that_failed(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str) -> None:
+    # Discovery takes whatever a plugin's import raises for its failure: a stop raised there was reported as the
+    # game's plugin failing to import, then as an unknown game (status 2), instead of as a stop.
+    import arena.plugin_system.registration as registration
+
+    real = registration.load_plugin
+    saved = {number: signal.getsignal(number) for number in stopping.STOPPING_SIGNALS}  # a stop leaves them ignored
+
+    def stopped_meanwhile(source):
+        os.kill(os.getpid(), signal.SIGTERM)  # handled at once, inside the plugin's import
+        return real(source)
+
+    monkeypatch.setattr(registration, "load_plugin", stopped_meanwhile)
+    target = str(write_config(tmp_path)) if command == "run" else "tiny"
+    try:
+        status, out, err = run(capsys, command, target, "--leaderboards", str(tmp_path / "boards"))
+    finally:
+        for number, handler in saved.items():
+            signal.signal(number, handler)
+    assert (status, out, err) == (143, "", "arena: stopped by SIGTERM\n")
+
+
 def test_ctrl_c_while_the_site_is_written_says_every_match_is_stored_and_how_to_publish(
         capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import arena.leaderboard.publish
