@@ -7,7 +7,12 @@ import dataclasses
 import html
 import io
 import json
+import os
 import shutil
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -171,3 +176,43 @@ def test_the_reference_must_be_an_installed_agent_of_arenas_own_that_plays_the_g
 
         with pytest.raises(TournamentError, match=problem):
             reference_policy(registry, Named(), 3)
+
+
+KILLED_PARENT = """
+import sys, time
+import arena.tournament.luck as luck
+
+luck.record_luck = lambda registry, game, record: time.sleep(30)  # a match's valuing, stretched
+with luck._valuer(None, None, 2) as value:
+    print(" ".join(str(child.pid) for child in luck.multiprocessing.active_children()), flush=True)
+    value([{}, {}])
+"""
+
+
+def test_workers_of_an_arena_luck_killed_outright_end_with_it_silently(tmp_path: Path) -> None:
+    # A parent killed with SIGKILL ends no pool: its workers valued on, then each printed a traceback on finding
+    # the parent's pipe broken.
+    with (tmp_path / "err").open("w") as stderr:
+        parent = subprocess.Popen([sys.executable, "-c", KILLED_PARENT], stdout=subprocess.PIPE, stderr=stderr,
+                                  text=True)
+    assert parent.stdout is not None
+    workers = [int(pid) for pid in parent.stdout.readline().split()]
+    assert len(workers) == 2
+    time.sleep(0.5)  # each in its record's valuing
+    parent.kill()
+    parent.wait(timeout=30)
+    deadline = time.monotonic() + 10
+    while (alive := [pid for pid in workers if running(pid)]) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for pid in alive:
+        os.kill(pid, signal.SIGKILL)
+    assert alive == []
+    assert (tmp_path / "err").read_text() == ""
+
+
+def running(pid: int) -> bool:
+    """Whether ``pid`` is a live process (not gone, not a zombie waiting for its new parent to reap it)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
