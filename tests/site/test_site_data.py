@@ -7,7 +7,11 @@ import itertools
 import json
 import os
 import re
+import signal
+import subprocess
+import sys
 import threading
+import time
 from contextlib import redirect_stdout
 from pathlib import Path
 
@@ -300,3 +304,58 @@ def test_the_history_chart_tells_every_drawn_agent_apart() -> None:
     svg = history_svg(history)
     for colour, _ in styles[:3]:
         assert colour in svg  # the chart draws with these colours
+
+
+KILLED_BUILD = """
+import sys, time
+from pathlib import Path
+from arena.site import parallel
+from arena.tournament.store import Store
+
+def slow(path, number, members, store, game):  # a chunk's replays, stretched
+    time.sleep(30)
+    return {}
+
+with Store(Path(sys.argv[1])) as store:
+    parallel.build_chunks([(Path(sys.argv[1]).parent / f"m{n}.js", n, []) for n in range(parallel.PARALLEL_CHUNKS)],
+                          store, None, slow, lambda number, entry: None)
+"""
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="a build uses a pool only with two cores or more")
+def test_a_build_killed_outright_leaves_no_pool_process_behind(tmp_path: Path) -> None:
+    # A parent killed with SIGKILL shuts no pool down: its workers waited for more chunks for good.
+    parent = subprocess.Popen([sys.executable, "-c", KILLED_BUILD, str(tmp_path / "results.sqlite")])
+    deadline = time.monotonic() + 60
+    while len(workers := children(parent.pid)) < 2:
+        assert time.monotonic() < deadline and parent.poll() is None, "the pool did not start"
+        time.sleep(0.05)
+    parent.kill()
+    parent.wait(timeout=30)
+    deadline = time.monotonic() + 10
+    while (alive := [pid for pid in workers if running(pid)]) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for pid in alive:
+        os.kill(pid, signal.SIGKILL)
+    assert alive == []
+
+
+def children(parent: int) -> list[int]:
+    """The live processes whose parent is ``parent``."""
+    found = []
+    for name in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            fields = Path(f"/proc/{name}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == parent and fields[0] != "Z":
+            found.append(int(name))
+    return found
+
+
+def running(pid: int) -> bool:
+    """Whether ``pid`` is a live process (not gone, not a zombie waiting for its new parent to reap it)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
