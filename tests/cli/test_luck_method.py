@@ -7,9 +7,7 @@ import dataclasses
 import html
 import io
 import json
-import os
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -24,6 +22,7 @@ from arena.plugins import load_registry
 from arena.tournament.errors import TournamentError
 from arena.tournament.luck import reference_policy
 from arena.tournament.store import Store, store_path
+from tests.process_helpers import outliving
 
 CONFIG = """
 name = "{name}"
@@ -201,18 +200,5 @@ def test_workers_of_an_arena_luck_killed_outright_end_with_it_silently(tmp_path:
     time.sleep(0.5)  # each in its record's valuing
     parent.kill()
     parent.wait(timeout=30)
-    deadline = time.monotonic() + 10
-    while (alive := [pid for pid in workers if running(pid)]) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    for pid in alive:
-        os.kill(pid, signal.SIGKILL)
-    assert alive == []
+    assert outliving(workers) == []
     assert (tmp_path / "err").read_text() == ""
-
-
-def running(pid: int) -> bool:
-    """Whether ``pid`` is a live process (not gone, not a zombie waiting for its new parent to reap it)."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False

@@ -7,7 +7,6 @@ import itertools
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 import threading
@@ -27,6 +26,7 @@ from arena.site.chunks import unpacked, write_match_chunks
 from arena.site.history import HISTORY_LIMIT, history_svg, line_style
 from arena.site.stats import MoveTimes, checkpoints, history_method, list_row, rating_history, seat_results
 from arena.tournament.store import MatchRow, Store, store_path
+from tests.process_helpers import children, outliving
 
 
 def row(idx: int, agents: tuple[str, ...], scores: tuple[float, ...], ranks: tuple[int, ...],
@@ -332,30 +332,4 @@ def test_a_build_killed_outright_leaves_no_pool_process_behind(tmp_path: Path) -
         time.sleep(0.05)
     parent.kill()
     parent.wait(timeout=30)
-    deadline = time.monotonic() + 10
-    while (alive := [pid for pid in workers if running(pid)]) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    for pid in alive:
-        os.kill(pid, signal.SIGKILL)
-    assert alive == []
-
-
-def children(parent: int) -> list[int]:
-    """The live processes whose parent is ``parent``."""
-    found = []
-    for name in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            fields = Path(f"/proc/{name}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == parent and fields[0] != "Z":
-            found.append(int(name))
-    return found
-
-
-def running(pid: int) -> bool:
-    """Whether ``pid`` is a live process (not gone, not a zombie waiting for its new parent to reap it)."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
+    assert outliving(workers) == []
