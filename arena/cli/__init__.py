@@ -80,13 +80,24 @@ def build_parser(command: str | None = "") -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status."""
+    # Before the command's modules load (a second or so for one that rates, on a busy machine): a stop while
+    # they load is one line and 128 plus the signal's number too, not a traceback or a bare SIGTERM death.
+    stopping.install()
+    try:
+        return _command(argv)
+    except KeyboardInterrupt as interrupt:  # Ctrl-C, SIGTERM or SIGHUP (arena.cli.stopping)
+        stopping.say(f"arena: {stopping.describe(interrupt)}")
+        return stopping.exit_status(interrupt)
+
+
+def _command(argv: Sequence[str] | None) -> int:
+    """Parse ``argv`` and run its command; a user's error is one line and its exit status."""
     words = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(next((word for word in words if not word.startswith("-")), None))
     args, extras = parser.parse_known_args(argv)
     if extras and not getattr(args, "takes_game_options", False):
         parser.error(f"unrecognized arguments: {' '.join(extras)}")
     args.game_flags = extras  # `arena play GAME --NAME VALUE`: the game's own options, read by the game
-    stopping.install()
     if args.command != "doctor":  # the doctor lists what ended runs left before removing it (--clean)
         stopping.sweep()
     try:
@@ -97,9 +108,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except sqlite3.DatabaseError as error:  # a store damaged after it was opened (truncated, overwritten)
         print(f"arena: error: the results store is damaged: {' '.join(str(error).split())[:200]}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt as interrupt:  # Ctrl-C, SIGTERM or SIGHUP (arena.cli.stopping)
-        stopping.say(f"arena: {stopping.describe(interrupt)}")
-        return stopping.exit_status(interrupt)
     except BrokenPipeError:
         # The reader closed the pipe (`arena export ... | head`): normal. Point stdout at /dev/null so that
         # the interpreter's final flush cannot fail and print "Broken pipe" at exit.

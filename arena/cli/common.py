@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from rich.text import Text
 
 from arena.agent import AgentSpec
+from arena.cli import stopping
 from arena.games.base import Game
 from arena.plugin_system.data import printable
 from arena.plugin_system.loading import (
@@ -110,7 +111,8 @@ def _folder(text: str) -> Path:
 
 def plugins(args: argparse.Namespace) -> PluginManager:
     """Load every plugin once for this command, printing one line per plugin that was skipped."""
-    manager = load_registry(plugins_dir=getattr(args, "plugins_dir", DEFAULT_PLUGINS_DIR))
+    with stopping.deferred():  # a stop while the plugins load is a stop, never a plugin that failed to load
+        manager = load_registry(plugins_dir=getattr(args, "plugins_dir", DEFAULT_PLUGINS_DIR))
     warn_plugin_errors(_install(manager.registry))  # trusted plugins' rating methods and formats, then every problem
     return manager
 
@@ -118,7 +120,9 @@ def plugins(args: argparse.Namespace) -> PluginManager:
 def trusted_plugins(args: argparse.Namespace) -> Registry:
     """The built-ins and the plugins ``ARENA_PLUGINS_TRUST`` names, their rating methods and formats installed,
     for a command that seats no agent (no plugin is discovered); one line per problem."""
-    loaded = _install(load_trusted_registry(plugins_dir=getattr(args, "plugins_dir", DEFAULT_PLUGINS_DIR)).registry)
+    with stopping.deferred():  # as in plugins()
+        manager = load_trusted_registry(plugins_dir=getattr(args, "plugins_dir", DEFAULT_PLUGINS_DIR))
+    loaded = _install(manager.registry)
     warn_plugin_errors(loaded)
     return loaded
 

@@ -2,8 +2,9 @@
 
 A match chunk (``arena.site.chunks``) replays its 100 matches for their pages: a tenth to half a second of
 CPU, independent of every other chunk.  A build with many chunks to write hands them to a pool of
-processes forked from this one, which inherit the game and each open the store read-only; the caller gets
-each chunk's result as it is done.  Forking copies only the calling thread, so a process running other
+processes forked from this one, which inherit the game, each open the store read-only and die with this
+process (a pool whose parent is killed would wait for chunks for good); the caller gets each chunk's result
+as it is done.  Forking copies only the calling thread, so a process running other
 threads (a Ray driver, a server) builds in its own thread alone, as does a small build, where starting the
 pool would cost more than it saves.
 """
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.games.base import Game
+from arena.sandbox.process import die_with_parent
 from arena.tournament.store import MatchRow, Store
 
 PARALLEL_CHUNKS = 4
@@ -64,6 +66,9 @@ _worker: dict[str, Any] = {}  # in a pool process: its own read-only store and t
 
 
 def _open(path: Path, game: Game | None) -> None:
+    # A parent killed outright (kill -9) shuts no pool down: its workers would wait for more chunks for good,
+    # or write an old build's chunks over a newer build's.
+    die_with_parent()
     _worker["store"] = Store(path, readonly=True)  # never the parent's connection: SQLite's is not fork-safe
     _worker["game"] = game
 

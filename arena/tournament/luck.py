@@ -22,6 +22,7 @@ from typing import Any
 from arena.games.base import Game, GameError
 from arena.plugin_system.loading import Registry, is_builtin
 from arena.ratings.luck import Policy, match_luck
+from arena.sandbox.process import die_with_parent
 from arena.tournament.errors import TournamentError
 from arena.tournament.store import Store
 
@@ -128,8 +129,10 @@ def _valuer(registry: Registry, game: Game, workers: int) -> Iterator[Valuer]:
 
 def _plain_signals() -> None:
     """In a forked worker: the default action for the signals that stop a command (the parent's handlers turn
-    them into an exception, which would leave a worker stuck where the pool ends it), and Ctrl-C left to the
-    parent, which ends the pool."""
+    them into an exception, which would leave a worker stuck where the pool ends it), Ctrl-C left to the
+    parent, which ends the pool, and death with the parent: a parent killed outright (``kill -9``) ends no
+    pool, and its workers would value on, then each print a traceback on finding the parent's pipe broken."""
+    die_with_parent()
     for number in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(number, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -8,6 +8,9 @@ import html
 import io
 import json
 import shutil
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -19,6 +22,7 @@ from arena.plugins import load_registry
 from arena.tournament.errors import TournamentError
 from arena.tournament.luck import reference_policy
 from arena.tournament.store import Store, store_path
+from tests.process_helpers import outliving
 
 CONFIG = """
 name = "{name}"
@@ -171,3 +175,30 @@ def test_the_reference_must_be_an_installed_agent_of_arenas_own_that_plays_the_g
 
         with pytest.raises(TournamentError, match=problem):
             reference_policy(registry, Named(), 3)
+
+
+KILLED_PARENT = """
+import sys, time
+import arena.tournament.luck as luck
+
+luck.record_luck = lambda registry, game, record: time.sleep(30)  # a match's valuing, stretched
+with luck._valuer(None, None, 2) as value:
+    print(" ".join(str(child.pid) for child in luck.multiprocessing.active_children()), flush=True)
+    value([{}, {}])
+"""
+
+
+def test_workers_of_an_arena_luck_killed_outright_end_with_it_silently(tmp_path: Path) -> None:
+    # A parent killed with SIGKILL ends no pool: its workers valued on, then each printed a traceback on finding
+    # the parent's pipe broken.
+    with (tmp_path / "err").open("w") as stderr:
+        parent = subprocess.Popen([sys.executable, "-c", KILLED_PARENT], stdout=subprocess.PIPE, stderr=stderr,
+                                  text=True)
+    assert parent.stdout is not None
+    workers = [int(pid) for pid in parent.stdout.readline().split()]
+    assert len(workers) == 2
+    time.sleep(0.5)  # each in its record's valuing
+    parent.kill()
+    parent.wait(timeout=30)
+    assert outliving(workers) == []
+    assert (tmp_path / "err").read_text() == ""

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.cli import main
+from arena.cli import main, stopping
 from arena.cli.console import PIPED_WIDTH
 from arena.tournament.store import Store, store_path
 
@@ -247,6 +247,59 @@ def test_ctrl_c_says_what_is_stored_and_how_to_go_on(capsys: pytest.CaptureFixtu
     status, out, err = run(capsys, "run", str(changed), "--workers", "1", "--leaderboards", str(boards))
     assert status == 2 and "holds results of a different configuration" in err and err.count("\n") == 1
     assert out.strip() and "" not in out.splitlines()  # the schedule's line, then the error: no blank line
+
+
+@pytest.mark.parametrize(("signum", "status", "said"), [(signal.SIGINT, 130, "arena: interrupted"),
+                                                       (signal.SIGTERM, 143, "arena: stopped by SIGTERM")])
+def test_a_stop_while_the_command_loads_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch, signum: int, status: int,
+                                                     said: str) -> None:
+    import arena.cli
+
+    saved = {number: signal.getsignal(number) for number in stopping.STOPPING_SIGNALS}  # a stop leaves them ignored
+
+    def loading(command: str | None) -> None:  # `arena run` loads its module: scipy and all, a second when busy
+        if signum == signal.SIGINT:
+            raise KeyboardInterrupt  # what Python's own Ctrl-C handler raises
+        if signal.getsignal(signum) is signal.SIG_DFL:  # it would end this test process
+            pytest.fail("SIGTERM would kill the command outright while it loads")
+        os.kill(os.getpid(), signum)
+        time.sleep(5)
+        pytest.fail("SIGTERM did not stop the command while it loaded")
+
+    monkeypatch.setattr(arena.cli, "build_parser", loading)
+    try:
+        status_now, out, err = run(capsys, "run", str(write_config(tmp_path)))
+    except KeyboardInterrupt:
+        pytest.fail("a stop while the command loads ends it with a traceback")
+    finally:
+        for number, handler in saved.items():
+            signal.signal(number, handler)
+    assert (status_now, out, err) == (status, "", said + "\n")
+
+
+@pytest.mark.parametrize("command", ["run", "luck"])
+def test_a_stop_while_the_plugins_load_is_a_stop_not_a_plugin_that_failed(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str) -> None:
+    # Discovery takes whatever a plugin's import raises for its failure: a stop raised there was reported as the
+    # game's plugin failing to import, then as an unknown game (status 2), instead of as a stop.
+    import arena.plugin_system.registration as registration
+
+    real = registration.load_plugin
+    saved = {number: signal.getsignal(number) for number in stopping.STOPPING_SIGNALS}  # a stop leaves them ignored
+
+    def stopped_meanwhile(source):
+        os.kill(os.getpid(), signal.SIGTERM)  # handled at once, inside the plugin's import
+        return real(source)
+
+    monkeypatch.setattr(registration, "load_plugin", stopped_meanwhile)
+    target = str(write_config(tmp_path)) if command == "run" else "tiny"
+    try:
+        status, out, err = run(capsys, command, target, "--leaderboards", str(tmp_path / "boards"))
+    finally:
+        for number, handler in saved.items():
+            signal.signal(number, handler)
+    assert (status, out, err) == (143, "", "arena: stopped by SIGTERM\n")
 
 
 def test_ctrl_c_while_the_site_is_written_says_every_match_is_stored_and_how_to_publish(

@@ -7,7 +7,10 @@ import itertools
 import json
 import os
 import re
+import subprocess
+import sys
 import threading
+import time
 from contextlib import redirect_stdout
 from pathlib import Path
 
@@ -23,6 +26,7 @@ from arena.site.chunks import unpacked, write_match_chunks
 from arena.site.history import HISTORY_LIMIT, history_svg, line_style
 from arena.site.stats import MoveTimes, checkpoints, history_method, list_row, rating_history, seat_results
 from arena.tournament.store import MatchRow, Store, store_path
+from tests.process_helpers import children, outliving
 
 
 def row(idx: int, agents: tuple[str, ...], scores: tuple[float, ...], ranks: tuple[int, ...],
@@ -300,3 +304,32 @@ def test_the_history_chart_tells_every_drawn_agent_apart() -> None:
     svg = history_svg(history)
     for colour, _ in styles[:3]:
         assert colour in svg  # the chart draws with these colours
+
+
+KILLED_BUILD = """
+import sys, time
+from pathlib import Path
+from arena.site import parallel
+from arena.tournament.store import Store
+
+def slow(path, number, members, store, game):  # a chunk's replays, stretched
+    time.sleep(30)
+    return {}
+
+with Store(Path(sys.argv[1])) as store:
+    parallel.build_chunks([(Path(sys.argv[1]).parent / f"m{n}.js", n, []) for n in range(parallel.PARALLEL_CHUNKS)],
+                          store, None, slow, lambda number, entry: None)
+"""
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="a build uses a pool only with two cores or more")
+def test_a_build_killed_outright_leaves_no_pool_process_behind(tmp_path: Path) -> None:
+    # A parent killed with SIGKILL shuts no pool down: its workers waited for more chunks for good.
+    parent = subprocess.Popen([sys.executable, "-c", KILLED_BUILD, str(tmp_path / "results.sqlite")])
+    deadline = time.monotonic() + 60
+    while len(workers := children(parent.pid)) < 2:
+        assert time.monotonic() < deadline and parent.poll() is None, "the pool did not start"
+        time.sleep(0.05)
+    parent.kill()
+    parent.wait(timeout=30)
+    assert outliving(workers) == []
