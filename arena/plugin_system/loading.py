@@ -72,6 +72,7 @@ from arena.plugin_system.sources import (
     trusted_names,
     wanted,
 )
+from arena.program.launch import unstartable
 from arena.program.manifest import manifest_report
 
 
@@ -94,7 +95,7 @@ class PluginManager(Registrar):
         python = [source for source in chosen if source.kind != PROGRAM]
         reports = dict(zip(python, discover(python), strict=True))
         for source in chosen:
-            report = reports[source] if source.kind != PROGRAM else manifest_report(source.target)
+            report = reports[source] if source.kind != PROGRAM else manifest_report(source.target, unstartable)
             self.add_discovered(source, report)
             if source.name in trusted and source.name in self.registry.sources and source.kind != PROGRAM:
                 self._add_trusted(source)

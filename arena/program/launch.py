@@ -19,7 +19,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from arena.program import PROTOCOL_VERSION
+from arena.program import MANIFEST_NAME, PROTOCOL_VERSION
 from arena.program.manifest import Manifest, ManifestError, read_manifest
 
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
@@ -63,6 +63,21 @@ def executable(manifest: Manifest, folder: Path) -> str:
         raise LaunchError(f"command {first!r} is not a program on {SYSTEM_PATH} (install it, or name a file in "
                           "the program's folder as ./NAME)")
     return os.path.realpath(found)
+
+
+def unstartable(manifest: Manifest) -> str | None:
+    """Why a program without a build cannot start (its command names no executable), or None.
+
+    Known before any match only when nothing is built: a build's output does not exist until its first
+    check or match, which then reports a missing executable as a build or start-up fault.
+    """
+    if manifest.build:
+        return None
+    try:
+        executable(manifest, manifest.folder)
+    except LaunchError as error:
+        return f"{manifest.folder / MANIFEST_NAME}: {error}"
+    return None
 
 
 def environment(folder: Path) -> dict[str, str]:

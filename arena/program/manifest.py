@@ -188,40 +188,26 @@ def _leads_out(first: str) -> bool:
     return first.startswith("/") or ("/" in first and ".." in first.split("/"))
 
 
-def manifest_report(folder: Path | str) -> dict[str, Any]:
+def manifest_report(folder: Path | str,
+                    unstartable: Callable[[Manifest], str | None] | None = None) -> dict[str, Any]:
     """What the registry takes from a manifest folder: one agent entry, as a discovery child reports one.
 
-    ``{"agents": [AgentSpec fields but the factory], "games": [], "errors": [], "failed": False}``, or
-    ``{"error": line}`` when the manifest cannot be used.  The registry (``PluginManager.add_discovered``)
-    checks the entry as untrusted data and gives it a factory that refuses to run in-process.
+    ``{"agents": [AgentSpec fields but the factory], "games": [], "errors": [], "failed": False}``, or with
+    ``failed`` true and a line per problem in ``errors`` when the manifest cannot be used, or when
+    ``unstartable`` (``arena.program.launch.unstartable``) says its command cannot start.  The registry
+    (``PluginManager.add_discovered``) checks the entry as untrusted data and gives it a factory that refuses to
+    run in-process.
     """
     try:
         manifest = read_manifest(folder)
     except ManifestError as error:
         return {"agents": [], "games": [], "errors": list(error.problems), "failed": True}
-    problem = _unstartable(manifest)
+    problem = unstartable(manifest) if unstartable else None
     if problem:
         return {"agents": [], "games": [], "errors": [problem], "failed": True}
     agent = {"name": manifest.name, "games": list(manifest.games), "description": manifest.description,
              "version": manifest.version, "options": manifest.options.to_json()}
     return {"agents": [agent], "games": [], "errors": [], "failed": False, "reporter": False}
-
-
-def _unstartable(manifest: Manifest) -> str | None:
-    """Why a program without a build cannot start (its command names no executable), or None.
-
-    Known before any match only when nothing is built: a build's output does not exist until its first
-    check or match, which then reports a missing executable as a build or start-up fault.
-    """
-    if manifest.build:
-        return None
-    from arena.program.launch import LaunchError, executable  # launch reads manifests: imported when used
-
-    try:
-        executable(manifest, manifest.folder)
-    except LaunchError as error:
-        return f"{manifest.folder / MANIFEST_NAME}: {error}"
-    return None
 
 
 def is_manifest_folder(path: Path) -> bool:
