@@ -187,10 +187,11 @@ def rate(outcomes: Sequence[MatchOutcome], methods: Sequence[str], game: str,
     """
     boards: dict[str, Leaderboard] = {}
     failed: dict[str, Exception] = {}
+    score = score_spec(game)
     for method in methods:
         try:
             board = build_leaderboard(outcomes, method, **method_options(method, game, game_options, bootstrap))
-            boards[method] = board.per_score(score_spec(game).label, score_spec(game).divisor(game_options))
+            boards[method] = board.per_score(score.label, score.divisor(game_options))
         except Exception as error:  # a plugin's method may raise anything; arena's own raising is a bug to see
             if method in BUILT_IN_METHODS:
                 raise

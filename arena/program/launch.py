@@ -52,11 +52,11 @@ def executable(manifest: Manifest, folder: Path) -> str:
         path = (folder / first).resolve()
         if not path.is_relative_to(folder.resolve()):
             raise LaunchError(f"command {first!r} leads out of the program's folder {folder}")
-        if path.is_file() and not os.access(path, os.X_OK):
-            raise LaunchError(f"command {first!r}: {path} is not executable (chmod +x it)")
         if not path.is_file():
             built = " (was it built? see 'build' in the manifest)" if manifest.build else ""
             raise LaunchError(f"command {first!r}: {path} is not an executable file{built}")
+        if not os.access(path, os.X_OK):
+            raise LaunchError(f"command {first!r}: {path} is not executable (chmod +x it)")
         return str(path)
     found = shutil.which(first, path=SYSTEM_PATH)
     if found is None:
