@@ -135,8 +135,8 @@ def test_a_retired_entry_gets_one_retired_point_not_one_every_batch(boards: Path
     # A served ladder retires an entry at each new version: a point per retired entry per batch would grow
     # every batch's rows with every version ever retired.
     shutil.copytree(retired / "four", tmp_path / "four")
-    assert main(["ladder", "add", "four", "cautious", "--plugin", "cautious", "--leaderboards", str(tmp_path),
-                 "--plugins-dir", str(PLUGINS)]) == 0
+    assert main(["ladder", "add", "four", "half", "--plugin", "skilled", "--option", "skill=0.5",
+                 "--leaderboards", str(tmp_path), "--plugins-dir", str(PLUGINS)]) == 0
     for _ in range(2):
         assert main(["ladder", "run", str(boards / "four.toml"), "--matches", "4", "--json", "--leaderboards",
                      str(tmp_path), "--plugins-dir", str(PLUGINS)]) == 0
